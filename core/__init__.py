@@ -1,0 +1,1 @@
+"""skillshelf.core: the skill catalog, pure Python (never imports textual)."""

@@ -1,0 +1,343 @@
+"""Frozen data types shared by every part of skillshelf (SPEC §0).
+
+Everything here is immutable: a :class:`Generation` and the :class:`Source` records in it are
+read by the TUI, the CLI and the skill tool without locks (SPEC H1). Only plain data lives here;
+the rules that produce it live in one module per rule family (DESIGN "Layout").
+
+Units: description lengths are counted in characters (Unicode scalar values); ``size`` fields
+are bytes; token counts say so in their names.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+class Severity(str, enum.Enum):
+    """Diagnostic severity (SPEC F5)."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Exposure(str, enum.Enum):
+    """Where a source may appear (SPEC E1).
+
+    ``INDEX``: prompt index, list/search, loadable. ``SEARCH``: list/search and loadable, not in
+    the index. ``EXPLICIT``: loadable only by exact name or locator.
+    """
+
+    INDEX = "index"
+    SEARCH = "search"
+    EXPLICIT = "explicit"
+
+    @property
+    def digest_byte(self) -> int:
+        """The byte Zuno hashes for this exposure (conformance §6: 0 index, 1 search, 2 explicit)."""
+        return {"index": 0, "search": 1, "explicit": 2}[self.value]
+
+
+class Provenance(str, enum.Enum):
+    """The root kind a source was discovered under (SPEC D1 rows 0–6, Z1 for zhin)."""
+
+    BUILTIN = "builtin"
+    PROJECT_ZUNO = "project-zuno"
+    PROJECT_AGENTS = "project-agents"
+    GLOBAL_ZUNO = "global-zuno"
+    GLOBAL_AGENTS = "global-agents"
+    CONFIGURED_PATH = "configured-path"
+    REMOTE = "remote"
+    ZHIN_PLUGIN = "zhin-plugin"
+    ZHIN_AGENT = "zhin-agent"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding about a file (SPEC F5, G1 ``Diagnostic``).
+
+    ``line`` and ``column`` are 1-based and relative to the whole file (not the frontmatter
+    block); ``None`` when the finding has no position. ``field`` names the frontmatter key
+    (``"name"``, ``"description"`` …) or ``None``. ``hint`` is an optional fix suggestion
+    (for example the corrected, quoted line). ``path`` is the file the finding is about, when
+    it is not implied by the record holding the diagnostic.
+    """
+
+    severity: Severity
+    code: str
+    message: str
+    field: str | None = None
+    line: int | None = None
+    column: int | None = None
+    hint: str | None = None
+    path: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The G1 ``Diagnostic`` object (keys severity, code, message, field, line, column; plus
+        ``hint`` and ``path`` when set)."""
+        out: dict[str, Any] = {
+            "severity": self.severity.value,
+            "code": self.code,
+            "message": self.message,
+            "field": self.field,
+            "line": self.line,
+            "column": self.column,
+        }
+        if self.hint is not None:
+            out["hint"] = self.hint
+        if self.path is not None:
+            out["path"] = self.path
+        return out
+
+
+@dataclass(frozen=True)
+class CatalogWarning:
+    """A catalog-level warning, as the host publishes it (conformance §0.3 "Warning display strings").
+
+    ``kind`` is Zuno's variant name (``PathNotFound``, ``Unreadable``, ``Frontmatter``,
+    ``MissingName``, ``InvalidDescription``, ``MetadataUnreadable``, ``MetadataMalformed``,
+    ``ScanFailed``, ``IndexStatus`` …) or a skillshelf kind in kebab-case for things Zuno does not
+    report (``symlink-loop``, ``broken-symlink``, ``kept-last-valid``, ``config-invalid``).
+    ``source`` is the path or URL the warning is about; ``message`` is the exact display text.
+    """
+
+    kind: str
+    source: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        """``{"kind", "source", "message"}`` as in SPEC G1."""
+        return {"kind": self.kind, "source": self.source, "message": self.message}
+
+
+@dataclass(frozen=True)
+class SkillEntry:
+    """The model-facing view of one source (DESIGN "Stable Python surface").
+
+    ``location`` is the locator (absolute path of ``SKILL.md`` as first discovered, or a
+    ``builtin://`` URL). ``body`` is set only for embedded skills (built-ins, tests); file-backed
+    entries read their body from ``location`` at load time (SPEC L6).
+    """
+
+    name: str
+    location: str
+    description: str | None = None
+    exposure: Exposure = Exposure.INDEX
+    display_name: str | None = None
+    short_description: str | None = None
+    body: str | None = None
+
+    @property
+    def catalog_description(self) -> str | None:
+        """Sidecar short description when present, else the frontmatter description (SPEC E3)."""
+        if self.short_description is not None:
+            return self.short_description
+        return self.description
+
+    @property
+    def described(self) -> bool:
+        """True when a catalog description exists (SPEC E3). An empty string counts as present."""
+        return self.catalog_description is not None
+
+    @property
+    def indexed(self) -> bool:
+        """Exposure ``index`` and described (conformance §0.3 ``is_indexed``)."""
+        return self.exposure is Exposure.INDEX and self.described
+
+    @property
+    def searchable(self) -> bool:
+        """Exposure not ``explicit`` and described (conformance §0.3 ``is_searchable``)."""
+        return self.exposure is not Exposure.EXPLICIT and self.described
+
+
+@dataclass(frozen=True)
+class Root:
+    """A directory discovery scans (SPEC D1).
+
+    ``path`` is the absolute, normalised directory as requested (not resolved); ``prefix`` is
+    the sub-folder scanned under it (``"skill"``, ``"skills"`` or ``""``); ``dot`` says whether
+    dot-directories below the prefix are scanned. ``exists`` is read once when the root list is
+    built.
+    """
+
+    provenance: Provenance
+    path: str
+    prefix: str = ""
+    dot: bool = False
+    exists: bool = False
+
+    @property
+    def scan_dir(self) -> str:
+        """The directory whose tree is walked: ``path/prefix`` (or ``path`` when no prefix)."""
+        if not self.prefix:
+            return self.path
+        return self.path.rstrip("/") + "/" + self.prefix
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"provenance", "path", "exists"}`` plus ``pattern`` (SPEC G1 ``roots``)."""
+        pattern = (self.prefix + "/" if self.prefix else "") + "**/SKILL.md"
+        return {
+            "provenance": self.provenance.value,
+            "path": self.path,
+            "pattern": pattern,
+            "dot": self.dot,
+            "exists": self.exists,
+        }
+
+
+class Status(str, enum.Enum):
+    """Catalog status of a listed source (SPEC G1 ``status``)."""
+
+    OK = "ok"
+    KEPT_LAST_VALID = "kept-last-valid"
+    DISABLED = "disabled"
+
+
+@dataclass(frozen=True)
+class Source:
+    """One discovered, host-accepted ``SKILL.md`` with everything the browser shows (SPEC 0, G1).
+
+    Identity is ``canonical`` (symlink-resolved path; SPEC D5); ``location`` is the locator (first
+    spelling). ``aliases`` are later spellings of the same file. ``exposure_reason`` and
+    ``disabled_reason`` say *why* in words (``skills.config entry 3 in /p/.zuno/zuno.json``,
+    ``sidecar agents/zuno.yaml``, ``default``). ``content_sha256`` is the hex SHA-256 of the whole
+    file's bytes; ``size`` is its size in bytes; ``mtime`` seconds since the epoch.
+    ``frontmatter`` is the parsed mapping (for display only). ``diagnostics`` holds host and lint
+    findings together (lint never changes what the host does).
+    """
+
+    name: str
+    location: str
+    provenance: Provenance
+    canonical: str
+    root: str = ""
+    aliases: tuple[str, ...] = ()
+    description: str | None = None
+    display_name: str | None = None
+    short_description: str | None = None
+    exposure: Exposure = Exposure.INDEX
+    exposure_reason: str = "default"
+    enabled: bool = True
+    disabled_reason: str | None = None
+    status: Status = Status.OK
+    metadata_sources: tuple[str, ...] = ()
+    content_sha256: str = ""
+    size: int = 0
+    mtime: float = 0.0
+    frontmatter: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    diagnostics: tuple[Diagnostic, ...] = ()
+    body: str | None = field(default=None, compare=False, hash=False, repr=False)
+    builtin_profiles: tuple[str, ...] | None = None
+    builtin_tools: tuple[str, ...] = ()
+
+    @property
+    def entry(self) -> SkillEntry:
+        """The model-facing :class:`SkillEntry` for render / tool (body only for embedded skills)."""
+        return SkillEntry(
+            name=self.name,
+            location=self.location,
+            description=self.description,
+            exposure=self.exposure,
+            display_name=self.display_name,
+            short_description=self.short_description,
+            body=self.body,
+        )
+
+    @property
+    def catalog_description(self) -> str | None:
+        """See :attr:`SkillEntry.catalog_description`."""
+        return self.entry.catalog_description
+
+    @property
+    def described(self) -> bool:
+        """See :attr:`SkillEntry.described`."""
+        return self.catalog_description is not None
+
+    @property
+    def directory(self) -> str:
+        """The skill directory (parent of ``SKILL.md``) as spelled in ``location``; empty for built-ins."""
+        if self.location.startswith("builtin://"):
+            return ""
+        return self.location.rsplit("/", 1)[0]
+
+    @property
+    def lint_errors(self) -> int:
+        """Number of error-severity diagnostics (host or lint)."""
+        return sum(1 for d in self.diagnostics if d.severity is Severity.ERROR)
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A ``SKILL.md`` discovery reached that the host refused (SPEC F6): still listed, with reasons.
+
+    ``name`` is the folder name (the file has no usable name); ``warning`` is the host's own
+    catalog warning for it (``MissingName``, ``Frontmatter`` …).
+    """
+
+    location: str
+    provenance: Provenance
+    canonical: str
+    name: str
+    root: str = ""
+    aliases: tuple[str, ...] = ()
+    warning: CatalogWarning | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+    content_sha256: str = ""
+    size: int = 0
+    mtime: float = 0.0
+    frontmatter: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One immutable, atomically published catalog snapshot (SPEC H1).
+
+    ``sources`` are in catalog order (built-ins first, then discovery order) and include disabled
+    ones (``enabled`` False, status ``disabled``); ``rejected`` are host-refused files;
+    ``warnings`` in Zuno's order (discovery, remote, per-file). ``digest`` is hex SHA-256 per H1.
+    """
+
+    number: int
+    digest: str
+    host: str
+    cwd: str
+    roots: tuple[Root, ...]
+    sources: tuple[Source, ...]
+    rejected: tuple[Rejected, ...]
+    warnings: tuple[CatalogWarning, ...]
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def enabled_sources(self) -> tuple[Source, ...]:
+        """Sources that are not disabled by ``skills.config`` (SPEC K4)."""
+        return tuple(s for s in self.sources if s.enabled)
+
+    def entries(self) -> tuple[SkillEntry, ...]:
+        """Model-facing entries of the enabled sources, in catalog order (input to render / tool)."""
+        return tuple(s.entry for s in self.sources if s.enabled)
+
+    def named(self, name: str) -> tuple[Source, ...]:
+        """Every enabled source declaring ``name``, in catalog order."""
+        return tuple(s for s in self.sources if s.enabled and s.name == name)
+
+    def get(self, name: str) -> Source | None:
+        """The enabled source with ``name`` when exactly one declares it, else ``None``."""
+        found = self.named(name)
+        return found[0] if len(found) == 1 else None
+
+    def by_location(self, location: str) -> Source | None:
+        """The source whose locator is exactly ``location`` (enabled or not), else ``None``."""
+        for s in self.sources:
+            if s.location == location:
+                return s
+        return None
+
+    def ambiguous_names(self) -> tuple[str, ...]:
+        """Names declared by two or more enabled sources, in first-appearance order (SPEC D6)."""
+        counts: dict[str, int] = {}
+        for s in self.sources:
+            if s.enabled:
+                counts[s.name] = counts.get(s.name, 0) + 1
+        return tuple(n for n, c in counts.items() if c > 1)
