@@ -1,0 +1,89 @@
+"""The ``skillshelf`` command line (SPEC C).
+
+``skillshelf`` with no subcommand opens the TUI. Subcommands live in ``skillshelf.app.commands``;
+each module provides ``add_parser(subparsers, common)`` and ``run(ns) -> int``.
+Exit codes (SPEC C2): 0 success, 1 the command ran and found errors, 2 usage or unreadable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+#: subcommand name -> module under skillshelf.app.commands
+COMMANDS = {
+    "debug": "debug",
+    "index": "index",
+    "lint": "lint",
+    "tool": "tool",
+    "watch": "watch",
+    "resolve": "resolve",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with SPEC C2's exit code 2 for usage errors (argparse's default already is 2)."""
+
+
+def common_parser() -> argparse.ArgumentParser:
+    """The COMMON options of SPEC C, as a parent parser."""
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("common options")
+    g.add_argument("--cwd", metavar="DIR", default=None, help="working directory the host sees (default: current)")
+    g.add_argument("--host", choices=["zuno", "zhin"], default="zuno", help="whose rules apply (default zuno)")
+    g.add_argument("--context-window", metavar="TOKENS", type=int, default=None,
+                   help="model context window in tokens (drives the budgets, SPEC U)")
+    g.add_argument("--path", metavar="DIR", action="append", default=[],
+                   help="extra skills.paths entry (repeatable; appended after configured ones)")
+    g.add_argument("--config", metavar="FILE", action="append", default=[],
+                   help="extra configuration layer (highest precedence)")
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser: TUI options at top level plus every available subcommand."""
+    common = common_parser()
+    parser = _Parser(
+        prog="skillshelf",
+        description="See exactly which Agent Skills your coding agent will see, and fix what is wrong.",
+        parents=[common],
+    )
+    parser.add_argument("--demo", action="store_true", help="open the TUI on a shipped demo workspace (copied to a temp dir)")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, modname in COMMANDS.items():
+        try:
+            mod = importlib.import_module(f"skillshelf.app.commands.{modname}")
+        except ModuleNotFoundError as exc:  # a command not built yet
+            if exc.name and exc.name.endswith(modname):
+                continue
+            raise
+        mod.add_parser(sub, common)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``skillshelf`` console script; returns the process exit code."""
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    if ns.version:
+        from skillshelf import __version__
+
+        print(__version__)
+        return 0
+    if ns.command is None:
+        from skillshelf.app.tui import run_tui
+
+        return run_tui(ns)
+    try:
+        return int(ns.run(ns) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

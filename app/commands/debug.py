@@ -1,0 +1,53 @@
+"""``skillshelf debug skill`` (SPEC G1) and ``skillshelf debug agent NAME`` (SPEC G2)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def add_parser(sub: Any, common: Any) -> None:
+    """Register ``debug skill`` and ``debug agent``."""
+    p = sub.add_parser("debug", help="reports: debug skill | debug agent NAME")
+    dsub = p.add_subparsers(dest="debug_what", metavar="WHAT", required=True)
+    ps = dsub.add_parser("skill", parents=[common], help="every source, rejected file and warning (SPEC G1)")
+    ps.add_argument("--json", action="store_true", help="print the G1 JSON document")
+    ps.add_argument("--lint-target", default="spec", choices=["spec", "portable", "zuno", "zhin", "none"],
+                    help="lint target shown beside the host verdict (default spec; none to skip)")
+    ps.set_defaults(run=run_skill)
+    pa = dsub.add_parser("agent", parents=[common], help="one agent's filtered view and budgets (SPEC G2)")
+    pa.add_argument("name", metavar="NAME")
+    pa.add_argument("--json", action="store_true", help="print the G2 JSON document")
+    pa.set_defaults(run=run_agent)
+
+
+def run_skill(ns: Any) -> int:
+    """Print the G1 document (text or JSON). Exit 0 (reports never fail on bad skills)."""
+    from skillshelf.app.common import open_catalog
+    from skillshelf.core.report import debug_skill_document, debug_skill_text
+
+    cat = open_catalog(ns)
+    target = None if ns.lint_target == "none" else ns.lint_target
+    doc = debug_skill_document(cat.current, lint_target=target)
+    if ns.json:
+        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(debug_skill_text(doc))
+    return 0
+
+
+def run_agent(ns: Any) -> int:
+    """Print the G2 document; exit 1 when the agent would fail to start (S2, U3)."""
+    from skillshelf.app.common import open_catalog
+    from skillshelf.core.report import debug_agent_document, debug_agent_text
+
+    cat = open_catalog(ns)
+    doc = debug_agent_document(cat, ns.name)
+    if ns.json:
+        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(debug_agent_text(doc))
+    return 0 if doc.get("ok", True) else 1

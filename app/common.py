@@ -1,0 +1,42 @@
+"""Helpers shared by the CLI commands and the TUI: build the Environment and open the Catalog
+from the COMMON options (SPEC C, C1). This is the edge where the process environment is read."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Mapping
+
+
+def environment(env: Mapping[str, str] | None = None) -> Any:
+    """The :class:`skillshelf.core.paths.Environment` for ``env`` (default: ``os.environ``), SPEC C1."""
+    from skillshelf.core.paths import Environment
+
+    return Environment.from_mapping(dict(os.environ) if env is None else env)
+
+
+def open_catalog(ns: Any, *, env: Mapping[str, str] | None = None, pull_remote: bool = True) -> Any:
+    """Open a :class:`skillshelf.core.catalog.Catalog` from parsed COMMON options.
+
+    Raises ``SystemExit(2)`` with a message on stderr when ``--cwd`` is not a directory (SPEC C2:
+    usage or unreadable input).
+    """
+    from skillshelf.core.catalog import Catalog
+
+    cwd = os.path.abspath(getattr(ns, "cwd", None) or os.getcwd())
+    if not os.path.isdir(cwd):
+        print(f"skillshelf: --cwd {cwd}: not a directory", file=sys.stderr)
+        raise SystemExit(2)
+    for f in getattr(ns, "config", None) or []:
+        if not os.path.isfile(f):
+            print(f"skillshelf: --config {f}: no such file", file=sys.stderr)
+            raise SystemExit(2)
+    return Catalog.open(
+        cwd,
+        env=environment(env),
+        host=getattr(ns, "host", "zuno") or "zuno",
+        paths=tuple(getattr(ns, "path", None) or ()),
+        config_files=tuple(os.path.abspath(f) for f in (getattr(ns, "config", None) or ())),
+        context_window=getattr(ns, "context_window", None),
+        pull_remote=pull_remote,
+    )

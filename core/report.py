@@ -1,0 +1,221 @@
+"""Reports: the ``debug skill`` document (SPEC G1) and its readable text form.
+
+The JSON document has every key SPEC G1 lists, plus a few more (``lint`` per source, display
+fields, ``diagnostics`` for catalog-level findings such as ``config-invalid`` and
+``uncovered-folder``). Every ``SKILL.md`` discovery reached appears exactly once, in ``sources``
+(accepted, including disabled ones) or in ``rejected``.
+
+Host verdict and lint are kept apart (SPEC F): ``diagnostics`` on a source are the host's own
+findings; ``lint`` holds the Agent Skills lint for the chosen target, which never changes what the
+host does.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable
+
+from skillshelf.core.model import Exposure, Generation, Rejected, Severity, Source
+
+LintFn = Callable[[Source | Rejected], Any]
+
+
+def _lint_for(item: Source | Rejected, target: str) -> dict[str, Any] | None:
+    """Lint one listed file for ``target`` (SPEC F4–F5); ``None`` for built-ins or when lint is missing."""
+    if item.location.startswith("builtin://"):
+        return None
+    try:
+        from skillshelf.core.lint import Target, lint_file
+    except ImportError:  # pragma: no cover - during bring-up
+        return None
+    rep = lint_file(item.location, target=Target(target))
+    return {
+        "target": target,
+        "valid": rep.valid,
+        "diagnostics": [d.to_json() for d in rep.diagnostics],
+    }
+
+
+def summary(gen: Generation) -> dict[str, Any]:
+    """Counts of SPEC G1 ``summary``.
+
+    ``sources``: listed sources including disabled ones; ``indexed`` / ``searchable`` /
+    ``explicit`` / ``described`` / ``unique`` are over enabled sources; ``rejected`` counts
+    host-refused files; ``ambiguous`` lists names with two or more enabled sources.
+    """
+    enabled = [s for s in gen.sources if s.enabled]
+    return {
+        "sources": len(gen.sources),
+        "indexed": sum(1 for s in enabled if s.entry.indexed),
+        "searchable": sum(1 for s in enabled if s.entry.searchable),
+        "explicit": sum(1 for s in enabled if s.exposure is Exposure.EXPLICIT),
+        "disabled": sum(1 for s in gen.sources if not s.enabled),
+        "described": sum(1 for s in enabled if s.described),
+        "unique": len({s.name for s in enabled}),
+        "rejected": len(gen.rejected),
+        "ambiguous": list(gen.ambiguous_names()),
+    }
+
+
+def source_json(s: Source, *, ambiguous: bool, lint_target: str | None) -> dict[str, Any]:
+    """One entry of G1 ``sources``."""
+    out: dict[str, Any] = {
+        "name": s.name,
+        "location": s.location,
+        "provenance": s.provenance.value,
+        "root": s.root,
+        "aliases": list(s.aliases),
+        "description": s.description,
+        "displayName": s.display_name,
+        "shortDescription": s.short_description,
+        "exposure": s.exposure.value,
+        "exposureReason": s.exposure_reason,
+        "enabled": s.enabled,
+        "disabledReason": s.disabled_reason,
+        "described": s.described,
+        "ambiguous": ambiguous,
+        "status": s.status.value,
+        "metadataSources": list(s.metadata_sources),
+        "size": s.size,
+        "sha256": s.content_sha256,
+        "diagnostics": [d.to_json() for d in s.diagnostics],
+    }
+    if s.provenance.value == "builtin":
+        out["builtin"] = {
+            "profiles": list(s.builtin_profiles) if s.builtin_profiles is not None else None,
+            "tools": list(s.builtin_tools),
+        }
+    if lint_target:
+        lint = _lint_for(s, lint_target)
+        if lint is not None:
+            out["lint"] = lint
+    return out
+
+
+def rejected_json(r: Rejected, *, lint_target: str | None) -> dict[str, Any]:
+    """One entry of G1 ``rejected``."""
+    out: dict[str, Any] = {
+        "location": r.location,
+        "name": r.name,
+        "provenance": r.provenance.value,
+        "root": r.root,
+        "aliases": list(r.aliases),
+        "warning": r.warning.to_json() if r.warning else None,
+        "size": r.size,
+        "sha256": r.content_sha256,
+        "diagnostics": [d.to_json() for d in r.diagnostics],
+    }
+    if lint_target:
+        lint = _lint_for(r, lint_target)
+        if lint is not None:
+            out["lint"] = lint
+    return out
+
+
+def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec") -> dict[str, Any]:
+    """The SPEC G1 JSON document for ``gen``.
+
+    ``lint_target`` (``spec``/``portable``/``zuno``/``zhin`` or ``None`` to skip) adds a ``lint``
+    object to every file-backed source and rejected file.
+    """
+    counts = Counter(s.name for s in gen.sources if s.enabled)
+    return {
+        "host": gen.host,
+        "cwd": gen.cwd,
+        "generation": gen.number,
+        "digest": gen.digest,
+        "roots": [r.to_json() for r in gen.roots],
+        "sources": [
+            source_json(s, ambiguous=s.enabled and counts[s.name] > 1, lint_target=lint_target)
+            for s in gen.sources
+        ],
+        "rejected": [rejected_json(r, lint_target=lint_target) for r in gen.rejected],
+        "warnings": [w.to_json() for w in gen.warnings],
+        "diagnostics": [d.to_json() for d in gen.diagnostics],
+        "summary": summary(gen),
+    }
+
+
+def _diag_line(d: dict[str, Any]) -> str:
+    pos = ""
+    if d.get("line") is not None:
+        pos = f"line {d['line']}"
+        if d.get("column") is not None:
+            pos += f" col {d['column']}"
+        pos += ": "
+    field = f" ({d['field']})" if d.get("field") else ""
+    line = f"{pos}{d['severity']}[{d['code']}]{field} {d['message']}"
+    if d.get("hint"):
+        line += f"\n        hint: {d['hint']}"
+    return line
+
+
+def debug_skill_text(doc: dict[str, Any]) -> str:
+    """Readable text form of a G1 document (what ``debug skill`` prints without ``--json``)."""
+    out: list[str] = []
+    s = doc["summary"]
+    out.append(f"host {doc['host']} · cwd {doc['cwd']} · generation {doc['generation']} · digest {doc['digest'][:16]}")
+    out.append("")
+    out.append("roots (discovery order):")
+    for r in doc["roots"]:
+        mark = "" if r["exists"] else "   (missing)"
+        out.append(f"  {r['provenance']:<16} {r['path']}  [{r['pattern']}]{mark}")
+    out.append("")
+    out.append(f"sources ({len(doc['sources'])}):")
+    for src in doc["sources"]:
+        flags = []
+        if src["ambiguous"]:
+            flags.append("AMBIGUOUS")
+        if not src["enabled"]:
+            flags.append("disabled")
+        if src["status"] == "kept-last-valid":
+            flags.append("kept-last-valid")
+        if not src["described"]:
+            flags.append("no description")
+        flag = f"  [{', '.join(flags)}]" if flags else ""
+        out.append(f"  {src['name']}  {src['exposure']}  {src['provenance']}{flag}")
+        out.append(f"      {src['location']}")
+        if src["exposure"] != "index" or src["exposureReason"] not in ("default", "built-in"):
+            out.append(f"      exposure: {src['exposureReason']}")
+        if src.get("disabledReason"):
+            out.append(f"      disabled by {src['disabledReason']}")
+        for a in src["aliases"]:
+            out.append(f"      alias {a}")
+        for d in src["diagnostics"]:
+            if d["severity"] != "info":
+                out.append(f"      {_diag_line(d)}")
+        lint = src.get("lint")
+        if lint:
+            for d in lint["diagnostics"]:
+                if d["severity"] != "info":
+                    out.append(f"      lint/{lint['target']} {_diag_line(d)}")
+    if doc["rejected"]:
+        out.append("")
+        out.append(f"rejected ({len(doc['rejected'])}):")
+        for r in doc["rejected"]:
+            out.append(f"  {r['name']}  {r['provenance']}")
+            out.append(f"      {r['location']}")
+            if r.get("warning"):
+                out.append(f"      {r['warning']['message']}")
+            for d in r["diagnostics"]:
+                out.append(f"      {_diag_line(d)}")
+    if doc["warnings"]:
+        out.append("")
+        out.append(f"warnings ({len(doc['warnings'])}):")
+        for w in doc["warnings"]:
+            out.append(f"  [{w['kind']}] {w['message']}")
+    if doc["diagnostics"]:
+        out.append("")
+        out.append("notes:")
+        for d in doc["diagnostics"]:
+            out.append(f"  {_diag_line(d)}")
+            if d.get("path") and d["path"] not in d["message"]:
+                out.append(f"        at {d['path']}")
+    out.append("")
+    out.append(
+        "summary: {sources} sources · {indexed} indexed · {searchable} searchable · {explicit} explicit-only · "
+        "{disabled} disabled · {described} described · {unique} unique names · {rejected} rejected".format(**s)
+    )
+    if s["ambiguous"]:
+        out.append("ambiguous: " + ", ".join(s["ambiguous"]))
+    return "\n".join(out)
