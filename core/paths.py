@@ -1,0 +1,168 @@
+"""Home, XDG, worktree walk and path expansion for discovery (SPEC D1, D3, C1).
+
+Everything here is a pure function of its arguments plus the file system: the process
+environment is read exactly once, at the edge, by :meth:`Environment.from_mapping` (called
+with ``None``), and the resulting value is passed down (SPEC C1; DESIGN "Style").
+
+Paths are ``str`` throughout (POSIX spelling, ``/`` separator); nothing here resolves symlinks
+except :func:`canonical`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+__all__ = [
+    "Environment",
+    "canonical",
+    "expand_path",
+    "find_worktree",
+    "is_within",
+    "project_walk",
+]
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The environment inputs that decide where skills live (SPEC C1, D1).
+
+    ``home`` is ``$HOME`` (an empty value counts as unset and falls back to the account's home
+    directory, as Node's ``os.homedir()`` does). ``xdg_config_home`` / ``xdg_cache_home`` are
+    ``$XDG_CONFIG_HOME`` / ``$XDG_CACHE_HOME`` when non-empty, else ``home/.config`` /
+    ``home/.cache`` (Zuno's ``||`` semantics: an empty variable falls back; a relative one is
+    kept verbatim and resolved later against the working directory). ``vars`` is the whole
+    mapping, read-only (``ZUNO_*`` switches, ``ZUNO_CONFIG_DIR`` …).
+
+    Build it once at the edge (CLI / app) and pass it down; core never reads ``os.environ``.
+    """
+
+    home: str
+    xdg_config_home: str
+    xdg_cache_home: str
+    vars: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+
+    @classmethod
+    def from_mapping(cls, env: Mapping[str, str] | None = None) -> "Environment":
+        """Snapshot ``env`` (``None`` → a copy of ``os.environ``, the only place that is read).
+
+        Never raises. ``HOME`` missing or empty → ``os.path.expanduser('~')`` (which consults
+        the password database when ``HOME`` is unset).
+        """
+        source = dict(os.environ if env is None else env)
+        home = source.get("HOME") or os.path.expanduser("~")
+        if not home or home.startswith("~"):
+            home = "/"
+        config = source.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+        cache = source.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+        return cls(home=home, xdg_config_home=config, xdg_cache_home=cache,
+                   vars=MappingProxyType(source))
+
+    def get(self, key: str) -> str | None:
+        """The raw value of ``key`` (present even when empty), or ``None`` when unset."""
+        return self.vars.get(key)
+
+    def flag(self, key: str) -> bool:
+        """Zuno's ``Flag.truthy`` (conformance Z021): true iff the value is ``"1"`` or ``"true"``.
+
+        The comparison with ``true`` ignores ASCII case, as the host does
+        (``zuno-paths/src/env.rs`` ``Env::flag`` lower-cases before comparing), so ``TRUE``
+        and ``True`` are truthy too; ``yes``, ``0``, ``""`` and an unset key are not.
+        """
+        value = self.vars.get(key)
+        if value is None:
+            return False
+        return value == "1" or value.lower() == "true"
+
+
+def _normal(path: str) -> str:
+    """``os.path.normpath`` but keeping ``//`` → ``/`` at the start (POSIX spelling)."""
+    out = os.path.normpath(path)
+    if out.startswith("//"):
+        out = "/" + out.lstrip("/")
+    return out
+
+
+def find_worktree(cwd: str) -> str | None:
+    """The nearest ancestor of ``cwd`` (``cwd`` included) holding ``.git`` — file or directory.
+
+    ``cwd`` is made absolute and normalised first (no symlink resolution), and the result is
+    spelled the same way, so it compares equal by string to an entry of :func:`project_walk`
+    (SPEC D1). ``None`` when no ancestor has one. Never raises.
+    """
+    current = _normal(os.path.abspath(cwd))
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def project_walk(cwd: str, worktree: str | None) -> list[str]:
+    """Directories from ``cwd`` up to ``worktree`` inclusive, nearest first (SPEC D1).
+
+    Zuno's ``walk::up``: the stop test is *string equality* against ``worktree`` (both are
+    normalised to absolute paths first), checked after a directory is added, so the worktree
+    itself is included. A ``worktree`` that is not on the chain — or ``None`` — never matches
+    and the walk runs to the filesystem root ``/``.
+    """
+    current = _normal(os.path.abspath(cwd))
+    stop = _normal(os.path.abspath(worktree)) if worktree is not None else None
+    out: list[str] = []
+    while True:
+        out.append(current)
+        if stop is not None and current == stop:
+            break
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    return out
+
+
+def expand_path(entry: str, *, home: str, cwd: str) -> str:
+    """A ``skills.paths`` entry as an absolute, normalised path (SPEC D3).
+
+    A leading ``~/`` is replaced by ``home``; anything still relative is joined to ``cwd``
+    (the working directory, *not* the worktree). Only the ``~/`` prefix expands — exactly as
+    the host does (``strip_prefix("~/")``): a bare ``~`` or ``~user`` is an ordinary relative
+    name. ``.`` and ``..`` components are folded lexically; symlinks are not resolved.
+    """
+    if entry.startswith("~/"):
+        expanded = os.path.join(home, entry[2:])
+    else:
+        expanded = entry
+    if not os.path.isabs(expanded):
+        expanded = os.path.join(os.path.abspath(cwd), expanded)
+    return _normal(expanded)
+
+
+def canonical(path: str) -> str:
+    """The symlink-resolved absolute path (identity, SPEC D5); ``normpath`` when that fails.
+
+    Never raises: on any ``OSError`` / ``ValueError`` the lexical normal form of the absolute
+    path is returned instead (the host's ``canonical_or_normalized``).
+    """
+    try:
+        return os.path.realpath(path, strict=False)
+    except (OSError, ValueError):
+        return _normal(os.path.abspath(path))
+
+
+def is_within(path: str, directory: str) -> bool:
+    """True when ``path`` is ``directory`` or below it, comparing whole components (SPEC K3).
+
+    Never a string prefix: ``/a/b`` covers ``/a/b`` and ``/a/b/c`` but not ``/a/bc``. Both
+    arguments are normalised lexically first; no file-system access.
+    """
+    p = _normal(path)
+    d = _normal(directory)
+    if p == d:
+        return True
+    if d == "/":
+        return p.startswith("/")
+    return p.startswith(d + "/")

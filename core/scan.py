@@ -1,0 +1,244 @@
+"""One scan directory → its ``SKILL.md`` files, sorted (SPEC D4; conformance Z032–Z038).
+
+The walk is an iterative depth-first search over :func:`os.scandir` (one system call per
+directory; file types come from ``d_type`` so plain files and directories cost no ``stat``).
+
+Rules (host ``zuno``, ``scan.rs``):
+
+- A match is an entry named exactly ``SKILL.md`` (case-sensitive) that is a regular file,
+  following a symlinked file. ``**`` matches zero segments, so ``scan_dir/SKILL.md`` counts.
+- ``dot=False`` prunes every entry whose name starts with ``.`` *below* ``scan_dir``
+  (``scan_dir`` itself may be hidden, e.g. ``~/.agents/skills``). Only directories matter:
+  a hidden name can never be ``SKILL.md``.
+- Symlinked directories are followed and matches below them are reported by the spelling the
+  walk reached them through (``skills/linked/SKILL.md``, Z037).
+- Loops: every directory is identified by its canonical path (tracked incrementally; only
+  symlinks cost a ``realpath``). A symlink whose target directory is on the current descent
+  chain is a loop → warning ``symlink-loop``, not entered. A directory whose walk already
+  *finished* (reached earlier through another spelling) is not walked again: its matches are
+  replayed under the new spelling, so each directory is read once (no exponential blow-up on
+  symlink DAGs) yet every spelling of a file is still reported, exactly as a plain
+  link-following walk would report it, for discovery to fold into aliases (SPEC D5).
+- A dangling symlink → warning ``broken-symlink`` naming the link and its target. A symlink
+  that cannot be resolved because it points at itself (``ELOOP``) → ``symlink-loop``.
+- Permission and I/O errors → warning ``unreadable`` naming the path and the reason
+  (``strerror``); the rest of the tree is still scanned.
+- An entry named ``SKILL.md`` that is not a regular file (a directory, FIFO, socket …) is not a
+  match → warning ``not-a-file`` (a skillshelf kind; the host silently ignores it, but a user
+  wondering why the skill is missing deserves the reason). A *directory* named ``SKILL.md``
+  is still descended into like any directory.
+- A missing ``scan_dir`` (or one below a non-directory) is silent: no matches, no warnings
+  (Z036). A ``scan_dir`` that is a dangling symlink gives ``broken-symlink``.
+- Matches are sorted the way the host's ``BTreeSet<PathBuf>`` sorts them: component by
+  component, each component compared by its bytes. (So ``a/b/SKILL.md`` sorts before
+  ``a-b/SKILL.md`` although ``-`` < ``/`` in a flat byte comparison.) Warnings come in walk
+  order, which is deterministic (entries are visited in name order).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as stat_mod
+from dataclasses import dataclass
+
+from skillshelf.core.model import CatalogWarning
+
+__all__ = ["SKILL_FILENAME", "ScanResult", "path_sort_key", "scan"]
+
+SKILL_FILENAME = "SKILL.md"
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """What one :func:`scan` found.
+
+    ``matches``: absolute paths of every matching ``SKILL.md`` as reached (link spelling),
+    sorted by :func:`path_sort_key`. ``canonicals``: the symlink-resolved path of each match,
+    parallel to ``matches`` (same length and order) — discovery's identity key (SPEC D5),
+    computed during the walk so discovery need not ``realpath`` every file again.
+    ``warnings``: ``CatalogWarning`` kinds ``unreadable``, ``symlink-loop``,
+    ``broken-symlink``, ``not-a-file``, in walk order.
+    """
+
+    matches: tuple[str, ...]
+    warnings: tuple[CatalogWarning, ...]
+    canonicals: tuple[str, ...] = ()
+
+
+def path_sort_key(path: str) -> list[bytes]:
+    """Sort key matching Rust's ``Path`` order: the list of components, each as bytes.
+
+    Empty components (leading ``/``, doubled ``/``) are dropped like ``Path::components``
+    drops them; the root is implied because every path compared here is absolute.
+    """
+    return [c for c in os.fsencode(path).split(b"/") if c and c != b"."]
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or exc.__class__.__name__
+
+
+def _join(directory: str, name: str) -> str:
+    return directory + name if directory.endswith("/") else directory + "/" + name
+
+
+class _Walk:
+    """State of one scan (kept in one object so the hot loop uses local lookups only)."""
+
+    def __init__(self, dot: bool) -> None:
+        self.dot = dot
+        self.matches: list[str] = []
+        self.canonicals: list[str] = []
+        self.warnings: list[CatalogWarning] = []
+        self.chain: set[str] = set()
+        # canonical dir -> (first match index, end index, spelling walked)
+        self.done: dict[str, tuple[int, int, str]] = {}
+
+    # ---- warnings -------------------------------------------------------------------------
+    def unreadable(self, path: str, exc: OSError) -> None:
+        self.warnings.append(
+            CatalogWarning("unreadable", path, f"cannot read {path}: {_reason(exc)}")
+        )
+
+    def broken(self, path: str) -> None:
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        self.warnings.append(
+            CatalogWarning("broken-symlink", path, f"broken symlink: {path} -> {target}")
+        )
+
+    def loop(self, path: str, target: str | None) -> None:
+        if target is None:
+            message = f"symlink loop: {path} cannot be resolved (too many levels of symbolic links)"
+        else:
+            message = f"symlink loop: {path} leads back to {target}; not followed"
+        self.warnings.append(CatalogWarning("symlink-loop", path, message))
+
+    def not_a_file(self, path: str) -> None:
+        self.warnings.append(
+            CatalogWarning("not-a-file", path, f"{path} is named SKILL.md but is not a regular file")
+        )
+
+    # ---- walk -----------------------------------------------------------------------------
+    def replay(self, spelled: str, canon: str) -> None:
+        """Report the matches of an already walked directory under a new spelling."""
+        start, end, old = self.done[canon]
+        cut = len(old)
+        for i in range(start, end):
+            self.matches.append(spelled + self.matches[i][cut:])
+            self.canonicals.append(self.canonicals[i])
+
+    def run(self, root: str, root_canon: str) -> None:
+        # Stack items: (spelled, canonical, -1) to enter a directory, or
+        # (spelled, canonical, first match index) to leave it once its subtree is done.
+        stack: list[tuple[str, str, int]] = [(root, root_canon, -1)]
+        dot = self.dot
+        chain = self.chain
+        done = self.done
+        matches = self.matches
+        canonicals = self.canonicals
+        while stack:
+            spelled, canon, start = stack.pop()
+            if start >= 0:
+                chain.discard(canon)
+                done[canon] = (start, len(matches), spelled)
+                continue
+            if canon in chain:
+                self.loop(spelled, canon)
+                continue
+            if canon in done:
+                self.replay(spelled, canon)
+                continue
+            try:
+                with os.scandir(spelled) as it:
+                    entries = sorted(it, key=_entry_name)
+            except OSError as exc:
+                if exc.errno in (errno.ENOENT, errno.ENOTDIR) and spelled is root:
+                    return
+                self.unreadable(spelled, exc)
+                done[canon] = (len(matches), len(matches), spelled)
+                continue
+            chain.add(canon)
+            stack.append((spelled, canon, len(matches)))
+            subdirs: list[tuple[str, str, int]] = []
+            prefix = spelled if spelled.endswith("/") else spelled + "/"
+            cprefix = canon if canon.endswith("/") else canon + "/"
+            for entry in entries:
+                name = entry.name
+                if not dot and name[0] == ".":
+                    continue
+                path = prefix + name
+                try:
+                    is_link = entry.is_symlink()
+                    if not is_link:
+                        if name == SKILL_FILENAME:
+                            if entry.is_file(follow_symlinks=False):
+                                matches.append(path)
+                                canonicals.append(cprefix + name)
+                                continue
+                            self.not_a_file(path)
+                        if entry.is_dir(follow_symlinks=False):
+                            subdirs.append((path, cprefix + name, -1))
+                        continue
+                    # A symlink: resolve what it points at.
+                    try:
+                        st = os.stat(path)
+                    except FileNotFoundError:
+                        self.broken(path)
+                        continue
+                    except OSError as exc:
+                        if exc.errno == errno.ELOOP:
+                            self.loop(path, None)
+                        else:
+                            self.unreadable(path, exc)
+                        continue
+                    mode = st.st_mode
+                    if name == SKILL_FILENAME:
+                        if stat_mod.S_ISREG(mode):
+                            matches.append(path)
+                            canonicals.append(os.path.realpath(path))
+                            continue
+                        self.not_a_file(path)
+                    if stat_mod.S_ISDIR(mode):
+                        subdirs.append((path, os.path.realpath(path), -1))
+                except OSError as exc:
+                    self.unreadable(path, exc)
+            # Push in reverse so the first name is walked first.
+            stack.extend(reversed(subdirs))
+
+
+def _entry_name(entry: os.DirEntry) -> str:
+    return entry.name
+
+
+def scan(scan_dir: str, *, dot: bool) -> ScanResult:
+    """Every ``SKILL.md`` under ``scan_dir`` (SPEC D4; rules in the module docstring).
+
+    ``scan_dir`` should be absolute; matches are spelled below it exactly as given (no
+    symlink resolution of ``scan_dir`` itself). ``dot``: whether dot-directories below
+    ``scan_dir`` are walked. Never raises for file-system problems — they become warnings.
+    """
+    walk = _Walk(dot)
+    try:
+        st = os.stat(scan_dir)
+    except FileNotFoundError:
+        if os.path.islink(scan_dir):
+            walk.broken(scan_dir)
+        return ScanResult((), tuple(walk.warnings), ())
+    except NotADirectoryError:
+        return ScanResult((), (), ())
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            walk.loop(scan_dir, None)
+        else:
+            walk.unreadable(scan_dir, exc)
+        return ScanResult((), tuple(walk.warnings), ())
+    if not stat_mod.S_ISDIR(st.st_mode):
+        return ScanResult((), (), ())
+    walk.run(scan_dir, os.path.realpath(scan_dir))
+    pairs = dict(zip(walk.matches, walk.canonicals))
+    ordered = sorted(pairs, key=path_sort_key)
+    return ScanResult(tuple(ordered), tuple(walk.warnings), tuple(pairs[m] for m in ordered))
