@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 __all__ = [
+    "AUTO_WORKTREE",
     "Environment",
     "canonical",
     "expand_path",
@@ -83,6 +84,25 @@ def _normal(path: str) -> str:
     if out.startswith("//"):
         out = "/" + out.lstrip("/")
     return out
+
+
+class _AutoWorktree:
+    """Type of :data:`AUTO_WORKTREE`."""
+
+    def __repr__(self) -> str:
+        return "AUTO_WORKTREE"
+
+
+#: Default for ``worktree=`` parameters: "find it with :func:`find_worktree`". Pass ``None``
+#: explicitly for "no worktree" (the walk then runs to ``/``).
+AUTO_WORKTREE = _AutoWorktree()
+
+
+def resolve_worktree(cwd: str, worktree: "str | None | _AutoWorktree") -> str | None:
+    """``find_worktree(cwd)`` for :data:`AUTO_WORKTREE`, else ``worktree`` unchanged."""
+    if isinstance(worktree, _AutoWorktree):
+        return find_worktree(cwd)
+    return worktree
 
 
 def find_worktree(cwd: str) -> str | None:

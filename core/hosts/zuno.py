@@ -1,0 +1,178 @@
+"""Host ``zuno``: the ordered root list (SPEC D1–D3; conformance §0.3 "Discovery order").
+
+The built-in row (SPEC D1 row 0) is not produced here — the catalog puts built-ins first.
+Rows, in order:
+
+1. ``project-zuno``: every ``.zuno`` on :func:`~skillshelf.core.paths.project_walk`, nearest
+   first, prefix ``skill`` (singular only), dot-dirs skipped. Removed when
+   ``ZUNO_DISABLE_PROJECT_CONFIG`` is truthy.
+2. ``project-agents``: every ``.agents`` on the same walk, prefix ``skills``, dot-dirs
+   scanned. Removed when ``ZUNO_DISABLE_EXTERNAL_SKILLS`` is truthy.
+3. ``global-zuno``: ``$XDG_CONFIG_HOME/zuno``, then ``$ZUNO_CONFIG_DIR`` when set, non-empty
+   and different; prefix ``skill``, dot-dirs skipped. A directory whose canonical path was
+   already a row-1 root is left out (its files would only be aliases).
+4. ``global-agents``: ``~/.agents`` only if it is a directory, prefix ``skills``, dot-dirs
+   scanned. Removed by ``ZUNO_DISABLE_EXTERNAL_SKILLS``.
+5. ``configured-path``: each ``skills.paths`` entry expanded per SPEC D3, no prefix, dot-dirs
+   skipped; an entry that is not a directory gives warning ``PathNotFound`` and no root.
+6. ``remote``: each remote cache directory, no prefix, dot-dirs skipped.
+
+``.claude``, ``.opencode``, ``~/.zuno`` and a plural ``zuno/skills`` are never roots (Z001,
+Z018, Z019); :func:`skillshelf.core.discovery.uncovered_folders` hints about them instead.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Sequence
+
+from skillshelf.core.discovery import Discovery, discover, uncovered_folders
+from skillshelf.core.model import CatalogWarning, Provenance, Root
+from skillshelf.core.paths import (
+    AUTO_WORKTREE,
+    Environment,
+    canonical,
+    expand_path,
+    project_walk,
+    resolve_worktree,
+)
+
+__all__ = [
+    "AGENTS_DIR",
+    "DISABLE_EXTERNAL_SKILLS",
+    "DISABLE_PROJECT_CONFIG",
+    "PROJECT_CONFIG_DIR",
+    "path_not_found",
+    "zuno_discover",
+    "zuno_remote_cache_root",
+    "zuno_roots",
+]
+
+#: Project configuration directory name (row 1).
+PROJECT_CONFIG_DIR = ".zuno"
+#: Agent Skills shared directory name (rows 2 and 4).
+AGENTS_DIR = ".agents"
+#: Switch removing rows 2 and 4 (SPEC D2).
+DISABLE_EXTERNAL_SKILLS = "ZUNO_DISABLE_EXTERNAL_SKILLS"
+#: Switch removing row 1 (SPEC D2).
+DISABLE_PROJECT_CONFIG = "ZUNO_DISABLE_PROJECT_CONFIG"
+#: Extra global configuration directory (row 3).
+CONFIG_DIR = "ZUNO_CONFIG_DIR"
+
+ZUNO_PREFIX = "skill"
+AGENTS_PREFIX = "skills"
+
+
+def _absolute(path: str, cwd: str) -> str:
+    return os.path.normpath(os.path.join(os.path.abspath(cwd), path))
+
+
+def path_not_found(path: str) -> CatalogWarning:
+    """Zuno's ``PathNotFound`` warning for an expanded ``skills.paths`` entry (SPEC D3, Z025)."""
+    return CatalogWarning(kind="PathNotFound", source=path, message=f"skill path not found: {path}")
+
+
+def zuno_remote_cache_root(env: Environment, cwd: str = "/") -> str:
+    """Where pulled remote skills are cached: ``$XDG_CACHE_HOME/zuno/skills`` (Z031).
+
+    A relative ``XDG_CACHE_HOME`` is resolved against ``cwd``.
+    """
+    return os.path.join(_absolute(env.xdg_cache_home, cwd), "zuno", "skills")
+
+
+def zuno_roots(
+    env: Environment,
+    cwd: str,
+    *,
+    paths: Sequence[str] = (),
+    remote_dirs: Sequence[str] = (),
+    worktree=AUTO_WORKTREE,
+) -> tuple[tuple[Root, ...], tuple[CatalogWarning, ...]]:
+    """The host-``zuno`` roots for working directory ``cwd``, in discovery order (SPEC D1).
+
+    ``paths``: the merged ``skills.paths`` entries as written in the configuration.
+    ``remote_dirs``: remote cache directories already pulled (SPEC R). ``worktree``: the walk's
+    stop directory; by default the nearest ancestor holding ``.git``
+    (:func:`~skillshelf.core.paths.find_worktree`); pass ``None`` for "no worktree" (walk to
+    ``/``). Each :class:`Root` records ``exists`` = its ``scan_dir`` is a directory right now.
+
+    Returns ``(roots, warnings)``; ``warnings`` holds one ``PathNotFound`` per ``skills.paths``
+    entry that is not a directory, in entry order. Row details: module docstring.
+    Never raises for file-system problems.
+    """
+    cwd = _absolute(cwd, "/")
+    stop = resolve_worktree(cwd, worktree)
+    walk = project_walk(cwd, stop)
+    external = not env.flag(DISABLE_EXTERNAL_SKILLS)
+    roots: list[Root] = []
+    warnings: list[CatalogWarning] = []
+
+    def add(provenance: Provenance, path: str, prefix: str, dot: bool) -> Root:
+        root = Root(provenance=provenance, path=path, prefix=prefix, dot=dot)
+        root = replace(root, exists=os.path.isdir(root.scan_dir))
+        roots.append(root)
+        return root
+
+    project_zuno: set[str] = set()
+    if not env.flag(DISABLE_PROJECT_CONFIG):
+        for directory in walk:
+            candidate = os.path.join(directory, PROJECT_CONFIG_DIR)
+            if os.path.exists(candidate):
+                add(Provenance.PROJECT_ZUNO, candidate, ZUNO_PREFIX, False)
+                project_zuno.add(canonical(candidate))
+
+    if external:
+        for directory in walk:
+            candidate = os.path.join(directory, AGENTS_DIR)
+            if os.path.exists(candidate):
+                add(Provenance.PROJECT_AGENTS, candidate, AGENTS_PREFIX, True)
+
+    config = os.path.join(_absolute(env.xdg_config_home, cwd), "zuno")
+    user_dirs = [config]
+    extra = env.get(CONFIG_DIR)
+    if extra:
+        extra_dir = _absolute(extra, cwd)
+        if extra_dir not in user_dirs:
+            user_dirs.append(extra_dir)
+    for directory in user_dirs:
+        if canonical(directory) in project_zuno:
+            continue
+        add(Provenance.GLOBAL_ZUNO, directory, ZUNO_PREFIX, False)
+
+    if external:
+        agents = os.path.join(_absolute(env.home, cwd), AGENTS_DIR)
+        if os.path.isdir(agents):
+            add(Provenance.GLOBAL_AGENTS, agents, AGENTS_PREFIX, True)
+
+    for entry in paths:
+        directory = expand_path(entry, home=env.home, cwd=cwd)
+        if not os.path.isdir(directory):
+            warnings.append(path_not_found(directory))
+            continue
+        add(Provenance.CONFIGURED_PATH, directory, "", False)
+
+    for remote in remote_dirs:
+        add(Provenance.REMOTE, _absolute(remote, cwd), "", False)
+
+    return tuple(roots), tuple(warnings)
+
+
+def zuno_discover(
+    env: Environment,
+    cwd: str,
+    *,
+    paths: Sequence[str] = (),
+    remote_dirs: Sequence[str] = (),
+    worktree=AUTO_WORKTREE,
+    hints: bool = False,
+) -> Discovery:
+    """:func:`zuno_roots` then :func:`~skillshelf.core.discovery.discover` in one call.
+
+    Root-building warnings (``PathNotFound``) come first in ``Discovery.warnings``. With
+    ``hints=True`` the browser-only ``uncovered-folder`` diagnostics (SPEC D2) are attached.
+    """
+    stop = resolve_worktree(_absolute(cwd, "/"), worktree)
+    roots, warnings = zuno_roots(env, cwd, paths=paths, remote_dirs=remote_dirs, worktree=stop)
+    diagnostics = uncovered_folders(env, cwd, roots, worktree=stop) if hints else ()
+    return discover(roots, warnings=warnings, diagnostics=diagnostics)
