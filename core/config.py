@@ -1,0 +1,722 @@
+"""Zuno configuration: ``zuno.json[c]`` layers, merge, the keys skillshelf reads, and
+``skills.config`` rule matching (SPEC K1–K4; conformance §0.3 "skills.config rules", Z070, Z156).
+
+Layers (SPEC K1), lowest precedence first — :func:`config_files` returns exactly this list:
+
+1. ``$XDG_CONFIG_HOME/zuno/zuno.json`` then ``…/zuno.jsonc`` (kind ``global``). When both exist
+   both are layers and ``.jsonc`` wins, as in Zuno (``Layout::file_in_directory`` lists ``.json``
+   before ``.jsonc``). The same json-before-jsonc order holds in every directory below.
+2. bare ``zuno.json[c]`` in each directory from the worktree root *down to* the working directory
+   (kind ``project``). Without a worktree the walk starts at the filesystem root, as Zuno's own
+   walk does (SPEC D1: "without one, the walk goes up to the filesystem root").
+3. ``zuno.json[c]`` under each ``.zuno/`` on the same walk, outermost first (``project-zuno``).
+   Layers 2–3 are skipped when ``ZUNO_DISABLE_PROJECT_CONFIG`` is ``1``/``true``.
+4. ``$ZUNO_CONFIG`` — one file; a relative value is joined to the working directory
+   (``env-file``). A value naming a missing file gives warning ``config-not-found``.
+5. ``$ZUNO_CONFIG_DIR/zuno.json[c]`` (``env-dir``), unless that directory is already layer 1's.
+6. ``$ZUNO_CONFIG_CONTENT`` — inline JSON text, path ``"$ZUNO_CONFIG_CONTENT"`` (``env-content``).
+7. each ``--config FILE`` given to skillshelf, in order (``cli``; highest). A missing one is error
+   ``config-invalid``.
+
+Empty environment values count as unset. Merging: objects merge recursively, arrays and scalars
+replace (:func:`deep_merge`).
+
+Syntax. Every layer, ``.json`` or ``.jsonc``, is read as JSONC — JSON plus ``//`` and ``/* */``
+comments and trailing commas — which is what Zuno accepts. A layer that is not strict JSONC but
+is valid JSON5 (single quotes, unquoted keys, hex numbers …) is still applied, leniently, with
+warning ``config-nonstandard`` saying where Zuno would fail. Anything else is error
+``config-invalid`` (message ``<file>:<line>:<column>: <reason>``, with ``path``/``line``/``column``
+set) and that layer is skipped; the other layers still apply. A UTF-8 BOM is tolerated the
+same way (``config-nonstandard``).
+
+Keys read (SPEC K2; others are kept in :attr:`Config.merged` but ignored): ``skills.paths``,
+``skills.urls`` (lists of strings), ``skills.config`` (list of rule objects),
+``skills.includeInstructions`` (bool, default true), ``skills.maxContextTokens`` and
+``skills.maxSelectedContextTokens`` (non-negative integers, tokens), ``agents.<name>.requiredSkills``
+/ ``.tools`` (lists of strings) and ``.profile`` (string). A value of the wrong type gives error
+``config-invalid`` naming the file that set it, the dotted field (``skills.paths[2]``), line and
+column, and is treated as absent (a bad list item is dropped, the rest kept; a bad
+``skills.config`` entry is dropped but the others keep their written index).
+
+Rules (SPEC K3–K4) are resolved when :func:`load_config` runs: a rule ``path`` expands like
+``skills.paths`` (leading ``~/`` → home, relative → joined to the working directory, never the
+worktree or the config file's directory), then is canonicalised with :func:`os.path.realpath`
+when it exists, else normalised lexically (so a rule for a skill that does not exist yet still
+matches when it appears at exactly that path, Z156). Call :func:`load_config` again on refresh so
+a target created since is canonicalised.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence
+
+from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
+
+#: Config file stem at every layer (Zuno ``CONFIG_FILE_STEM``).
+CONFIG_STEM = "zuno"
+#: Per-project configuration directory.
+PROJECT_DIR = ".zuno"
+#: Path recorded for the inline ``$ZUNO_CONFIG_CONTENT`` layer.
+CONTENT_LAYER = "$ZUNO_CONFIG_CONTENT"
+
+_EXPOSURES = {"index": Exposure.INDEX, "search": Exposure.SEARCH, "explicit": Exposure.EXPLICIT}
+
+
+# --------------------------------------------------------------------------------------------
+# Types
+
+
+class ConfigSyntaxError(ValueError):
+    """A config text that cannot be parsed.
+
+    ``path`` is the file (or ``"$ZUNO_CONFIG_CONTENT"``); ``line`` and ``column`` are 1-based
+    (column counts characters); ``message`` is the reason without the location.
+    ``str(exc)`` is ``"<path>:<line>:<column>: <message>"``.
+    """
+
+    def __init__(self, path: str, line: int, column: int, message: str) -> None:
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+        super().__init__(f"{path}:{line}:{column}: {message}")
+
+
+@dataclass(frozen=True)
+class ConfigLayer:
+    """One configuration source (SPEC K1).
+
+    ``path`` is the file path, or ``"$ZUNO_CONFIG_CONTENT"``; ``kind`` one of ``global``,
+    ``project``, ``project-zuno``, ``env-file``, ``env-dir``, ``env-content``, ``cli``. ``data`` is
+    the parsed top-level object, or ``None`` when the layer was skipped (then ``error`` says why).
+    ``text`` is the raw text as read (for locating values and for K5 rewriting), ``None`` when
+    the file could not be read.
+    """
+
+    path: str
+    kind: str
+    data: Mapping[str, Any] | None
+    error: Diagnostic | None = None
+    text: str | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """``agents.<name>`` (SPEC K2, E4).
+
+    ``required_skills``: names (or locators) the agent always loads. ``profile``: the agent's
+    profile, ``None`` when not configured. ``tools``: the agent's explicit tool list, ``None``
+    when not configured (no restriction).
+    """
+
+    name: str
+    required_skills: tuple[str, ...] = ()
+    profile: str | None = None
+    tools: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class RuleEntry:
+    """One resolved ``skills.config`` entry (SPEC K3).
+
+    ``index`` is the 0-based position in the merged array (invalid entries keep their slot).
+    ``path`` is the expanded target, canonical when it existed at load time, else lexically
+    normalised; ``raw_path`` as written. ``enabled`` defaults to True; ``exposure`` ``None`` means
+    "no override". ``targets_file``: the rule names one ``SKILL.md`` (an existing file, or a last
+    component equal to ``SKILL.md`` in any case). ``origin`` is the layer path the array came from.
+    """
+
+    index: int
+    path: str
+    raw_path: str
+    enabled: bool = True
+    exposure: Exposure | None = None
+    recursive: bool = False
+    targets_file: bool = False
+    origin: str = ""
+
+    def describe(self) -> str:
+        """``"skills.config entry 3 in /p/.zuno/zuno.json"`` (1-based), for the browser's "why"."""
+        return f"skills.config entry {self.index + 1} in {self.origin}"
+
+    @property
+    def watch_target(self) -> str:
+        """The directory a watcher must follow for this rule: the parent of a file target, else
+        the target itself. Never widened to an existing ancestor (Z156)."""
+        return os.path.dirname(self.path) if self.targets_file else self.path
+
+    def matches(self, canonical_skill_md: str) -> bool:
+        """Whether this rule applies to the ``SKILL.md`` at ``canonical_skill_md`` (SPEC K3).
+
+        The argument must be the canonical (symlink-resolved) absolute path; it is normalised
+        lexically here, never resolved. File target → equal paths. Directory target:
+        non-recursive → the file's parent *is* the target; recursive → the file is at or below
+        the target, compared component-wise (``/a/b`` does not cover ``/a/bc``).
+        """
+        skill = os.path.normpath(canonical_skill_md)
+        if self.targets_file:
+            return skill == self.path
+        if self.recursive:
+            return _within(skill, self.path)
+        return os.path.dirname(skill) == self.path
+
+
+@dataclass(frozen=True)
+class RuleDecision:
+    """The K4 outcome for one source: ``rule`` is the last matching entry (``None`` = no rule
+    matched, then ``enabled`` is True and ``exposure`` None)."""
+
+    enabled: bool = True
+    exposure: Exposure | None = None
+    rule: RuleEntry | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    """The merged configuration (SPEC K1–K4).
+
+    ``layers`` in precedence order (lowest first), including skipped ones; ``merged`` the deep
+    merge of every applied layer (read-only). ``paths``/``urls`` are ``skills.paths`` /
+    ``skills.urls`` as written (expansion is discovery's job, SPEC D3). ``max_context_tokens`` and
+    ``max_selected_context_tokens`` are token counts or ``None``. ``diagnostics`` holds every
+    finding (syntax, types, missing files), in layer order then key order.
+    """
+
+    layers: tuple[ConfigLayer, ...] = ()
+    merged: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    paths: tuple[str, ...] = ()
+    urls: tuple[str, ...] = ()
+    rules: tuple[RuleEntry, ...] = ()
+    include_instructions: bool = True
+    max_context_tokens: int | None = None
+    max_selected_context_tokens: int | None = None
+    agents: Mapping[str, AgentConfig] = field(default_factory=lambda: MappingProxyType({}))
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    def decide(self, canonical_skill_md: str) -> RuleDecision:
+        """Apply ``skills.config`` to one source (SPEC K4): every entry is tested in order and the
+        last matching one wins *as a whole* — its omitted ``enabled`` means True even when an
+        earlier match said False, its omitted ``exposure`` means no override.
+
+        ``canonical_skill_md`` is the canonical path of the ``SKILL.md`` (see
+        :meth:`RuleEntry.matches`). Pure: never touches the file system.
+        """
+        winner: RuleEntry | None = None
+        for rule in self.rules:
+            if rule.matches(canonical_skill_md):
+                winner = rule
+        if winner is None:
+            return RuleDecision()
+        return RuleDecision(enabled=winner.enabled, exposure=winner.exposure, rule=winner)
+
+    def warnings(self) -> tuple[CatalogWarning, ...]:
+        """Error/warning diagnostics as catalog warnings (``kind`` = the diagnostic code,
+        ``source`` = the layer path, ``message`` = the diagnostic message)."""
+        return tuple(CatalogWarning(d.code, d.path or "", d.message) for d in self.diagnostics
+                     if d.severity is not Severity.INFO)
+
+
+# --------------------------------------------------------------------------------------------
+# Paths and walks
+
+
+def _flag(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true")
+
+
+def _within(candidate: str, root: str) -> bool:
+    """Component-wise "candidate is root or below it" on normalised absolute paths."""
+    if candidate == root:
+        return True
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return candidate.startswith(prefix)
+
+
+def _walk_down(cwd: str, worktree: str | None) -> list[str]:
+    """Directories from the worktree root (or ``/`` without one) down to ``cwd``, inclusive.
+
+    Like Zuno's walk the stop test is equality with the (normalised) worktree; when ``cwd`` is
+    not under the worktree the walk runs to the filesystem root.
+    """
+    current = os.path.normpath(os.path.abspath(cwd))
+    stop = os.path.normpath(os.path.abspath(worktree)) if worktree else None
+    up: list[str] = []
+    while True:
+        up.append(current)
+        if stop is not None and current == stop:
+            break
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    up.reverse()
+    return up
+
+
+def _pair(directory: str) -> list[str]:
+    return [os.path.join(directory, f"{CONFIG_STEM}.json"),
+            os.path.join(directory, f"{CONFIG_STEM}.jsonc")]
+
+
+def config_files(*, cwd: str, worktree: str | None, xdg_config_home: str,
+                 env: Mapping[str, str], extra: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """The configuration layers to read, as ``(path, kind)``, lowest precedence first (SPEC K1).
+
+    Files found by walking directories are listed only when they exist as files. ``$ZUNO_CONFIG``
+    and every ``extra`` (``--config``) file are always listed, so the caller can report a missing
+    one; ``$ZUNO_CONFIG_CONTENT`` appears as ``("$ZUNO_CONFIG_CONTENT", "env-content")`` when set
+    and non-empty. Relative ``extra`` paths and ``$ZUNO_CONFIG`` are joined to ``cwd``. Reads
+    only ``env``, never ``os.environ``.
+    """
+    cwd = os.path.normpath(os.path.abspath(cwd))
+    out: list[tuple[str, str]] = []
+
+    def add_existing(paths: list[str], kind: str) -> None:
+        out.extend((p, kind) for p in paths if os.path.isfile(p))
+
+    global_dir = os.path.join(xdg_config_home, CONFIG_STEM)
+    add_existing(_pair(global_dir), "global")
+    if not _flag(env.get("ZUNO_DISABLE_PROJECT_CONFIG")):
+        walk = _walk_down(cwd, worktree)
+        for directory in walk:
+            add_existing(_pair(directory), "project")
+        for directory in walk:
+            add_existing(_pair(os.path.join(directory, PROJECT_DIR)), "project-zuno")
+    single = env.get("ZUNO_CONFIG") or ""
+    if single:
+        out.append((os.path.normpath(os.path.join(cwd, single)), "env-file"))
+    config_dir = env.get("ZUNO_CONFIG_DIR") or ""
+    if config_dir and os.path.normpath(config_dir) != os.path.normpath(global_dir):
+        add_existing(_pair(config_dir), "env-dir")
+    if env.get("ZUNO_CONFIG_CONTENT"):
+        out.append((CONTENT_LAYER, "env-content"))
+    for path in extra:
+        out.append((os.path.normpath(os.path.join(cwd, path)), "cli"))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing
+
+
+def _blank_out(text: str) -> tuple[str, bool]:
+    """JSONC → JSON, keeping every character's position: comments and trailing commas become
+    spaces (newlines inside block comments are kept). Returns ``(json_text, changed)``."""
+    out = list(text)
+    i, n = 0, len(text)
+    last_comma: int | None = None  # index of a comma with only whitespace/comments after it
+    changed = False
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            last_comma = None
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            continue
+        if ch == "/" and i + 1 < n and text[i + 1] == "/":
+            while i < n and text[i] != "\n":
+                out[i] = " "
+                i += 1
+            changed = True
+            continue
+        if ch == "/" and i + 1 < n and text[i + 1] == "*":
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            for k in range(i, end):
+                if text[k] not in "\r\n":
+                    out[k] = " "
+            i = end
+            changed = True
+            continue
+        if ch == ",":
+            last_comma = i
+        elif ch in "}]":
+            if last_comma is not None:
+                out[last_comma] = " "
+                changed = True
+            last_comma = None
+        elif not ch.isspace():
+            last_comma = None
+        i += 1
+    return "".join(out), changed
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _strict_jsonc(text: str, path: str) -> Any:
+    """Parse exactly what Zuno accepts (JSON + comments + trailing commas)."""
+    json_text, _ = _blank_out(text)
+    try:
+        return json.loads(json_text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise ConfigSyntaxError(path, exc.lineno, exc.colno, exc.msg) from None
+    except ValueError as exc:  # NaN / Infinity
+        raise ConfigSyntaxError(path, 1, 1, str(exc)) from None
+
+
+_JSON5_AT = re.compile(r"line (\d+) column (\d+)")
+
+
+def _json5(text: str) -> Any:
+    import json5  # json-five; imported lazily, only for non-standard files
+
+    return json5.loads(text)
+
+
+def parse_jsonc(text: str, path: str) -> Any:
+    """Parse one config text: JSONC first (what Zuno accepts), JSON5 as a lenient fallback.
+
+    ``path`` only labels errors. Returns the parsed value (any JSON type). Raises
+    :class:`ConfigSyntaxError` with the 1-based line/column of the first JSONC error when the
+    text is neither JSONC nor JSON5. A leading UTF-8 BOM is accepted. Use
+    :func:`load_config` to learn whether the lenient path was needed.
+    """
+    body = text[1:] if text.startswith("\ufeff") else text
+    try:
+        return _strict_jsonc(body, path)
+    except ConfigSyntaxError as strict:
+        try:
+            return _json5(body)
+        except Exception:  # noqa: BLE001 - json-five raises assorted errors
+            raise strict from None
+
+
+def deep_merge(base: Any, overlay: Any) -> Any:
+    """Zuno's merge (SPEC K1): when both are objects, keys merge recursively (new keys appended
+    in overlay order); otherwise — arrays, scalars, type changes — ``overlay`` replaces ``base``.
+    Returns a new structure; inputs are not modified."""
+    if isinstance(base, Mapping) and isinstance(overlay, Mapping):
+        merged = {k: v for k, v in base.items()}
+        for key, value in overlay.items():
+            merged[key] = deep_merge(merged[key], value) if key in merged else _copy(value)
+        return merged
+    return _copy(overlay)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+
+
+def _error(path: str, message: str, *, line: int | None = None, column: int | None = None,
+           field_name: str | None = None, severity: Severity = Severity.ERROR,
+           code: str = "config-invalid", hint: str | None = None) -> Diagnostic:
+    where = path if line is None else f"{path}:{line}:{column or 1}"
+    return Diagnostic(severity, code, f"{where}: {message}", field=field_name, line=line,
+                      column=column, hint=hint, path=path)
+
+
+def _read_layer(path: str, kind: str, env: Mapping[str, str]) -> tuple[ConfigLayer, list[Diagnostic]]:
+    """Read and parse one layer; never raises."""
+    notes: list[Diagnostic] = []
+    if kind == "env-content":
+        text = env.get("ZUNO_CONFIG_CONTENT", "")
+    else:
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+        except FileNotFoundError:
+            if kind == "cli":
+                diag = _error(path, "config file not found")
+            else:
+                diag = _error(path, "$ZUNO_CONFIG names a file that does not exist; Zuno ignores "
+                              "it", severity=Severity.WARNING, code="config-not-found")
+            return ConfigLayer(path, kind, None, diag), [diag]
+        except OSError as exc:
+            diag = _error(path, f"cannot read config file: {exc.strerror or exc}")
+            return ConfigLayer(path, kind, None, diag), [diag]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            column = len(raw[: exc.start].rsplit(b"\n", 1)[-1].decode("utf-8", "replace")) + 1
+            diag = _error(path, "config file is not valid UTF-8", line=line, column=column)
+            return ConfigLayer(path, kind, None, diag), [diag]
+    body = text
+    if body.startswith("\ufeff"):
+        body = body[1:]
+        notes.append(_error(path, "starts with a UTF-8 byte-order mark, which Zuno's JSON "
+                            "parser rejects", line=1, column=1, severity=Severity.WARNING,
+                            code="config-nonstandard", hint="save the file without a BOM"))
+    try:
+        data = _strict_jsonc(body, path)
+    except ConfigSyntaxError as strict:
+        try:
+            data = _json5(body)
+        except Exception:  # noqa: BLE001
+            diag = _error(path, strict.message, line=strict.line, column=strict.column)
+            return ConfigLayer(path, kind, None, diag, text), notes + [diag]
+        notes.append(_error(
+            path, f"not JSON with comments ({strict.message}); read leniently as JSON5, but "
+            "Zuno will refuse this file", line=strict.line, column=strict.column,
+            severity=Severity.WARNING, code="config-nonstandard"))
+    if not isinstance(data, dict):
+        diag = _error(path, f"the top level must be an object, got {_type_name(data)}",
+                      line=1, column=1)
+        return ConfigLayer(path, kind, None, diag, text), notes + [diag]
+    return ConfigLayer(path, kind, data, None, text), notes
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    return "object"
+
+
+class _Locator:
+    """Finds which applied layer set a merged value, and where in its text."""
+
+    def __init__(self, layers: Sequence[ConfigLayer]) -> None:
+        self._layers = [layer for layer in layers if layer.data is not None]
+        self._models: dict[int, Any] = {}
+
+    def origin(self, keys: Sequence[str]) -> ConfigLayer | None:
+        for layer in reversed(self._layers):
+            node: Any = layer.data
+            for key in keys:
+                if not isinstance(node, Mapping) or key not in node:
+                    break
+                node = node[key]
+            else:
+                return layer
+        return None
+
+    def position(self, layer: ConfigLayer, steps: Sequence[str | int]) -> tuple[int | None, int | None]:
+        if layer.text is None:
+            return None, None
+        key = id(layer)
+        if key not in self._models:
+            try:
+                import json5
+                from json5.loader import ModelLoader
+
+                body = layer.text[1:] if layer.text.startswith("\ufeff") else layer.text
+                self._models[key] = json5.loads(body, loader=ModelLoader()).value
+            except Exception:  # noqa: BLE001
+                self._models[key] = None
+        node = self._models[key]
+        if node is None:
+            return None, None
+        for step in steps:
+            if isinstance(step, int):
+                values = getattr(node, "values", None)
+                if not isinstance(values, list) or hasattr(node, "keys") or step >= len(values):
+                    return None, None
+                node = values[step]
+            else:
+                pairs = getattr(node, "key_value_pairs", None)
+                if pairs is None:
+                    return None, None
+                found = None
+                for pair in pairs:
+                    name = getattr(pair.key, "characters", None) or getattr(pair.key, "name", None)
+                    if name == step:
+                        found = pair.value
+                if found is None:
+                    return None, None
+                node = found
+        line = getattr(node, "lineno", None)
+        col = getattr(node, "col_offset", None)
+        return line, (col + 1 if col is not None else None)
+
+
+class _Validator:
+    def __init__(self, locator: _Locator) -> None:
+        self.locator = locator
+        self.diagnostics: list[Diagnostic] = []
+
+    def problem(self, keys: Sequence[str], steps: Sequence[str | int], dotted: str,
+                message: str) -> None:
+        layer = self.locator.origin(keys)
+        path = layer.path if layer else "<merged config>"
+        line, column = self.locator.position(layer, steps) if layer else (None, None)
+        self.diagnostics.append(_error(path, f"`{dotted}` {message}", line=line, column=column,
+                                       field_name=dotted))
+
+    def string_list(self, value: Any, keys: Sequence[str], dotted: str) -> tuple[str, ...] | None:
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            self.problem(keys, keys, dotted, f"must be an array of strings, got {_type_name(value)}")
+            return None
+        out: list[str] = []
+        for i, item in enumerate(value):
+            if isinstance(item, str):
+                out.append(item)
+            else:
+                self.problem(keys, [*keys, i], f"{dotted}[{i}]",
+                             f"must be a string, got {_type_name(item)}")
+        return tuple(out)
+
+
+def _expand(raw: str, *, cwd: str, home: str) -> str:
+    """SPEC D3 expansion: leading ``~/`` → home; relative → joined to ``cwd``; normalised."""
+    path = os.path.join(home, raw[2:]) if raw.startswith("~/") else raw
+    return os.path.normpath(os.path.join(cwd, path))
+
+
+def resolve_rule(index: int, entry: Mapping[str, Any], *, cwd: str, home: str,
+                 origin: str) -> RuleEntry:
+    """Resolve one already type-checked ``skills.config`` entry into a :class:`RuleEntry`
+    (SPEC K3). Touches the file system only to test existence and canonicalise."""
+    raw_path = entry["path"]
+    expanded = _expand(raw_path, cwd=cwd, home=home)
+    targets_file = os.path.isfile(expanded) or os.path.basename(expanded).lower() == "skill.md"
+    path = os.path.realpath(expanded) if os.path.exists(expanded) else expanded
+    exposure = entry.get("exposure")
+    return RuleEntry(
+        index=index, path=path, raw_path=raw_path,
+        enabled=entry.get("enabled") is not False,
+        exposure=_EXPOSURES[exposure] if exposure is not None else None,
+        recursive=entry.get("recursive") is True,
+        targets_file=targets_file, origin=origin)
+
+
+def load_config(*, cwd: str, worktree: str | None, home: str, xdg_config_home: str,
+                env: Mapping[str, str], extra_files: Sequence[str] = ()) -> Config:
+    """Read every layer (:func:`config_files`), merge them and extract the K2 keys and K3 rules.
+
+    Inputs are explicit: ``cwd`` the working directory, ``worktree`` the nearest ancestor with
+    ``.git`` or ``None``, ``home`` for ``~/`` in rule paths, ``xdg_config_home`` already defaulted
+    by the caller (``~/.config``), ``env`` the environment snapshot, ``extra_files`` the
+    ``--config`` files. Never raises for bad input: see the module docstring for every diagnostic.
+    """
+    cwd = os.path.normpath(os.path.abspath(cwd))
+    layers: list[ConfigLayer] = []
+    diagnostics: list[Diagnostic] = []
+    merged: dict[str, Any] = {}
+    for path, kind in config_files(cwd=cwd, worktree=worktree, xdg_config_home=xdg_config_home,
+                                   env=env, extra=extra_files):
+        layer, notes = _read_layer(path, kind, env)
+        layers.append(layer)
+        diagnostics.extend(notes)
+        if layer.data is not None:
+            merged = deep_merge(merged, layer.data)
+
+    check = _Validator(_Locator(layers))
+    skills = merged.get("skills")
+    if skills is not None and not isinstance(skills, dict):
+        check.problem(["skills"], ["skills"], "skills", f"must be an object, got {_type_name(skills)}")
+        skills = None
+    skills = skills or {}
+
+    paths = check.string_list(skills.get("paths"), ["skills", "paths"], "skills.paths") or ()
+    urls = check.string_list(skills.get("urls"), ["skills", "urls"], "skills.urls") or ()
+
+    include = skills.get("includeInstructions")
+    if include is not None and not isinstance(include, bool):
+        check.problem(["skills", "includeInstructions"], ["skills", "includeInstructions"],
+                      "skills.includeInstructions", f"must be a boolean, got {_type_name(include)}")
+        include = None
+
+    def tokens(key: str) -> int | None:
+        value = skills.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            check.problem(["skills", key], ["skills", key], f"skills.{key}",
+                          f"must be a non-negative integer (tokens), got {json.dumps(value)}")
+            return None
+        return value
+
+    max_context = tokens("maxContextTokens")
+    max_selected = tokens("maxSelectedContextTokens")
+
+    rules: list[RuleEntry] = []
+    raw_rules = skills.get("config")
+    if raw_rules is not None and not isinstance(raw_rules, list):
+        check.problem(["skills", "config"], ["skills", "config"], "skills.config",
+                      f"must be an array of objects, got {_type_name(raw_rules)}")
+        raw_rules = None
+    if raw_rules:
+        origin_layer = check.locator.origin(["skills", "config"])
+        origin = origin_layer.path if origin_layer else "<merged config>"
+        for i, entry in enumerate(raw_rules):
+            if _valid_rule(check, i, entry):
+                rules.append(resolve_rule(i, entry, cwd=cwd, home=home, origin=origin))
+
+    agents: dict[str, AgentConfig] = {}
+    raw_agents = merged.get("agents")
+    if raw_agents is not None and not isinstance(raw_agents, dict):
+        check.problem(["agents"], ["agents"], "agents", f"must be an object, got {_type_name(raw_agents)}")
+        raw_agents = None
+    for name, spec in (raw_agents or {}).items():
+        keys = ["agents", name]
+        if not isinstance(spec, dict):
+            check.problem(keys, keys, f"agents.{name}", f"must be an object, got {_type_name(spec)}")
+            continue
+        required = check.string_list(spec.get("requiredSkills"), [*keys, "requiredSkills"],
+                                     f"agents.{name}.requiredSkills") or ()
+        tools = check.string_list(spec.get("tools"), [*keys, "tools"], f"agents.{name}.tools")
+        profile = spec.get("profile")
+        if profile is not None and not isinstance(profile, str):
+            check.problem([*keys, "profile"], [*keys, "profile"], f"agents.{name}.profile",
+                          f"must be a string, got {_type_name(profile)}")
+            profile = None
+        agents[name] = AgentConfig(name=name, required_skills=required, profile=profile, tools=tools)
+
+    return Config(
+        layers=tuple(layers), merged=_freeze(merged), paths=tuple(paths), urls=tuple(urls),
+        rules=tuple(rules), include_instructions=include if include is not None else True,
+        max_context_tokens=max_context, max_selected_context_tokens=max_selected,
+        agents=MappingProxyType(agents), diagnostics=tuple(diagnostics + check.diagnostics))
+
+
+def _valid_rule(check: _Validator, i: int, entry: Any) -> bool:
+    """Type-check one ``skills.config`` entry, reporting every problem; True when usable."""
+    keys = ["skills", "config"]
+    dotted = f"skills.config[{i}]"
+    if not isinstance(entry, dict):
+        check.problem(keys, [*keys, i], dotted, f"must be an object, got {_type_name(entry)}")
+        return False
+    ok = True
+    raw_path = entry.get("path")
+    if not isinstance(raw_path, str) or not raw_path.strip():
+        got = "missing" if raw_path is None else f"got {json.dumps(raw_path)}"
+        check.problem(keys, [*keys, i, "path"] if raw_path is not None else [*keys, i],
+                      f"{dotted}.path", f"must be a non-empty string ({got})")
+        ok = False
+    for name in ("enabled", "recursive"):
+        value = entry.get(name)
+        if value is not None and not isinstance(value, bool):
+            check.problem(keys, [*keys, i, name], f"{dotted}.{name}",
+                          f"must be a boolean, got {_type_name(value)}")
+            ok = False
+    exposure = entry.get("exposure")
+    if exposure is not None and exposure not in _EXPOSURES:
+        check.problem(keys, [*keys, i, "exposure"], f"{dotted}.exposure",
+                      f"must be one of `index`, `search`, or `explicit`, got {json.dumps(exposure)}")
+        ok = False
+    return ok
