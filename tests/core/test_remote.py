@@ -1,0 +1,711 @@
+"""Remote skill indexes (SPEC R1–R3, conformance §5 Z128–Z147).
+
+Every network test runs against a real HTTP server on 127.0.0.1 (stdlib ``http.server`` in a
+thread, port 0) started by the test itself; nothing leaves the machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from skillshelf.core import remote
+from skillshelf.core.model import CatalogWarning
+from skillshelf.core.remote import (
+    VERSION_MARKER,
+    IndexDecodeError,
+    RemotePull,
+    cache_root,
+    file_url,
+    index_url,
+    parse_index,
+    pull,
+    safe_file,
+    safe_name,
+    sibling,
+)
+
+DEAD = "http://127.0.0.1:1"
+
+
+def skill_md(name: str, desc: str) -> bytes:
+    """The remote SKILL.md body used by the conformance fixtures (§5)."""
+    return f"---\nname: {name}\ndescription: {desc}\n---\n\nRemote body.\n".encode()
+
+
+def index(*entries: dict) -> bytes:
+    return json.dumps({"skills": list(entries)}).encode()
+
+
+# ------------------------------------------------------------------------------------------
+# A counting HTTP server
+# ------------------------------------------------------------------------------------------
+
+
+class Server:
+    """Serves ``routes`` (path → bytes body, or int status); records every request path and the
+    peak number of requests in flight."""
+
+    def __init__(self, routes: dict[str, bytes | int], delay: float = 0.0) -> None:
+        self.routes = routes
+        self.delay = delay
+        self.requests: list[str] = []
+        self.accepts: list[str] = []
+        self.active = 0
+        self.peak = 0
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (stdlib name)
+                with server._lock:
+                    server.requests.append(self.path)
+                    server.accepts.append(self.headers.get("Accept", ""))
+                    server.active += 1
+                    server.peak = max(server.peak, server.active)
+                try:
+                    if server.delay:
+                        time.sleep(server.delay)
+                    route = server.routes.get(self.path, 404)
+                    if isinstance(route, int):
+                        self.send_response(route)
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                    else:
+                        self.send_response(200)
+                        self.send_header("Content-Length", str(len(route)))
+                        self.end_headers()
+                        self.wfile.write(route)
+                finally:
+                    with server._lock:
+                        server.active -= 1
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    def __enter__(self) -> "Server":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(5)
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Path:
+    """``T/home/.cache/zuno/skills`` (the §5 cache root); not created."""
+    return Path(cache_root(str(tmp_path / "home" / ".cache")))
+
+
+def snapshot(top: Path) -> set[str]:
+    """Every path (file, directory, symlink) under ``top``, without following symlinks."""
+    out: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+        for n in dirnames + filenames:
+            out.add(os.path.join(dirpath, n))
+    return out
+
+
+def assert_only_under(new: set[str], cache_dir: Path) -> None:
+    """Every new path is ``cache_dir`` itself or below it."""
+    base = str(cache_dir) + os.sep
+    outside = sorted(p for p in new if not (p + os.sep).startswith(base))
+    assert outside == []
+
+
+def leftovers(cache_dir: Path) -> list[str]:
+    return sorted(n for n in os.listdir(cache_dir) if ".tmp-" in n or ".old-" in n)
+
+
+# ------------------------------------------------------------------------------------------
+# §5 scenarios against a local server
+# ------------------------------------------------------------------------------------------
+
+
+def test_z128_an_index_entry_without_skill_md_is_warned_about_and_never_downloaded(cache: Path) -> None:
+    routes = {
+        "/index.json": index(
+            {"name": "usable", "files": ["SKILL.md", "helper.md"]},
+            {"name": "unusable", "files": ["README.md"]},
+        ),
+        "/usable/SKILL.md": skill_md("usable", "remote"),
+        "/usable/helper.md": b"helper\n",
+        "/unusable/README.md": b"never fetched\n",
+    }
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    src = f"{srv.url}/index.json"
+    assert result.roots == (str(cache / "usable"),)
+    assert (cache / "usable" / "SKILL.md").read_bytes() == skill_md("usable", "remote")
+    assert (cache / "usable" / "helper.md").read_bytes() == b"helper\n"
+    assert not (cache / "unusable").exists()
+    assert result.warnings == (
+        CatalogWarning("EntryMissingSkillMd", src, f"skill entry missing SKILL.md: `unusable` in {src}"),
+    )
+    assert dict(result.origins) == {str(cache / "usable"): (srv.url, None)}
+    assert sorted(srv.requests) == ["/index.json", "/usable/SKILL.md", "/usable/helper.md"]
+    assert srv.accepts[srv.requests.index("/index.json")] == "application/json"
+    assert not (cache / "usable" / VERSION_MARKER).exists()
+
+
+def test_z129_a_version_change_refreshes_the_cache_and_restamps_it(cache: Path) -> None:
+    old = cache / "versioned"
+    old.mkdir(parents=True)
+    (old / "SKILL.md").write_bytes(skill_md("versioned", "the v1 copy"))
+    (old / "stale.md").write_bytes(b"only in v1\n")
+    (old / VERSION_MARKER).write_text("v1")
+    routes = {
+        "/index.json": index({"name": "versioned", "files": ["SKILL.md"], "version": "v2"}),
+        "/versioned/SKILL.md": skill_md("versioned", "the v2 copy"),
+    }
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    assert result.warnings == ()
+    assert result.roots == (str(old),)
+    assert dict(result.origins) == {str(old): (srv.url, "v2")}
+    assert (old / "SKILL.md").read_bytes() == skill_md("versioned", "the v2 copy")
+    assert (old / VERSION_MARKER).read_bytes() == b"v2"
+    assert not (old / "stale.md").exists()
+    assert leftovers(cache) == []
+    assert sorted(os.listdir(cache)) == ["versioned"]
+
+
+def test_z129_a_first_versioned_pull_is_staged_and_stamped(cache: Path) -> None:
+    routes = {
+        "/index.json": index({"name": "fresh", "files": ["SKILL.md", "ref/notes.md"], "version": "1.0"}),
+        "/fresh/SKILL.md": skill_md("fresh", "new"),
+        "/fresh/ref/notes.md": b"notes\n",
+    }
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    assert result.warnings == ()
+    assert result.roots == (str(cache / "fresh"),)
+    assert (cache / "fresh" / VERSION_MARKER).read_bytes() == b"1.0"
+    assert (cache / "fresh" / "ref" / "notes.md").read_bytes() == b"notes\n"
+    assert sorted(os.listdir(cache)) == ["fresh"]
+
+
+def test_z130_a_matching_version_leaves_the_cache_alone(cache: Path) -> None:
+    pinned = cache / "pinned"
+    pinned.mkdir(parents=True)
+    (pinned / "SKILL.md").write_bytes(skill_md("pinned", "already here"))
+    (pinned / VERSION_MARKER).write_text("v1")
+    routes = {"/index.json": index({"name": "pinned", "files": ["SKILL.md"], "version": "v1"})}
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    assert srv.requests == ["/index.json"]
+    assert result.warnings == ()
+    assert result.roots == (str(pinned),)
+    assert (pinned / "SKILL.md").read_bytes() == skill_md("pinned", "already here")
+
+
+def test_unversioned_entries_download_only_missing_files_in_place(cache: Path) -> None:
+    skill = cache / "partial"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_bytes(skill_md("partial", "local copy"))
+    routes = {
+        "/index.json": index({"name": "partial", "files": ["SKILL.md", "./SKILL.md", "more.md"]}),
+        "/partial/SKILL.md": skill_md("partial", "server copy"),
+        "/partial/more.md": b"more\n",
+    }
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    assert srv.requests == ["/index.json", "/partial/more.md"]
+    assert result.warnings == ()
+    assert (skill / "SKILL.md").read_bytes() == skill_md("partial", "local copy")
+    assert (skill / "more.md").read_bytes() == b"more\n"
+    assert sorted(os.listdir(skill)) == ["SKILL.md", "more.md"]  # no .part- leftovers
+
+
+def test_z131_a_404_index_is_warned_about_and_the_load_continues(cache: Path) -> None:
+    with Server({}) as srv:
+        result = pull([srv.url], str(cache))
+    src = f"{srv.url}/index.json"
+    assert result == RemotePull((), (CatalogWarning("IndexStatus", src, f"failed to fetch index {src}: HTTP 404"),))
+    assert not cache.exists()  # created only when something is downloaded
+
+
+def test_z132_a_malformed_index_is_warned_about(cache: Path) -> None:
+    with Server({"/index.json": b'{"skills":"not an array"}'}) as srv:
+        result = pull([srv.url], str(cache))
+    src = f"{srv.url}/index.json"
+    assert result.roots == ()
+    assert result.warnings == (
+        CatalogWarning(
+            "IndexMalformed",
+            src,
+            f'failed to decode index {src}: invalid type: string "not an array", expected a sequence',
+        ),
+    )
+    assert not cache.exists()
+
+
+def test_z132_index_that_is_not_json_is_malformed(cache: Path) -> None:
+    with Server({"/index.json": b"<html>nope</html>"}) as srv:
+        result = pull([srv.url], str(cache))
+    assert [w.kind for w in result.warnings] == ["IndexMalformed"]
+    assert result.warnings[0].message.startswith(f"failed to decode index {srv.url}/index.json: ")
+
+
+def test_z133_an_unreachable_host_is_warned_about(cache: Path) -> None:
+    result = pull([DEAD], str(cache))
+    src = f"{DEAD}/index.json"
+    assert result.roots == ()
+    assert [w.kind for w in result.warnings] == ["IndexUnreachable"]
+    assert result.warnings[0].source == src
+    assert result.warnings[0].message.startswith(f"failed to fetch index {src}: ")
+    assert not cache.exists()
+
+
+def test_z134_a_hanging_index_is_abandoned_at_the_timeout(cache: Path) -> None:
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.2)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept_and_hang() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            held.append(conn)  # never answered
+
+    thread = threading.Thread(target=accept_and_hang, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    try:
+        started = time.monotonic()
+        result = pull([url], str(cache))
+        elapsed = time.monotonic() - started
+    finally:
+        stop.set()
+        thread.join(5)
+        for conn in held:
+            conn.close()
+        listener.close()
+    src = f"{url}/index.json"
+    assert len(held) == 1
+    assert 5.0 <= elapsed < 15.0
+    assert result.warnings == (CatalogWarning("IndexTimeout", src, f"failed to fetch {src}: exceeded 5s"),)
+    assert result.roots == ()
+
+
+def test_z135_file_downloads_are_concurrent_and_bounded(cache: Path) -> None:
+    files = ["SKILL.md"] + [f"part{i}.md" for i in range(1, 16)]
+    routes: dict[str, bytes | int] = {"/index.json": index({"name": "wide", "files": files})}
+    routes["/wide/SKILL.md"] = skill_md("wide", "many parts")
+    for f in files[1:]:
+        routes[f"/wide/{f}"] = f"{f}\n".encode()
+    with Server(routes, delay=0.12) as srv:
+        result = pull([srv.url], str(cache))
+    assert result.warnings == ()
+    assert result.roots == (str(cache / "wide"),)
+    assert len(srv.requests) == 17
+    assert 1 < srv.peak <= 8
+    assert sorted(os.listdir(cache / "wide")) == sorted(files)
+
+
+def test_skills_of_one_index_refresh_concurrently_but_at_most_four(cache: Path) -> None:
+    names = [f"s{i}" for i in range(6)]
+    routes: dict[str, bytes | int] = {
+        "/index.json": index(*({"name": n, "files": ["SKILL.md"]} for n in names))
+    }
+    for n in names:
+        routes[f"/{n}/SKILL.md"] = skill_md(n, "d")
+    with Server(routes, delay=0.12) as srv:
+        result = pull([srv.url], str(cache))
+    assert result.roots == tuple(str(cache / n) for n in names)  # index order
+    assert 1 < srv.peak <= 4
+
+
+def test_z137_a_url_with_a_path_prefix_resolves_the_index_beneath_it(cache: Path) -> None:
+    routes = {
+        "/registry/index.json": index({"name": "nested", "files": ["SKILL.md"]}),
+        "/registry/nested/SKILL.md": skill_md("nested", "under a prefix"),
+    }
+    with Server(routes) as srv:
+        result = pull([f"{srv.url}/registry"], str(cache))
+    assert result.warnings == ()
+    assert result.roots == (str(cache / "nested"),)
+    assert srv.requests == ["/registry/index.json", "/registry/nested/SKILL.md"]
+
+
+def test_z138_one_dead_url_does_not_stop_the_next_one(cache: Path) -> None:
+    routes = {
+        "/index.json": index({"name": "second", "files": ["SKILL.md"]}),
+        "/second/SKILL.md": skill_md("second", "after a dead one"),
+    }
+    with Server(routes) as srv:
+        result = pull([DEAD, srv.url], str(cache))
+    assert result.roots == (str(cache / "second"),)
+    assert [w.kind for w in result.warnings] == ["IndexUnreachable"]
+    assert dict(result.origins) == {str(cache / "second"): (srv.url, None)}
+
+
+def test_a_failed_file_download_is_a_warning_and_the_rest_still_lands(cache: Path) -> None:
+    routes = {
+        "/index.json": index({"name": "half", "files": ["SKILL.md", "gone.md"]}),
+        "/half/SKILL.md": skill_md("half", "d"),
+    }
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    src = f"{srv.url}/half/gone.md"
+    assert result.warnings == (CatalogWarning("DownloadFailed", src, f"failed to download {src}: HTTP 404"),)
+    assert result.roots == (str(cache / "half"),)
+
+
+def test_a_failed_staging_keeps_the_previous_version(cache: Path) -> None:
+    old = cache / "keep"
+    old.mkdir(parents=True)
+    (old / "SKILL.md").write_bytes(skill_md("keep", "v1"))
+    (old / VERSION_MARKER).write_text("v1")
+    routes = {
+        "/index.json": index({"name": "keep", "files": ["SKILL.md", "missing.md"], "version": "v2"}),
+        "/keep/SKILL.md": skill_md("keep", "v2"),
+    }
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    assert [w.kind for w in result.warnings] == ["DownloadFailed"]
+    assert (old / "SKILL.md").read_bytes() == skill_md("keep", "v1")
+    assert (old / VERSION_MARKER).read_bytes() == b"v1"
+    assert result.roots == (str(old),)
+    assert leftovers(cache) == []
+
+
+def test_a_crash_between_the_two_renames_restores_the_previous_version(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = cache / "swapme"
+    old.mkdir(parents=True)
+    (old / "SKILL.md").write_bytes(skill_md("swapme", "v1"))
+    (old / VERSION_MARKER).write_text("v1")
+    routes = {
+        "/index.json": index({"name": "swapme", "files": ["SKILL.md"], "version": "v2"}),
+        "/swapme/SKILL.md": skill_md("swapme", "v2"),
+    }
+    real_rename = os.rename
+    calls: list[tuple[str, str]] = []
+
+    def flaky_rename(src: str, dst: str, *a: object, **kw: object) -> None:
+        calls.append((os.path.basename(src), os.path.basename(dst)))
+        if len(calls) == 2:
+            raise OSError(5, "Input/output error")
+        real_rename(src, dst, *a, **kw)
+
+    monkeypatch.setattr(os, "rename", flaky_rename)
+    monkeypatch.setattr(os, "replace", flaky_rename)
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    monkeypatch.undo()
+    assert len(calls) == 3
+    assert calls[0][0] == "swapme" and calls[0][1].startswith("swapme.old-")
+    assert calls[1][0].startswith("swapme.tmp-") and calls[1][1] == "swapme"
+    assert calls[2] == (calls[0][1], "swapme")
+    assert result.warnings == (
+        CatalogWarning("DownloadFailed", "swapme", "failed to download swapme: Input/output error (os error 5)"),
+    )
+    assert (old / "SKILL.md").read_bytes() == skill_md("swapme", "v1")
+    assert (old / VERSION_MARKER).read_bytes() == b"v1"
+    assert result.roots == (str(old),)
+    assert leftovers(cache) == []
+
+
+def test_oversized_files_are_refused_without_writing(cache: Path) -> None:
+    routes = {
+        "/index.json": index({"name": "big", "files": ["SKILL.md", "huge.bin"]}),
+        "/big/SKILL.md": skill_md("big", "d"),
+        "/big/huge.bin": b"x" * (remote.MAX_FILE_BYTES + 1),
+    }
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    src = f"{srv.url}/big/huge.bin"
+    assert result.warnings == (
+        CatalogWarning(
+            "DownloadFailed", src, f"failed to download {src}: response body exceeds {remote.MAX_FILE_BYTES} bytes"
+        ),
+    )
+    assert not (cache / "big" / "huge.bin").exists()
+    assert result.roots == (str(cache / "big"),)
+
+
+def test_the_pull_wide_file_budget_bounds_a_hostile_index(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(remote, "MAX_PULL_FILES", 3)
+    files = ["SKILL.md", "a.md", "b.md", "c.md"]
+    routes: dict[str, bytes | int] = {"/index.json": index({"name": "many", "files": files})}
+    for f in files:
+        routes[f"/many/{f}"] = b"x\n"
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    assert [w.kind for w in result.warnings] == ["DownloadFailed"]
+    assert "download budget of 3 files for this pull is exhausted" in result.warnings[0].message
+    assert len(os.listdir(cache / "many")) == 3
+
+
+# ------------------------------------------------------------------------------------------
+# Hostile indexes: nothing is ever written outside the cache
+# ------------------------------------------------------------------------------------------
+
+
+def test_unsafe_names_and_paths_are_refused_and_nothing_lands_outside_the_cache(
+    tmp_path: Path, cache: Path
+) -> None:
+    config = tmp_path / "home" / ".config" / "zuno"
+    config.mkdir(parents=True)
+    (config / "zuno.json").write_text("{}")
+    cache.parent.mkdir(parents=True)
+    bad_names = ["..", ".", "", "../escape", "../../../.config/zuno", "/etc/zuno", "C:evil", "a\\b", "x/y"]
+    bad_files = ["../../outside.md", "/etc/passwd", "C:evil", "SKILL.md:$DATA", "a\\..\\..\\x.md", "sub/../../y.md", "a/.."]
+    entries = [{"name": n, "files": ["SKILL.md"]} for n in bad_names]
+    entries.append({"name": "good", "files": ["SKILL.md", *bad_files, "sub/../ok.md"]})
+    routes: dict[str, bytes | int] = {"/index.json": index(*entries)}
+    routes["/good/SKILL.md"] = skill_md("good", "d")
+    routes["/good/ok.md"] = b"ok\n"
+    # Serve content where a naive join would fetch it, so a missing check would write something.
+    for p in ["/outside.md", "/y.md", "/x.md", "/SKILL.md", "/escape/SKILL.md", "/etc/zuno/SKILL.md"]:
+        routes[p] = b"pwned\n"
+    before = snapshot(tmp_path)
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    after = snapshot(tmp_path)
+    src = f"{srv.url}/index.json"
+    name_warnings = [
+        CatalogWarning("UnsafeIndexName", src, f"skill entry name `{n}` is not a single safe directory name in {src}")
+        for n in bad_names
+    ]
+    path_warnings = [
+        CatalogWarning("UnsafeIndexPath", "good", f"skill entry `good` lists a file outside its cache directory: {f}")
+        for f in sorted(bad_files)
+    ]
+    assert result.warnings == tuple(name_warnings + path_warnings)
+    assert result.roots == (str(cache / "good"),)
+    new = after - before
+    assert_only_under(new, cache)
+    assert sorted(os.path.relpath(p, cache) for p in new) == [".", "good", "good/SKILL.md", "good/ok.md"]
+    assert (config / "zuno.json").read_text() == "{}"
+    assert sorted(srv.requests) == ["/good/SKILL.md", "/good/ok.md", "/index.json"]
+
+
+def test_z145_an_entry_reduced_to_nothing_by_the_traversal_check_is_dropped(cache: Path) -> None:
+    files, warnings = remote._safe_files("bad", ["../SKILL.md"])
+    assert files == []
+    assert warnings == [
+        CatalogWarning("UnsafeIndexPath", "bad", "skill entry `bad` lists a file outside its cache directory: ../SKILL.md")
+    ]
+    # Through the pull, the SKILL.md check on the raw list drops it first: still one warning.
+    with Server({"/index.json": index({"name": "bad", "files": ["../SKILL.md"]})}) as srv:
+        result = pull([srv.url], str(cache))
+    assert [w.kind for w in result.warnings] == ["EntryMissingSkillMd"]
+    assert srv.requests == ["/index.json"]
+    assert not cache.exists()
+
+
+def test_a_symlinked_skill_directory_in_the_cache_is_not_followed(tmp_path: Path, cache: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    cache.mkdir(parents=True)
+    (cache / "evil").symlink_to(outside, target_is_directory=True)
+    routes = {
+        "/index.json": index({"name": "evil", "files": ["SKILL.md"]}),
+        "/evil/SKILL.md": skill_md("evil", "d"),
+    }
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    assert os.listdir(outside) == []
+    assert result.roots == ()
+    assert [(w.kind, w.source) for w in result.warnings] == [("DownloadFailed", "evil")]
+    assert "refusing to follow a symlink inside the cache" in result.warnings[0].message
+    assert srv.requests == ["/index.json"]
+
+
+def test_a_symlinked_skill_directory_is_not_swapped_away_by_a_versioned_entry(
+    tmp_path: Path, cache: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious.txt").write_text("keep")
+    cache.mkdir(parents=True)
+    (cache / "evil").symlink_to(outside, target_is_directory=True)
+    routes = {
+        "/index.json": index({"name": "evil", "files": ["SKILL.md"], "version": "v9"}),
+        "/evil/SKILL.md": skill_md("evil", "d"),
+    }
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    assert sorted(os.listdir(outside)) == ["precious.txt"]
+    assert (cache / "evil").is_symlink()
+    assert result.roots == ()
+    assert [w.kind for w in result.warnings] == ["DownloadFailed"]
+
+
+def test_symlinked_subdirectories_and_files_in_the_cache_are_not_followed(tmp_path: Path, cache: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    skill = cache / "ok"
+    skill.mkdir(parents=True)
+    (skill / "sub").symlink_to(outside, target_is_directory=True)
+    (skill / "planted.md").symlink_to(outside / "created-through-link.md")  # dangling
+    routes = {
+        "/index.json": index({"name": "ok", "files": ["SKILL.md", "sub/x.md", "planted.md"]}),
+        "/ok/SKILL.md": skill_md("ok", "d"),
+        "/ok/sub/x.md": b"x\n",
+        "/ok/planted.md": b"p\n",
+    }
+    before = snapshot(tmp_path)
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    new = snapshot(tmp_path) - before
+    assert_only_under(new, cache)
+    assert os.listdir(outside) == []
+    assert [(w.kind, w.source) for w in result.warnings] == [
+        ("DownloadFailed", f"{srv.url}/ok/planted.md"),
+        ("DownloadFailed", f"{srv.url}/ok/sub/x.md"),
+    ]
+    assert result.roots == (str(skill),)
+
+
+# ------------------------------------------------------------------------------------------
+# Z139–Z147 and Z031: pure rules
+# ------------------------------------------------------------------------------------------
+
+
+def test_z031_remote_cache_root_follows_xdg_cache_home(tmp_path: Path) -> None:
+    assert cache_root(str(tmp_path / "home" / ".cache")) == str(tmp_path / "home" / ".cache" / "zuno" / "skills")
+
+
+def test_cache_root_defaults_to_the_platform_cache_dir() -> None:
+    import platformdirs
+
+    assert cache_root() == os.path.join(platformdirs.user_cache_dir("zuno"), "skills")
+
+
+def test_z139_trailing_slash_is_added_once() -> None:
+    assert remote.with_trailing_slash("https://h/sub") == "https://h/sub/"
+    assert remote.with_trailing_slash("https://h/sub/") == "https://h/sub/"
+    assert index_url("https://h/sub/") == "https://h/sub/index.json"
+
+
+def test_z140_cached_skill_versions_use_the_zuno_marker() -> None:
+    assert VERSION_MARKER == ".zuno-version"
+
+
+def test_z141_index_url_is_resolved_under_the_base_path() -> None:
+    assert index_url("https://h/sub") == "https://h/sub/index.json"
+    assert file_url("https://h/sub", "alpha", "SKILL.md") == "https://h/sub/alpha/SKILL.md"
+    assert file_url("https://h/sub/", "alpha", "./a/../SKILL.md") == "https://h/sub/alpha/SKILL.md"
+    assert file_url("https://h", "with space", "q?#.md") == "https://h/with%20space/q%3F%23.md"
+    with pytest.raises(ValueError):
+        file_url("https://h", "alpha", "../x")
+
+
+@pytest.mark.parametrize("path", ["../escape.md", "a/../../escape.md", "/etc/passwd"])
+def test_z142_traversal_paths_are_rejected(path: str) -> None:
+    assert safe_file(path) is False
+
+
+@pytest.mark.parametrize("path", ["SKILL.md", "./SKILL.md", "scripts/run.sh", "a/../b.md"])
+def test_z142_contained_paths_are_accepted(path: str) -> None:
+    assert safe_file(path) is True
+
+
+@pytest.mark.parametrize("path", ["C:evil", "C:\\Windows\\Temp\\evil", "SKILL.md:$DATA", "nested/a:b"])
+def test_z143_drive_prefixed_and_stream_entry_files_are_rejected_on_every_platform(path: str) -> None:
+    assert safe_file(path) is False
+
+
+@pytest.mark.parametrize("path", ["", ".", "a/..", "a\\..\\..\\x", "a\x00b", None, 3])
+def test_paths_naming_nothing_or_climbing_through_backslashes_are_rejected(path: object) -> None:
+    assert safe_file(path) is False
+
+
+@pytest.mark.parametrize("name", ["alpha", "with space", "a.b", "..hidden"])
+def test_z144_single_segment_names_are_accepted(name: str) -> None:
+    assert safe_name(name) is True
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "",
+        ".",
+        "..",
+        "../escape",
+        "../../../.config/zuno",
+        "nested/skill",
+        "nested\\skill",
+        "/etc/zuno",
+        "C:evil",
+        "C:\\Windows\\Temp",
+        "skill:$DATA",
+        "nul\x00byte",
+        None,
+    ],
+)
+def test_z144_only_a_single_segment_entry_name_is_accepted(name: object) -> None:
+    assert safe_name(name) is False
+
+
+def test_z146_index_document_tolerates_unknown_keys_and_missing_version() -> None:
+    entries = parse_index('{"skills":[{"name":"a","files":["SKILL.md"],"extra":1}],"meta":"x"}')
+    assert entries == (remote.IndexEntry(name="a", files=("SKILL.md",), version=None),)
+    assert parse_index('{"skills":[{"name":"b","files":[],"version":null}]}')[0].version is None
+    assert parse_index('{"skills":[{"name":"c","files":["SKILL.md"],"version":"2"}]}')[0].version == "2"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"skills":"not an array"}', 'invalid type: string "not an array", expected a sequence'),
+        ("{}", "missing field `skills`"),
+        ("[]", "invalid type: a sequence, expected struct IndexDocument"),
+        ('{"skills":[{"files":[]}]}', "missing field `name`"),
+        ('{"skills":[{"name":1,"files":[]}]}', "invalid type: integer `1`, expected a string"),
+        ('{"skills":[{"name":"a","files":[true]}]}', "invalid type: boolean `true`, expected a string"),
+        ('{"skills":[{"name":"a","files":[],"version":2}]}', "invalid type: integer `2`, expected a string"),
+        ('{"skills":[NaN]}', "invalid number `NaN`"),
+    ],
+)
+def test_z146_documents_of_the_wrong_shape_are_refused(text: str, message: str) -> None:
+    with pytest.raises(IndexDecodeError) as info:
+        parse_index(text)
+    assert str(info.value) == message
+
+
+def test_z147_staging_and_backup_are_siblings_of_the_root() -> None:
+    assert sibling("/cache/skills/alpha", ".tmp-1") == "/cache/skills/alpha.tmp-1"
+    assert sibling("/cache/skills/alpha", ".old-1") == "/cache/skills/alpha.old-1"
+
+
+def test_no_urls_means_no_work(cache: Path) -> None:
+    assert pull([], str(cache)) == RemotePull()
+    assert not cache.exists()
+
+
+def test_a_url_that_is_not_a_url_is_malformed(cache: Path) -> None:
+    result = pull(["not a url", "ftp://h/x"], str(cache))
+    assert result.warnings == (
+        CatalogWarning("IndexMalformed", "not a url", "failed to decode index not a url: relative URL without a base"),
+        CatalogWarning(
+            "IndexUnreachable",
+            "ftp://h/x/index.json",
+            "failed to fetch index ftp://h/x/index.json: URL scheme is not allowed: ftp",
+        ),
+    )
