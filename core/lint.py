@@ -1,0 +1,786 @@
+"""Lint of ``SKILL.md`` files against a *target* (SPEC F4–F5).
+
+Host semantics (what Zuno accepts) are decided by :mod:`skillshelf.core.frontmatter`; this
+module only *reports*. The same file is judged per target:
+
+- ``spec``: the Agent Skills standard — six keys (``name``, ``description``, ``license``,
+  ``compatibility``, ``metadata``, ``allowed-tools``), unknown keys are errors, ``name`` 1–64
+  lowercase letters/digits/``-`` (Unicode letters accepted as by the reference validator
+  skills-ref; a ``name-not-ascii`` warning), equal to the folder after NFKC on both,
+  ``description`` 1–1024 characters, ``compatibility`` ≤ 500 characters.
+- ``portable``: ``spec`` plus ASCII-only names (``name-not-ascii`` is an error).
+- ``zuno``: only what the host rejects is an error (no string ``name``, a non-string
+  ``description``, unreadable or broken frontmatter); everything else is a warning at most.
+- ``zhin``: SPEC Z1/Z2 — folder name ``^[a-z0-9][a-z0-9-]*$``, a declared ``name`` equal to the
+  folder, list fields of non-empty strings, ``scopes`` ⊆ private/group/channel, ``always``
+  boolean, non-empty body; ``name``/``description`` optional.
+
+Guidance checks for every target (warnings): ``body-too-long`` (> 500 lines or > 5,000
+approximate tokens = characters / 4), ``nested-skill``, ``wrong-file-name`` and
+``missing-reference``. Every diagnostic carries the field, 1-based file line and column where
+one exists, and a ``hint`` for the common faults (quoting, a valid name, the folder name).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+from urllib.parse import unquote
+
+import yaml
+from yamlcore import CCoreLoader
+
+from skillshelf.core.frontmatter import (
+    JSON_ENGINE,
+    SkillParse,
+    Split,
+    first_delimiter_line,
+    parse_skill_file,
+    sanitize_line,
+    split_document,
+    type_label,
+)
+from skillshelf.core.model import Diagnostic, Severity
+
+
+class Target(str, enum.Enum):
+    """Which rule set judges a file (SPEC F5)."""
+
+    SPEC = "spec"
+    PORTABLE = "portable"
+    ZUNO = "zuno"
+    ZHIN = "zhin"
+
+
+#: Keys the Agent Skills standard defines (SPEC F4).
+SPEC_KEYS = ("allowed-tools", "compatibility", "description", "license", "metadata", "name")
+#: Keys Zhin adds (SPEC F4, Z2).
+ZHIN_LIST_KEYS = ("keywords", "tools", "platforms", "permissions", "tags")
+ZHIN_KEYS = ZHIN_LIST_KEYS + ("scopes", "always")
+ZHIN_SCOPES = ("private", "group", "channel")
+
+NAME_MAX = 64  # characters
+DESCRIPTION_MAX = 1024  # characters
+COMPATIBILITY_MAX = 500  # characters
+BODY_MAX_LINES = 500
+BODY_MAX_TOKENS = 5000  # approximate tokens = characters / 4
+CHARS_PER_TOKEN = 4
+
+#: File names that look like a skill file but are not ``SKILL.md`` (lower-cased).
+NEAR_MISS_NAMES = frozenset({"skill.md", "skills.md", "skill.markdown", "skill.mdx", "skill.txt", "skill.md.md"})
+#: Folders never descended into by :func:`lint_paths`.
+SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".hg", ".svn"})
+
+_E, _W, _I, _N = Severity.ERROR, Severity.WARNING, Severity.INFO, None
+
+#: code -> severity per target (spec, portable, zuno, zhin); None = not reported.
+_SEVERITY: dict[str, tuple[Severity | None, ...]] = {
+    "bom": (_I, _I, _I, _I),
+    "crlf": (_I, _I, _I, _I),
+    "not-utf8": (_E, _E, _E, _E),
+    "unreadable": (_E, _E, _E, _E),
+    "not-a-file": (_E, _E, _E, _E),
+    "frontmatter-missing": (_E, _E, _E, _I),
+    "frontmatter-not-first": (_E, _E, _E, _W),
+    "frontmatter-unclosed": (_E, _E, _W, _E),
+    "unknown-engine": (_E, _E, _E, _E),
+    "json-frontmatter": (_W, _W, _N, _W),
+    "yaml-error": (_E, _E, _E, _E),
+    "json-error": (_E, _E, _E, _E),
+    "tab-indent": (_E, _E, _E, _E),
+    "quote-description": (_E, _E, _W, _E),
+    "quote-value": (_E, _E, _W, _E),
+    "frontmatter-too-large": (_E, _E, _E, _E),
+    "yaml-bomb": (_E, _E, _E, _E),
+    "yaml-not-mapping": (_E, _E, _I, _E),
+    "duplicate-key": (_E, _E, _W, _W),
+    "missing-name": (_E, _E, _E, _N),
+    "name-type": (_E, _E, _E, _E),
+    "name-invalid": (_E, _E, _W, _N),
+    "name-not-ascii": (_W, _E, _I, _N),
+    "name-mismatch": (_E, _E, _W, _E),
+    "dir-name-invalid": (_N, _N, _N, _E),
+    "missing-description": (_E, _E, _W, _I),
+    "invalid-description": (_E, _E, _E, _E),
+    "description-empty": (_E, _E, _W, _E),
+    "description-too-long": (_E, _E, _W, _W),
+    "compatibility-type": (_E, _E, _W, _N),
+    "compatibility-too-long": (_E, _E, _W, _N),
+    "license-type": (_E, _E, _W, _W),
+    "metadata-type": (_E, _E, _W, _W),
+    "allowed-tools-type": (_E, _E, _W, _W),
+    "unknown-key": (_E, _E, _N, _W),
+    "list-field-type": (_N, _N, _N, _E),
+    "scopes-invalid": (_N, _N, _N, _E),
+    "always-type": (_N, _N, _N, _E),
+    "body-empty": (_W, _W, _W, _E),
+    "body-too-long": (_W, _W, _W, _W),
+    "nested-skill": (_W, _W, _W, _W),
+    "wrong-file-name": (_W, _W, _W, _W),
+    "missing-reference": (_W, _W, _W, _W),
+}
+_TARGET_INDEX = {Target.SPEC: 0, Target.PORTABLE: 1, Target.ZUNO: 2, Target.ZHIN: 3}
+
+
+def severity_of(code: str, target: Target) -> Severity | None:
+    """The severity of ``code`` under ``target`` (``None``: not reported for that target)."""
+    row = _SEVERITY.get(code)
+    if row is None:
+        return Severity.ERROR
+    return row[_TARGET_INDEX[Target(target)]]
+
+
+@dataclass(frozen=True)
+class LintReport:
+    """Lint result for one file (SPEC C ``lint --json`` ``files[]`` item).
+
+    ``path`` is the file as reached (spelling of the argument); ``name`` the declared string
+    name when there is one; ``valid`` is True when no diagnostic is an error.
+    """
+
+    path: str
+    name: str | None
+    valid: bool
+    diagnostics: tuple[Diagnostic, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"path", "name", "valid", "diagnostics": [Diagnostic]}``."""
+        return {
+            "path": self.path,
+            "name": self.name,
+            "valid": self.valid,
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+        }
+
+    @property
+    def errors(self) -> int:
+        """Number of error diagnostics."""
+        return sum(1 for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        """Number of warning diagnostics."""
+        return sum(1 for d in self.diagnostics if d.severity is Severity.WARNING)
+
+
+# --------------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------------
+
+
+class _Out:
+    """Collects findings and grades them for one target."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.items: list[Diagnostic] = []
+
+    def add(self, code: str, message: str, *, field: str | None = None, line: int | None = None,
+            column: int | None = None, hint: str | None = None) -> None:
+        sev = severity_of(code, self.target)
+        if sev is None:
+            return
+        self.items.append(Diagnostic(sev, code, message, field, line, column, hint))
+
+
+@dataclass(frozen=True)
+class _KeyPos:
+    line: int
+    column: int
+    value_line: int | None
+    value_column: int | None
+
+
+def _nfkc(s: str) -> str:
+    return unicodedata.normalize("NFKC", s)
+
+
+def suggest_name(name: str, folder: str = "") -> str:
+    """A valid, portable name close to ``name`` (lowercase ASCII letters, digits, single ``-``,
+    at most 64 characters); falls back to the folder name, then ``my-skill``."""
+    for candidate in (name, folder):
+        s = _nfkc(candidate).lower()
+        s = re.sub(r"[^a-z0-9]+", "-", s).strip("-")
+        s = s[:NAME_MAX].rstrip("-")
+        if s:
+            return s
+    return "my-skill"
+
+
+def name_problems(name: str) -> list[str]:
+    """Reasons ``name`` breaks the Agent Skills name rule (skills-ref semantics: strip, NFKC,
+    Unicode ``isalnum`` letters allowed); empty list when valid."""
+    n = _nfkc(name.strip())
+    if not n:
+        return ["must not be empty"]
+    out = []
+    if len(n) > NAME_MAX:
+        out.append(f"is {len(n)} characters (limit {NAME_MAX})")
+    if n != n.lower():
+        out.append("must be lowercase")
+    if n.startswith("-") or n.endswith("-"):
+        out.append("must not start or end with a hyphen")
+    if "--" in n:
+        out.append("must not contain consecutive hyphens")
+    bad = sorted({c for c in n if not (c.isalnum() or c == "-")})
+    if bad:
+        out.append("contains invalid characters: " + " ".join(repr(c) for c in bad))
+    return out
+
+
+_ZHIN_DIR = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+def _quoted_line(key: str, value: str) -> str:
+    return f"{key}: {json.dumps(value, ensure_ascii=False)}"
+
+
+def _key_positions(split: Split, parse: SkillParse) -> tuple[dict[str, _KeyPos], list[tuple[str, int, int]], Any]:
+    """Top-level key positions, duplicate keys ``(key, line, col)`` and the root node kind
+    (``"mapping"``, ``"sequence"``, ``"scalar"``, ``None``)."""
+    pos: dict[str, _KeyPos] = {}
+    dups: list[tuple[str, int, int]] = []
+    first = split.raw_first_line
+    if split.engine == JSON_ENGINE:
+        kind = None
+        try:
+            val = json.loads(split.raw.strip())
+            kind = "mapping" if isinstance(val, dict) else ("sequence" if isinstance(val, list) else "scalar")
+        except ValueError:
+            pass
+        n = first
+        for line in split.raw.split("\n"):
+            for m in re.finditer(r'"((?:[^"\\]|\\.)*)"\s*:', line):
+                key = m.group(1)
+                if key not in pos:
+                    pos[key] = _KeyPos(n, m.start() + 1, n, m.end() + 1)
+            n += 1
+        return pos, dups, kind
+    if not parse.sanitized:
+        try:
+            loader = CCoreLoader(split.raw)
+            try:
+                root = loader.get_single_node()
+            finally:
+                loader.dispose()
+        except Exception:  # noqa: BLE001 - broken YAML is reported elsewhere
+            root = None
+        if root is not None:
+            if isinstance(root, yaml.MappingNode):
+                seen: set[str] = set()
+                for k, v in root.value:
+                    if not isinstance(k, yaml.ScalarNode):
+                        continue
+                    key = k.value
+                    kp = _KeyPos(first + k.start_mark.line, k.start_mark.column + 1,
+                                 first + v.start_mark.line, v.start_mark.column + 1)
+                    if key in seen:
+                        dups.append((key, kp.line, kp.column))
+                    else:
+                        seen.add(key)
+                    pos[key] = kp if key not in pos else pos[key]
+                return pos, dups, "mapping"
+            return pos, dups, "sequence" if isinstance(root, yaml.SequenceNode) else "scalar"
+    # line-scan fallback (sanitized or unparsable blocks): top-level `key:` lines
+    n = first
+    for line in split.raw.split("\n"):
+        m = re.match(r"([^\s#:'\"-][^:]*?|'[^']*'|\"[^\"]*\")\s*:(\s|$)", line)
+        if m:
+            key = m.group(1).strip("'\"")
+            if key not in pos:
+                rest = line[m.end():]
+                vcol = m.end() + 1 + (len(rest) - len(rest.lstrip()))
+                pos[key] = _KeyPos(n, 1, n, vcol)
+        n += 1
+    return pos, dups, "mapping" if pos else None
+
+
+def _is_blank_block(raw: str) -> bool:
+    return all((not s.strip()) or s.strip().startswith("#") for s in raw.split("\n"))
+
+
+# --------------------------------------------------------------------------------------------
+# frontmatter-level checks
+# --------------------------------------------------------------------------------------------
+
+
+def _host_findings(parse: SkillParse, split: Split | None, out: _Out) -> bool:
+    """Translate host diagnostics; returns True when the frontmatter mapping is usable."""
+    usable = True
+    for d in parse.diagnostics:
+        code = d.code
+        if code in ("bom", "crlf", "not-utf8", "unknown-engine", "frontmatter-too-large", "yaml-bomb", "json-error"):
+            out.add(code, d.message, field=d.field, line=d.line, column=d.column, hint=d.hint)
+            if code not in ("bom", "crlf"):
+                usable = False
+        elif code == "unreadable":
+            out.add(code, d.message)
+            usable = False
+        elif code == "yaml-error":
+            usable = False
+            _yaml_error(d, split, out)
+        elif code == "sanitized-retry" and split is not None:
+            _quote_findings(split, out)
+    return usable
+
+
+def _yaml_error(d: Diagnostic, split: Split | None, out: _Out) -> None:
+    """A YAML error: a tab used for indentation becomes ``tab-indent``; an unquoted ``: `` in
+    a top-level value gets the quoted line as hint."""
+    problem = d.message.removeprefix("invalid YAML frontmatter: ")
+    if split is not None:
+        n = split.raw_first_line
+        owner: str | None = None
+        for line in split.raw.split("\n"):
+            if d.line is not None and n > d.line:
+                break
+            lead = line[: len(line) - len(line.lstrip(" \t"))]
+            if "\t" in lead and line.strip():
+                col = lead.index("\t") + 1
+                fixed = lead.replace("\t", "  ") + line[len(lead):].rstrip("\r")
+                out.add("tab-indent",
+                        f"a tab is used for indentation (YAML allows only spaces; indent with spaces): {problem}",
+                        field=owner, line=n, column=col, hint=fixed)
+                return
+            m = re.match(r"([A-Za-z_][\w.-]*)\s*:", line)
+            if m:
+                owner = m.group(1)
+            n += 1
+        if d.line is not None:
+            idx = d.line - split.raw_first_line
+            lines = split.raw.split("\n")
+            if 0 <= idx < len(lines):
+                line = lines[idx].rstrip("\r")
+                m = re.match(r"([A-Za-z_][\w.-]*)\s*:\s+(.*)$", line)
+                if m and ": " in m.group(2) and m.group(2)[:1] not in ("'", '"', "|", ">", "[", "{"):
+                    key = m.group(1)
+                    out.add("yaml-error", f"invalid YAML: unquoted `: ` inside the value of `{key}`; quote the value ({problem})",
+                            field=key, line=d.line, column=d.column,
+                            hint=_quoted_line(key, m.group(2).strip()))
+                    return
+    out.add("yaml-error", f"invalid YAML: {problem}", line=d.line, column=d.column)
+
+
+def _quote_findings(split: Split, out: _Out) -> None:
+    """``quote-description`` / ``quote-value`` for each line the sanitize retry rewrote (F3)."""
+    n = split.raw_first_line
+    for line in split.raw.split("\n"):
+        hit = sanitize_line(line)
+        if hit is not None:
+            key, value = hit
+            col = line.find(value)
+            inner = value.find(": ")
+            column = (col + inner + 2) if inner >= 0 and col >= 0 else None
+            code = "quote-description" if key == "description" else "quote-value"
+            out.add(code,
+                    f"unquoted `: ` inside the value of `{key}` is invalid YAML; quote the value (Zuno retries "
+                    "with it quoted, strict parsers such as skills-ref drop the skill)",
+                    field=key, line=n, column=column, hint=_quoted_line(key, value))
+        n += 1
+
+
+def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, target: Target,
+                  out: _Out, *, has_block_line: int | None) -> None:
+    def at(key: str) -> tuple[int | None, int | None]:
+        p = pos.get(key)
+        return (p.line, p.column) if p else (has_block_line, None)
+
+    def vat(key: str) -> tuple[int | None, int | None]:
+        p = pos.get(key)
+        return (p.value_line, p.value_column) if p else (has_block_line, None)
+
+    zhin = target is Target.ZHIN
+    # name
+    if zhin and not _ZHIN_DIR.match(folder):
+        out.add("dir-name-invalid",
+                f"folder name `{folder}` must match ^[a-z0-9][a-z0-9-]*$ (Zhin does not load it)",
+                hint=f"rename the folder to `{suggest_name(folder)}`")
+    if "name" not in fm:
+        out.add("missing-name", "missing required field `name`", field="name", line=has_block_line,
+                hint=f"add `name: {suggest_name(folder)}`")
+    else:
+        name = fm["name"]
+        line, col = vat("name")
+        if not isinstance(name, str):
+            out.add("name-type", f"`name` must be a string, got {type_label(name)}", field="name",
+                    line=line, column=col, hint=f"name: {suggest_name(str(name) if name is not None else '', folder)}")
+        elif zhin:
+            if not name.strip():
+                out.add("name-type", "Skill frontmatter name must be a non-empty string", field="name",
+                        line=line, column=col)
+            elif name != folder:
+                out.add("name-mismatch", f"name {name} must match directory {folder}", field="name",
+                        line=line, column=col, hint=f"set `name: {folder}` or rename the folder to `{name}`")
+        else:
+            problems = name_problems(name)
+            if problems:
+                out.add("name-invalid", f"name `{name}` " + "; ".join(problems), field="name",
+                        line=line, column=col, hint=f"name: {suggest_name(name, folder)}")
+            elif not _nfkc(name.strip()).isascii():
+                out.add("name-not-ascii",
+                        f"name `{name}` uses non-ASCII letters: valid for the standard (skills-ref), "
+                        "but many clients accept only a-z, 0-9 and -",
+                        field="name", line=line, column=col, hint=f"name: {suggest_name(name, folder)}"
+                        if suggest_name(name, "") != "my-skill" else None)
+            if _nfkc(name.strip()) != _nfkc(folder):
+                if problems and name_problems(folder):
+                    hint = f"rename the folder and set the name to `{suggest_name(name, folder)}`"
+                elif problems:
+                    hint = f"set `name: {folder}`"
+                elif name_problems(folder):
+                    hint = f"rename the folder to `{name.strip()}`"
+                else:
+                    hint = f"set `name: {folder}` or rename the folder to `{name.strip()}`"
+                out.add("name-mismatch",
+                        f"name `{name}` does not match its folder `{folder}` (compared after NFKC)",
+                        field="name", line=line, column=col, hint=hint)
+    # description
+    if "description" not in fm:
+        out.add("missing-description",
+                "missing `description`" + (" (Zuno loads the skill but never lists it to the model)"
+                                           if target is Target.ZUNO else ""),
+                field="description", line=has_block_line,
+                hint="add `description: <what it does and when to use it>`")
+    else:
+        desc = fm["description"]
+        line, col = vat("description")
+        if not isinstance(desc, str):
+            out.add("invalid-description", f"`description` must be a string, got {type_label(desc)}",
+                    field="description", line=line, column=col)
+        elif not desc.strip():
+            out.add("description-empty", "`description` is empty", field="description", line=line, column=col)
+        elif len(desc) > DESCRIPTION_MAX:
+            out.add("description-too-long",
+                    f"`description` is {len(desc)} characters (limit {DESCRIPTION_MAX})",
+                    field="description", line=line, column=col,
+                    hint=f"shorten it by {len(desc) - DESCRIPTION_MAX} characters")
+    # compatibility
+    if "compatibility" in fm and not zhin:
+        comp = fm["compatibility"]
+        line, col = vat("compatibility")
+        if not isinstance(comp, str):
+            out.add("compatibility-type", f"`compatibility` must be a string, got {type_label(comp)}",
+                    field="compatibility", line=line, column=col)
+        elif len(comp) > COMPATIBILITY_MAX:
+            out.add("compatibility-too-long",
+                    f"`compatibility` is {len(comp)} characters (limit {COMPATIBILITY_MAX})",
+                    field="compatibility", line=line, column=col)
+    if "license" in fm and not isinstance(fm["license"], str):
+        line, col = vat("license")
+        out.add("license-type", f"`license` must be a string, got {type_label(fm['license'])}",
+                field="license", line=line, column=col)
+    if "metadata" in fm:
+        meta = fm["metadata"]
+        line, col = vat("metadata")
+        if not isinstance(meta, dict):
+            out.add("metadata-type", f"`metadata` must be a map of string to string, got {type_label(meta)}",
+                    field="metadata", line=line, column=col)
+        else:
+            for k, v in meta.items():
+                if not isinstance(k, str) or not isinstance(v, str):
+                    hint = None
+                    if isinstance(k, str) and isinstance(v, (int, float, bool)) and not isinstance(v, bool):
+                        hint = f"{k}: \"{v}\""
+                    out.add("metadata-type",
+                            f"`metadata.{k}` must be a string, got {type_label(v)}" if isinstance(k, str)
+                            else f"`metadata` key {k!r} must be a string",
+                            field="metadata", line=line, column=col, hint=hint)
+                    break
+    if "allowed-tools" in fm and not isinstance(fm["allowed-tools"], str):
+        tools = fm["allowed-tools"]
+        line, col = vat("allowed-tools")
+        hint = None
+        if isinstance(tools, list) and all(isinstance(t, str) for t in tools):
+            hint = "allowed-tools: " + " ".join(tools)
+        out.add("allowed-tools-type",
+                f"`allowed-tools` must be a space-separated string, got {type_label(tools)}",
+                field="allowed-tools", line=line, column=col, hint=hint)
+    # zhin fields
+    if zhin:
+        for key in ZHIN_LIST_KEYS:
+            if key in fm:
+                v = fm[key]
+                if not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v):
+                    line, col = vat(key)
+                    out.add("list-field-type", f"Skill frontmatter {key} must contain non-empty strings",
+                            field=key, line=line, column=col)
+        if "scopes" in fm:
+            v = fm["scopes"]
+            if not isinstance(v, list) or not all(isinstance(x, str) and x in ZHIN_SCOPES for x in v):
+                line, col = vat("scopes")
+                out.add("scopes-invalid", "Skill frontmatter scopes must be private, group, or channel",
+                        field="scopes", line=line, column=col)
+        if "always" in fm and not isinstance(fm["always"], bool):
+            line, col = vat("always")
+            out.add("always-type", "Skill frontmatter always must be a boolean", field="always",
+                    line=line, column=col)
+    # unknown keys
+    allowed = set(SPEC_KEYS) | (set(ZHIN_KEYS) if zhin else set())
+    for key in fm:
+        if key not in allowed:
+            line, col = at(str(key))
+            hint = None
+            if target in (Target.SPEC, Target.PORTABLE):
+                hint = "move it under `metadata:` (string values only) or remove it"
+            out.add("unknown-key",
+                    f"unknown key `{key}`; the Agent Skills standard allows only "
+                    + ", ".join(sorted(allowed)),
+                    field=str(key), line=line, column=col, hint=hint)
+
+
+# --------------------------------------------------------------------------------------------
+# body checks
+# --------------------------------------------------------------------------------------------
+
+_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"']*[\"'])?\s*\)")
+_TICK = re.compile(r"`([A-Za-z0-9_][A-Za-z0-9_.\-/]*)`")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _body_checks(body: str, body_line: int | None, skill_dir: str | None, out: _Out) -> None:
+    if not body.strip():
+        out.add("body-empty", "the body is empty: there are no instructions to load",
+                line=body_line)
+        return
+    lines = body.count("\n") + (0 if body.endswith("\n") else 1)
+    tokens = len(body) // CHARS_PER_TOKEN
+    if lines > BODY_MAX_LINES or tokens > BODY_MAX_TOKENS:
+        out.add("body-too-long",
+                f"body is {lines} lines and about {tokens} tokens ({len(body)} characters / {CHARS_PER_TOKEN}); "
+                f"keep it under {BODY_MAX_LINES} lines and {BODY_MAX_TOKENS} tokens",
+                line=(body_line + BODY_MAX_LINES) if (lines > BODY_MAX_LINES and body_line) else body_line,
+                hint="move detail into references/ files and link them")
+    if skill_dir and body_line:
+        _reference_checks(body, body_line, skill_dir, out)
+
+
+def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out) -> None:
+    """``missing-reference``: relative Markdown links, and backticked paths whose first folder
+    exists in the skill, that name files missing from the skill directory (conservative)."""
+    try:
+        top_dirs = {e.name for e in os.scandir(skill_dir) if e.is_dir()}
+    except OSError:
+        return
+    fence: str | None = None
+    reported: set[str] = set()
+    n = body_line
+    for line in body.split("\n"):
+        s = line.lstrip()
+        if s.startswith("```") or s.startswith("~~~"):
+            mark = s[:3]
+            if fence is None:
+                fence = mark
+            elif fence == mark:
+                fence = None
+            n += 1
+            continue
+        if fence is None:
+            for m in _LINK.finditer(line):
+                _check_ref(m.group(1), n, m.start(1) + 1, skill_dir, top_dirs, reported, out, link=True)
+            for m in _TICK.finditer(line):
+                _check_ref(m.group(1), n, m.start(1) + 1, skill_dir, top_dirs, reported, out, link=False)
+        n += 1
+
+
+def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: set[str], reported: set[str],
+               out: _Out, *, link: bool) -> None:
+    t = target.split("#", 1)[0].split("?", 1)[0]
+    if not t or t.startswith(("/", "~", "#")) or _SCHEME.match(t):
+        return
+    if any(c in t for c in "{}<>$*|\\") or "@" in t:
+        return
+    if link:
+        t = unquote(t)
+    if t.startswith("./"):
+        t = t[2:]
+    parts = [p for p in t.split("/") if p]
+    if not parts or ".." in parts or "." in parts:
+        return
+    last = parts[-1]
+    if link:
+        if len(parts) == 1 and "." not in last.strip("."):
+            return
+    else:
+        if len(parts) < 2 or parts[0] not in top_dirs or "." not in last.strip("."):
+            return
+    rel = "/".join(parts)
+    if rel in reported:
+        return
+    if os.path.exists(os.path.join(skill_dir, *parts)):
+        return
+    reported.add(rel)
+    out.add("missing-reference", f"`{rel}` is referenced but does not exist in the skill folder",
+            line=line, column=col)
+
+
+# --------------------------------------------------------------------------------------------
+# entry points
+# --------------------------------------------------------------------------------------------
+
+
+def lint_parsed(parse: SkillParse, *, target: Target, folder_name: str, text: str | None = None,
+                skill_dir: str | None = None) -> tuple[Diagnostic, ...]:
+    """Every finding for one parsed file under ``target`` (SPEC F4–F5).
+
+    The result already contains the host-level findings of ``parse.diagnostics`` graded for the
+    target (``not-utf8``, ``yaml-error`` …) — do not concatenate the two. ``folder_name`` is the
+    skill directory's base name (for ``name-mismatch``). ``text`` is the decoded file, needed only
+    when ``parse.split`` is missing. ``skill_dir`` enables ``missing-reference``. File-system
+    context checks (``nested-skill``, ``wrong-file-name``) belong to :func:`lint_file`.
+    """
+    target = Target(target)
+    out = _Out(target)
+    split = parse.split
+    if split is None and text is not None:
+        split = split_document(text)
+    if split is not None and split.has_frontmatter and split.unclosed:
+        out.add("frontmatter-unclosed", "frontmatter is not closed: no line `---` after line 1", line=1,
+                column=1, hint="add a line `---` after the last frontmatter key")
+    usable = _host_findings(parse, split, out)
+    if split is None:
+        return tuple(out.items)
+    if not split.has_frontmatter:
+        found = first_delimiter_line(split.text)
+        lines = split.text.split("\n")
+        if found is not None and found < len(lines) and re.match(r"\s*[A-Za-z_][\w-]*\s*:", lines[found]):
+            out.add("frontmatter-not-first",
+                    f"frontmatter must start on line 1; a `---` block starts on line {found}",
+                    line=found, column=1, hint=f"remove the {found - 1} line(s) above line {found}")
+        else:
+            out.add("frontmatter-missing", "no frontmatter: line 1 is not `---`", line=1, column=1,
+                    hint="start the file with `---`, `name: …`, `description: …`, `---`")
+        if target is Target.ZHIN:
+            _check_fields({}, {}, folder_name, target, _Filtered(out, {"missing-description"}),
+                          has_block_line=None)
+        _body_checks(split.body, split.body_line, skill_dir, out)
+        return tuple(out.items)
+    if split.engine == JSON_ENGINE:
+        out.add("json-frontmatter", "`---json` frontmatter is not part of the Agent Skills standard (YAML)",
+                line=1, column=4)
+    if usable:
+        pos, dups, kind = _key_positions(split, parse)
+        blank = _is_blank_block(split.raw)
+        for key, line, col in dups:
+            out.add("duplicate-key", f"key `{key}` appears more than once; the last one wins", field=key,
+                    line=line, column=col)
+        if not blank and kind in ("sequence", "scalar"):
+            out.add("yaml-not-mapping", f"frontmatter must be a mapping of keys, got a {kind}", line=2, column=1)
+        else:
+            fm = parse.frontmatter if isinstance(parse.frontmatter, Mapping) else {}
+            _check_fields(fm, pos, folder_name, target, out, has_block_line=1)
+    if not split.unclosed:
+        _body_checks(split.body, split.body_line, skill_dir, out)
+    return tuple(out.items)
+
+
+class _Filtered(_Out):
+    """An :class:`_Out` view that drops some codes."""
+
+    def __init__(self, inner: _Out, drop: set[str]) -> None:
+        super().__init__(inner.target)
+        self.items = inner.items
+        self._drop = drop
+
+    def add(self, code: str, message: str, **kw: Any) -> None:  # type: ignore[override]
+        if code not in self._drop:
+            super().add(code, message, **kw)
+
+
+def _outer_skill(skill_dir: str) -> str | None:
+    """The nearest ancestor directory of ``skill_dir`` holding a ``SKILL.md`` file (stops at a
+    directory holding ``.git``), or ``None``."""
+    d = os.path.abspath(skill_dir)
+    if os.path.exists(os.path.join(d, ".git")):
+        return None
+    while True:
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        if os.path.isfile(os.path.join(parent, "SKILL.md")):
+            return parent
+        if os.path.exists(os.path.join(parent, ".git")):
+            return None
+        d = parent
+
+
+def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
+    """Parse and lint one file (``SKILL.md`` or a near-miss such as ``skill.md``). Never raises.
+
+    Adds the file-system checks: ``not-a-file`` (a directory named ``SKILL.md``),
+    ``wrong-file-name``, ``nested-skill`` (naming the outer skill) and ``missing-reference``.
+    """
+    target = Target(target)
+    skill_dir = os.path.dirname(os.path.abspath(path))
+    folder = os.path.basename(skill_dir)
+    base = os.path.basename(path)
+    out = _Out(target)
+    if os.path.isdir(path):
+        out.add("not-a-file", f"`{base}` is a directory, not a file; no host can read it")
+        return LintReport(path, None, False, tuple(out.items))
+    if base != "SKILL.md":
+        out.add("wrong-file-name",
+                f"the file is named `{base}`; hosts look only for `SKILL.md` (case-sensitive), so this skill is invisible",
+                hint=f"rename it to {os.path.join(os.path.dirname(path), 'SKILL.md')}")
+    parse = parse_skill_file(path)
+    diags = list(out.items) + list(lint_parsed(parse, target=target, folder_name=folder, skill_dir=skill_dir))
+    outer = _outer_skill(skill_dir)
+    if outer is not None:
+        outer_md = os.path.join(outer, "SKILL.md")
+        outer_name = parse_skill_file(outer_md).name or os.path.basename(outer)
+        sev = severity_of("nested-skill", target)
+        if sev is not None:
+            diags.append(Diagnostic(sev, "nested-skill",
+                                    f"this skill is inside the skill `{outer_name}` ({outer_md}); its files are "
+                                    "part of the outer skill too", hint="move it next to the outer skill, not inside it"))
+    name = parse.name
+    if name is None and isinstance(parse.frontmatter, Mapping):
+        n = parse.frontmatter.get("name")
+        name = n if isinstance(n, str) else None
+    valid = not any(d.severity is Severity.ERROR for d in diags)
+    return LintReport(path, name, valid, tuple(diags))
+
+
+def find_skill_files(root: str) -> list[str]:
+    """Every ``SKILL.md`` under ``root`` (files, and directories wrongly named so), plus near-miss
+    names (``skill.md`` …) in folders without a ``SKILL.md``. Follows directory symlinks once
+    (loops are cut by real path); skips ``.git``, ``node_modules`` and similar. Sorted."""
+    found: list[str] = []
+    seen: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in seen:
+            dirnames[:] = []
+            continue
+        seen.add(real)
+        if "SKILL.md" in dirnames:
+            found.append(os.path.join(dirpath, "SKILL.md"))
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and d != "SKILL.md")
+        if "SKILL.md" in filenames:
+            found.append(os.path.join(dirpath, "SKILL.md"))
+        elif "SKILL.md" not in dirnames:
+            for f in filenames:
+                if f.lower() in NEAR_MISS_NAMES:
+                    found.append(os.path.join(dirpath, f))
+    return sorted(found)
+
+
+def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC) -> list[LintReport]:
+    """Lint skill directories, ``SKILL.md`` files or whole trees; one report per file, sorted by
+    path, each file once. Raises ``FileNotFoundError`` naming the first path that does not exist."""
+    for p in paths:
+        if not os.path.lexists(p):
+            raise FileNotFoundError(p)
+    files: dict[str, str] = {}
+    for p in paths:
+        if os.path.isdir(p) and os.path.basename(os.path.normpath(p)) != "SKILL.md":
+            candidates: Iterable[str] = find_skill_files(p)
+        else:
+            candidates = [p]
+        for f in candidates:
+            files.setdefault(os.path.abspath(f), f)
+    return [lint_file(f, target=target) for f in sorted(files.values())]
