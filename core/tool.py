@@ -467,8 +467,30 @@ class _ReadFailure(Exception):
 def _parse_document(text: str) -> tuple[str, str]:
     """``(declared name, body)`` of a ``SKILL.md`` text (SPEC F2–F3), or :class:`_ReadFailure`
     with Zuno's rejection detail (``invalid frontmatter: …``, ``source no longer declares a
-    string `name```, ``… `description```)."""
-    return _fallback_parse(text)
+    string `name```, ``… `description```).
+
+    Uses the shared host parser :func:`skillshelf.core.frontmatter.parse_skill_bytes` (F1–F3,
+    sanitize retry included); the private splitter below is only a fallback for a checkout
+    without that module.
+    """
+    try:
+        from skillshelf.core.frontmatter import parse_skill_bytes
+    except ImportError:  # pragma: no cover - frontmatter.py is part of the package
+        return _fallback_parse(text)
+    parsed = parse_skill_bytes(text.encode("utf-8", "surrogatepass"), "")
+    if parsed.warning is None and parsed.name is not None:
+        return parsed.name, parsed.body
+    kind = parsed.warning.kind if parsed.warning is not None else "MissingName"
+    if kind == "InvalidDescription":
+        raise _ReadFailure("source no longer declares a string `description`")
+    if kind == "Frontmatter":
+        prefix = "failed to load skill : "
+        message = parsed.warning.message  # type: ignore[union-attr]
+        detail = message[len(prefix):] if message.startswith(prefix) else message
+        raise _ReadFailure(f"invalid frontmatter: {detail}")
+    if kind == "Unreadable":
+        raise _ReadFailure("failed to read the selected SKILL.md: stream did not contain valid UTF-8")
+    raise _ReadFailure("source no longer declares a string `name`")
 
 
 _OPEN_RE = re.compile(r"---(yaml|yml|json)?[ \t]*\r?\Z")
