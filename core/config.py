@@ -181,7 +181,8 @@ class Config:
     """The merged configuration (SPEC K1–K4).
 
     ``layers`` in precedence order (lowest first), including skipped ones; ``merged`` the deep
-    merge of every applied layer (read-only). ``paths``/``urls`` are ``skills.paths`` /
+    merge of every applied layer, read-only (objects as mappings, arrays as tuples), every key
+    kept even those skillshelf ignores. ``paths``/``urls`` are ``skills.paths`` /
     ``skills.urls`` as written (expansion is discovery's job, SPEC D3). ``max_context_tokens`` and
     ``max_selected_context_tokens`` are token counts or ``None``. ``diagnostics`` holds every
     finding (syntax, types, missing files), in layer order then key order.
@@ -582,7 +583,10 @@ class _Validator:
 
 
 def _expand(raw: str, *, cwd: str, home: str) -> str:
-    """SPEC D3 expansion: leading ``~/`` → home; relative → joined to ``cwd``; normalised."""
+    """SPEC D3 expansion: leading ``~/`` → home; relative → joined to ``cwd``; normalised.
+
+    Only ``~/`` is special, as in Zuno: a bare ``~`` or ``~user/x`` is a relative path.
+    """
     path = os.path.join(home, raw[2:]) if raw.startswith("~/") else raw
     return os.path.normpath(os.path.join(cwd, path))
 
