@@ -178,20 +178,29 @@ def file_url(base: str, name: str, file: str) -> str:
     return with_trailing_slash(base) + "/".join(_quote_segment(p) for p in (name, *parts))
 
 
+def _encodable(text: str) -> bool:
+    """False for strings holding lone surrogates (possible from JSON ``\\ud800`` escapes)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def safe_name(name: object) -> bool:
     """Whether an index entry ``name`` is exactly one safe directory segment (SPEC R2, Z144).
 
     Rejected: anything that is not a string, ``""``, ``.``, ``..``, any ``/``, ``\\``, ``:`` or
-    NUL character. Accepted examples: ``alpha``, ``with space``, ``a.b``, ``..hidden``.
+    NUL character, lone surrogates. Accepted examples: ``alpha``, ``with space``, ``a.b``, ``..hidden``.
     """
-    if not isinstance(name, str) or name in ("", ".", ".."):
+    if not isinstance(name, str) or name in ("", ".", "..") or not _encodable(name):
         return False
     return not any(ch in name for ch in "/\\:\x00")
 
 
 def _file_parts(path: object) -> tuple[str, ...] | None:
     """The normalised segments of an index file path, or ``None`` when it is unsafe."""
-    if not isinstance(path, str) or ":" in path or "\x00" in path:
+    if not isinstance(path, str) or ":" in path or "\x00" in path or not _encodable(path):
         return None
     text = path.replace("\\", "/")
     if text.startswith("/"):
@@ -738,6 +747,16 @@ def _refresh(
         return (root if _has_skill_md(root) else None), warnings
 
 
+def _refresh_guarded(
+    ctx: _Ctx, base: str, entry: IndexEntry, lock: threading.Lock
+) -> tuple[str | None, list[CatalogWarning]]:
+    """:func:`_refresh`, with any unexpected error turned into a warning (failures are never fatal)."""
+    try:
+        return _refresh(ctx, base, entry, lock)
+    except Exception as exc:  # noqa: BLE001 - the catalog must always load (SPEC R3)
+        return None, [_w_download(entry.name, str(exc) or type(exc).__name__)]
+
+
 def _pull_one(
     ctx: _Ctx,
     url: str,
@@ -799,7 +818,7 @@ def _pull_one(
     with concurrent.futures.ThreadPoolExecutor(
         max_workers=min(SKILL_CONCURRENCY, len(usable)), thread_name_prefix="remote-skill"
     ) as pool:
-        results = list(pool.map(lambda e: _refresh(ctx, base, e, locks[e.name]), usable))
+        results = list(pool.map(lambda e: _refresh_guarded(ctx, base, e, locks[e.name]), usable))
     for entry, (root, entry_warnings) in zip(usable, results):
         warnings.extend(entry_warnings)
         if root is not None:

@@ -6,7 +6,6 @@ thread, port 0) started by the test itself; nothing leaves the machine.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import socket
@@ -14,7 +13,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable, Iterator
+
 
 import pytest
 
@@ -709,3 +708,19 @@ def test_a_url_that_is_not_a_url_is_malformed(cache: Path) -> None:
             "failed to fetch index ftp://h/x/index.json: URL scheme is not allowed: ftp",
         ),
     )
+
+
+def test_lone_surrogates_in_names_and_files_are_warnings_not_crashes(cache: Path) -> None:
+    doc = (
+        '{"skills":[{"name":"\\udc80","files":["SKILL.md"]},'
+        '{"name":"odd","files":["SKILL.md","x\\udc80"]}]}'
+    ).encode()
+    routes = {"/index.json": doc, "/odd/SKILL.md": skill_md("odd", "d")}
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    assert [(w.kind, w.source) for w in result.warnings] == [
+        ("UnsafeIndexName", f"{srv.url}/index.json"),
+        ("UnsafeIndexPath", "odd"),
+    ]
+    assert result.roots == (str(cache / "odd"),)
+    assert os.listdir(cache) == ["odd"]
