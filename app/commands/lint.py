@@ -1,0 +1,97 @@
+"""``skillshelf lint PATH... [--target spec|portable|zuno|zhin] [--json]`` (SPEC C, F4–F5).
+
+Text output, one line per diagnostic like a compiler::
+
+    skills/a/SKILL.md:3:14: error[quote-description] unquoted `: ` inside ...
+      hint: description: "Triage build logs: list errors first"
+
+(``:line`` / ``:col`` omitted when unknown), then a summary line on stderr. ``--json`` prints one
+document ``{"target", "files": [{"path", "name", "valid", "diagnostics"}], "summary": {"files",
+"valid", "errors", "warnings"}}``. Exit codes (SPEC C2): 0 no errors, 1 errors found, 2 a path does
+not exist or there is nothing to lint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from skillshelf.core.lint import LintReport, Target, lint_paths
+
+
+def add_parser(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Register ``lint`` (accepts the COMMON options harmlessly)."""
+    p = subparsers.add_parser(
+        "lint",
+        parents=[common],
+        help="check SKILL.md files against the Agent Skills standard or a host",
+        description="Lint skill directories, SKILL.md files or whole trees (SPEC F4-F5).",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="skill directory, SKILL.md file or tree")
+    p.add_argument("--target", choices=[t.value for t in Target], default=Target.SPEC.value,
+                   help="rule set: spec (default), portable, zuno or zhin")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(run=run)
+    return p
+
+
+def format_report(report: LintReport) -> list[str]:
+    """The text lines for one report: ``path[:line[:col]]: severity[code] message`` plus an
+    indented ``hint:`` line per hint."""
+    lines: list[str] = []
+    for d in report.diagnostics:
+        where = report.path
+        if d.line is not None:
+            where += f":{d.line}"
+            if d.column is not None:
+                where += f":{d.column}"
+        lines.append(f"{where}: {d.severity.value}[{d.code}] {_one_line(d.message)}")
+        if d.hint:
+            lines.append(f"  hint: {_one_line(d.hint)}")
+    return lines
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def summary(reports: list[LintReport]) -> dict[str, int]:
+    """``{"files", "valid", "errors", "warnings"}`` counts over ``reports``."""
+    return {
+        "files": len(reports),
+        "valid": sum(1 for r in reports if r.valid),
+        "errors": sum(r.errors for r in reports),
+        "warnings": sum(r.warnings for r in reports),
+    }
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def run(ns: argparse.Namespace) -> int:
+    """Run the lint; returns the exit code (0, 1 or 2)."""
+    target = Target(ns.target)
+    try:
+        reports = lint_paths(ns.paths, target=target)
+    except FileNotFoundError as exc:
+        print(f"skillshelf lint: path does not exist: {exc.args[0]}", file=sys.stderr)
+        return 2
+    if not reports:
+        print("skillshelf lint: no SKILL.md found under " + ", ".join(ns.paths), file=sys.stderr)
+        return 2
+    counts = summary(reports)
+    if ns.json:
+        doc = {"target": target.value, "files": [r.to_json() for r in reports], "summary": counts}
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+    else:
+        for r in reports:
+            for line in format_report(r):
+                print(line)
+    print(
+        f"{_plural(counts['files'], 'file')} checked ({target.value}): {counts['valid']} valid, "
+        f"{_plural(counts['errors'], 'error')}, {_plural(counts['warnings'], 'warning')}",
+        file=sys.stderr,
+    )
+    return 1 if counts["errors"] else 0
