@@ -1,0 +1,68 @@
+"""``skillshelf tool REQUEST [COMMON] [--json]``: one skill-tool call, as the agent makes it (SPEC C, L).
+
+``REQUEST`` is the JSON object the model would send, e.g. ``'{"action":"load","name":"pdf"}'``.
+The call runs against a live catalog for ``--cwd`` (so a stale locator refreshes once, SPEC I3).
+
+Output: the tool's text exactly (no newline is added when stdout is a pipe or file, so a
+``read_resource`` page can be captured byte for byte; a terminal gets a final newline when the
+text lacks one — skillshelf decision). ``--json`` prints ``{"output", "metadata", "title"}`` or
+``{"error": {"code", "message"}}``. Exit codes (SPEC C2): 0 answered, 1 the tool refused (the
+refusal text on stdout), 2 REQUEST is not valid JSON or ``--cwd`` is unusable.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def add_parser(sub: Any, common: Any) -> None:
+    """Register ``tool``."""
+    p = sub.add_parser(
+        "tool",
+        parents=[common],
+        help="run one skill-tool call (list, search, load, read_resource)",
+        description="Run one call of the agent's `skill` tool and print exactly what the model would read.",
+    )
+    p.add_argument("request", metavar="REQUEST",
+                   help='the JSON object the agent sends, e.g. \'{"action":"search","query":"pdf"}\'')
+    p.add_argument("--json", action="store_true", help="print {output, metadata, title} or {error: {code, message}}")
+    p.set_defaults(run=run)
+
+
+def _emit_text(text: str) -> None:
+    sys.stdout.write(text)
+    if not text.endswith("\n") and sys.stdout.isatty():
+        sys.stdout.write("\n")
+
+
+def _emit_json(doc: Any) -> None:
+    json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def run(ns: Any) -> int:
+    """Parse REQUEST, open the catalog, call the tool; see the module docstring for output and exits."""
+    from skillshelf.app.common import open_catalog
+    from skillshelf.core.tool import SkillTool, ToolError
+
+    try:
+        request = json.loads(ns.request)
+    except json.JSONDecodeError as exc:
+        print(f"skillshelf tool: REQUEST is not valid JSON: {exc}", file=sys.stderr)
+        return 2
+    catalog = open_catalog(ns)
+    try:
+        result = SkillTool(catalog).call(request)
+    except ToolError as err:
+        if ns.json:
+            _emit_json({"error": err.to_json()})
+        else:
+            _emit_text(err.message)
+        return 1
+    if ns.json:
+        _emit_json(result.to_json())
+    else:
+        _emit_text(result.output)
+    return 0

@@ -1,0 +1,91 @@
+"""``skillshelf tool REQUEST`` (SPEC C, C2, L) against a temporary home and project."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+pytest.importorskip("skillshelf.core.catalog", reason="the catalog module is not importable yet")
+
+from skillshelf.app.cli import main  # noqa: E402
+
+
+@pytest.fixture()
+def workspace(tmp_path, monkeypatch):
+    """A project with two skills under ``.agents/skills`` and an isolated home (SPEC C1)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    for name, desc, body in [
+        ("spreadsheet", "Handle spreadsheet work.", "Normalize the workbook.\n"),
+        ("release-rust", "Release and publish a Rust CLI.", "Ship it.\n"),
+    ]:
+        d = proj / ".agents" / "skills" / name
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {desc}\n---\n{body}")
+    (proj / ".agents" / "skills" / "spreadsheet" / "notes.md").write_text("Column A is the key.\n")
+    for key in list(os.environ):
+        if key.startswith(("ZUNO_", "XDG_")):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return proj
+
+
+def run(capsys, *argv):
+    code = main(["tool", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_search_prints_exactly_the_tool_text(workspace, capsys):
+    # available = every searchable source, built-ins included: take it from `list`
+    _, listed, _ = run(capsys, '{"action":"list"}', "--cwd", str(workspace), "--json")
+    available = json.loads(listed)["metadata"]["available"]
+    code, out, _ = run(capsys, '{"action":"search","query":"spreadsheet"}', "--cwd", str(workspace))
+    assert code == 0
+    assert out == (
+        f"Skill matches for `spreadsheet` (1 shown, 1 matched, {available} available):\n"
+        "- spreadsheet: Handle spreadsheet work.\n"
+        "Load the selected instructions with action `load`, its exact `name`, and the advertised "
+        "`source` when one is present; do not treat a description as the skill body."
+    )
+
+
+def test_load_json_has_output_and_metadata(workspace, capsys):
+    code, out, _ = run(capsys, '{"action":"load","name":"spreadsheet"}', "--cwd", str(workspace), "--json")
+    assert code == 0
+    doc = json.loads(out)
+    location = str(workspace / ".agents" / "skills" / "spreadsheet" / "SKILL.md")
+    assert doc["metadata"]["location"] == location
+    assert doc["metadata"]["complete"] is True
+    assert "--- BEGIN SKILL BODY ---\nNormalize the workbook.\n\n--- END SKILL BODY ---" in doc["output"]
+    assert f"Source: `{location}`" in doc["output"]
+
+
+def test_read_resource_is_byte_exact_on_a_pipe(workspace, capsys):
+    code, out, _ = run(
+        capsys, '{"action":"read_resource","name":"spreadsheet","path":"notes.md"}', "--cwd", str(workspace)
+    )
+    assert (code, out) == (0, "Column A is the key.\n")
+
+
+def test_a_refusal_exits_1_with_the_text_on_stdout(workspace, capsys):
+    code, out, _ = run(capsys, '{"action":"load","name":"deploy","query":"x"}', "--cwd", str(workspace))
+    assert (code, out) == (1, "`skill` action `load` does not accept `query`")
+    code, out, _ = run(capsys, '{"action":"load","name":"nope"}', "--cwd", str(workspace), "--json")
+    assert code == 1
+    err = json.loads(out)["error"]
+    assert err["code"] == "unknown-skill"
+    assert err["message"].startswith("Unknown skill `nope`. Use action `search`")
+    assert "release-rust, " in err["message"] and "spreadsheet" in err["message"]
+
+
+def test_invalid_json_is_a_usage_error(workspace, capsys):
+    code, out, err = run(capsys, "{action:list}", "--cwd", str(workspace))
+    assert code == 2 and out == ""
+    assert err.startswith("skillshelf tool: REQUEST is not valid JSON:")
