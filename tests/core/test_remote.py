@@ -14,7 +14,6 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-
 import pytest
 
 from skillshelf.core import remote
