@@ -31,8 +31,9 @@ Rules (host ``zuno``, ``scan.rs``):
   (Z036). A ``scan_dir`` that is a dangling symlink gives ``broken-symlink``.
 - Matches are sorted the way the host's ``BTreeSet<PathBuf>`` sorts them: component by
   component, each component compared by its bytes. (So ``a/b/SKILL.md`` sorts before
-  ``a-b/SKILL.md`` although ``-`` < ``/`` in a flat byte comparison.) Warnings come in walk
-  order, which is deterministic (entries are visited in name order).
+  ``a-b/SKILL.md`` although ``-`` < ``/`` in a flat byte comparison.) Warnings are sorted the
+  same way by the path they name; sibling directories are walked in name order, so which
+  spelling of a symlink cycle is cut does not depend on ``readdir`` order.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class ScanResult:
     parallel to ``matches`` (same length and order) — discovery's identity key (SPEC D5),
     computed during the walk so discovery need not ``realpath`` every file again.
     ``warnings``: ``CatalogWarning`` kinds ``unreadable``, ``symlink-loop``,
-    ``broken-symlink``, ``not-a-file``, in walk order.
+    ``broken-symlink``, ``not-a-file``, sorted by :func:`path_sort_key` of their ``source``.
     """
 
     matches: tuple[str, ...]
@@ -66,13 +67,14 @@ class ScanResult:
     canonicals: tuple[str, ...] = ()
 
 
-def path_sort_key(path: str) -> list[bytes]:
-    """Sort key matching Rust's ``Path`` order: the list of components, each as bytes.
+def path_sort_key(path: str) -> bytes:
+    """Sort key matching Rust's ``Path`` order (component by component, bytes within).
 
-    Empty components (leading ``/``, doubled ``/``) are dropped like ``Path::components``
-    drops them; the root is implied because every path compared here is absolute.
+    The path's bytes with every ``/`` replaced by NUL: since NUL sorts below every byte that
+    can occur in a file name, a flat comparison of these keys is a component-wise comparison
+    (``a/b`` < ``a-b``). Expects clean absolute paths (no doubled ``/``, no trailing ``/``).
     """
-    return [c for c in os.fsencode(path).split(b"/") if c and c != b"."]
+    return os.fsencode(path).replace(b"/", b"\0")
 
 
 def _reason(exc: OSError) -> str:
@@ -123,6 +125,31 @@ class _Walk:
         )
 
     # ---- walk -----------------------------------------------------------------------------
+    def symlink(self, path: str, name: str, subdirs: list[tuple[str, str, int]]) -> None:
+        """Classify a symlink entry: a matching file, a directory to walk, or a warning."""
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            self.broken(path)
+            return
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                self.loop(path, None)
+            else:
+                self.unreadable(path, exc)
+            return
+        mode = st.st_mode
+        if stat_mod.S_ISDIR(mode):
+            if name == SKILL_FILENAME:
+                self.not_a_file(path)
+            subdirs.append((path, os.path.realpath(path), -1))
+        elif name == SKILL_FILENAME:
+            if stat_mod.S_ISREG(mode):
+                self.matches.append(path)
+                self.canonicals.append(os.path.realpath(path))
+            else:
+                self.not_a_file(path)
+
     def replay(self, spelled: str, canon: str) -> None:
         """Report the matches of an already walked directory under a new spelling."""
         start, end, old = self.done[canon]
@@ -153,8 +180,7 @@ class _Walk:
                 self.replay(spelled, canon)
                 continue
             try:
-                with os.scandir(spelled) as it:
-                    entries = sorted(it, key=_entry_name)
+                it = os.scandir(spelled)
             except OSError as exc:
                 if exc.errno in (errno.ENOENT, errno.ENOTDIR) and spelled is root:
                     return
@@ -164,54 +190,35 @@ class _Walk:
             chain.add(canon)
             stack.append((spelled, canon, len(matches)))
             subdirs: list[tuple[str, str, int]] = []
-            prefix = spelled if spelled.endswith("/") else spelled + "/"
             cprefix = canon if canon.endswith("/") else canon + "/"
-            for entry in entries:
-                name = entry.name
-                if not dot and name[0] == ".":
-                    continue
-                path = prefix + name
-                try:
-                    is_link = entry.is_symlink()
-                    if not is_link:
-                        if name == SKILL_FILENAME:
-                            if entry.is_file(follow_symlinks=False):
-                                matches.append(path)
-                                canonicals.append(cprefix + name)
-                                continue
-                            self.not_a_file(path)
-                        if entry.is_dir(follow_symlinks=False):
-                            subdirs.append((path, cprefix + name, -1))
-                        continue
-                    # A symlink: resolve what it points at.
-                    try:
-                        st = os.stat(path)
-                    except FileNotFoundError:
-                        self.broken(path)
-                        continue
-                    except OSError as exc:
-                        if exc.errno == errno.ELOOP:
-                            self.loop(path, None)
-                        else:
-                            self.unreadable(path, exc)
-                        continue
-                    mode = st.st_mode
-                    if name == SKILL_FILENAME:
-                        if stat_mod.S_ISREG(mode):
-                            matches.append(path)
-                            canonicals.append(os.path.realpath(path))
+            try:
+                with it:
+                    for entry in it:
+                        name = entry.name
+                        if not dot and name[0] == ".":
                             continue
-                        self.not_a_file(path)
-                    if stat_mod.S_ISDIR(mode):
-                        subdirs.append((path, os.path.realpath(path), -1))
-                except OSError as exc:
-                    self.unreadable(path, exc)
-            # Push in reverse so the first name is walked first.
-            stack.extend(reversed(subdirs))
-
-
-def _entry_name(entry: os.DirEntry) -> str:
-    return entry.name
+                        try:
+                            if not entry.is_symlink():
+                                if entry.is_dir(follow_symlinks=False):
+                                    if name == SKILL_FILENAME:
+                                        self.not_a_file(entry.path)
+                                    subdirs.append((entry.path, cprefix + name, -1))
+                                elif name == SKILL_FILENAME:
+                                    if entry.is_file(follow_symlinks=False):
+                                        matches.append(entry.path)
+                                        canonicals.append(cprefix + name)
+                                    else:
+                                        self.not_a_file(entry.path)
+                                continue
+                            self.symlink(entry.path, name, subdirs)
+                        except OSError as exc:
+                            self.unreadable(entry.path, exc)
+            except OSError as exc:  # readdir failed part-way
+                self.unreadable(spelled, exc)
+            if len(subdirs) > 1:
+                # Walk siblings in name order so loop cuts and replays are reproducible.
+                subdirs.sort(reverse=True)
+            stack.extend(subdirs)
 
 
 def scan(scan_dir: str, *, dot: bool) -> ScanResult:
@@ -241,4 +248,5 @@ def scan(scan_dir: str, *, dot: bool) -> ScanResult:
     walk.run(scan_dir, os.path.realpath(scan_dir))
     pairs = dict(zip(walk.matches, walk.canonicals))
     ordered = sorted(pairs, key=path_sort_key)
-    return ScanResult(tuple(ordered), tuple(walk.warnings), tuple(pairs[m] for m in ordered))
+    warnings = sorted(walk.warnings, key=lambda w: path_sort_key(w.source))
+    return ScanResult(tuple(ordered), tuple(warnings), tuple(pairs[m] for m in ordered))

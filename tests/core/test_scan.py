@@ -124,7 +124,7 @@ def test_matches_sorted_component_wise_by_bytes(tmp_path):
 
 
 def test_path_sort_key_components():
-    assert path_sort_key("/a/b-c/SKILL.md") == [b"a", b"b-c", b"SKILL.md"]
+    assert path_sort_key("/a/b-c/SKILL.md") == b"\0a\0b-c\0SKILL.md"
     assert sorted(["/a-b/x", "/a/b/x"], key=path_sort_key) == ["/a/b/x", "/a-b/x"]
 
 
