@@ -644,8 +644,9 @@ def resource_components(requested: str) -> list[str] | None:
 class SkillTool:
     """The ``skill`` tool over a fixed entry list or a live catalog (DESIGN "Stable Python surface").
 
-    ``source`` is a sequence of :class:`SkillEntry` (fixed: an entry with ``body`` is embedded,
-    without it the body is re-read from ``location`` at every load), or a live catalog exposing
+    ``source`` is a sequence of :class:`SkillEntry` or a Generation (fixed: an entry with
+    ``body`` is embedded, without it the body is re-read from ``location`` at every load), or a
+    live catalog exposing
     ``.current`` (a Generation) and ``.refresh()`` (returns the new Generation). A live catalog
     is read afresh on every call and refreshed once when a requested locator or name does not
     resolve (SPEC I3, Z112).
@@ -655,7 +656,9 @@ class SkillTool:
         self._source = source
         self._live = hasattr(source, "current") and hasattr(source, "refresh")
         if not self._live:
-            self._fixed: tuple[SkillEntry, ...] = tuple(source)
+            # a Generation (or anything with ``entries()``) is a fixed catalog too
+            entries = source.entries() if callable(getattr(source, "entries", None)) else source
+            self._fixed: tuple[SkillEntry, ...] = tuple(entries)
 
     # -- catalog access
 
