@@ -89,3 +89,28 @@ def test_invalid_json_is_a_usage_error(workspace, capsys):
     code, out, err = run(capsys, "{action:list}", "--cwd", str(workspace))
     assert code == 2 and out == ""
     assert err.startswith("skillshelf tool: REQUEST is not valid JSON:")
+
+
+def test_z112_live_catalog_renamed_source_is_catalog_stale(workspace):
+    """I3 with the real Catalog: a renamed skill folder → one refresh → catalog-stale naming the new locator."""
+    from skillshelf.app.common import environment
+    from skillshelf.core.catalog import Catalog
+    from skillshelf.core.tool import SkillTool, ToolError
+
+    catalog = Catalog.open(str(workspace), env=environment(), pull_remote=False)
+    tool = SkillTool(catalog)
+    skills = workspace / ".agents" / "skills"
+    old = str(skills / "spreadsheet" / "SKILL.md")
+    os.rename(skills / "spreadsheet", skills / "spreadsheet-new")
+    new = str(skills / "spreadsheet-new" / "SKILL.md")
+    number = catalog.current.number
+    with pytest.raises(ToolError) as info:
+        tool.call({"action": "load", "name": "spreadsheet", "source": old})
+    assert info.value.code == "catalog-stale"
+    assert info.value.message == (
+        f"Skill catalog changed while loading `spreadsheet` from stale source `{old}`. "
+        f"Retry with one currently advertised source: `{new}`"
+    )
+    assert catalog.current.number == number + 1
+    loaded = tool.call({"action": "load", "name": "spreadsheet", "source": new})
+    assert "Normalize the workbook." in loaded.output
