@@ -34,6 +34,7 @@ from skillshelf.core.paths import (
     Environment,
     canonical,
     expand_path,
+    is_within,
     project_walk,
     resolve_worktree,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "zuno_discover",
     "zuno_remote_cache_root",
     "zuno_roots",
+    "zuno_watch_roots",
 ]
 
 #: Project configuration directory name (row 1).
@@ -101,7 +103,7 @@ def zuno_roots(
     entry that is not a directory, in entry order. Row details: module docstring.
     Never raises for file-system problems.
     """
-    cwd = _absolute(cwd, "/")
+    cwd = os.path.abspath(cwd)
     stop = resolve_worktree(cwd, worktree)
     walk = project_walk(cwd, stop)
     external = not env.flag(DISABLE_EXTERNAL_SKILLS)
@@ -172,7 +174,55 @@ def zuno_discover(
     Root-building warnings (``PathNotFound``) come first in ``Discovery.warnings``. With
     ``hints=True`` the browser-only ``uncovered-folder`` diagnostics (SPEC D2) are attached.
     """
-    stop = resolve_worktree(_absolute(cwd, "/"), worktree)
+    stop = resolve_worktree(os.path.abspath(cwd), worktree)
     roots, warnings = zuno_roots(env, cwd, paths=paths, remote_dirs=remote_dirs, worktree=stop)
     diagnostics = uncovered_folders(env, cwd, roots, worktree=stop) if hints else ()
     return discover(roots, warnings=warnings, diagnostics=diagnostics)
+
+
+def zuno_watch_roots(
+    env: Environment,
+    cwd: str,
+    *,
+    paths: Sequence[str] = (),
+    config_paths: Sequence[str] = (),
+    worktree=AUTO_WORKTREE,
+) -> tuple[str, ...]:
+    """Directories whose changes can alter host-``zuno`` discovery (SPEC H4; host
+    ``SkillOptions::watch_roots``), including ones that do not exist yet.
+
+    Candidates: the worktree (or ``cwd`` without one) — it holds every project ``.zuno`` and
+    ``.agents``; ``$XDG_CONFIG_HOME/zuno/skill``; ``$ZUNO_CONFIG_DIR/skill`` when set and
+    non-empty; ``~/.agents/skills`` only when it is a directory now and external skills are not
+    disabled; every ``skills.paths`` entry and every ``skills.config`` ``path``
+    (``config_paths``), expanded per SPEC D3, a file or a ``SKILL.md`` target replaced by its
+    parent. Each is canonicalised (normalised when it does not exist), then the list is sorted
+    by component count and a candidate is dropped when it equals one already kept or lies
+    inside a kept *existing* directory (watched recursively). The remote cache is never a
+    watch root. Returns absolute paths, shallowest first.
+    """
+    cwd = os.path.abspath(cwd)
+    stop = resolve_worktree(cwd, worktree)
+    candidates = [stop if stop is not None else cwd]
+    candidates.append(os.path.join(_absolute(env.xdg_config_home, cwd), "zuno", ZUNO_PREFIX))
+    extra = env.get(CONFIG_DIR)
+    if extra:
+        candidates.append(os.path.join(_absolute(extra, cwd), ZUNO_PREFIX))
+    shared = os.path.join(_absolute(env.home, cwd), AGENTS_DIR, AGENTS_PREFIX)
+    if not env.flag(DISABLE_EXTERNAL_SKILLS) and os.path.isdir(shared):
+        candidates.append(shared)
+    for entry in list(paths) + list(config_paths):
+        candidates.append(expand_path(entry, home=env.home, cwd=cwd))
+    targets: list[str] = []
+    for path in candidates:
+        if os.path.isfile(path) or os.path.basename(path).lower() == "skill.md":
+            path = os.path.dirname(path)
+        if path:
+            targets.append(canonical(path))
+    targets.sort(key=lambda p: len([c for c in p.split("/") if c]))
+    kept: list[str] = []
+    for path in targets:
+        if any(path == k or (os.path.isdir(k) and is_within(path, k)) for k in kept):
+            continue
+        kept.append(path)
+    return tuple(kept)

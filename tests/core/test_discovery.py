@@ -23,6 +23,7 @@ from skillshelf.core.hosts.zuno import (
     zuno_discover,
     zuno_remote_cache_root,
     zuno_roots,
+    zuno_watch_roots,
 )
 from skillshelf.core.model import CatalogWarning, Provenance, Root, Severity
 from skillshelf.core.paths import Environment
@@ -335,6 +336,63 @@ def test_remote_root_is_scanned_last(T):
     d = run(T, "proj", remote_dirs=[str(T / "cache/zuno/skills/remote-one")])
     assert pairs(T, d) == [(GA, "home/.agents/skills/x/SKILL.md"),
                            (RM, "cache/zuno/skills/remote-one/SKILL.md")]
+
+
+def test_relative_cwd_resolves_against_the_process_directory(T, monkeypatch):
+    skill(T, "proj/.agents/skills/a")
+    monkeypatch.chdir(T)
+    roots, _ = zuno_roots(env_for(T), "proj")
+    assert [r.path for r in roots][0] == str(T / "proj/.agents")
+
+
+# ---- watch roots (SPEC H4) -----------------------------------------------------------------
+
+def test_watch_roots_worktree_config_and_paths(T):
+    real = os.path.realpath(T)
+    (T / "proj/sub").mkdir(parents=True)
+    (T / "home/.agents/skills").mkdir(parents=True)
+    (T / "extra/inner").mkdir(parents=True)
+    skill(T, "cfg/one")
+    watch = zuno_watch_roots(
+        env_for(T, ZUNO_CONFIG_DIR=str(T / "zcd")), str(T / "proj/sub"),
+        paths=[str(T / "extra"), str(T / "extra/inner"), "~/not-yet"],
+        config_paths=[str(T / "cfg/one/SKILL.md"), str(T / "proj/sub/x")],
+    )
+    # The worktree T exists and every candidate lies below it, so T alone is watched.
+    assert watch == (real,)
+    # Without a worktree the walk root is cwd; outside candidates stay, deepest ones folded.
+    watch = zuno_watch_roots(
+        env_for(T, ZUNO_CONFIG_DIR=str(T / "zcd")), str(T / "proj/sub"), worktree=None,
+        paths=[str(T / "extra"), str(T / "extra/inner"), "~/not-yet"],
+        config_paths=[str(T / "cfg/one/SKILL.md")],
+    )
+    # Shallowest first (stable among equals); extra/inner folded into the existing extra.
+    assert watch == (
+        real + "/extra", real + "/proj/sub", real + "/zcd/skill", real + "/home/not-yet",
+        real + "/cfg/one", real + "/home/.agents/skills", real + "/home/.config/zuno/skill",
+    )
+
+
+def test_watch_roots_skip_home_agents_when_absent_or_disabled(T):
+    (T / "proj").mkdir()
+    env = env_for(T)
+    assert os.path.realpath(T / "home/.agents/skills") not in zuno_watch_roots(
+        env, str(T / "proj"), worktree=None)
+    (T / "home/.agents/skills").mkdir(parents=True)
+    assert os.path.realpath(T / "home/.agents/skills") in zuno_watch_roots(
+        env, str(T / "proj"), worktree=None)
+    assert os.path.realpath(T / "home/.agents/skills") not in zuno_watch_roots(
+        env_for(T, ZUNO_DISABLE_EXTERNAL_SKILLS="1"), str(T / "proj"), worktree=None)
+
+
+def test_watch_roots_missing_parent_does_not_swallow_children(T):
+    """A kept candidate that does not exist yet cannot be watched recursively, so a deeper
+    candidate below it is kept as well."""
+    (T / "proj").mkdir()
+    watch = zuno_watch_roots(env_for(T), str(T / "proj"), worktree=None,
+                             paths=[str(T / "later"), str(T / "later/deeper")])
+    real = os.path.realpath(T)
+    assert real + "/later" in watch and real + "/later/deeper" in watch
 
 
 # ---- discover() on explicit roots ----------------------------------------------------------
