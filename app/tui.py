@@ -1,0 +1,103 @@
+"""The skillshelf TUI: :class:`SkillshelfApp` and the ``run_tui`` entry used by ``app/cli.py``.
+
+The app takes an injected catalog factory (memray style) so tests pass a fake; ``run_tui``
+builds the real one from the command line (SPEC C: ``skillshelf [COMMON] [--demo]``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from skillshelf.app.screens.help import HelpScreen
+from skillshelf.app.screens.main import CatalogLike, MainScreen
+from skillshelf.app.screens.palette import SkillProvider
+
+__all__ = ["SkillshelfApp", "run_tui", "display_path"]
+
+
+class SkillshelfApp(App[int]):
+    """One main screen (:class:`MainScreen`) over the catalog ``open_catalog()`` returns.
+
+    ``open_catalog`` runs in a worker thread (it may take ~1 s on 10k skills). ``host`` and
+    ``cwd_display`` are shown in the header.
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "skillshelf"
+    COMMANDS = App.COMMANDS | {SkillProvider}
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("ctrl+p", "command_palette", "Palette", show=False, id="app.palette"),
+    ]
+
+    def __init__(self, open_catalog: Callable[[], CatalogLike], *, host: str = "zuno", cwd_display: str = "") -> None:
+        super().__init__()
+        self._open_catalog = open_catalog
+        self.host = host
+        self.cwd_display = cwd_display
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display)
+
+    @property
+    def main_screen(self) -> MainScreen:
+        """The catalog screen (bottom of the stack)."""
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        raise LookupError("main screen not mounted")
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+
+def display_path(path: str, home: str | None) -> str:
+    """``path`` with ``home`` shown as ``~`` (for the header)."""
+    home = (home or "").rstrip("/")
+    if home and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home) :]
+    return path
+
+
+def run_tui(ns: Any) -> int:
+    """Run the TUI for parsed options ``ns`` (``cwd``, ``host``, ``context_window``, ``path``,
+    ``config``, ``demo``); returns the exit code (0, or 2 when ``--demo`` is unavailable)."""
+    from skillshelf.core.catalog import Catalog
+    from skillshelf.core.paths import Environment
+
+    cwd = os.path.abspath(ns.cwd or os.getcwd())
+    env_map: Any = None
+    if getattr(ns, "demo", False):
+        try:
+            from skillshelf.app.demo import prepare_demo
+        except ImportError:
+            print("skillshelf: --demo is not available in this build", file=sys.stderr)
+            return 2
+        demo = prepare_demo()
+        cwd = str(demo.cwd)
+        env_map = dict(demo.env)
+    env = Environment.from_mapping(env_map)
+    host = getattr(ns, "host", "zuno") or "zuno"
+
+    def open_catalog() -> CatalogLike:
+        return Catalog.open(
+            cwd,
+            env=env,
+            host=host,
+            paths=tuple(getattr(ns, "path", None) or ()),
+            config_files=tuple(getattr(ns, "config", None) or ()),
+            context_window=getattr(ns, "context_window", None),
+        )
+
+    app = SkillshelfApp(open_catalog, host=host, cwd_display=display_path(cwd, env.home or str(Path.home())))
+    app.run()
+    return int(app.return_code or 0)

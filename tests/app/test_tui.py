@@ -1,0 +1,188 @@
+"""Pilot tests of the main screen on a fake catalog (DESIGN "The TUI"; SPEC X1, D6, F6)."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from textual.widgets import Input
+
+from skillshelf.app.screens.help import HelpScreen
+from skillshelf.app.screens.main import MainScreen
+from skillshelf.app.tui import SkillshelfApp, display_path
+from skillshelf.widgets.budget_meter import BudgetMeter
+from skillshelf.widgets.catalog_list import CatalogList
+from skillshelf.widgets.source_pane import SourcePane
+
+from tui_fixtures import X1_DESCRIPTION, FakeCatalog
+
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def catalog(tmp_path):
+    return FakeCatalog(tmp_path)
+
+
+def make_app(catalog) -> SkillshelfApp:
+    return SkillshelfApp(lambda: catalog, host="zuno", cwd_display="~/w")
+
+
+async def settle(app, pilot) -> None:
+    """Let catalog and body workers finish and their messages land."""
+    for _ in range(3):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def shown_names(app) -> list[str]:
+    lst = app.screen.query_one(CatalogList)
+    return [app.main_screen.rows[i].name for i in lst.order]
+
+
+def screen_text(app) -> str:
+    svg = app.export_screenshot()
+    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
+
+
+async def test_header_rows_and_meter(catalog):
+    app = make_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        text = screen_text(app)
+        assert "skillshelf ─ host zuno ─ ~/w ─ generation 1 ─ 5 sources · 1 ambiguous · 1 broken" in text
+        lst = app.screen.query_one(CatalogList)
+        assert lst.option_count == 6
+        assert shown_names(app) == ["docx", "pdf", "pdf", "code-review", "xlsx", "broken-one"]
+        states = [app.main_screen.rows[i].state + app.main_screen.rows[i].flag for i in lst.order]
+        assert states == ["✓ ", "◆ ", "◆ ", "✓ ", "✓s", "✗!"]
+        meter = app.screen.query_one(BudgetMeter)
+        assert meter.limit == 8000 or meter.message == "budget not available"
+
+
+async def test_filter_narrows_and_escape_clears(catalog):
+    app = make_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input)
+        await pilot.press("p", "d", "f")
+        await pilot.pause(0.2)
+        assert shown_names(app) == ["pdf", "pdf"]
+        assert "Catalog (2 of 6)" in screen_text(app)
+        app.screen.query_one("#filter", Input).value = "spredsheet"  # typo, description match
+        await pilot.pause(0.2)
+        assert shown_names(app) == ["xlsx"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.query_one("#filter", Input).value == ""
+        assert len(shown_names(app)) == 6
+        assert isinstance(app.focused, CatalogList)
+
+
+async def test_select_row_shows_locator_description_and_body(catalog):
+    app = make_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("down", "j", "j", "k")  # docx -> pdf -> pdf(global) -> code-review -> pdf(global)
+        await settle(app, pilot)
+        pane = app.screen.query_one(SourcePane)
+        pdf_global = catalog.current.sources[3]
+        assert f"locator     {pdf_global.location}" in pane.details_text
+        assert "pdf  ·  ambiguous (2)" in pane.details_text
+        assert "description Global PDF helper" in pane.details_text
+        assert pane.body_text == "---\nname: pdf\ndescription: Global PDF helper\n---\nglobal pdf body\n"
+        await pilot.press("enter")
+        assert app.focused is not None and app.focused.id == "source-details-scroll"
+        await pilot.press("escape")
+        assert isinstance(app.focused, CatalogList)
+
+
+async def test_f6_rejected_row_shows_diagnostic_with_line(catalog):
+    app = make_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("end")
+        await settle(app, pilot)
+        details = app.screen.query_one(SourcePane).details_text
+        assert "broken-one  ·  rejected" in details
+        assert "warning     Frontmatter: invalid YAML frontmatter" in details
+        assert "line 3 col 14 error[yaml-error] mapping values are not allowed here (field description)" in details
+
+
+async def test_d6_next_and_previous_conflict(catalog):
+    app = make_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        lst = app.screen.query_one(CatalogList)
+        assert lst.highlighted == 0
+        await pilot.press("n")
+        assert lst.highlighted == 1
+        await pilot.press("down", "down", "n")  # from code-review wraps to the pdf group start
+        assert lst.highlighted == 1
+        await pilot.press("home", "N")
+        assert lst.highlighted == 1
+
+
+async def test_refresh_publishes_next_generation(catalog):
+    app = make_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("down", "r")
+        await settle(app, pilot)
+        assert catalog.refreshes == 1
+        assert "generation 2" in screen_text(app)
+        assert app.screen.query_one(CatalogList).highlighted == 1  # cursor kept on the same row
+
+
+async def test_help_opens_and_closes(catalog):
+    app = make_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = screen_text(app)
+        assert "next ambiguous name (conflict)" in text and "↺  kept-last-valid" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_palette_jumps_to_skill(catalog):
+    app = make_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"xlsx")
+        await pilot.pause(0.4)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+        lst = app.screen.query_one(CatalogList)
+        assert app.main_screen.rows[lst.current_row].name == "xlsx"
+        assert "exposure    search (sidecar agents/zuno.yaml)" in app.screen.query_one(SourcePane).details_text
+
+
+async def test_x1_markup_and_escapes_shown_literally(catalog):
+    app = make_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("down", "down", "down")  # code-review
+        await settle(app, pilot)
+        pane = app.screen.query_one(SourcePane)
+        assert "Review code [bold red]x[/] then ␛[31mred␛[0m done" in pane.details_text
+        assert "\x1b" not in pane.details_text and "\x1b" not in pane.body_text
+        assert "body with ␛[2J escape" in pane.body_text
+        text = screen_text(app)
+        assert "[bold red]x[/]" in text and "␛[31mred␛[0m" in text
+        assert X1_DESCRIPTION not in text
+
+
+def test_display_path_home_tilde():
+    assert display_path("/home/u/src/app", "/home/u") == "~/src/app"
+    assert display_path("/home/user2", "/home/u") == "/home/user2"
+    assert display_path("/home/u", "/home/u/") == "~"

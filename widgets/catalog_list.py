@@ -1,0 +1,121 @@
+"""The catalog list: one virtualised line per row (an ``OptionList``; no per-row widgets).
+
+Attributes down: the screen calls :meth:`CatalogList.show_rows` with the rows of a generation and
+the visible order (filter hits, grouped). Messages up: :class:`CatalogList.RowHighlighted` and
+:class:`CatalogList.RowChosen` carry the row index. 10,000 rows fill in ~0.3 s (DESIGN
+"Measured here").
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from rich.cells import cell_len
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from skillshelf.core.textsafe import visible
+from skillshelf.widgets.rows import CatalogRow, row_prompt
+
+__all__ = ["CatalogList"]
+
+#: Name column width bounds, in cells.
+NAME_MIN, NAME_MAX = 8, 30
+
+
+class CatalogList(OptionList):
+    """Catalog rows with fixed-width text columns: status, name, exposure, provenance, location.
+
+    | key | action |
+    |---|---|
+    | ``j`` / ``down`` | next row |
+    | ``k`` / ``up`` | previous row |
+    | ``enter`` | choose the row (posts :class:`RowChosen`) |
+    """
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="catalog.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="catalog.up"),
+    ]
+
+    DEFAULT_CSS = """
+    CatalogList {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    class RowHighlighted(Message):
+        """The cursor moved to row ``row`` (index into the rows last shown), or ``None``."""
+
+        def __init__(self, catalog_list: "CatalogList", row: int | None) -> None:
+            super().__init__()
+            self.catalog_list = catalog_list
+            self.row = row
+
+        @property
+        def control(self) -> "CatalogList":
+            return self.catalog_list
+
+    class RowChosen(RowHighlighted):
+        """``enter`` (or a click) on row ``row``."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes, markup=False)
+        self.rows: Sequence[CatalogRow] = ()
+        self.order: list[int] = []
+        self._position: dict[int, int] = {}
+
+    def show_rows(
+        self,
+        rows: Sequence[CatalogRow],
+        order: Sequence[int],
+        spans: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+        *,
+        keep: int | None = None,
+    ) -> None:
+        """Show ``rows[i]`` for each ``i`` in ``order``; ``spans`` emphasise filter matches in
+        names. The cursor goes to row ``keep`` when it is shown, else to the first line."""
+        spans = spans or {}
+        self.rows = rows
+        self.order = list(order)
+        self._position = {row: pos for pos, row in enumerate(self.order)}
+        widest = max((cell_len(visible(rows[i].name)) for i in self.order), default=NAME_MIN)
+        width = max(NAME_MIN, min(NAME_MAX, widest))
+        self.set_options(
+            Option(row_prompt(rows[i], width, spans.get(i, ())), id=str(i)) for i in self.order
+        )
+        if keep is not None and keep in self._position:
+            self.highlighted = self._position[keep]
+        elif self.order:
+            self.highlighted = 0
+
+    @property
+    def current_row(self) -> int | None:
+        """Row index under the cursor, or ``None`` when the list is empty."""
+        if self.highlighted is None or not self.order:
+            return None
+        return self.order[self.highlighted]
+
+    def position_of(self, row: int) -> int | None:
+        """Line position of row ``row`` in the current order, or ``None`` when filtered out."""
+        return self._position.get(row)
+
+    def highlight_row(self, row: int) -> bool:
+        """Move the cursor to row ``row``; False when it is not shown."""
+        pos = self._position.get(row)
+        if pos is None:
+            return False
+        self.highlighted = pos
+        self.scroll_to_highlight(top=False)
+        return True
+
+    def _on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        self.post_message(self.RowHighlighted(self, int(event.option.id) if event.option.id else None))
+
+    def _on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.post_message(self.RowChosen(self, int(event.option.id) if event.option.id else None))

@@ -1,0 +1,57 @@
+"""The one-line catalog header: ``skillshelf ─ host zuno ─ <cwd> ─ generation N ─ counts``."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from skillshelf.core.model import Generation
+from skillshelf.core.textsafe import visible
+
+__all__ = ["CatalogHeader", "header_text", "counts_text"]
+
+
+def counts_text(generation: Generation) -> str:
+    """``212 sources · 3 ambiguous · 2 broken`` (plus ``· N disabled`` when N > 0). Sources
+    count every listed source, disabled ones included; ambiguous counts names (SPEC D6);
+    broken counts rejected files (SPEC F6)."""
+    disabled = sum(1 for s in generation.sources if not s.enabled)
+    text = (
+        f"{len(generation.sources):,} sources · {len(generation.ambiguous_names()):,} ambiguous"
+        f" · {len(generation.rejected):,} broken"
+    )
+    if disabled:
+        text += f" · {disabled:,} disabled"
+    return text
+
+
+def header_text(host: str, cwd: str, generation: Generation | None, status: str = "") -> Content:
+    """The header line; ``status`` (``loading…``, an error) replaces the counts when set or
+    when there is no generation yet. ``cwd`` is shown as given (made visible, SPEC X1)."""
+    parts: list[str | tuple[str, str]] = [("skillshelf", "bold"), f" ─ host {host} ─ ", visible(cwd)]
+    if generation is not None:
+        parts.append(f" ─ generation {generation.number} ─ ")
+        parts.append(counts_text(generation))
+    if status:
+        parts.append(" ─ ")
+        parts.append((visible(status), "$warning"))
+    return Content.assemble(*parts)
+
+
+class CatalogHeader(Static):
+    """Static header; the screen calls :meth:`show`."""
+
+    DEFAULT_CSS = """
+    CatalogHeader {
+        height: 1;
+        width: 1fr;
+        background: $panel;
+        padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    def show(self, host: str, cwd: str, generation: Generation | None, status: str = "") -> None:
+        """Re-render for ``generation`` (or the ``status`` alone)."""
+        self.update(header_text(host, cwd, generation, status))

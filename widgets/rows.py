@@ -1,0 +1,225 @@
+"""Catalog rows: one per source and per rejected file, grouped by name, with status glyphs.
+
+The row model (:class:`CatalogRow`, :func:`build_rows`, :func:`group_hits`) is plain Python so it
+is tested without an app; :func:`row_prompt` turns a row into the fixed-width
+:class:`~textual.content.Content` line the :class:`~skillshelf.widgets.catalog_list.CatalogList`
+shows. All skill-derived text goes through :func:`skillshelf.core.textsafe.visible` and plain
+``Content`` constructors, never markup (SPEC X1).
+
+Status column, two cells, readable without colour (DESIGN "The TUI"; colour only reinforces):
+
+first cell (state)        second cell (flag)
+``✓`` ok                  ``!`` has error-severity diagnostics (host or lint)
+``◆`` ambiguous name      ``s`` search-only exposure
+``○`` disabled            ``e`` explicit-only exposure
+``✗`` rejected (broken)   `` `` none of these (``!`` wins over ``s``/``e``)
+``↺`` kept last valid
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence, Union
+
+from rich.cells import cell_len, set_cell_size
+from textual.content import Content
+
+from skillshelf.core.model import Exposure, Generation, Rejected, Severity, Source, Status
+from skillshelf.core.textsafe import visible
+
+__all__ = [
+    "OK", "AMBIGUOUS", "DISABLED", "REJECTED", "KEPT", "LINT", "SEARCH_ONLY", "EXPLICIT_ONLY",
+    "LEGEND", "LEGEND_ITEMS", "CatalogRow", "build_rows", "group_hits", "row_prompt", "short_location", "fit",
+]
+
+OK, AMBIGUOUS, DISABLED, REJECTED, KEPT = "✓", "◆", "○", "✗", "↺"
+LINT, SEARCH_ONLY, EXPLICIT_ONLY = "!", "s", "e"
+
+#: (glyph, meaning) in legend order; shown under the table and on the help screen.
+LEGEND_ITEMS: tuple[tuple[str, str], ...] = (
+    (OK, "ok"),
+    (AMBIGUOUS, "ambiguous"),
+    (DISABLED, "disabled"),
+    (REJECTED, "rejected"),
+    (KEPT, "kept-last-valid"),
+    (SEARCH_ONLY, "search-only"),
+    (EXPLICIT_ONLY, "explicit-only"),
+    (LINT, "lint errors"),
+)
+LEGEND = "  ".join(f"{g} {m}" for g, m in LEGEND_ITEMS)
+
+_GLYPH_STYLE = {
+    OK: "$success",
+    AMBIGUOUS: "$warning",
+    DISABLED: "$foreground-muted",
+    REJECTED: "$error",
+    KEPT: "$warning",
+    LINT: "$error",
+    SEARCH_ONLY: "$accent",
+    EXPLICIT_ONLY: "$accent",
+}
+
+Item = Union[Source, Rejected]
+
+
+@dataclass(frozen=True)
+class CatalogRow:
+    """One catalog line. ``item`` is the :class:`Source` or :class:`Rejected` it shows;
+    ``state`` and ``flag`` are the two status cells (see module doc); ``ambiguous`` is the
+    number of enabled sources sharing the name (0 when the name is unique)."""
+
+    item: Item
+    state: str
+    flag: str
+    ambiguous: int = 0
+
+    @property
+    def rejected(self) -> bool:
+        """True for a host-refused file (SPEC F6)."""
+        return isinstance(self.item, Rejected)
+
+    @property
+    def name(self) -> str:
+        """The skill name (folder name for a rejected file); raw, untrusted."""
+        return self.item.name
+
+    @property
+    def location(self) -> str:
+        """The locator; raw, untrusted."""
+        return self.item.location
+
+    @property
+    def exposure(self) -> str:
+        """``index`` / ``search`` / ``explicit``, or ``—`` for a rejected file."""
+        if isinstance(self.item, Rejected):
+            return "—"
+        return self.item.exposure.value
+
+
+def _flag(item: Item) -> str:
+    if any(d.severity is Severity.ERROR for d in item.diagnostics):
+        return LINT
+    if isinstance(item, Source):
+        if item.exposure is Exposure.SEARCH:
+            return SEARCH_ONLY
+        if item.exposure is Exposure.EXPLICIT:
+            return EXPLICIT_ONLY
+    return " "
+
+
+def build_rows(generation: Generation) -> list[CatalogRow]:
+    """Rows for ``generation``: sources in catalog order with every later source of the same
+    name pulled up right after the first one (SPEC D6 groups), then the rejected files in
+    their order. A name is ambiguous when two or more *enabled* sources declare it."""
+    counts: dict[str, int] = {}
+    for s in generation.sources:
+        if s.enabled:
+            counts[s.name] = counts.get(s.name, 0) + 1
+    by_name: dict[str, list[Source]] = {}
+    for s in generation.sources:
+        by_name.setdefault(s.name, []).append(s)
+    rows: list[CatalogRow] = []
+    done: set[str] = set()
+    for s in generation.sources:
+        if s.name in done:
+            continue
+        done.add(s.name)
+        for member in by_name[s.name]:
+            n = counts.get(member.name, 0)
+            if not member.enabled or member.status is Status.DISABLED:
+                state = DISABLED
+            elif member.status is Status.KEPT_LAST_VALID:
+                state = KEPT
+            elif n > 1:
+                state = AMBIGUOUS
+            else:
+                state = OK
+            rows.append(CatalogRow(member, state, _flag(member), n if n > 1 else 0))
+    for r in generation.rejected:
+        rows.append(CatalogRow(r, REJECTED, _flag(r), 0))
+    return rows
+
+
+def group_hits(rows: Sequence[CatalogRow], hits: Sequence[int]) -> list[int]:
+    """Re-order filter hits (row indices, best first) so rows of one source name stay adjacent:
+    each name's hits follow its best-ranked hit, in row order. Rejected rows are never grouped."""
+    by_name: dict[str, list[int]] = {}
+    for i in hits:
+        if not rows[i].rejected:
+            by_name.setdefault(rows[i].name, []).append(i)
+    out: list[int] = []
+    placed: set[int] = set()
+    for i in hits:
+        if i in placed:
+            continue
+        if rows[i].rejected:
+            out.append(i)
+            placed.add(i)
+            continue
+        for j in sorted(by_name[rows[i].name]):
+            if j not in placed:
+                out.append(j)
+                placed.add(j)
+    return out
+
+
+def short_location(item: Item) -> str:
+    """The locator shortened for the list: relative to its root when under it, without the
+    trailing ``/SKILL.md``; built-in URLs unchanged. Raw (callers make it visible)."""
+    loc = item.location
+    if loc.startswith("builtin://"):
+        return loc
+    if loc.endswith("/SKILL.md"):
+        loc = loc[: -len("/SKILL.md")]
+    root = (item.root or "").rstrip("/")
+    if root and loc.startswith(root + "/"):
+        return loc[len(root) + 1 :]
+    parts = loc.rsplit("/", 2)
+    return "…/" + "/".join(parts[-2:]) if len(parts) == 3 else loc
+
+
+def fit(text: str, width: int) -> str:
+    """Pad or cut ``text`` to exactly ``width`` terminal cells; a cut ends in ``…``."""
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return set_cell_size(text, width)
+    return set_cell_size(text, width - 1) + "…"
+
+
+def row_prompt(
+    row: CatalogRow,
+    name_width: int,
+    spans: Sequence[tuple[int, int]] = (),
+) -> Content:
+    """The list line: ``<state><flag> <name> <exposure> <provenance> <short location>`` with
+    fixed widths (name ``name_width`` cells, exposure 8, provenance 15). ``spans`` (character
+    ranges in the name, from the filter) are emphasised. Text is made visible first (SPEC X1)."""
+    name = visible(row.name)
+    name_cell = fit(name, name_width)
+    parts: list[str | tuple[str, str] | Content] = [
+        (row.state, _GLYPH_STYLE.get(row.state, "")),
+        (row.flag, _GLYPH_STYLE.get(row.flag, "")),
+        " ",
+    ]
+    if spans and name == row.name:
+        limit = min(len(name), len(name_cell) - (1 if cell_len(name) > name_width else 0))
+        name_content = Content(name_cell)
+        for start, end in spans:
+            end = min(end, limit)
+            if start < end:
+                name_content = name_content.stylize("bold underline", start, end)
+        parts.append(name_content)
+    else:
+        parts.append(name_cell)
+    provenance = row.item.provenance.value
+    muted = "$foreground-muted"
+    parts += [
+        " ",
+        (fit(row.exposure, 8), muted if row.exposure == "—" else ""),
+        " ",
+        (fit(provenance, 15), ""),
+        " ",
+        (visible(short_location(row.item)), muted),
+    ]
+    return Content.assemble(*parts)
