@@ -375,7 +375,7 @@ def _quote_findings(split: Split, out: _Out) -> None:
             key, value = hit
             col = line.find(value)
             inner = value.find(": ")
-            column = (col + inner + 2) if inner >= 0 and col >= 0 else None
+            column = (col + inner + 1) if inner >= 0 and col >= 0 else None
             code = "quote-description" if key == "description" else "quote-value"
             out.add(code,
                     f"unquoted `: ` inside the value of `{key}` is invalid YAML; quote the value (Zuno retries "
