@@ -1,0 +1,68 @@
+"""Budget meter, header and source-pane text (pure renderers; SPEC U, F5, X1)."""
+
+from __future__ import annotations
+
+from skillshelf.app.screens.help import HELP_ROWS, help_content
+from skillshelf.app.screens.main import MainScreen
+from skillshelf.app.tui import SkillshelfApp
+from skillshelf.core.model import (
+    CatalogWarning, Diagnostic, Generation, Provenance, Rejected, Severity, Source,
+)
+from skillshelf.widgets.budget_meter import meter_text
+from skillshelf.widgets.catalog_list import CatalogList
+from skillshelf.widgets.header import counts_text, header_text
+from skillshelf.widgets.rows import build_rows
+from skillshelf.widgets.source_pane import details_content, diagnostic_line
+
+
+def test_meter_text_numbers_and_bar():
+    text = meter_text("index", 6120, 8000, tokens=1530, truncated=3, omitted=0, bar_width=8).plain
+    assert text == "index ██████░░ 6,120 / 8,000 chars · 1,530 tok · 3 truncated · 0 omitted"
+    approx = meter_text("index", 10, 0, tokens=3, tokens_exact=False, bar_width=4).plain
+    assert approx == "index ████ 10 / 0 chars · ~3 tok · 0 truncated · 0 omitted"
+
+
+def _gen():
+    a = Source(name="a", location="/p/a/SKILL.md", provenance=Provenance.PROJECT_ZUNO, canonical="/p/a/SKILL.md")
+    a2 = Source(name="a", location="/g/a/SKILL.md", provenance=Provenance.GLOBAL_AGENTS, canonical="/g/a/SKILL.md")
+    off = Source(name="off", location="/g/off/SKILL.md", provenance=Provenance.GLOBAL_AGENTS,
+                 canonical="/g/off/SKILL.md", enabled=False, disabled_reason="skills.config entry 1 in /p/zuno.json")
+    bad = Rejected(location="/g/bad/SKILL.md", provenance=Provenance.GLOBAL_AGENTS, canonical="/g/bad/SKILL.md",
+                   name="bad", warning=CatalogWarning("MissingName", "/g/bad/SKILL.md", "missing name"),
+                   diagnostics=(Diagnostic(Severity.ERROR, "missing-name", "no name", field="name", line=1),))
+    return Generation(7, "", "zuno", "/p", (), (a, a2, off), (bad,), ())
+
+
+def test_header_counts():
+    g = _gen()
+    assert counts_text(g) == "3 sources · 1 ambiguous · 1 broken · 1 disabled"
+    assert header_text("zuno", "~/p\x1b", g).plain == (
+        "skillshelf ─ host zuno ─ ~/p␛ ─ generation 7 ─ 3 sources · 1 ambiguous · 1 broken · 1 disabled")
+    assert header_text("zhin", "/x", None, "loading…").plain == "skillshelf ─ host zhin ─ /x ─ loading…"
+
+
+def test_f5_diagnostic_line_formats():
+    d = Diagnostic(Severity.WARNING, "desc-long", "too \x1b long", line=3, column=14)
+    assert diagnostic_line(d) == "line 3 col 14 warning[desc-long] too ␛ long"
+    assert diagnostic_line(Diagnostic(Severity.INFO, "x", "m")) == "info[x] m"
+
+
+def test_details_disabled_and_rejected():
+    rows = build_rows(_gen())
+    off = details_content(rows[2]).plain
+    assert "enabled     no (skills.config entry 1 in /p/zuno.json)" in off
+    bad = details_content(rows[3]).plain
+    assert bad.splitlines()[0] == "bad  ·  rejected"
+    assert "warning     MissingName: missing name" in bad
+    assert "  line 1 error[missing-name] no name (field name)" in bad
+    amb = details_content(rows[0]).plain
+    assert amb.splitlines()[0] == "a  ·  ambiguous (2)"
+    assert "description (none: not described, so never indexed)" in amb
+
+
+def test_help_lists_every_binding_id():
+    ids = {b.id for b in [*MainScreen.BINDINGS, *SkillshelfApp.BINDINGS, *CatalogList.BINDINGS]}
+    assert ids <= {row[0] for row in HELP_ROWS}
+    text = help_content().plain
+    assert "  n         next ambiguous name (conflict)" in text
+    assert "  ✗  rejected" in text

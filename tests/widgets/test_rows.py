@@ -1,0 +1,83 @@
+"""widgets/rows.py: grouping, glyphs, filter regrouping, fixed-width prompt (SPEC D6, F6, X1)."""
+
+from __future__ import annotations
+
+from skillshelf.core.model import (
+    Diagnostic, Exposure, Generation, Provenance, Rejected, Severity, Source, Status,
+)
+from skillshelf.widgets.rows import (
+    LEGEND, build_rows, fit, group_hits, row_prompt, short_location,
+)
+
+
+def src(name, root="/r", prov=Provenance.PROJECT_ZUNO, **kw):
+    loc = f"{root}/{name}-{prov.value}/SKILL.md"
+    return Source(name=name, location=loc, provenance=prov, canonical=loc, root=root, **kw)
+
+
+def gen(sources, rejected=()):
+    return Generation(1, "", "zuno", "/w", (), tuple(sources), tuple(rejected), ())
+
+
+def test_d6_same_name_rows_grouped_and_marked():
+    g = gen([src("a"), src("b"), src("a", prov=Provenance.GLOBAL_AGENTS), src("c")])
+    rows = build_rows(g)
+    assert [(r.name, r.item.provenance.value, r.state, r.ambiguous) for r in rows] == [
+        ("a", "project-zuno", "◆", 2),
+        ("a", "global-agents", "◆", 2),
+        ("b", "project-zuno", "✓", 0),
+        ("c", "project-zuno", "✓", 0),
+    ]
+
+
+def test_disabled_member_does_not_make_name_ambiguous():
+    g = gen([src("a"), src("a", prov=Provenance.GLOBAL_AGENTS, enabled=False, status=Status.DISABLED)])
+    rows = build_rows(g)
+    assert [(r.state, r.ambiguous) for r in rows] == [("✓", 0), ("○", 0)]
+
+
+def test_flags_and_kept_last_valid_and_rejected():
+    err = Diagnostic(Severity.ERROR, "name-format", "bad", line=2, column=7)
+    warn = Diagnostic(Severity.WARNING, "w", "meh")
+    g = gen(
+        [src("s", exposure=Exposure.SEARCH), src("e", exposure=Exposure.EXPLICIT),
+         src("l", exposure=Exposure.SEARCH, diagnostics=(err,)), src("w", diagnostics=(warn,)),
+         src("k", status=Status.KEPT_LAST_VALID)],
+        [Rejected(location="/r/x/SKILL.md", provenance=Provenance.GLOBAL_AGENTS, canonical="/r/x/SKILL.md", name="x")],
+    )
+    assert [(r.state + r.flag) for r in build_rows(g)] == ["✓s", "✓e", "✓!", "✓ ", "↺ ", "✗ "]
+
+
+def test_group_hits_keeps_groups_adjacent():
+    g = gen([src("a"), src("b"), src("a", prov=Provenance.GLOBAL_AGENTS)],
+            [Rejected(location="/r/a/SKILL.md", provenance=Provenance.GLOBAL_AGENTS, canonical="/r/a/SKILL.md", name="a")])
+    rows = build_rows(g)  # a, a, b, rejected a
+    assert group_hits(rows, [3, 1, 2]) == [3, 1, 2]
+    assert group_hits(rows, [1, 2, 0]) == [0, 1, 2]  # both "a" rows follow the best-ranked one, in row order
+
+
+def test_short_location_and_fit():
+    s = src("pdf", root="/home/u/.agents/skills")
+    assert short_location(s) == "pdf-project-zuno"
+    other = Source(name="x", location="/a/b/c/x/SKILL.md", provenance=Provenance.CONFIGURED_PATH, canonical="/a")
+    assert short_location(other) == "…/c/x"
+    assert fit("abc", 5) == "abc  "
+    assert fit("abcdef", 4) == "abc…"
+    assert fit("日本語", 4) == "日 …"
+
+
+def test_x1_row_prompt_plain_and_fixed_width():
+    s = src("[b]x[/b]\x1b[2J")
+    prompt = row_prompt(build_rows(gen([s]))[0], 10)
+    assert prompt.plain == "✓  [b]x[/b]␛… index    project-zuno    [b]x[/b]\x1b[2J-project-zuno".replace("\x1b", "␛")
+
+
+def test_row_prompt_highlights_spans():
+    s = src("pdf-tools")
+    prompt = row_prompt(build_rows(gen([s]))[0], 10, [(0, 3)])
+    assert prompt.plain.startswith("✓  pdf-tools  index")
+    assert any(span.start == 3 and span.end == 6 for span in prompt.spans)
+
+
+def test_legend_lists_every_glyph():
+    assert LEGEND == "✓ ok  ◆ ambiguous  ○ disabled  ✗ rejected  ↺ kept-last-valid  s search-only  e explicit-only  ! lint errors"
