@@ -158,7 +158,10 @@ class RuleEntry:
         non-recursive → the file's parent *is* the target; recursive → the file is at or below
         the target, compared component-wise (``/a/b`` does not cover ``/a/bc``).
         """
-        skill = os.path.normpath(canonical_skill_md)
+        return self._matches_normal(os.path.normpath(canonical_skill_md))
+
+    def _matches_normal(self, skill: str) -> bool:
+        """:meth:`matches` for an already normalised path (the catalog's hot loop)."""
         if self.targets_file:
             return skill == self.path
         if self.recursive:
@@ -208,8 +211,11 @@ class Config:
         :meth:`RuleEntry.matches`). Pure: never touches the file system.
         """
         winner: RuleEntry | None = None
+        if not self.rules:
+            return RuleDecision()
+        skill = os.path.normpath(canonical_skill_md)
         for rule in self.rules:
-            if rule.matches(canonical_skill_md):
+            if rule._matches_normal(skill):
                 winner = rule
         if winner is None:
             return RuleDecision()

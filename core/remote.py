@@ -68,9 +68,17 @@ from pathlib import PurePath
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import quote
 
-import httpx
 
 from skillshelf.core.model import CatalogWarning
+
+
+def _httpx():
+    """httpx, imported on first use: importing it pulls in rich/click through its CLI module, which
+    the pure core must not load unless a remote pull actually happens."""
+    import httpx
+
+    return httpx
+
 
 #: The stamp file recording the ``version`` a cached skill was built from (Z140).
 VERSION_MARKER = ".zuno-version"
@@ -444,19 +452,19 @@ def _fetch(
                 if time.monotonic() > deadline:
                     raise _Timeout()
             return b"".join(chunks)
-    except httpx.TimeoutException:
+    except _httpx().TimeoutException:
         raise _Timeout() from None
     except (_Timeout, _FetchFailed):
         raise
-    except (httpx.HTTPError, httpx.InvalidURL, OSError, ValueError) as exc:
+    except (_httpx().HTTPError, _httpx().InvalidURL, OSError, ValueError) as exc:
         raise _FetchFailed(_http_detail(url, exc)) from None
 
 
-def _default_client(timeout: float) -> httpx.Client:
-    return httpx.Client(
-        timeout=httpx.Timeout(timeout),
+def _default_client(timeout: float) -> "httpx.Client":
+    return _httpx().Client(
+        timeout=_httpx().Timeout(timeout),
         follow_redirects=True,
-        limits=httpx.Limits(
+        limits=_httpx().Limits(
             max_connections=SKILL_CONCURRENCY * FILE_CONCURRENCY,
             max_keepalive_connections=SKILL_CONCURRENCY * FILE_CONCURRENCY,
         ),
@@ -766,8 +774,8 @@ def _pull_one(
 ) -> None:
     base = with_trailing_slash(url)
     try:
-        parsed = httpx.URL(base)
-    except (httpx.InvalidURL, ValueError, TypeError) as exc:
+        parsed = _httpx().URL(base)
+    except (_httpx().InvalidURL, ValueError, TypeError) as exc:
         warnings.append(_w_malformed(url, str(exc) or "invalid URL"))
         return
     if not parsed.scheme or not parsed.host:
@@ -841,7 +849,7 @@ def pull(
     (:func:`cache_root`), created only when a file is downloaded. ``timeout``: seconds per
     request (Z134). ``client_factory``: a zero-argument callable returning an httpx-compatible
     client (``stream("GET", url, headers=...)`` context manager, ``close()``); by default an
-    ``httpx.Client`` with the timeout, redirects followed and the environment's proxy settings.
+    ``_httpx().Client`` with the timeout, redirects followed and the environment's proxy settings.
 
     Never raises for remote input or filesystem trouble: each failure is a
     :class:`CatalogWarning` (kinds ``IndexUnreachable``, ``IndexTimeout``, ``IndexStatus``,

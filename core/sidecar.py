@@ -352,5 +352,10 @@ def read_sidecars(skill_dir: str) -> Sidecar:
     are built from it). Never raises for bad or unreadable files: they become warnings and
     diagnostics (see the module docstring) and contribute no fields. SPEC E2–E3, Z066–Z077.
     """
+    if not os.path.lexists(os.path.join(skill_dir, SIDECAR_DIR)):
+        return _NO_SIDECAR  # fast path: most skills have no agents/ folder (one lstat, not two opens)
     shared_path, native_path = sidecar_paths(skill_dir)
     return _read_one(shared_path, native=False).overlay(_read_one(native_path, native=True))
+
+
+_NO_SIDECAR = Sidecar()
