@@ -186,3 +186,45 @@ def test_display_path_home_tilde():
     assert display_path("/home/u/src/app", "/home/u") == "~/src/app"
     assert display_path("/home/user2", "/home/u") == "/home/user2"
     assert display_path("/home/u", "/home/u/") == "~"
+
+
+async def test_loading_indicator_while_catalog_opens(catalog):
+    import threading
+
+    gate = threading.Event()
+
+    def slow_open():
+        gate.wait(10)
+        return catalog
+
+    app = SkillshelfApp(slow_open, host="zuno", cwd_display="~/w")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one(CatalogList).loading is True
+        assert "skillshelf ─ host zuno ─ ~/w ─ loading…" in screen_text(app)
+        gate.set()
+        await settle(app, pilot)
+        assert app.screen.query_one(CatalogList).loading is False
+        assert "generation 1" in screen_text(app)
+
+
+async def test_open_failure_is_shown_not_raised(tmp_path):
+    def broken_open():
+        raise OSError("disk on fire")
+
+    app = SkillshelfApp(broken_open, host="zuno", cwd_display="~/w")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert "cannot open the catalog: OSError: disk on fire" in app.screen.query_one(SourcePane).details_text
+        assert app.screen.query_one(CatalogList).loading is False
+
+
+async def test_letters_typed_in_filter_are_text_not_commands(catalog):
+    app = make_app(catalog)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", "r", "n", "q", "j")
+        await pilot.pause(0.2)
+        assert app.screen.query_one("#filter", Input).value == "rnqj"
+        assert catalog.refreshes == 0
+        assert isinstance(app.screen, MainScreen)
