@@ -219,3 +219,193 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
     if s["ambiguous"]:
         out.append("ambiguous: " + ", ".join(s["ambiguous"]))
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- G2: debug agent
+
+#: Characters of the index text shown in the G2 preview (SPEC G2 "a bounded preview").
+AGENT_PREVIEW_CHARS = 2_000
+
+
+def _read_body(source: Source) -> tuple[str | None, str | None]:
+    """(body, error) of a source: embedded body for built-ins, else the file re-read (SPEC L6)."""
+    if source.body is not None:
+        return source.body, None
+    try:
+        from skillshelf.core.frontmatter import parse_skill_file
+
+        parsed = parse_skill_file(source.location)
+    except Exception as exc:  # never crash a report
+        return None, str(exc)
+    if parsed.warning is not None:
+        return None, parsed.warning.message
+    return parsed.body, None
+
+
+def _approx_tokens(text: str) -> int:
+    from skillshelf.core.budget import CHARS_PER_TOKEN
+
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+def _exact_tokens(text: str) -> tuple[int | None, bool]:
+    try:
+        from skillshelf.core.tokens import TokenCounter
+    except ImportError:  # pragma: no cover - during bring-up
+        return None, False
+    tc = TokenCounter().count(text)
+    return tc.tokens, tc.exact
+
+
+def debug_agent_document(catalog: Any, name: str) -> dict[str, Any]:
+    """The SPEC G2 document for agent ``name`` over ``catalog`` (a :class:`~skillshelf.core.catalog.Catalog`).
+
+    Contents: the agent's configuration (``agents.<name>``: profile, tools, requiredSkills — an
+    agent that is not configured gets the unrestricted default view and ``configured: false``),
+    the agent-filtered sources (E4) and the built-ins hidden from it, both budgets (U1 in
+    characters, U2 in tokens), the index coverage (``rendered``, ``truncated``, ``omitted`` with
+    names, ``searchOnly``; P6), required-skill resolution (S2), the selected-body check (U3) and a
+    preview of the index text bounded to :data:`AGENT_PREVIEW_CHARS` characters. ``ok`` is false
+    when the agent would fail to start (an unresolvable required skill, or the selected bodies
+    over budget); ``problems`` says why, one sentence each.
+    """
+    from skillshelf.core.agents import agent_view
+    from skillshelf.core.budget import SelectedBody, SelectedBudgetExceeded, check_selected
+    from skillshelf.core.config import AgentConfig
+    from skillshelf.core.render import Form, render_budgeted
+    from skillshelf.core.resolve import resolve_required
+
+    gen: Generation = catalog.current
+    config = getattr(catalog, "config", None)
+    agents = getattr(config, "agents", {}) or {}
+    agent = agents.get(name)
+    configured = agent is not None
+    if agent is None:
+        agent = AgentConfig(name=name)
+    enabled = [s for s in gen.sources if s.enabled]
+    visible = agent_view(enabled, agent)
+    hidden = [s for s in enabled if s not in visible]
+    entries = [s.entry for s in visible]
+
+    include = bool(getattr(config, "include_instructions", True)) if config is not None else True
+    budget_chars = catalog.index_budget
+    b = render_budgeted(entries, Form.INDEX, budget_chars)
+    text = b.text if include else ""
+    exact, is_exact = _exact_tokens(text)
+
+    req = resolve_required(name, list(agent.required_skills), entries)
+    by_loc = {s.location: s for s in visible}
+    bodies: list[SelectedBody] = []
+    body_rows: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for e in req.resolved:
+        src = by_loc.get(e.location)
+        body, err = _read_body(src) if src is not None else (None, "not visible")
+        if body is None:
+            problems.append(f"required skill `{e.name}` cannot be read: {err}")
+            continue
+        tok = _approx_tokens(body)
+        ex, _ = _exact_tokens(body)
+        bodies.append(SelectedBody(label=f"requiredSkills: {e.name}", location=e.location, tokens=tok))
+        body_rows.append({"name": e.name, "location": e.location, "tokens": tok, "exactTokens": ex})
+    for rname, reason in req.failures:
+        problems.append(f"required skill `{rname}`: {reason}")
+    selected_budget = catalog.selected_budget
+    selected_error = None
+    try:
+        check_selected(bodies, selected_budget)
+    except SelectedBudgetExceeded as exc:
+        selected_error = str(exc)
+        problems.append(str(exc).splitlines()[0])
+
+    return {
+        "host": gen.host,
+        "generation": gen.number,
+        "agent": name,
+        "configured": configured,
+        "profile": agent.profile,
+        "tools": list(agent.tools) if agent.tools is not None else None,
+        "sources": len(visible),
+        "hidden": [{"name": s.name, "location": s.location, "reason": "built-in not allowed for this profile or tool set"} for s in hidden],
+        "budgets": {
+            "index": {
+                "budgetChars": budget_chars,
+                "usedChars": len(text),
+                "approxTokens": _approx_tokens(text),
+                "tokens": exact,
+                "exact": is_exact,
+            },
+            "selected": {
+                "budgetTokens": selected_budget,
+                "usedTokens": sum(x.tokens for x in bodies),
+                "bodies": body_rows,
+                "error": selected_error,
+            },
+        },
+        "index": {
+            "includeInstructions": include,
+            "rendered": b.rendered,
+            "truncated": b.truncated,
+            "truncatedNames": list(b.truncated_names),
+            "omitted": b.omitted,
+            "omittedNames": list(b.omitted_names),
+            "searchOnly": b.search_only,
+        },
+        "requiredSkills": {
+            "ok": req.ok,
+            "resolved": [{"name": e.name, "location": e.location} for e in req.resolved],
+            "failures": [{"name": n, "reason": r} for n, r in req.failures],
+        },
+        "preview": text[:AGENT_PREVIEW_CHARS],
+        "previewTruncated": len(text) > AGENT_PREVIEW_CHARS,
+        "ok": not problems,
+        "problems": problems,
+    }
+
+
+def debug_agent_text(doc: dict[str, Any]) -> str:
+    """Readable form of a G2 document."""
+    out: list[str] = []
+    conf = "" if doc["configured"] else "  (not configured: default unrestricted view)"
+    out.append(f"agent {doc['agent']} · host {doc['host']} · generation {doc['generation']}{conf}")
+    out.append(f"profile {doc['profile'] or '—'} · tools {', '.join(doc['tools']) if doc['tools'] is not None else 'any'}")
+    out.append(f"visible sources {doc['sources']}" + (f" · hidden built-ins {len(doc['hidden'])}" if doc["hidden"] else ""))
+    for h in doc["hidden"]:
+        out.append(f"  hidden {h['name']}  {h['location']}")
+    ib = doc["budgets"]["index"]
+    tok = f"{ib['tokens']:,} tok" if ib["tokens"] is not None else "? tok"
+    label = "" if ib["exact"] else " (approx)"
+    out.append(
+        f"index budget  {ib['usedChars']:,} / {ib['budgetChars']:,} chars · {tok}{label} · agent estimate {ib['approxTokens']:,} tok"
+    )
+    ix = doc["index"]
+    if not ix["includeInstructions"]:
+        out.append("  includeInstructions: false — the index is not in the prompt (list and search still work)")
+    out.append(
+        f"  rendered {ix['rendered']} · truncated {ix['truncated']} · omitted {ix['omitted']} · search-only {ix['searchOnly']}"
+    )
+    if ix["truncatedNames"]:
+        out.append("  truncated: " + ", ".join(ix["truncatedNames"]))
+    if ix["omittedNames"]:
+        out.append("  omitted: " + ", ".join(ix["omittedNames"]))
+    sb = doc["budgets"]["selected"]
+    out.append(f"selected-body budget  {sb['usedTokens']:,} / {sb['budgetTokens']:,} tok")
+    for body in sb["bodies"]:
+        out.append(f"  {body['name']}: {body['tokens']:,} tok  {body['location']}")
+    rs = doc["requiredSkills"]
+    out.append("requiredSkills: " + ("ok" if rs["ok"] else "FAIL"))
+    for r in rs["resolved"]:
+        out.append(f"  ✓ {r['name']}  {r['location']}")
+    for f in rs["failures"]:
+        out.append(f"  ✗ {f['name']}: {f['reason']}")
+    out.append("")
+    out.append("index preview:")
+    out.append(doc["preview"] + ("\n…" if doc["previewTruncated"] else ""))
+    out.append("")
+    if doc["ok"]:
+        out.append(f"agent {doc['agent']} would start")
+    else:
+        out.append(f"agent {doc['agent']} would FAIL to start:")
+        for p in doc["problems"]:
+            out.append(f"  - {p}")
+    return "\n".join(out)
