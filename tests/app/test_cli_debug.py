@@ -1,0 +1,208 @@
+"""``skillshelf debug skill`` (SPEC G1) and ``debug agent`` (SPEC G2) end to end, on trees we write."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from skillshelf import __version__
+from skillshelf.app.cli import main
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+
+
+def skill(d: Path, name: str | None, desc: str | None = None, body: str = "body\n") -> Path:
+    d.mkdir(parents=True, exist_ok=True)
+    lines = ["---"]
+    if name is not None:
+        lines.append(f"name: {name}")
+    if desc is not None:
+        lines.append(f"description: {desc}")
+    lines.append("---")
+    p = d / "SKILL.md"
+    p.write_text("\n".join(lines) + "\n" + body, encoding="utf-8")
+    return p
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """A temporary HOME/XDG environment (SPEC C1) and a project with a worktree."""
+    h = tmp_path / "home"
+    (h / ".config").mkdir(parents=True)
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    for k in list(os.environ):
+        if k.startswith("ZUNO_"):
+            monkeypatch.delenv(k)
+    monkeypatch.setenv("HOME", str(h))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(h / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(h / ".cache"))
+    return tmp_path
+
+
+def run_json(capsys, *args) -> tuple[int, dict]:
+    rc = main(list(args))
+    out = capsys.readouterr().out
+    return rc, json.loads(out)
+
+
+def build_tree(t: Path) -> dict[str, Path]:
+    proj = t / "proj"
+    h = t / "home"
+    paths = {
+        "pdf_project": skill(proj / ".zuno/skill/pdf", "pdf", "Project PDF forms."),
+        "pdf_home": skill(h / ".agents/skills/pdf", "pdf", "Read PDFs."),
+        "good": skill(proj / ".agents/skills/good", "good", "A fine skill."),
+        "quiet": skill(proj / ".agents/skills/quiet", "quiet"),
+        "old": skill(proj / ".agents/skills/old", "old", "Old build tooling."),
+        "searchy": skill(h / ".config/zuno/skill/searchy", "searchy", "Only found by search."),
+    }
+    bad = proj / ".agents/skills/broken"
+    bad.mkdir(parents=True)
+    (bad / "SKILL.md").write_text("---\nname: [unclosed\n  - a: : :\n---\nB\n", encoding="utf-8")
+    paths["broken"] = bad / "SKILL.md"
+    noname = proj / ".agents/skills/noname"
+    noname.mkdir(parents=True)
+    (noname / "SKILL.md").write_text("---\ndescription: I forgot my name.\n---\nBody.\n", encoding="utf-8")
+    paths["noname"] = noname / "SKILL.md"
+    (h / ".config/zuno/skill/searchy/agents").mkdir(parents=True)
+    (h / ".config/zuno/skill/searchy/agents/zuno.yaml").write_text("policy:\n  exposure: search\n", encoding="utf-8")
+    # a symlink alias of `good` reached again through a configured path
+    (t / "aliases").mkdir()
+    os.symlink(proj / ".agents/skills/good", t / "aliases/good-link")
+    (proj / ".zuno").mkdir(exist_ok=True)
+    (proj / ".zuno/zuno.json").write_text(
+        json.dumps(
+            {
+                "skills": {
+                    "paths": [str(t / "aliases")],
+                    "config": [{"path": str(proj / ".agents/skills/old"), "enabled": False}],
+                },
+                "agents": {
+                    "docs": {"requiredSkills": ["pdf"]},
+                    "writer": {"requiredSkills": ["good"], "profile": "plan", "tools": ["read"]},
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    return paths
+
+
+def test_g1_every_reached_file_appears_once_with_host_verdicts(home, capsys):
+    paths = build_tree(home)
+    proj = home / "proj"
+    rc, doc = run_json(capsys, "debug", "skill", "--json", "--cwd", str(proj))
+    assert rc == 0
+    assert doc["host"] == "zuno" and doc["generation"] == 1 and len(doc["digest"]) == 64
+    disk = [s for s in doc["sources"] if not s["location"].startswith("builtin://")]
+    listed = sorted([s["location"] for s in disk] + [r["location"] for r in doc["rejected"]])
+    assert listed == sorted(str(p) for p in paths.values())
+    by_loc = {s["location"]: s for s in doc["sources"]}
+    assert by_loc[str(paths["pdf_project"])]["ambiguous"] is True
+    assert by_loc[str(paths["pdf_home"])]["ambiguous"] is True
+    assert by_loc[str(paths["good"])]["aliases"] == [str(home / "aliases/good-link/SKILL.md")]
+    old = by_loc[str(paths["old"])]
+    assert (old["enabled"], old["status"]) == (False, "disabled")
+    assert old["disabledReason"] == f"skills.config entry 1 in {proj / '.zuno/zuno.json'} (enabled: false)"
+    searchy = by_loc[str(paths["searchy"])]
+    assert searchy["exposure"] == "search"
+    assert searchy["exposureReason"] == "sidecar agents/zuno.yaml policy.exposure"
+    assert searchy["metadataSources"] == [str(home / "home/.config/zuno/skill/searchy/agents/zuno.yaml")]
+    assert by_loc[str(paths["quiet"])]["described"] is False
+    rejected = {r["location"]: r for r in doc["rejected"]}
+    assert rejected[str(paths["noname"])]["warning"] == {
+        "kind": "MissingName",
+        "source": str(paths["noname"]),
+        "message": f"skill {paths['noname']} has no string `name` in its frontmatter",
+    }
+    assert rejected[str(paths["broken"])]["warning"]["kind"] == "Frontmatter"
+    assert rejected[str(paths["broken"])]["warning"]["message"].startswith(
+        f"failed to load skill {paths['broken']}: invalid YAML frontmatter: "
+    )
+    diag = rejected[str(paths["broken"])]["diagnostics"][0]
+    assert (diag["severity"], diag["line"]) == ("error", 3)
+    assert doc["summary"] == {
+        "sources": 9,  # 3 built-ins + pdf×2, good, quiet, old (disabled), searchy
+        "indexed": 6,
+        "searchable": 7,
+        "explicit": 0,
+        "disabled": 1,
+        "described": 7,
+        "unique": 7,
+        "rejected": 2,
+        "ambiguous": ["pdf"],
+    }
+    builtins = [s["location"] for s in doc["sources"][:3]]
+    assert builtins == [
+        f"builtin://skillshelf/{__version__}/writing-skills",
+        f"builtin://skillshelf/{__version__}/reviewing-skills",
+        f"builtin://skillshelf/{__version__}/tuning-skill-budget",
+    ]
+
+
+def test_g1_text_form_marks_ambiguous_disabled_and_rejected(home, capsys):
+    paths = build_tree(home)
+    rc = main(["debug", "skill", "--cwd", str(home / "proj"), "--lint-target", "none"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "  pdf  index  project-zuno  [AMBIGUOUS]" in out.splitlines()
+    assert "  old  index  project-agents  [disabled]" in out.splitlines()
+    assert f"      skill {paths['noname']} has no string `name` in its frontmatter" in out.splitlines()
+    assert out.splitlines()[-1] == "ambiguous: pdf"
+
+
+def test_g2_agent_fails_to_start_on_an_ambiguous_required_skill(home, capsys):
+    build_tree(home)
+    rc, doc = run_json(capsys, "debug", "agent", "docs", "--json", "--cwd", str(home / "proj"))
+    assert rc == 1
+    assert doc["ok"] is False
+    assert doc["requiredSkills"]["failures"][0]["name"] == "pdf"
+    assert doc["requiredSkills"]["failures"][0]["reason"].startswith("Skill name `pdf` is ambiguous.")
+
+
+def test_g2_profile_and_tools_hide_builtins_and_required_skills_resolve(home, capsys):
+    paths = build_tree(home)
+    rc, doc = run_json(capsys, "debug", "agent", "writer", "--json", "--cwd", str(home / "proj"), "--context-window", "200000")
+    assert rc == 0 and doc["ok"] is True
+    # writing-skills needs profile build/orchestrator and tools read+write: hidden from `writer`.
+    hidden = [h["name"] for h in doc["hidden"]]
+    assert "writing-skills" in hidden
+    assert doc["requiredSkills"]["resolved"] == [{"name": "good", "location": str(paths["good"])}]
+    assert doc["budgets"]["index"]["budgetChars"] == 4000  # 2% of 200,000 tokens (SPEC U1)
+    assert doc["budgets"]["selected"]["budgetTokens"] == 20000  # 10% of 200,000 (SPEC U2)
+    assert doc["preview"].startswith("<skill_index>\n")
+
+
+def test_unknown_agent_gets_the_unrestricted_default_view(home, capsys):
+    build_tree(home)
+    rc, doc = run_json(capsys, "debug", "agent", "nobody", "--json", "--cwd", str(home / "proj"))
+    assert rc == 0
+    assert doc["configured"] is False and doc["hidden"] == []
+
+
+def test_bad_cwd_is_a_usage_error(home, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["debug", "skill", "--cwd", str(home / "nope")])
+    assert exc.value.code == 2
+
+
+@pytest.mark.skipif(not (SHARED / "corpus").is_dir(), reason="../shared/corpus is absent")
+def test_corpus_every_reachable_skill_md_appears_exactly_once(home, capsys):
+    corpus = SHARED / "corpus"
+    rc, doc = run_json(capsys, "debug", "skill", "--json", "--lint-target", "none", "--cwd", str(home / "proj"), "--path", str(corpus))
+    assert rc == 0
+    listed = [s["location"] for s in doc["sources"] if not s["location"].startswith("builtin://")]
+    listed += [r["location"] for r in doc["rejected"]]
+    expected = []
+    for dirpath, dirnames, filenames in os.walk(corpus):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        if "SKILL.md" in filenames:
+            expected.append(os.path.join(dirpath, "SKILL.md"))
+    assert len(expected) == 1100
+    assert len(listed) == len(set(listed))
+    assert sorted(listed) == sorted(expected)
