@@ -7,6 +7,7 @@ builds the real one from the command line (SPEC C: ``skillshelf [COMMON] [--demo
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -70,21 +71,24 @@ def display_path(path: str, home: str | None) -> str:
 
 def run_tui(ns: Any) -> int:
     """Run the TUI for parsed options ``ns`` (``cwd``, ``host``, ``context_window``, ``path``,
-    ``config``, ``demo``); returns the exit code (0, or 2 when ``--demo`` is unavailable)."""
+    ``config``, ``demo``); returns the exit code (0, or 2 when the demo workspace cannot be
+    prepared). ``--demo`` copies the shipped workspace to a temporary directory (SPEC C3),
+    opens the catalog there with its own ``HOME``, and deletes the copy on exit."""
     from skillshelf.core.catalog import Catalog
     from skillshelf.core.paths import Environment
 
     cwd = os.path.abspath(ns.cwd or os.getcwd())
     env_map: Any = None
+    demo_root: str | None = None
     if getattr(ns, "demo", False):
+        from skillshelf.app.demo import prepare_demo
+
         try:
-            from skillshelf.app.demo import prepare_demo
-        except ImportError:
-            print("skillshelf: --demo is not available in this build", file=sys.stderr)
+            demo = prepare_demo()
+        except OSError as exc:
+            print(f"skillshelf: cannot prepare the demo workspace: {exc}", file=sys.stderr)
             return 2
-        demo = prepare_demo()
-        cwd = str(demo.cwd)
-        env_map = dict(demo.env)
+        cwd, env_map, demo_root = str(demo.cwd), dict(demo.env), demo.root
     env = Environment.from_mapping(env_map)
     host = getattr(ns, "host", "zuno") or "zuno"
 
@@ -99,5 +103,9 @@ def run_tui(ns: Any) -> int:
         )
 
     app = SkillshelfApp(open_catalog, host=host, cwd_display=display_path(cwd, env.home or str(Path.home())))
-    app.run()
+    try:
+        app.run()
+    finally:
+        if demo_root is not None:
+            shutil.rmtree(demo_root, ignore_errors=True)
     return int(app.return_code or 0)

@@ -9,9 +9,8 @@ opening ~1 s on 10k skills shows a loading indicator on the list and ``loading�
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Callable, Protocol
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -25,6 +24,8 @@ from textual.worker import Worker, WorkerState
 
 from skillshelf.core.filter import FilterIndex
 from skillshelf.core.model import Generation, Source
+from skillshelf.core.render import Form, render_budgeted
+from skillshelf.core.tokens import TokenCounter
 from skillshelf.widgets.budget_meter import BudgetMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.header import CatalogHeader
@@ -67,16 +68,13 @@ class BudgetInfo:
     omitted: int
 
 
-_token_counter: Any = None
+_token_counter: TokenCounter | None = None
 
 
 def _count_tokens(text: str) -> tuple[int, bool]:
-    """(tokens, exact) for ``text``: tiktoken through core.tokens when available, else ⌈chars/4⌉."""
+    """(tokens, exact) for ``text`` through :class:`~skillshelf.core.tokens.TokenCounter`
+    (tiktoken when loadable, else the 4-characters-per-token estimate, SPEC U/T)."""
     global _token_counter
-    try:
-        from skillshelf.core.tokens import TokenCounter
-    except ImportError:
-        return math.ceil(len(text) / 4), False
     if _token_counter is None:
         _token_counter = TokenCounter()
     count = _token_counter.count(text)
@@ -84,14 +82,13 @@ def _count_tokens(text: str) -> tuple[int, bool]:
 
 
 def index_budget_info(catalog: CatalogLike, generation: Generation) -> BudgetInfo | None:
-    """Render the budgeted index of ``generation`` and measure it; ``None`` when the renderer or
-    the budget is unavailable. Runs in a worker thread (token counting loads tiktoken)."""
+    """Render the budgeted index of ``generation`` (SPEC P5–P6) and measure it; ``None`` when the
+    catalog has no usable budget (a fake without ``index_budget``, or a negative one). Runs in a
+    worker thread (token counting loads tiktoken)."""
     try:
-        from skillshelf.core.render import Form, render_budgeted
-
         budget = int(catalog.index_budget)
         result = render_budgeted(generation.entries(), Form.INDEX, budget)
-    except (ImportError, AttributeError, ValueError):
+    except (AttributeError, ValueError):
         return None
     tokens, exact = _count_tokens(result.text)
     return BudgetInfo(len(result.text), budget, tokens, exact, result.truncated, result.omitted)

@@ -11,6 +11,8 @@ from textual.widgets import Input
 from skillshelf.app.screens.help import HelpScreen
 from skillshelf.app.screens.main import MainScreen
 from skillshelf.app.tui import SkillshelfApp, display_path
+from skillshelf.core.render import Form, render_budgeted
+from skillshelf.core.tokens import TokenCounter
 from skillshelf.widgets.budget_meter import BudgetMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.source_pane import SourcePane
@@ -59,7 +61,11 @@ async def test_header_rows_and_meter(catalog):
         states = [app.main_screen.rows[i].state + app.main_screen.rows[i].flag for i in lst.order]
         assert states == ["✓ ", "◆ ", "◆ ", "✓ ", "✓s", "✗!"]
         meter = app.screen.query_one(BudgetMeter)
-        assert meter.limit == 8000 or meter.message == "budget not available"
+        expected = render_budgeted(catalog.current.entries(), Form.INDEX, 8000)
+        tokens = TokenCounter().count(expected.text)
+        assert (meter.used, meter.limit, meter.truncated, meter.omitted) == (len(expected.text), 8000, 0, 0)
+        assert (meter.tokens, meter.tokens_exact) == (tokens.tokens, tokens.exact)
+        assert "index █" in text and f" {len(expected.text):,} / 8,000 chars · {tokens.tokens:,} tok · 0 truncated · 0 omitted" in text
 
 
 async def test_filter_narrows_and_escape_clears(catalog):
