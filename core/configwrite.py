@@ -397,7 +397,9 @@ def _check_outcome(config: Config | None, picks: Sequence[tuple[Source, Choice]]
 
 
 def _fresh_text(items: Sequence[Any]) -> str:
-    return json.dumps({"skills": {"config": list(items)}}, indent=2, ensure_ascii=False) + "\n"
+    """A new file: two-space indented JSON, one entry per line, final newline."""
+    lines = ",\n".join("      " + json.dumps(i, ensure_ascii=False) for i in items)
+    return '{\n  "skills": {\n    "config": [\n' + lines + "\n    ]\n  }\n}\n"
 
 
 def _key_name(key: Any) -> str | None:
