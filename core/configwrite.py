@@ -133,8 +133,8 @@ class WritePlan:
 
     @property
     def changes(self) -> bool:
-        """True when applying the plan changes the file."""
-        return self.before != self.after
+        """True when applying the plan changes (or creates) the file."""
+        return bool(self.entries) and self.before != self.after
 
 
 @dataclass(frozen=True)
