@@ -48,6 +48,7 @@ a target created since is canonicalised.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -210,16 +211,38 @@ class Config:
         ``canonical_skill_md`` is the canonical path of the ``SKILL.md`` (see
         :meth:`RuleEntry.matches`). Pure: never touches the file system.
         """
-        winner: RuleEntry | None = None
         if not self.rules:
             return RuleDecision()
         skill = os.path.normpath(canonical_skill_md)
-        for rule in self.rules:
-            if rule._matches_normal(skill):
+        by_file, by_dir, recursive = self._rule_index
+        winner: RuleEntry | None = None
+        for group in (by_file.get(skill, ()), by_dir.get(os.path.dirname(skill), ())):
+            for rule in group:
+                if winner is None or rule.index > winner.index:
+                    winner = rule
+        for rule in recursive:
+            if (winner is None or rule.index > winner.index) and _within(skill, rule.path):
                 winner = rule
         if winner is None:
             return RuleDecision()
         return RuleDecision(enabled=winner.enabled, exposure=winner.exposure, rule=winner)
+
+    @functools.cached_property
+    def _rule_index(self) -> tuple[dict[str, list[RuleEntry]], dict[str, list[RuleEntry]], list[RuleEntry]]:
+        """Rules bucketed for :meth:`decide` (file targets by path, non-recursive directory
+        targets by path, recursive ones in order): same outcome as testing every rule in order,
+        without scanning all rules for each of 10,000 sources."""
+        by_file: dict[str, list[RuleEntry]] = {}
+        by_dir: dict[str, list[RuleEntry]] = {}
+        recursive: list[RuleEntry] = []
+        for rule in self.rules:
+            if rule.targets_file:
+                by_file.setdefault(rule.path, []).append(rule)
+            elif rule.recursive:
+                recursive.append(rule)
+            else:
+                by_dir.setdefault(rule.path, []).append(rule)
+        return by_file, by_dir, recursive
 
     def warnings(self) -> tuple[CatalogWarning, ...]:
         """Error/warning diagnostics as catalog warnings (``kind`` = the diagnostic code,
