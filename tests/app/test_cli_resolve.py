@@ -1,0 +1,181 @@
+"""``skillshelf resolve NAME --keep LOCATOR`` (SPEC K5, C, C2) against a temporary home and project.
+
+Every test isolates HOME / XDG_* in ``tmp_path`` (SPEC C1); the real home is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+pytest.importorskip("skillshelf.core.catalog", reason="the catalog module is not importable yet")
+
+from skillshelf.app.cli import main  # noqa: E402
+
+
+@pytest.fixture()
+def ws(tmp_path, monkeypatch):
+    """Two ``pdf`` skills (project ``.agents/skills/pdf`` and home ``.agents/skills/pdf``) and a
+    unique ``notes`` skill. Returns ``(tmp_path, proj, project_pdf, home_pdf)``."""
+    home = tmp_path / "home"
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    made = []
+    for root, name, desc in [(proj, "pdf", "Project PDF tools."), (home, "pdf", "Home PDF tools."),
+                             (proj, "notes", "Take notes.")]:
+        d = root / ".agents" / "skills" / name
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {desc}\n---\nBody.\n")
+        made.append(str(d / "SKILL.md"))
+    for key in list(os.environ):
+        if key.startswith(("ZUNO_", "XDG_")):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path, proj, made[0], made[1]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def debug_pdf(capsys, proj):
+    code, out, _ = run(capsys, "debug", "skill", "--json", "--cwd", str(proj))
+    assert code == 0
+    doc = json.loads(out)
+    return doc["summary"]["ambiguous"], {s["location"]: s for s in doc["sources"] if s["name"] == "pdf"}
+
+
+def index_text(capsys, proj):
+    code, out, _ = run(capsys, "index", "--cwd", str(proj))
+    assert code == 0
+    return out
+
+
+def test_resolve_keep_project_source_disables_the_other(ws, capsys):
+    tmp_path, proj, project_pdf, home_pdf = ws
+    ambiguous, _ = debug_pdf(capsys, proj)
+    assert ambiguous == ["pdf"]
+    assert f'<skill name="pdf" source="{project_pdf}">' in index_text(capsys, proj)
+
+    code, out, err = run(capsys, "resolve", "pdf", "--keep", project_pdf, "--cwd", str(proj))
+    target = proj / ".zuno" / "zuno.json"
+    assert (code, err) == (0, "")
+    assert out == (
+        f"{target} (new file):\n"
+        f'  {{"path": "{home_pdf}", "enabled": false}}\n'
+        f"wrote {target}\n"
+        "`pdf` is no longer ambiguous\n"
+    )
+    assert target.read_text() == (
+        '{\n  "skills": {\n    "config": [\n'
+        f'      {{"path": "{home_pdf}", "enabled": false}}\n'
+        "    ]\n  }\n}\n"
+    )
+    ambiguous, pdf = debug_pdf(capsys, proj)
+    assert ambiguous == []
+    assert (pdf[project_pdf]["enabled"], pdf[home_pdf]["enabled"]) == (True, False)
+    assert pdf[project_pdf]["ambiguous"] is False
+    text = index_text(capsys, proj)
+    assert '<skill name="pdf">Project PDF tools.</skill>' in text
+    assert "source=" not in text
+
+
+def test_resolve_json_and_existing_jsonc_keeps_every_other_byte(ws, capsys):
+    tmp_path, proj, project_pdf, home_pdf = ws
+    before = (
+        "// my project\n{\n  \"model\": \"big\", // pinned\n  \"skills\": {\n"
+        "    \"config\": [\n      /* none yet */\n    ],\n  },\n}\n"
+    )
+    target = proj / ".zuno" / "zuno.jsonc"
+    target.parent.mkdir()
+    target.write_text(before)
+    code, out, err = run(capsys, "resolve", "pdf", "--keep", home_pdf, "--cwd", str(proj), "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "name": "pdf", "target": str(target),
+        "entries": [{"path": project_pdf, "enabled": False}],
+        "written": True, "backup": str(target) + ".bak", "created": False, "dryRun": False,
+        "note": None, "ambiguous": False,
+    }
+    assert target.read_text() == before.replace(
+        "/* none yet */\n", f'/* none yet */\n      {{"path": "{project_pdf}", "enabled": false}}\n')
+    assert (proj / ".zuno" / "zuno.jsonc.bak").read_text() == before
+    _, pdf = debug_pdf(capsys, proj)
+    assert (pdf[project_pdf]["enabled"], pdf[home_pdf]["enabled"]) == (False, True)
+
+
+def test_resolve_dry_run_writes_nothing(ws, capsys):
+    tmp_path, proj, project_pdf, home_pdf = ws
+    code, out, _ = run(capsys, "resolve", "pdf", "--keep", project_pdf, "--cwd", str(proj), "--dry-run")
+    assert code == 0
+    assert out.endswith("dry run: nothing written\n")
+    assert f'  {{"path": "{home_pdf}", "enabled": false}}\n' in out
+    assert not (proj / ".zuno").exists()
+
+
+def test_resolve_bad_keep_lists_locators_exit_2(ws, capsys):
+    tmp_path, proj, project_pdf, home_pdf = ws
+    code, out, err = run(capsys, "resolve", "pdf", "--keep", "/elsewhere/SKILL.md", "--cwd", str(proj))
+    assert (code, out) == (2, "")
+    assert err == (
+        "skillshelf resolve: --keep /elsewhere/SKILL.md is not a source of `pdf`; its locators are:\n"
+        f"  {project_pdf}\n  {home_pdf}\n"
+    )
+
+
+def test_resolve_unknown_or_unambiguous_name_exit_1(ws, capsys):
+    tmp_path, proj, project_pdf, _ = ws
+    code, _, err = run(capsys, "resolve", "nope", "--keep", project_pdf, "--cwd", str(proj))
+    assert (code, err) == (1, "skillshelf resolve: no skill named `nope`\n")
+    notes = str(proj / ".agents" / "skills" / "notes" / "SKILL.md")
+    code, _, err = run(capsys, "resolve", "notes", "--keep", notes, "--cwd", str(proj))
+    assert (code, err) == (1, f"skillshelf resolve: skill `notes` is not ambiguous ({notes}); nothing to resolve\n")
+
+
+def test_resolve_others_search_stays_ambiguous(ws, capsys):
+    tmp_path, proj, project_pdf, home_pdf = ws
+    code, out, _ = run(capsys, "resolve", "pdf", "--keep", project_pdf, "--others", "search",
+                       "--cwd", str(proj))
+    assert code == 0
+    assert out.endswith("`pdf` is still ambiguous: 2 enabled sources (search/explicit sources stay "
+                        "loadable by name; --others disable removes them)\n")
+    _, pdf = debug_pdf(capsys, proj)
+    assert (pdf[home_pdf]["enabled"], pdf[home_pdf]["exposure"]) == (True, "search")
+
+
+def test_resolve_global_file(ws, capsys):
+    tmp_path, proj, project_pdf, home_pdf = ws
+    code, _, _ = run(capsys, "resolve", "pdf", "--keep", home_pdf, "--global", "--cwd", str(proj))
+    assert code == 0
+    assert (tmp_path / "config" / "zuno" / "zuno.json").is_file()
+    ambiguous, pdf = debug_pdf(capsys, proj)
+    assert ambiguous == [] and pdf[project_pdf]["enabled"] is False
+
+
+def test_resolve_file_zuno_does_not_read_is_undone(ws, capsys):
+    tmp_path, proj, project_pdf, home_pdf = ws
+    stray = tmp_path / "stray" / "zuno.json"
+    code, _, err = run(capsys, "resolve", "pdf", "--keep", project_pdf, "--file", str(stray),
+                       "--cwd", str(proj))
+    assert code == 1
+    assert f"{home_pdf} should be `disable` but is enabled, exposure index" in err
+    assert "the change was undone" in err
+    assert not stray.exists()
+
+
+def test_resolve_refuses_unparsable_config(ws, capsys):
+    tmp_path, proj, project_pdf, _ = ws
+    target = proj / ".zuno" / "zuno.json"
+    target.parent.mkdir()
+    target.write_text('{"skills": ')
+    code, out, err = run(capsys, "resolve", "pdf", "--keep", project_pdf, "--cwd", str(proj))
+    assert (code, out) == (1, "")
+    assert err.startswith(f"skillshelf resolve: {target}:1:")
+    assert "--file" in err
+    assert target.read_text() == '{"skills": '
