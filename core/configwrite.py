@@ -55,9 +55,11 @@ __all__ = [
     "PlannedEntry",
     "WritePlan",
     "WriteResult",
+    "append_rules",
     "apply_plan",
     "default_target",
     "global_target",
+    "outcome_problems",
     "plan_resolution",
     "undo",
 ]
