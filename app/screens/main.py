@@ -332,6 +332,13 @@ class MainScreen(Screen[None]):
         if event.key == self._shown_key:
             self.query_one(SourcePane).show_body(event.text)
 
+    def selected_row(self) -> CatalogRow | None:
+        """The row under the catalog cursor (``None`` when nothing is shown or still loading)."""
+        index = self.query_one(CatalogList).current_row
+        if index is None or index >= len(self.rows):
+            return None
+        return self.rows[index]
+
     def jump_to_row(self, index: int) -> None:
         """Put the cursor on row ``index`` (clearing the filter if it hides it) and focus the list."""
         catalog = self.query_one(CatalogList)
