@@ -123,6 +123,8 @@ _SEVERITY: dict[str, tuple[Severity | None, ...]] = {
     "nested-skill": (_W, _W, _W, _W),
     "wrong-file-name": (_W, _W, _W, _W),
     "missing-reference": (_W, _W, _W, _W),
+    "zhin-workflow-missing": (_N, _N, _N, _W),
+    "zhin-fallback-table-missing": (_N, _N, _N, _W),
 }
 _TARGET_INDEX = {Target.SPEC: 0, Target.PORTABLE: 1, Target.ZUNO: 2, Target.ZHIN: 3}
 
@@ -557,6 +559,45 @@ def _body_checks(body: str, body_line: int | None, skill_dir: str | None, out: _
                 hint="move detail into references/ files and link them")
     if skill_dir and body_line:
         _reference_checks(body, body_line, skill_dir, out)
+    if out.target is Target.ZHIN:
+        _zhin_authoring_checks(body, body_line, out)
+
+
+#: Headings that name a workflow / a failure-and-fallback section (Zhin authoring rules, seed 002).
+_ZHIN_WORKFLOW_HEADING = re.compile(r"工作流|流程|步骤|执行规则|使用说明|workflow|steps|procedure|instructions", re.I)
+_ZHIN_FALLBACK_HEADING = re.compile(r"失败|降级|兜底|fallback|failure|troubleshoot", re.I)
+_ZHIN_NUMBERED = re.compile(r"^\s{0,3}(?:\d+[.)、]\s|#{3,6}\s*(?:第\s*\d+\s*步|step\s*\d+|\d+[.)、]))", re.I | re.M)
+_ZHIN_STEP_HEADING = re.compile(r"^#{3,6}\s*(?:第\s*\d+\s*步|step\s*\d+)", re.I | re.M)
+_ZHIN_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$", re.M)
+
+
+def _zhin_authoring_checks(body: str, body_line: int | None, out: _Out) -> None:
+    """Zhin authoring rules (seed 002 "技能实现要求"; target ``zhin`` only, warnings):
+    ``zhin-workflow-missing`` — no ``## `` section that is named as a workflow (工作流/流程/步骤/
+    执行规则/使用说明/Workflow/Steps/Instructions) and holds numbered steps (``1.`` items or numbered
+    sub-headings), nor any section with step headings (``### 第 1 步`` / ``### Step 1``); ``zhin-fallback-table-missing`` — no ``## `` section named for
+    failures (失败/降级/兜底/Fallback/Failure) holding a Markdown table. Both apply only to bodies
+    organised in ``## `` sections (Zhin's extraction works per section; a body without any is
+    loaded whole as the ``## 指导`` intro, and a one-paragraph skill is not held to the template).
+    """
+    heads = [m for m in re.finditer(r"^## +(\S.*)$", body, re.M)]
+    if not heads:
+        return
+    sections = []
+    for i, m in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
+        sections.append((m.group(1), body[m.end():end]))
+    if not any((_ZHIN_WORKFLOW_HEADING.search(h) and _ZHIN_NUMBERED.search(t)) or _ZHIN_STEP_HEADING.search(t)
+               for h, t in sections):
+        out.add("zhin-workflow-missing",
+                "no numbered workflow section: Zhin skills describe each step (input, action, output) "
+                "under a heading such as `## 工作流` or `## Workflow`",
+                line=body_line, hint="add `## 工作流` with `### 第 1 步：…` or a `1.` list")
+    if not any(_ZHIN_FALLBACK_HEADING.search(h) and _ZHIN_TABLE_SEP.search(t) for h, t in sections):
+        out.add("zhin-fallback-table-missing",
+                "no failure/fallback table: Zhin skills say what to do when a tool fails, as a table "
+                "under `## 失败与兜底` (or `## Failure and fallback`)",
+                line=body_line, hint="add `## 失败与兜底` with a table: | 触发条件 | 一线处理 | 仍失败 |")
 
 
 def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out) -> None:
