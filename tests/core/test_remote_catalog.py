@@ -12,7 +12,7 @@ from skillshelf.core.builtin import PACK_ORDER
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.paths import Environment
 
-from tests.core.test_remote import DEAD, Server, index, skill_md
+from test_remote import DEAD, Server, index, skill_md
 
 
 def open_catalog(t: Path, urls: list[str]) -> Catalog:
