@@ -11,8 +11,11 @@ Data path (DESIGN): environment + config → host roots → scan → discovery (
 
 from __future__ import annotations
 
+import bisect
+import errno
 import hashlib
 import os
+import stat as stat_mod
 import threading
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -30,6 +33,7 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
+from skillshelf.core.scan import SKILL_FILENAME, _Walk, path_sort_key
 
 #: Warning kinds after which the previous valid entry of that file is kept (conformance §6, SPEC H3).
 KEEP_LAST_VALID_KINDS = frozenset(
@@ -47,24 +51,32 @@ def compute_digest(sources: Iterable[Source], warnings: Iterable[CatalogWarning]
     """
     h = hashlib.sha256()
     for s in sources:
-        if not s.enabled:
-            continue
-        parts = [
-            s.name,
-            s.location,
-            s.description or "",
-            s.display_name or "",
-            s.short_description or "",
-        ]
-        h.update("\0".join(parts).encode("utf-8", "surrogatepass"))
-        h.update(b"\0" + bytes([s.exposure.digest_byte]))
-        for m in s.metadata_sources:
-            h.update(b"\0" + m.encode("utf-8", "surrogatepass"))
-        h.update(b"\0" + s.content_sha256.encode("ascii"))
-        h.update(b"\xff")
+        if s.enabled:
+            h.update(_source_digest_bytes(s))
     for w in warnings:
-        h.update(w.source.encode("utf-8", "surrogatepass") + b"\0" + w.message.encode("utf-8", "surrogatepass") + b"\xff")
+        h.update(_warning_digest_bytes(w))
     return h.hexdigest()
+
+
+def _source_digest_bytes(s: Source) -> bytes:
+    """One source's contribution to :func:`compute_digest` (ends with ``0xff``)."""
+    parts = [
+        s.name,
+        s.location,
+        s.description or "",
+        s.display_name or "",
+        s.short_description or "",
+    ]
+    out = [("\0".join(parts)).encode("utf-8", "surrogatepass"), b"\0" + bytes([s.exposure.digest_byte])]
+    for m in s.metadata_sources:
+        out.append(b"\0" + m.encode("utf-8", "surrogatepass"))
+    out.append(b"\0" + s.content_sha256.encode("ascii") + b"\xff")
+    return b"".join(out)
+
+
+def _warning_digest_bytes(w: CatalogWarning) -> bytes:
+    """One warning's contribution to :func:`compute_digest`: ``source NUL message 0xff``."""
+    return w.source.encode("utf-8", "surrogatepass") + b"\0" + w.message.encode("utf-8", "surrogatepass") + b"\xff"
 
 
 @dataclass
@@ -99,6 +111,10 @@ class Catalog:
         self._remote_pulled = False
         self.config: Any = None
         self._listeners: list[Callable[[Generation], None]] = []
+        self._pending_paths: set[str] = set()
+        self._pending_full = False
+        self._snap: _Snapshot | None = None
+        self._watch_warnings: tuple[CatalogWarning, ...] = ()
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -198,21 +214,76 @@ class Catalog:
     def refresh(self, *, pull_remote: bool = False) -> Generation:
         """Rescan everything and publish a new generation (number + 1), SPEC H2–H3.
 
-        Concurrent calls collapse: each call takes a ticket; a rescan that *started* after a
-        caller's ticket was taken covers that caller, which then returns that rescan's generation
-        instead of scanning again. ``pull_remote`` re-pulls ``skills.urls`` first.
+        A refresh always publishes, even when nothing changed (conformance §6). Concurrent calls
+        collapse: each call takes a ticket; a rescan that *started* after a caller's ticket was
+        taken covers that caller, which then returns that rescan's generation instead of
+        scanning again. ``pull_remote`` re-pulls ``skills.urls`` first. Pending
+        :meth:`refresh_paths` requests are folded into the full rescan.
         """
+        return self._request(None, pull_remote=pull_remote)
+
+    def refresh_paths(self, changed: Iterable[str]) -> Generation:
+        """Re-read only what ``changed`` paths can affect and publish a new generation (SPEC H2).
+
+        ``changed``: absolute paths reported by a watcher (files or directories, existing or
+        gone). Each path is mapped to every spelling it has in the catalog (through the roots'
+        own symlinks and any symlinked directory met by the scan, both ways); a directory is
+        rescanned from disk as a subtree (so ``mkdir -p a/b && write`` is caught even when the
+        watcher missed the nested file), a ``SKILL.md`` or sidecar re-reads its skill directory.
+        Configuration layers and the root list are always re-read (a few small files): a root
+        that appeared, vanished or changed is rescanned whole; ``skills.config`` changes re-apply
+        the rules to every source without re-parsing. Everything else reuses the previous
+        generation's parsed sources. Anything the patch cannot decide exactly (a symlink loop,
+        a warning inside the changed subtree, too many spellings, host ``zhin``) falls back to
+        rescanning that root or everything.
+
+        The result equals what :meth:`refresh` would publish from the same previous generation
+        (same sources and order, rejected, warnings and their order, digest), and like
+        :meth:`refresh` it always publishes (number + 1). Concurrent calls collapse into one
+        rebuild covering the union of their paths; a pending :meth:`refresh` turns it into a full
+        rescan. Never raises for file-system problems.
+        """
+        paths = {os.path.normpath(os.path.abspath(p)) for p in changed}
+        return self._request(paths)
+
+    def set_watch_warnings(self, warnings: Sequence[CatalogWarning]) -> bool:
+        """Replace the watcher's warnings (kind ``WatchFailed``, SPEC H4) published with every
+        generation from the next one on (after all other warnings, in the given order).
+
+        Returns True when they differ from the current ones (the caller then publishes, e.g.
+        ``refresh_paths([])``)."""
+        new = tuple(warnings)
+        with self._ticket_lock:
+            if new == self._watch_warnings:
+                return False
+            self._watch_warnings = new
+            return True
+
+    def _request(self, paths: set[str] | None, *, pull_remote: bool = False) -> Generation:
         with self._ticket_lock:
             self._requested += 1
             ticket = self._requested
+            if paths is None:
+                self._pending_full = True
+            else:
+                self._pending_paths.update(paths)
         with self._lock:
             if self._covered >= ticket and not pull_remote:
                 return self.current
             with self._ticket_lock:
                 covers = self._requested
+                full = self._pending_full
+                pending = self._pending_paths
+                self._pending_full = False
+                self._pending_paths = set()
             if pull_remote:
                 self._remote_pulled = False
-            gen = self._build(previous=self._current)
+            try:
+                gen = self._build(previous=self._current, changed=None if full else pending)
+            except BaseException:
+                with self._ticket_lock:  # nothing is lost: the next request rescans everything
+                    self._pending_full = True
+                raise
             self._covered = covers
             self._publish(gen)
             return gen
@@ -257,7 +328,9 @@ class Catalog:
         self._remote_warnings = tuple(res.warnings)
         self._remote_origins = dict(getattr(res, "origins", {}) or {})
 
-    def _build(self, previous: Generation | None) -> Generation:
+    def _build(self, previous: Generation | None, changed: set[str] | None = None) -> Generation:
+        """Build the next generation. ``changed`` None → rescan and re-read everything; a set of
+        paths → the incremental rebuild of :meth:`refresh_paths` (same result)."""
         inp = self._inputs
         config = self._load_config()
         self.config = config
@@ -269,18 +342,35 @@ class Catalog:
         if inp.host == "zhin":
             from skillshelf.core.hosts.zhin import build_zhin_generation
 
+            self._snap = None
             gen = build_zhin_generation(
                 inp.cwd, paths=cfg_paths + inp.paths, previous=previous, version=__version__
             )
             return gen
 
-        from skillshelf.core.discovery import discover
         from skillshelf.core.hosts.zuno import zuno_roots
 
         roots, root_warnings = zuno_roots(
             inp.env, inp.cwd, paths=cfg_paths + inp.paths, remote_dirs=self._remote_dirs
         )
-        disc = discover(roots)
+        snap = self._snap
+        if previous is None or snap is None or snap.generation is not previous:
+            snap = None
+        if snap is not None:  # keep the previous Root objects for equal roots (cheap identity checks)
+            same = {r: r for r in snap.roots}
+            roots = tuple(same.get(r, r) for r in roots)
+        plan = None
+        if changed is not None and snap is not None:
+            plan = _plan_patch(snap, roots, changed)
+        if plan is None:
+            root_scans = tuple(_scan_tree(r.scan_dir, r.dot) for r in roots)
+            touched: Callable[[str], bool] | None = None
+        else:
+            root_scans, touched = plan
+        reuse = None
+        if touched is not None and snap is not None:
+            reuse = {m.canonical: m for m in snap.matches}
+        matches, scan_warnings = _fold(roots, root_scans, reuse)
         hints: tuple[Diagnostic, ...] = ()
         try:
             from skillshelf.core.hosts.zuno import uncovered_folders
@@ -291,32 +381,56 @@ class Catalog:
         except Exception as exc:  # hints are best effort, never fatal
             hints = (Diagnostic(Severity.INFO, "hint-failed", f"could not look for uncovered folders: {exc}"),)
 
-        sources, rejected, file_warnings = _build_sources(disc.matches, config, previous)
+        rules = tuple(getattr(config, "rules", ()) or ())
+        outputs, parsed = _assemble(matches, config, rules, previous, snap, touched)
+        sources: list[Source] = []
+        rejected: list[Rejected] = []
+        file_warnings: list[CatalogWarning] = []
+        for m in matches:
+            out = outputs[m.location]
+            if isinstance(out.entry, Source):
+                sources.append(out.entry)
+            else:
+                rejected.append(out.entry)
+            file_warnings.extend(out.warnings)
 
         warnings: list[CatalogWarning] = []
         warnings.extend(root_warnings)
-        warnings.extend(disc.warnings)
+        warnings.extend(scan_warnings)
         warnings.extend(self._remote_warnings)
         warnings.extend(file_warnings)
         for d in config_diags:
             if d.code == "config-invalid":
                 warnings.append(CatalogWarning("config-invalid", d.path or "", d.message))
+        warnings.extend(self._watch_warnings)
 
-        builtins = _builtin_sources()
+        builtins = snap.builtins if (snap is not None and touched is not None) else _builtin_sources()
         all_sources = tuple(builtins) + tuple(sources)
-        digest = compute_digest(all_sources, warnings)
+        digest, digest_cache = _cached_digest(all_sources, warnings, snap.digest_cache if snap else {})
         number = 1 if previous is None else previous.number + 1
-        return Generation(
+        gen = Generation(
             number=number,
             digest=digest,
             host=inp.host,
             cwd=inp.cwd,
-            roots=tuple(disc.roots),
+            roots=tuple(roots),
             sources=all_sources,
             rejected=tuple(rejected),
             warnings=tuple(warnings),
-            diagnostics=tuple(config_diags) + tuple(getattr(disc, "diagnostics", ()) or ()) + hints,
+            diagnostics=tuple(config_diags) + hints,
         )
+        self._snap = _Snapshot(
+            generation=gen,
+            roots=tuple(roots),
+            scans=root_scans,
+            matches=matches,
+            parsed=parsed,
+            outputs=outputs,
+            rules=rules,
+            builtins=tuple(builtins),
+            digest_cache=digest_cache,
+        )
+        return gen
 
 
 def _builtin_sources() -> tuple[Source, ...]:
@@ -334,36 +448,377 @@ def _stat(path: str) -> float:
         return 0.0
 
 
-def _build_sources(
-    matches: Sequence[Any], config: Any, previous: Generation | None
-) -> tuple[list[Source], list[Rejected], list[CatalogWarning]]:
-    """Parse every match, apply sidecars and ``skills.config`` rules, keep-last-valid (H3).
+@dataclass(frozen=True)
+class _Parsed:
+    """What reading one skill directory gave: its sidecars, its ``SKILL.md`` parse, its mtime."""
 
-    Returns (sources in discovery order incl. disabled, rejected files, per-file warnings in
-    discovery order — sidecar warnings before that file's parse warning).
-    """
+    sidecar: Any
+    parse: Any
+    mtime: float
+
+
+@dataclass(frozen=True)
+class _Output:
+    """One match turned into a catalog entry (a :class:`Source` or :class:`Rejected`) plus its
+    warnings in publish order; ``match`` and ``rules`` are the inputs it was made from."""
+
+    match: Any
+    rules: tuple[Any, ...]
+    entry: Source | Rejected
+    warnings: tuple[CatalogWarning, ...]
+
+
+@dataclass(frozen=True)
+class _RootScan:
+    """One root's scan (as :func:`skillshelf.core.scan.scan` reports it) plus what an incremental
+    refresh needs: ``keys`` the :func:`path_sort_key` of each match (for bisecting a subtree's
+    block out) and ``links`` every symlinked directory met, as ``(spelled, canonical target)``."""
+
+    matches: tuple[str, ...]
+    canonicals: tuple[str, ...]
+    keys: tuple[bytes, ...]
+    warnings: tuple[CatalogWarning, ...]
+    links: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass
+class _Snapshot:
+    """The inputs behind the latest generation, kept for :meth:`Catalog.refresh_paths`."""
+
+    generation: Generation
+    roots: tuple[Root, ...]
+    scans: tuple[_RootScan, ...]
+    matches: tuple[Any, ...]
+    parsed: dict[str, _Parsed]
+    outputs: dict[str, _Output]
+    rules: tuple[Any, ...]
+    builtins: tuple[Source, ...]
+    digest_cache: dict[int, tuple[Source, bytes]]
+
+
+class _RecordingWalk(_Walk):
+    """:class:`skillshelf.core.scan._Walk` that also records every symlinked directory it follows."""
+
+    def __init__(self, dot: bool) -> None:
+        super().__init__(dot)
+        self.links: list[tuple[str, str]] = []
+
+    def symlink(self, path: str, name: str, subdirs: list[tuple[str, str, int]]) -> None:
+        before = len(subdirs)
+        super().symlink(path, name, subdirs)
+        if len(subdirs) > before:
+            self.links.append((path, subdirs[-1][1]))
+
+
+_EMPTY_SCAN = _RootScan((), (), (), ())
+
+
+def _scan_tree(scan_dir: str, dot: bool) -> _RootScan:
+    """Exactly :func:`skillshelf.core.scan.scan` (same matches, canonicals, warnings, order),
+    plus sort keys and the symlinked directories met (``scan_dir`` itself included when it is
+    spelled through a symlink)."""
+    walk = _RecordingWalk(dot)
+    try:
+        st = os.stat(scan_dir)
+    except FileNotFoundError:
+        if os.path.islink(scan_dir):
+            walk.broken(scan_dir)
+        return _RootScan((), (), (), tuple(walk.warnings))
+    except NotADirectoryError:
+        return _EMPTY_SCAN
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            walk.loop(scan_dir, None)
+        else:
+            walk.unreadable(scan_dir, exc)
+        return _RootScan((), (), (), tuple(walk.warnings))
+    if not stat_mod.S_ISDIR(st.st_mode):
+        return _EMPTY_SCAN
+    top = os.path.realpath(scan_dir)
+    walk.run(scan_dir, top)
+    pairs = dict(zip(walk.matches, walk.canonicals))
+    keyed = sorted((path_sort_key(m), m) for m in pairs)
+    warnings = sorted(walk.warnings, key=lambda w: path_sort_key(w.source))
+    links = list(walk.links)
+    if top != scan_dir:
+        links.append((scan_dir, top))
+    return _RootScan(
+        tuple(m for _, m in keyed),
+        tuple(pairs[m] for _, m in keyed),
+        tuple(k for k, _ in keyed),
+        tuple(warnings),
+        tuple(links),
+    )
+
+
+def _scan_entry(path: str, dot: bool) -> _RootScan | None:
+    """What the walk of a root reports for the single entry ``path`` (a changed file or
+    directory inside the root) and everything below it. ``None`` when the answer needs the
+    whole root's context (a dangling or looping link, a ``SKILL.md`` that is not a regular file,
+    an unreadable entry): the caller then rescans the root."""
+    name = path.rsplit("/", 1)[-1]
+    try:
+        lst = os.lstat(path)
+    except FileNotFoundError:
+        return _EMPTY_SCAN
+    except OSError:
+        return None
+    mode = lst.st_mode
+    if stat_mod.S_ISLNK(mode):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            return None
+    if stat_mod.S_ISDIR(mode):
+        if name == SKILL_FILENAME:
+            return None
+        return _scan_tree(path, dot)
+    if name == SKILL_FILENAME:
+        if stat_mod.S_ISREG(mode):
+            return _RootScan((path,), (os.path.realpath(path),), (path_sort_key(path),), ())
+        return None
+    return _EMPTY_SCAN
+
+
+def _within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory + "/") or directory == "/"
+
+
+def _spellings(changed: Iterable[str], scans: Sequence[_RootScan]) -> set[str] | None:
+    """Every spelling of the changed paths the catalog can know them by: each path, its
+    canonical form, and its image through every recorded symlinked directory (root links and
+    dangling links too), both ways, to a fixed point. ``None`` when that exceeds 512 paths."""
+    links: list[tuple[str, str]] = []
+    for rs in scans:
+        links.extend(rs.links)
+        for w in rs.warnings:
+            if w.kind == "broken-symlink":
+                links.append((w.source, os.path.realpath(w.source)))
+    out: set[str] = set()
+    frontier: list[str] = []
+    for p in changed:
+        for q in (p, os.path.realpath(p)):
+            if q not in out:
+                out.add(q)
+                frontier.append(q)
+    while frontier:
+        x = frontier.pop()
+        for spelled, target in links:
+            if _within(x, target):
+                y = spelled + x[len(target):] if target != "/" else spelled + x
+            elif _within(x, spelled):
+                y = target + x[len(spelled):]
+            else:
+                continue
+            y = os.path.normpath(y)
+            if y not in out:
+                out.add(y)
+                frontier.append(y)
+                if len(out) > 512:
+                    return None
+    return out
+
+
+def _minimal(paths: Iterable[str]) -> list[str]:
+    """``paths`` without those lying below another one (sorted)."""
+    kept: list[str] = []
+    for p in sorted(set(paths), key=path_sort_key):
+        if kept and _within(p, kept[-1]):
+            continue
+        kept.append(p)
+    return kept
+
+
+def _patch_root(old: _RootScan, dot: bool, changed: Sequence[str]) -> _RootScan | None:
+    """``old`` with the block of each changed path (the path itself and everything below it)
+    replaced by a fresh scan of that entry. ``None`` when the exact answer needs a whole-root
+    rescan (see :func:`_scan_entry`; also any symlink loop in the root or any warning at or
+    below a changed path, before or after)."""
+    if any(w.kind == "symlink-loop" for w in old.warnings):
+        return None
+    matches = list(old.matches)
+    canonicals = list(old.canonicals)
+    keys = list(old.keys)
+    links = list(old.links)
+    for c in changed:
+        if any(_within(w.source, c) for w in old.warnings):
+            return None
+        sub = _scan_entry(c, dot)
+        if sub is None or sub.warnings:
+            return None
+        k = path_sort_key(c)
+        lo = bisect.bisect_left(keys, k)
+        hi = bisect.bisect_left(keys, k + b"\x01", lo)
+        matches[lo:hi] = sub.matches
+        canonicals[lo:hi] = sub.canonicals
+        keys[lo:hi] = sub.keys
+        links = [link for link in links if not _within(link[0], c)] + list(sub.links)
+    return _RootScan(tuple(matches), tuple(canonicals), tuple(keys), old.warnings, tuple(links))
+
+
+def _plan_patch(
+    snap: _Snapshot, roots: Sequence[Root], changed: Iterable[str]
+) -> tuple[tuple[_RootScan, ...], Callable[[str], bool]] | None:
+    """Per-root scans for an incremental refresh, and the predicate "this locator's skill
+    directory must be re-read". ``None`` → do a full rebuild instead."""
+    spelled = _spellings(changed, snap.scans)
+    if spelled is None:
+        return None
+    old = dict(zip(snap.roots, snap.scans))
+    scans: list[_RootScan] = []
+    touched = set(spelled)
+    for root in roots:
+        sd = root.scan_dir
+        rs = old.get(root)
+        if rs is None or any(_within(sd, c) for c in spelled):
+            scans.append(_scan_tree(sd, root.dot))
+            touched.add(sd)
+            continue
+        inside: list[str] = []
+        prefix = sd + "/"
+        for c in spelled:
+            if c.startswith(prefix):
+                if not root.dot and any(part[:1] == "." for part in c[len(prefix):].split("/")):
+                    continue
+                inside.append(c)
+        if not inside:
+            scans.append(rs)
+            continue
+        patched = _patch_root(rs, root.dot, _minimal(inside))
+        scans.append(patched if patched is not None else _scan_tree(sd, root.dot))
+    return tuple(scans), _toucher(touched)
+
+
+def _toucher(paths: set[str]) -> Callable[[str], bool]:
+    """Predicate on a locator: its skill directory is at, above or below a changed path."""
+    ancestors: set[str] = set()
+    for p in paths:
+        x = p
+        while x and x not in ancestors:
+            ancestors.add(x)
+            x = x.rpartition("/")[0]
+    prefixes = tuple(p.rstrip("/") + "/" for p in paths)
+
+    def touched(location: str) -> bool:
+        d = location.rpartition("/")[0]
+        return d in ancestors or d.startswith(prefixes)
+
+    return touched
+
+
+def _fold(
+    roots: Sequence[Root], scans: Sequence[_RootScan], reuse: Mapping[str, Any] | None = None
+) -> tuple[tuple[Any, ...], list[CatalogWarning]]:
+    """Discovery's fold (:func:`skillshelf.core.discovery.discover`) over already made scans:
+    matches de-duplicated by canonical path in discovery order, later spellings as aliases;
+    the scan warnings in root order. ``reuse`` (canonical → previous match) lets an unchanged
+    match keep its object (same locator, same root object, same aliases)."""
+    from skillshelf.core.discovery import Match
+
+    order: list[str] = []
+    first: dict[str, tuple[str, Root]] = {}
+    aliases: dict[str, list[str]] = {}
+    warnings: list[CatalogWarning] = []
+    for root, result in zip(roots, scans):
+        warnings.extend(result.warnings)
+        for location, canon in zip(result.matches, result.canonicals):
+            known = first.get(canon)
+            if known is None:
+                first[canon] = (location, root)
+                aliases[canon] = []
+                order.append(canon)
+            elif location != known[0] and location not in aliases[canon]:
+                aliases[canon].append(location)
+    out: list[Any] = []
+    for c in order:
+        location, root = first[c]
+        found = tuple(aliases[c])
+        hit = reuse.get(c) if reuse else None
+        if hit is not None and hit.location == location and hit.root is root and hit.aliases == found:
+            out.append(hit)
+            continue
+        out.append(Match(location=location, canonical=c, provenance=root.provenance, root=root, aliases=found))
+    return tuple(out), warnings
+
+
+def _cached_digest(
+    sources: Sequence[Source], warnings: Sequence[CatalogWarning], cache: Mapping[int, tuple[Source, bytes]]
+) -> tuple[str, dict[int, tuple[Source, bytes]]]:
+    """:func:`compute_digest` reusing each unchanged source object's bytes from ``cache``
+    (keyed by object identity; the object is kept in the cache so its id stays unique)."""
+    new: dict[int, tuple[Source, bytes]] = {}
+    chunks: list[bytes] = []
+    for s in sources:
+        if not s.enabled:
+            continue
+        hit = cache.get(id(s))
+        data = hit[1] if hit is not None and hit[0] is s else _source_digest_bytes(s)
+        new[id(s)] = (s, data)
+        chunks.append(data)
+    chunks.extend(_warning_digest_bytes(w) for w in warnings)
+    return hashlib.sha256(b"".join(chunks)).hexdigest(), new
+
+
+def _assemble(
+    matches: Sequence[Any],
+    config: Any,
+    rules: tuple[Any, ...],
+    previous: Generation | None,
+    snap: _Snapshot | None,
+    touched: Callable[[str], bool] | None,
+) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
+    """Turn every match into its entry (H3 keep-last-valid included). ``touched`` None → read
+    every skill directory; else only those it names, reusing ``snap``'s parses and, when the
+    match and the rules are unchanged too, its finished entries."""
     from skillshelf.core.frontmatter import parse_skill_file
     from skillshelf.core.sidecar import read_sidecars
 
-    prev_by_loc: dict[str, Source] = {}
-    if previous is not None:
-        prev_by_loc = {s.location: s for s in previous.sources if s.provenance is not Provenance.BUILTIN}
-
-    sources: list[Source] = []
-    rejected: list[Rejected] = []
-    warnings: list[CatalogWarning] = []
+    old_out = snap.outputs if snap is not None else {}
+    old_parsed = snap.parsed if snap is not None else {}
+    same_rules = snap is not None and snap.rules == rules
+    prev_by_loc: dict[str, Source] | None = None
+    outputs: dict[str, _Output] = {}
+    parsed: dict[str, _Parsed] = {}
     for m in matches:
-        skill_dir = os.path.dirname(m.location)
-        sidecar = read_sidecars(skill_dir)
-        parse = parse_skill_file(m.location, location=m.location)
-        file_warnings = list(sidecar.warnings)
-        if parse.warning is not None:
-            file_warnings.append(parse.warning)
-        warnings.extend(file_warnings)
+        loc = m.location
+        p: _Parsed | None = None
+        if touched is not None and not touched(loc):
+            o = old_out.get(loc)
+            if o is not None and same_rules and (o.match is m or o.match == m):
+                outputs[loc] = o
+                parsed[loc] = old_parsed[loc]
+                continue
+            p = old_parsed.get(loc)
+        if p is None:
+            p = _Parsed(read_sidecars(os.path.dirname(loc)), parse_skill_file(loc, location=loc), _stat(loc))
+        parsed[loc] = p
+        if prev_by_loc is None:
+            prev_by_loc = {}
+            if previous is not None:
+                prev_by_loc = {s.location: s for s in previous.sources if s.provenance is not Provenance.BUILTIN}
+        outputs[loc] = _assemble_one(m, p, config, rules, prev_by_loc.get(loc))
+    return outputs, parsed
 
-        broken_kinds = [w for w in file_warnings if w.kind in KEEP_LAST_VALID_KINDS]
-        prev = prev_by_loc.get(m.location)
-        if broken_kinds and prev is not None and prev.status is not Status.DISABLED:
+
+def _assemble_one(m: Any, p: _Parsed, config: Any, rules: tuple[Any, ...], prev: Source | None) -> _Output:
+    """One match → its entry and warnings (sidecar warnings, then the parse warning, then
+    ``kept-last-valid``).
+
+    Keep-last-valid (SPEC H3, conformance §6): when a warning of a kind in
+    :data:`KEEP_LAST_VALID_KINDS` names the previous generation's entry for this locator —
+    its source is that entry's location or one of its metadata sources — the previous
+    **whole** entry stays (status ``kept-last-valid``, today's diagnostics), the new warning is
+    still published and a ``kept-last-valid`` warning follows it.
+    """
+    sidecar, parse = p.sidecar, p.parse
+    file_warnings = list(sidecar.warnings)
+    if parse.warning is not None:
+        file_warnings.append(parse.warning)
+
+    if prev is not None and prev.status is not Status.DISABLED:
+        names = {prev.location, *prev.metadata_sources}
+        broken = [w for w in file_warnings if w.kind in KEEP_LAST_VALID_KINDS and w.source in names]
+        if broken:
             kept = replace(
                 prev,
                 status=Status.KEPT_LAST_VALID,
@@ -373,76 +828,91 @@ def _build_sources(
                     Diagnostic(
                         Severity.WARNING,
                         "kept-last-valid",
-                        f"the file is broken now ({broken_kinds[0].message}); the last valid version stays in the catalog until it is fixed",
+                        f"the file is broken now ({broken[0].message}); the last valid version stays in the catalog until it is fixed",
                         path=m.location,
                     ),
                 ),
             )
-            sources.append(kept)
-            warnings.append(
+            file_warnings.append(
                 CatalogWarning(
                     "kept-last-valid",
                     m.location,
-                    f"kept the last valid version of skill {m.location}: {broken_kinds[0].message}",
+                    f"kept the last valid version of skill {m.location}: {broken[0].message}",
                 )
             )
-            continue
+            return _Output(m, rules, kept, tuple(file_warnings))
 
-        mtime = _stat(m.location)
-        if parse.warning is not None or parse.name is None:
-            rejected.append(
-                Rejected(
-                    location=m.location,
-                    provenance=m.provenance,
-                    canonical=m.canonical,
-                    name=os.path.basename(skill_dir),
-                    root=m.root.path,
-                    aliases=tuple(m.aliases),
-                    warning=parse.warning,
-                    diagnostics=tuple(parse.diagnostics),
-                    content_sha256=parse.content_sha256,
-                    size=parse.size,
-                    mtime=mtime,
-                    frontmatter=dict(parse.frontmatter or {}),
-                )
-            )
-            continue
-
-        # Exposure precedence (E2): config rule, else sidecar, else index.
-        exposure = sidecar.resolved_exposure
-        reason = sidecar.reason()
-        enabled = True
-        disabled_reason = None
-        decision = config.decide(m.canonical) if config is not None else None
-        if decision is not None and decision.rule is not None:
-            enabled = decision.enabled
-            if decision.exposure is not None:
-                exposure = decision.exposure
-                reason = f"{decision.rule.describe()} (exposure: {decision.exposure.value})"
-            if not enabled:
-                disabled_reason = f"{decision.rule.describe()} (enabled: false)"
-        sources.append(
-            Source(
-                name=parse.name,
-                location=m.location,
-                provenance=m.provenance,
-                canonical=m.canonical,
-                root=m.root.path,
-                aliases=tuple(m.aliases),
-                description=parse.description,
-                display_name=sidecar.display_name,
-                short_description=sidecar.short_description,
-                exposure=exposure,
-                exposure_reason=reason,
-                enabled=enabled,
-                disabled_reason=disabled_reason,
-                status=Status.OK if enabled else Status.DISABLED,
-                metadata_sources=tuple(sidecar.metadata_sources),
-                content_sha256=parse.content_sha256,
-                size=parse.size,
-                mtime=mtime,
-                frontmatter=dict(parse.frontmatter or {}),
-                diagnostics=tuple(parse.diagnostics) + tuple(sidecar.diagnostics),
-            )
+    skill_dir = os.path.dirname(m.location)
+    if parse.warning is not None or parse.name is None:
+        entry: Source | Rejected = Rejected(
+            location=m.location,
+            provenance=m.provenance,
+            canonical=m.canonical,
+            name=os.path.basename(skill_dir),
+            root=m.root.path,
+            aliases=tuple(m.aliases),
+            warning=parse.warning,
+            diagnostics=tuple(parse.diagnostics),
+            content_sha256=parse.content_sha256,
+            size=parse.size,
+            mtime=p.mtime,
+            frontmatter=dict(parse.frontmatter or {}),
         )
+        return _Output(m, rules, entry, tuple(file_warnings))
+
+    # Exposure precedence (E2): config rule, else sidecar, else index.
+    exposure = sidecar.resolved_exposure
+    reason = sidecar.reason()
+    enabled = True
+    disabled_reason = None
+    decision = config.decide(m.canonical) if config is not None else None
+    if decision is not None and decision.rule is not None:
+        enabled = decision.enabled
+        if decision.exposure is not None:
+            exposure = decision.exposure
+            reason = f"{decision.rule.describe()} (exposure: {decision.exposure.value})"
+        if not enabled:
+            disabled_reason = f"{decision.rule.describe()} (enabled: false)"
+    entry = Source(
+        name=parse.name,
+        location=m.location,
+        provenance=m.provenance,
+        canonical=m.canonical,
+        root=m.root.path,
+        aliases=tuple(m.aliases),
+        description=parse.description,
+        display_name=sidecar.display_name,
+        short_description=sidecar.short_description,
+        exposure=exposure,
+        exposure_reason=reason,
+        enabled=enabled,
+        disabled_reason=disabled_reason,
+        status=Status.OK if enabled else Status.DISABLED,
+        metadata_sources=tuple(sidecar.metadata_sources),
+        content_sha256=parse.content_sha256,
+        size=parse.size,
+        mtime=p.mtime,
+        frontmatter=dict(parse.frontmatter or {}),
+        diagnostics=tuple(parse.diagnostics) + tuple(sidecar.diagnostics),
+    )
+    return _Output(m, rules, entry, tuple(file_warnings))
+
+
+def _build_sources(
+    matches: Sequence[Any], config: Any, previous: Generation | None
+) -> tuple[list[Source], list[Rejected], list[CatalogWarning]]:
+    """Parse every match, apply sidecars and ``skills.config`` rules, keep-last-valid (H3).
+
+    Returns (sources in discovery order incl. disabled, rejected files, per-file warnings in
+    discovery order — sidecar warnings before that file's parse warning).
+    """
+    rules = tuple(getattr(config, "rules", ()) or ())
+    outputs, _ = _assemble(matches, config, rules, previous, None, None)
+    sources: list[Source] = []
+    rejected: list[Rejected] = []
+    warnings: list[CatalogWarning] = []
+    for m in matches:
+        out = outputs[m.location]
+        (sources if isinstance(out.entry, Source) else rejected).append(out.entry)  # type: ignore[arg-type]
+        warnings.extend(out.warnings)
     return sources, rejected, warnings
