@@ -18,18 +18,9 @@ CASES = Path(__file__).resolve().parents[2].parent / "shared" / "cases"
 
 
 @pytest.fixture
-def env(tmp_path, monkeypatch):
-    h = tmp_path / "home"
-    (h / ".config").mkdir(parents=True)
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
-    for k in list(os.environ):
-        if k.startswith("ZUNO_"):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("HOME", str(h))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(h / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(h / ".cache"))
-    return tmp_path
+def env(zuno_home):
+    """The shared temporary HOME/XDG environment (tests/conftest.py)."""
+    return zuno_home
 
 
 def write(d: Path, name: str, desc: str) -> Path:

@@ -29,19 +29,9 @@ def skill(d: Path, name: str | None, desc: str | None = None, body: str = "body\
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch):
-    """A temporary HOME/XDG environment (SPEC C1) and a project with a worktree."""
-    h = tmp_path / "home"
-    (h / ".config").mkdir(parents=True)
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
-    for k in list(os.environ):
-        if k.startswith("ZUNO_"):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("HOME", str(h))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(h / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(h / ".cache"))
-    return tmp_path
+def home(zuno_home):
+    """The shared temporary HOME/XDG environment (tests/conftest.py)."""
+    return zuno_home
 
 
 def run_json(capsys, *args) -> tuple[int, dict]:

@@ -19,18 +19,9 @@ pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is
 
 
 @pytest.fixture
-def env(tmp_path, monkeypatch):
-    h = tmp_path / "home"
-    (h / ".config").mkdir(parents=True)
-    proj = tmp_path / "proj"
-    (proj / ".git").mkdir(parents=True)
-    for k in list(os.environ):
-        if k.startswith("ZUNO_"):
-            monkeypatch.delenv(k)
-    monkeypatch.setenv("HOME", str(h))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(h / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(h / ".cache"))
-    return tmp_path
+def env(zuno_home):
+    """The shared temporary HOME/XDG environment (tests/conftest.py)."""
+    return zuno_home
 
 
 def test_disable_subtree_reenable_one_and_search_only_subtree(env, capsys):
