@@ -1,0 +1,434 @@
+"""Live watching of a catalog's roots with watchfiles (SPEC H2, H4; conformance §6, Z148–Z156).
+
+Three layers, each usable alone:
+
+- :func:`is_relevant` — the event predicate (conformance §6 plus skillshelf's own inputs).
+- :func:`watch_plan` — which directories to watch and how, as :class:`WatchSpec` records
+  (``requested`` → ``active``, ``recursive``). Reads the file system (``isdir``) but starts nothing.
+- :class:`CatalogWatcher` — runs the plan with watchfiles in background threads and feeds
+  relevant batches to :meth:`Catalog.refresh_paths <skillshelf.core.catalog.Catalog.refresh_paths>`
+  (an overflow or a failed watch → a full :meth:`~skillshelf.core.catalog.Catalog.refresh`).
+
+Watchfiles facts this is built around (DESIGN "Measured here"): a path that does not exist
+raises ``FileNotFoundError`` when the watch starts; a watched directory that is deleted goes
+silent for good (also when it is re-created under the same name); ``mkdir -p a/b && write`` can
+miss the nested file; a renamed folder is reported as the folder only. Therefore: a missing root
+is watched through its nearest existing ancestor, non-recursively, and the plan is re-computed
+after every batch and every ``poll_interval`` seconds, so the watch moves closer as directories
+appear and turns recursive only at the exact root (H4, Z153, Z168); a watched directory whose
+identity (device, inode) changed is watched again; every reported path is rescanned from disk as
+a subtree by ``refresh_paths``, and a newly watched root is rescanned whole right after its
+watch is in place (so nothing written in between is lost).
+
+Threads: one coordinator (:meth:`CatalogWatcher.run`) plus one small pump thread per watched
+directory. The TUI runs :meth:`CatalogWatcher.run` inside ``@work(thread=True)`` with a
+``threading.Event`` it sets to stop; the CLI uses :meth:`CatalogWatcher.start` / ``stop``.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+from skillshelf.core.model import CatalogWarning, Generation
+
+__all__ = [
+    "CONFIG_FILE_NAMES",
+    "RELEVANT_COMPONENTS",
+    "SIDECAR_FILE_NAMES",
+    "CatalogWatcher",
+    "WatchSpec",
+    "is_relevant",
+    "watch_failed",
+    "watch_plan",
+]
+
+#: Path components that make an event relevant (conformance §6).
+RELEVANT_COMPONENTS = frozenset({"skill", "skills", ".agents", ".zuno"})
+#: Sidecar file names (inside a skill's ``agents/`` folder, SPEC E2).
+SIDECAR_FILE_NAMES = frozenset({"openai.yaml", "zuno.yaml"})
+#: Configuration file names at every layer (SPEC K1).
+CONFIG_FILE_NAMES = frozenset({"zuno.json", "zuno.jsonc"})
+
+# watchfiles / RustNotify change codes
+_ADDED, _MODIFIED, _DELETED = 1, 2, 3
+
+
+def watch_failed(source: str, detail: str) -> CatalogWarning:
+    """The catalog warning for a watch that could not be started or died (SPEC H4):
+    kind ``WatchFailed``, message ``failed to watch skills in {source}: {detail}``."""
+    return CatalogWarning("WatchFailed", source, f"failed to watch skills in {source}: {detail}")
+
+
+def _within(path: str, directory: str) -> bool:
+    return path == directory or directory == "/" or path.startswith(directory.rstrip("/") + "/")
+
+
+def is_relevant(
+    path: str | None,
+    *,
+    overflow: bool = False,
+    roots: Iterable[str] = (),
+    config_files: Iterable[str] = (),
+) -> bool:
+    """Whether one watcher event can change the catalog (conformance §6, Z148).
+
+    Relevant when: ``overflow`` is true (events were dropped: always a complete rescan); the
+    file name is ``SKILL.md``; any path component is ``skill``, ``skills``, ``.agents`` or
+    ``.zuno`` (Zuno's own predicate). skillshelf adds: a sidecar (``agents/openai.yaml``,
+    ``agents/zuno.yaml``); a configuration file (``zuno.json``/``zuno.jsonc`` anywhere, or one
+    of ``config_files``); and any path at, below or above one of ``roots`` (scan directories
+    and watch targets, so a configured path named e.g. ``shared`` and the appearance of a
+    missing root's ancestors count). ``path`` None without overflow → False.
+    """
+    if overflow:
+        return True
+    if not path:
+        return False
+    path = os.path.normpath(path)
+    parent, _, name = path.rpartition("/")
+    if name == "SKILL.md":
+        return True
+    if any(part in RELEVANT_COMPONENTS for part in path.split("/")):
+        return True
+    if name in SIDECAR_FILE_NAMES and parent.rpartition("/")[2] == "agents":
+        return True
+    if name in CONFIG_FILE_NAMES or path in set(config_files):
+        return True
+    for root in roots:
+        if _within(path, root) or _within(root, path):
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class WatchSpec:
+    """One thing to watch (SPEC H4).
+
+    ``requested``: the exact directory that matters (a root, a configured path, a rule's
+    watch target, or a configuration directory), canonical when it exists, else normalised.
+    ``active``: what is actually watched — ``requested`` when it is a directory, else its
+    nearest existing ancestor (canonical). ``recursive``: only a ``root`` watched at its exact
+    location is recursive; an ancestor stand-in or a configuration directory never is.
+    ``kind``: ``"root"`` or ``"config"``.
+    """
+
+    requested: str
+    active: str
+    recursive: bool
+    kind: str = "root"
+
+
+def _nearest_existing(path: str) -> str:
+    current = path
+    while True:
+        if os.path.isdir(current):
+            return os.path.realpath(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            return current
+        current = parent
+
+
+def _shared_root(env: Any, cwd: str) -> str:
+    home = os.path.normpath(os.path.join(os.path.abspath(cwd), env.home))
+    return os.path.realpath(os.path.join(home, ".agents", "skills"))
+
+
+def watch_plan(catalog: Any, *, include_shared: bool | None = None) -> list[WatchSpec]:
+    """The watch specs for a catalog (SPEC H4; Z153–Z156). Starts nothing.
+
+    Roots come from :func:`skillshelf.core.hosts.zuno.zuno_watch_roots` over the catalog's
+    environment, working directory, merged ``skills.paths`` plus ``--path`` entries and every
+    ``skills.config`` rule path: the worktree, ``$XDG_CONFIG_HOME/zuno/skill``,
+    ``$ZUNO_CONFIG_DIR/skill``, ``~/.agents/skills`` (only when it is a directory), every
+    configured path and rule target (a ``SKILL.md`` target → its exact parent, never a wider
+    ancestor, Z156). The remote cache is never watched (Z154). ``include_shared``: force
+    ``~/.agents/skills`` out (False) — a running watcher passes whether it existed at start —
+    or leave the decision to the current file system (None).
+
+    Then the configuration directories not already under a recursive root, non-recursive:
+    ``$XDG_CONFIG_HOME/zuno``, ``$ZUNO_CONFIG_DIR``, the directory of ``$ZUNO_CONFIG`` and of
+    every ``--config`` file. Order: roots shallowest first, then configuration directories.
+    """
+    from skillshelf.core.hosts.zuno import zuno_watch_roots
+
+    inputs = catalog._inputs
+    env, cwd = inputs.env, inputs.cwd
+    config = getattr(catalog, "config", None)
+    paths = tuple(getattr(config, "paths", ()) or ()) + tuple(inputs.paths)
+    rule_paths = tuple(r.raw_path for r in (getattr(config, "rules", ()) or ()))
+    roots = list(zuno_watch_roots(env, cwd, paths=paths, config_paths=rule_paths))
+    if include_shared is False:
+        shared = _shared_root(env, cwd)
+        roots = [r for r in roots if r != shared]
+    specs: list[WatchSpec] = []
+    for requested in roots:
+        active = _nearest_existing(requested)
+        specs.append(WatchSpec(requested, active, active == requested and os.path.isdir(requested)))
+    recursive = [s.active for s in specs if s.recursive]
+
+    base = os.path.abspath(cwd)
+    config_dirs = [os.path.join(os.path.normpath(os.path.join(base, env.xdg_config_home)), "zuno")]
+    extra_dir = env.get("ZUNO_CONFIG_DIR")
+    if extra_dir:
+        config_dirs.append(os.path.normpath(os.path.join(base, extra_dir)))
+    single = env.get("ZUNO_CONFIG")
+    if single:
+        config_dirs.append(os.path.dirname(os.path.normpath(os.path.join(base, single))))
+    for f in inputs.config_files:
+        config_dirs.append(os.path.dirname(os.path.normpath(os.path.join(base, f))))
+    seen = {s.requested for s in specs}
+    for d in config_dirs:
+        d = os.path.realpath(d) if os.path.isdir(d) else d
+        if d in seen or any(_within(d, r) for r in recursive):
+            continue
+        seen.add(d)
+        specs.append(WatchSpec(d, _nearest_existing(d), False, "config"))
+    return specs
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _default_notifier(path: str, recursive: bool) -> Any:
+    from watchfiles._rust_notify import RustNotify
+
+    return RustNotify([path], False, False, 300, recursive, True)
+
+
+class _Pump:
+    """One watched directory: a RustNotify handle and the thread draining it into a queue."""
+
+    def __init__(self, notifier: Any, path: str, recursive: bool, out: "queue.Queue[Any]",
+                 debounce: int, step: int) -> None:
+        self.path = path
+        self.recursive = recursive
+        self.notifier = notifier
+        self.stop = threading.Event()
+        self.thread = threading.Thread(
+            target=self._run, args=(out, debounce, step), name=f"skillshelf-watch {path}", daemon=True
+        )
+        self.thread.start()
+
+    def _run(self, out: "queue.Queue[Any]", debounce: int, step: int) -> None:
+        try:
+            while not self.stop.is_set():
+                raw = self.notifier.watch(debounce, step, 500, self.stop)
+                if isinstance(raw, set):
+                    if raw:
+                        out.put(("changes", self.path, raw))
+                elif raw in ("stop", "signal"):
+                    return
+        except Exception as exc:  # a dying watch becomes a WatchFailed warning
+            if not self.stop.is_set():
+                out.put(("error", self.path, exc))
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(timeout=2.0)
+        try:
+            self.notifier.close()
+        except Exception:
+            pass
+
+
+class CatalogWatcher:
+    """Keep a :class:`~skillshelf.core.catalog.Catalog` live (SPEC H2–H4).
+
+    ``step`` (ms): quiet period that ends a batch; ``debounce`` (ms): the longest a batch may
+    grow (watchfiles semantics). ``on_generation(gen)`` is called (from the coordinator thread)
+    with every generation this watcher made the catalog publish; ``on_warning(warnings)`` with
+    the current ``WatchFailed`` warnings whenever they change (empty tuple = recovered).
+    ``poll_interval`` (seconds): how often the plan is re-checked without events (missing roots
+    appearing, watched directories replaced). ``notifier_factory(path, recursive)`` builds the
+    watch handle (tests inject failures; default: watchfiles' ``RustNotify``).
+
+    ``~/.agents/skills`` is watched only when it existed when the watcher started (H4, Z155).
+    Watch failures become ``WatchFailed`` catalog warnings (published at once) and are retried
+    every ``poll_interval``; they clear when the watch works again.
+    """
+
+    def __init__(
+        self,
+        catalog: Any,
+        *,
+        step: int = 50,
+        debounce: int = 1600,
+        on_generation: Callable[[Generation], None] | None = None,
+        on_warning: Callable[[tuple[CatalogWarning, ...]], None] | None = None,
+        poll_interval: float = 1.0,
+        notifier_factory: Callable[[str, bool], Any] | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.step = step
+        self.debounce = debounce
+        self.on_generation = on_generation
+        self.on_warning = on_warning
+        self.poll_interval = poll_interval
+        self._factory = notifier_factory or _default_notifier
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._queue: "queue.Queue[Any]" = queue.Queue()
+        self._pumps: dict[tuple[str, bool], tuple[_Pump, tuple[int, int] | None]] = {}
+        self._dead: dict[str, str] = {}
+        self._include_shared: bool | None = None
+        self.plan: list[WatchSpec] = []
+        self.ready = threading.Event()
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> "CatalogWatcher":
+        """Run :meth:`run` in a daemon thread; returns self once the first watches are in place."""
+        self._thread = threading.Thread(target=self.run, name="skillshelf-watcher", daemon=True)
+        self._thread.start()
+        self.ready.wait(timeout=10.0)
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the coordinator and every pump thread (idempotent)."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=timeout)
+
+    def __enter__(self) -> "CatalogWatcher":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def run(self, stop_event: threading.Event | None = None) -> None:
+        """Watch until ``stop_event`` (or :meth:`stop`) is set. Blocking; call it from a worker
+        thread. Never raises for file-system or watcher problems."""
+        stop = stop_event or self._stop
+        try:
+            self._include_shared = os.path.isdir(_shared_root(self.catalog.env, self.catalog.cwd))
+            pending: set[str] = set()
+            full = False
+            first = True
+            while not stop.is_set() and not self._stop.is_set():
+                newly = self._reconcile()
+                if first:
+                    first = False
+                    self.ready.set()
+                else:
+                    pending |= newly
+                if full or pending:
+                    self._publish(full, pending)
+                    full, pending = False, set()
+                try:
+                    item = self._queue.get(timeout=self.poll_interval)
+                except queue.Empty:
+                    continue
+                items = [item]
+                while True:
+                    try:
+                        items.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                f, p = self._digest_items(items)
+                full = full or f
+                pending |= p
+        finally:
+            self.ready.set()
+            for pump, _ in self._pumps.values():
+                pump.close()
+            self._pumps.clear()
+
+    # ------------------------------------------------------------------ internals
+    def _relevance_roots(self) -> list[str]:
+        roots = [s.requested for s in self.plan]
+        try:
+            roots.extend(r.scan_dir for r in self.catalog.current.roots if r.provenance.value != "remote")
+        except Exception:
+            pass
+        return roots
+
+    def _digest_items(self, items: Sequence[Any]) -> tuple[bool, set[str]]:
+        full = False
+        changed: set[str] = set()
+        roots = self._relevance_roots()
+        config_files = tuple(self.catalog._inputs.config_files)
+        for kind, path, payload in items:
+            if kind == "error":
+                self._dead[path] = str(payload) or payload.__class__.__name__
+                entry = self._pumps.pop((path, True), None) or self._pumps.pop((path, False), None)
+                if entry is not None:
+                    entry[0].stop.set()
+                full = True
+                continue
+            for change, p in payload:
+                if change not in (_ADDED, _MODIFIED, _DELETED):
+                    full = True  # overflow / rescan request (Z148)
+                elif is_relevant(p, roots=roots, config_files=config_files):
+                    changed.add(p)
+        return full, changed
+
+    def _reconcile(self) -> set[str]:
+        """Bring the running watches in line with the plan; returns the recursive watch
+        directories that were (re)started (to be rescanned whole)."""
+        try:
+            plan = watch_plan(self.catalog, include_shared=self._include_shared)
+        except Exception as exc:  # never let planning kill the watcher
+            self._set_failures({self.catalog.cwd: f"cannot plan watches: {exc}"})
+            return set()
+        self.plan = plan
+        wanted: dict[tuple[str, bool], str] = {}
+        for spec in plan:
+            key = (spec.active, spec.recursive)
+            wanted.setdefault(key, spec.requested)
+        recursive = [a for a, r in wanted if r]
+        # a non-recursive watch inside a recursive one is redundant
+        wanted = {k: v for k, v in wanted.items() if k[1] or not any(_within(k[0], r) for r in recursive)}
+        for key in list(self._pumps):
+            pump, ident = self._pumps[key]
+            if key not in wanted or _identity(key[0]) != ident or not pump.thread.is_alive():
+                pump.close()
+                del self._pumps[key]
+        newly: set[str] = set()
+        failures: dict[str, str] = {}
+        for key, requested in wanted.items():
+            if key in self._pumps:
+                continue
+            path, rec = key
+            ident = _identity(path)
+            try:
+                notifier = self._factory(path, rec)
+            except Exception as exc:
+                failures[requested] = str(exc) or exc.__class__.__name__
+                continue
+            self._pumps[key] = (_Pump(notifier, path, rec, self._queue, self.debounce, self.step), ident)
+            newly.add(path)
+        # a watch that died stays reported until it runs again
+        for path, detail in list(self._dead.items()):
+            if path in newly:
+                del self._dead[path]
+            else:
+                failures.setdefault(path, detail)
+        self._set_failures(failures)
+        return newly
+
+    def _set_failures(self, failures: dict[str, str]) -> None:
+        warnings = tuple(watch_failed(src, d) for src, d in sorted(failures.items()))
+        if self.catalog.set_watch_warnings(warnings):
+            if self.on_warning is not None:
+                self.on_warning(warnings)
+            self._publish(False, set())
+
+    def _publish(self, full: bool, paths: set[str]) -> None:
+        try:
+            gen = self.catalog.refresh() if full else self.catalog.refresh_paths(paths)
+        except Exception:  # a failed rebuild keeps the published generation
+            return
+        if self.on_generation is not None:
+            try:
+                self.on_generation(gen)
+            except Exception:
+                pass
