@@ -579,6 +579,7 @@ def _zhin_authoring_checks(body: str, body_line: int | None, out: _Out) -> None:
     failures (失败/降级/兜底/Fallback/Failure) holding a Markdown table. Both apply only to bodies
     organised in ``## `` sections (Zhin's extraction works per section; a body without any is
     loaded whole as the ``## 指导`` intro, and a one-paragraph skill is not held to the template).
+    Position: the first ``## `` heading, column 1.
     """
     heads = [m for m in re.finditer(r"^## +(\S.*)$", body, re.M)]
     if not heads:
@@ -587,17 +588,18 @@ def _zhin_authoring_checks(body: str, body_line: int | None, out: _Out) -> None:
     for i, m in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
         sections.append((m.group(1), body[m.end():end]))
+    at = body_line + body.count("\n", 0, heads[0].start()) if body_line else None
     if not any((_ZHIN_WORKFLOW_HEADING.search(h) and _ZHIN_NUMBERED.search(t)) or _ZHIN_STEP_HEADING.search(t)
                for h, t in sections):
         out.add("zhin-workflow-missing",
                 "no numbered workflow section: Zhin skills describe each step (input, action, output) "
                 "under a heading such as `## 工作流` or `## Workflow`",
-                line=body_line, hint="add `## 工作流` with `### 第 1 步：…` or a `1.` list")
+                line=at, column=1, hint="add `## 工作流` with `### 第 1 步：…` or a `1.` list")
     if not any(_ZHIN_FALLBACK_HEADING.search(h) and _ZHIN_TABLE_SEP.search(t) for h, t in sections):
         out.add("zhin-fallback-table-missing",
                 "no failure/fallback table: Zhin skills say what to do when a tool fails, as a table "
                 "under `## 失败与兜底` (or `## Failure and fallback`)",
-                line=body_line, hint="add `## 失败与兜底` with a table: | 触发条件 | 一线处理 | 仍失败 |")
+                line=at, column=1, hint="add `## 失败与兜底` with a table: | 触发条件 | 一线处理 | 仍失败 |")
 
 
 def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out) -> None:
