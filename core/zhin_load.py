@@ -160,7 +160,7 @@ def zhin_load_text(source: Any, *, limit: int = DEFAULT_LIMIT, text: str | None 
         name, content = source
     else:
         name = source.name
-        content = text if text is not None else _read_text(source.location)
+        content = _read_text(source.location) if text is None else ""
     if text is not None:
         content = text
     return extract_instructions(name, content, limit)
