@@ -19,6 +19,7 @@ from textual.screen import Screen
 from skillshelf.app.screens.help import HelpScreen
 from skillshelf.app.screens.main import CatalogLike, MainScreen
 from skillshelf.app.screens.palette import SkillProvider
+from skillshelf.core.textsafe import visible
 
 __all__ = ["SkillshelfApp", "run_tui", "display_path"]
 
@@ -37,13 +38,25 @@ class SkillshelfApp(App[int]):
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("ctrl+p", "command_palette", "Palette", show=False, id="app.palette"),
+        Binding("a", "resolve", "Resolve", id="app.resolve"),
+        Binding("i", "index_preview", "Index", id="app.index-preview"),
+        Binding("w", "whatif", "What-if", id="app.whatif"),
+        Binding("ctrl+z", "undo_write", "Undo write", show=False, id="app.undo-write"),
     ]
+
+    #: Actions that only make sense over the main screen (not inside a modal or another screen).
+    MAIN_ONLY_ACTIONS = frozenset({"resolve", "index_preview", "whatif", "undo_write"})
 
     def __init__(self, open_catalog: Callable[[], CatalogLike], *, host: str = "zuno", cwd_display: str = "") -> None:
         super().__init__()
         self._open_catalog = open_catalog
         self.host = host
         self.cwd_display = cwd_display
+        #: The last config write made from the ambiguity picker (``ctrl+z`` undoes it), or ``None``.
+        self.last_write: Any = None
+        #: Context window (tokens) applied from the what-if screen (``enter``) for this session;
+        #: ``None`` = the catalog's own (``--context-window``). Used by the index preview and what-if.
+        self.session_context_window: int | None = None
 
     def get_default_screen(self) -> Screen:
         return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display)
@@ -59,6 +72,73 @@ class SkillshelfApp(App[int]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    # ------------------------------------------------------------------ K5 / P / U screens
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Disable the main-screen actions (``a`` ``i`` ``w`` ``ctrl+z``) while another screen is on top."""
+        if action in self.MAIN_ONLY_ACTIONS and not isinstance(self.screen, MainScreen):
+            return False
+        return True
+
+    def _loaded_main(self) -> MainScreen | None:
+        main = self.main_screen
+        if main.catalog is None or main.generation is None:
+            self.notify("The catalog is still loading.", timeout=3)
+            return None
+        return main
+
+    def action_resolve(self) -> None:
+        """``a``: open the ambiguity picker on the selected row's name (SPEC K5), or say why not."""
+        from skillshelf.app.screens.picker import AmbiguityPicker
+
+        main = self._loaded_main()
+        if main is None:
+            return
+        row = main.selected_row()
+        if row is None:
+            self.notify("No row selected.", timeout=3)
+            return
+        gen = main.generation
+        if row.rejected or row.name not in gen.ambiguous_names():
+            why = "a rejected file" if row.rejected else "not ambiguous"
+            self.notify(f"`{visible(row.name)}` is {why}: nothing to resolve.", timeout=4, markup=False)
+            return
+        self.push_screen(AmbiguityPicker(main.catalog, gen, row.name, keep=row.location))
+
+    def action_index_preview(self) -> None:
+        """``i``: the exact prompt index for the current host and budget (SPEC P)."""
+        from skillshelf.app.screens.index_preview import IndexPreviewScreen
+
+        main = self._loaded_main()
+        if main is not None:
+            self.push_screen(IndexPreviewScreen(main.catalog, main.generation,
+                                                context_window=self.session_context_window))
+
+    def action_whatif(self) -> None:
+        """``w``: what-if on the context window / ``maxContextTokens`` (SPEC U1–U2); writes nothing."""
+        from skillshelf.app.screens.whatif import WhatIfScreen
+
+        main = self._loaded_main()
+        if main is not None:
+            self.push_screen(WhatIfScreen(main.catalog, main.generation,
+                                          context_window=self.session_context_window))
+
+    def action_undo_write(self) -> None:
+        """``ctrl+z``: undo the last picker write (restores the file byte for byte) and rescan."""
+        from skillshelf.core.configwrite import ConfigWriteError, undo
+
+        result = self.last_write
+        if result is None:
+            self.notify("Nothing to undo.", timeout=3)
+            return
+        try:
+            undo(result)
+        except ConfigWriteError as exc:
+            self.notify(f"Not undone: {exc}", severity="error", timeout=8, markup=False)
+            return
+        self.last_write = None
+        self.notify(f"Undone: {result.target} restored.", timeout=5, markup=False)
+        self.main_screen.action_refresh()
 
 
 def display_path(path: str, home: str | None) -> str:

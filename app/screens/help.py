@@ -25,6 +25,11 @@ HELP_ROWS: tuple[tuple[str, str, str], ...] = (
     ("main.next-conflict", "n", "next ambiguous name (conflict)"),
     ("main.prev-conflict", "N", "previous ambiguous name (conflict)"),
     ("main.refresh", "r", "rescan now (new generation)"),
+    ("app.resolve", "a", "resolve the selected ambiguous name (picker: k keep, s search-only, e explicit, "
+                         "d disable, t target file, ctrl+s write, u undo)"),
+    ("app.undo-write", "ctrl+z", "undo the last skills.config write made by the picker"),
+    ("app.index-preview", "i", "index preview: the exact prompt text (f form, c copy, ctrl+s save)"),
+    ("app.whatif", "w", "what-if: context window / maxContextTokens (1-4 presets, enter applies to the session)"),
     ("app.help", "?", "this help"),
     ("app.palette", "ctrl+p", "command palette: jump to a skill by fuzzy name"),
     ("app.quit", "q", "quit"),

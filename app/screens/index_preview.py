@@ -1,0 +1,400 @@
+"""The index preview screen (SPEC P1–P7, DESIGN "The TUI"): the exact text the model gets.
+
+Shows the budgeted rendering (:func:`skillshelf.core.render.render_budgeted`) of the current
+generation for the host in each form (``index`` / ``list`` / ``verbose``; ``f`` or the tabs switch)
+in a read-only ``TextArea`` (fast on 40,000 characters). The side list names every truncated
+description with its original length and the cap it was cut to (selecting one selects that
+description in the text), then every omitted skill with the reason ("over budget"); the summary
+gives the budget (characters, SPEC U1), rendered / truncated / omitted / search-only counts and the
+token count (tiktoken ``cl100k_base`` or the 4-characters estimate, SPEC U4/T1). When the
+configuration says ``includeInstructions: false`` a banner says the index is not in the prompt
+(SPEC P7). For host ``zhin``, the Zhin catalog section is shown when
+``skillshelf.core.hosts.zhin.render_zhin_catalog`` exists (SPEC Z3).
+
+``c`` copies the text (``App.copy_to_clipboard``); ``ctrl+s`` asks for a path (default
+``./skill_index.txt``, relative to the process's working directory) and writes the plain text as
+UTF-8. Rendering and token counting run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Input, OptionList, Static, Tab, Tabs, TextArea
+from textual.widgets.option_list import Option
+
+from skillshelf.core.budget import index_budget_chars
+from skillshelf.core.model import Generation, SkillEntry
+from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
+from skillshelf.core.textsafe import visible
+
+__all__ = [
+    "IndexPreview",
+    "IndexPreviewScreen",
+    "SavePathScreen",
+    "TruncatedEntry",
+    "build_preview",
+    "count_tokens",
+    "index_budget_for",
+]
+
+#: Default file for ``ctrl+s``.
+DEFAULT_SAVE_PATH = "./skill_index.txt"
+
+_FORMS = (Form.INDEX, Form.LIST, Form.VERBOSE)
+_INDEX_LINE = re.compile(r'^  <skill name="([^"]*)"(?: source="([^"]*)")?(?: />|>(.*)</skill>)$')
+
+
+@dataclass(frozen=True)
+class TruncatedEntry:
+    """One description the index form cut (SPEC P4–P5): ``original`` is the normalised
+    description's length in characters, ``cap`` the uniform cap applied (0 in the name-only
+    fallback); ``line`` the 0-based line of the text and ``columns`` the (start, end) character
+    columns of the shown description on it."""
+
+    name: str
+    location: str
+    original: int
+    cap: int
+    line: int
+    columns: tuple[int, int]
+
+    @property
+    def cut(self) -> int:
+        """Characters removed (original − cap, at least 0)."""
+        return max(0, self.original - self.cap)
+
+
+@dataclass(frozen=True)
+class IndexPreview:
+    """Everything the screen shows for one form: ``text`` (exact), the ``result`` of
+    :func:`render_budgeted`, the ``truncated`` entries (index form only), ``budget`` in characters,
+    ``tokens`` of ``text`` (``exact`` False = 4-characters estimate), ``include_instructions``
+    (SPEC P7) and ``title`` (what is shown: ``index form`` or ``zhin catalog``)."""
+
+    form: Form
+    text: str
+    result: Budgeted | None
+    truncated: tuple[TruncatedEntry, ...]
+    budget: int
+    tokens: int | None
+    exact: bool
+    include_instructions: bool
+    title: str
+
+
+def index_budget_for(catalog: Any, context_window: int | None = None) -> int:
+    """The index budget in characters (SPEC U1): the catalog's own (``catalog.index_budget``), or —
+    when a session ``context_window`` (tokens) is given — recomputed for that window with the
+    configuration's ``maxContextTokens`` (which still wins, U1)."""
+    if context_window is None:
+        return int(catalog.index_budget)
+    mct = getattr(getattr(catalog, "config", None), "max_context_tokens", None)
+    return index_budget_chars(max_context_tokens=mct, context_window=context_window)
+
+
+def truncated_entries(entries: Sequence[SkillEntry], result: Budgeted) -> tuple[TruncatedEntry, ...]:
+    """The index-form lines of ``result.text`` whose description was cut (SPEC P5), in text order.
+
+    Each line is matched back to its entry by ``source`` attribute (duplicate names) or by name;
+    an entry counts when its name is in ``result.truncated_names`` and its normalised description
+    is longer than ``result.cap`` (every kept entry in the name-only fallback, ``cap`` 0)."""
+    if result.cap is None or not result.truncated:
+        return ()
+    cap = result.cap
+    names = set(result.truncated_names)
+    by_location = {e.location: e for e in entries}
+    by_name: dict[str, SkillEntry] = {}
+    for e in entries:
+        if e.indexed:
+            by_name.setdefault(e.name, e)
+    out: list[TruncatedEntry] = []
+    for i, line in enumerate(result.text.split("\n")):
+        m = _INDEX_LINE.match(line)
+        if not m:
+            continue
+        name = html.unescape(m.group(1))
+        if name not in names:
+            continue
+        entry = by_location.get(html.unescape(m.group(2))) if m.group(2) is not None else by_name.get(name)
+        if entry is None:
+            continue
+        original = len(normalize_description(entry.catalog_description))
+        if original <= cap and cap != 0:
+            continue
+        start = m.start(3) if m.group(3) is not None else len(line)
+        end = m.end(3) if m.group(3) is not None else len(line)
+        out.append(TruncatedEntry(name, entry.location, original, cap, i, (start, end)))
+    return tuple(out)
+
+
+_counter: Any = None
+
+
+def count_tokens(text: str) -> tuple[int | None, bool]:
+    """(tokens, exact) of ``text`` through :class:`skillshelf.core.tokens.TokenCounter`
+    (SPEC T1: never raises; ``(None, False)`` if even the estimate fails)."""
+    global _counter
+    try:
+        if _counter is None:
+            from skillshelf.core.tokens import TokenCounter
+
+            _counter = TokenCounter()
+        count = _counter.count(text)
+        return int(count.tokens), bool(count.exact)
+    except Exception:
+        return None, False
+
+
+def _zhin_renderer() -> Any:
+    try:
+        from skillshelf.core.hosts import zhin  # type: ignore[attr-defined]
+    except Exception:
+        return None
+    return getattr(zhin, "render_zhin_catalog", None)
+
+
+def build_preview(generation: Generation, form: Form, budget: int, *, include_instructions: bool = True,
+                  host: str = "zuno", tokens: bool = True) -> IndexPreview:
+    """Render ``generation`` for the preview (pure apart from token counting).
+
+    Host ``zhin`` with ``render_zhin_catalog`` available: that text, no budget result. Otherwise
+    ``render_budgeted(generation.entries(), form, budget)`` (SPEC P5–P6). ``tokens`` False skips
+    counting (``tokens`` is then ``None``)."""
+    if host == "zhin":
+        renderer = _zhin_renderer()
+        if renderer is not None:
+            text = renderer([s for s in generation.sources if s.enabled])
+            n, exact = count_tokens(text) if tokens else (None, False)
+            return IndexPreview(form, text, None, (), budget, n, exact, include_instructions, "zhin catalog")
+    entries = generation.entries()
+    result = render_budgeted(entries, form, budget)
+    cut = truncated_entries(entries, result) if form is Form.INDEX else ()
+    n, exact = count_tokens(result.text) if tokens else (None, False)
+    return IndexPreview(form, result.text, result, cut, budget, n, exact, include_instructions, f"{form.value} form")
+
+
+def summary_content(p: IndexPreview) -> Content:
+    """The summary block above the side list (numbers with thousands separators)."""
+    parts: list[str | tuple[str, str]] = [(p.title, "bold"), "\n"]
+    parts.append(f"budget {p.budget:,} chars\n")
+    parts.append(f"text   {len(p.text):,} chars")
+    if p.tokens is not None:
+        parts.append(f" · {'' if p.exact else '~'}{p.tokens:,} tok{'' if p.exact else ' (approx)'}")
+    parts.append("\n")
+    r = p.result
+    if r is not None:
+        parts.append(f"{r.rendered:,} rendered · ")
+        parts.append((f"{r.truncated:,} truncated", "$warning" if r.truncated else ""))
+        if r.cap is not None and r.truncated:
+            parts.append(f" (cap {r.cap:,})")
+        parts.append("\n")
+        parts.append((f"{r.omitted:,} omitted", "$error" if r.omitted else ""))
+        parts.append(f" · {r.search_only:,} search-only (counted, not listed)\n")
+    return Content.assemble(*parts)
+
+
+class PreviewComputed(Message):
+    """The worker rendered ``preview``."""
+
+    def __init__(self, preview: IndexPreview) -> None:
+        super().__init__()
+        self.preview = preview
+
+
+class SavePathScreen(ModalScreen[str | None]):
+    """Ask for a file path (``enter`` accepts, ``escape`` cancels); returns it or ``None``."""
+
+    DEFAULT_CSS = """
+    SavePathScreen { align: center middle; }
+    SavePathScreen > Vertical { width: 70; height: auto; border: round $primary; background: $surface; padding: 0 1; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="save.cancel")]
+
+    def __init__(self, default: str = DEFAULT_SAVE_PATH) -> None:
+        super().__init__()
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Save the preview text to:", markup=False)
+            yield Input(value=self.default, id="save-path")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def save_text(path: str, text: str) -> str:
+    """Write ``text`` (UTF-8, exactly, no newline added) to ``path`` (``~`` expanded, relative to
+    the process's working directory); returns the absolute path. Raises ``OSError``."""
+    full = os.path.abspath(os.path.expanduser(path))
+    with open(full, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+    return full
+
+
+class IndexPreviewScreen(Screen[None]):
+    """The exact prompt index (see the module docstring). ``context_window`` (tokens) is the
+    session what-if window, ``None`` for the catalog's own budget."""
+
+    DEFAULT_CSS = """
+    IndexPreviewScreen #ip-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    IndexPreviewScreen #ip-banner { height: auto; padding: 0 1; color: $warning; display: none; }
+    IndexPreviewScreen #ip-banner.shown { display: block; }
+    IndexPreviewScreen #ip-body { height: 1fr; }
+    IndexPreviewScreen #ip-text { width: 1fr; height: 1fr; }
+    IndexPreviewScreen #ip-side { width: 50; height: 1fr; border: round $primary 40%; }
+    IndexPreviewScreen #ip-summary { height: auto; }
+    IndexPreviewScreen #ip-cuts { height: 1fr; border: none; text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
+    BINDINGS = [
+        Binding("f", "next_form", "Form", id="preview.form"),
+        Binding("c", "copy", "Copy", id="preview.copy"),
+        Binding("ctrl+s", "save", "Save", id="preview.save"),
+        Binding("escape", "close", "Close", id="preview.close"),
+    ]
+
+    def __init__(self, catalog: Any, generation: Generation, *, context_window: int | None = None,
+                 form: Form = Form.INDEX) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.generation = generation
+        self.context_window = context_window
+        self.form = Form(form)
+        self.budget = index_budget_for(catalog, context_window)
+        self.include_instructions = bool(getattr(getattr(catalog, "config", None), "include_instructions", True))
+        self.host = getattr(catalog, "host", None) or generation.host or "zuno"
+        self.preview: IndexPreview | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="ip-title", markup=False)
+        yield Tabs(*(Tab(f.value, id=f"form-{f.value}") for f in _FORMS), active=f"form-{self.form.value}", id="ip-forms")
+        yield Static(id="ip-banner", markup=False)
+        with Horizontal(id="ip-body"):
+            yield TextArea("", id="ip-text", read_only=True, soft_wrap=False, show_line_numbers=True)
+            with Vertical(id="ip-side"):
+                yield Static(id="ip-summary", markup=False)
+                yield OptionList(id="ip-cuts")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#ip-side").border_title = "Cut by the budget"
+        window = self.context_window
+        where = (f"session window {window:,} tok" if window is not None
+                 else (f"window {self.catalog.context_window:,} tok" if getattr(self.catalog, "context_window", None)
+                       else "window unknown"))
+        mct = getattr(getattr(self.catalog, "config", None), "max_context_tokens", None)
+        if mct is not None:
+            where += f" · maxContextTokens {mct:,}"
+        self.query_one("#ip-title", Static).update(
+            f"Index preview — host {visible(self.host)} — generation {self.generation.number} — "
+            f"budget {self.budget:,} chars ({where})")
+        banner = self.query_one("#ip-banner", Static)
+        if not self.include_instructions:
+            banner.update("includeInstructions: false — the index and the trigger policy are NOT in the prompt "
+                          "(SPEC P7); list and search still work. Below: what the index would be.")
+            banner.add_class("shown")
+        self.query_one("#ip-text", TextArea).focus()
+        self.recompute()
+
+    # ------------------------------------------------------------------ compute
+    def recompute(self) -> None:
+        """Render the current form in a worker."""
+        self.query_one("#ip-summary", Static).update("rendering…")
+        self.render_preview(self.form)
+
+    @work(thread=True, exclusive=True, group="index-preview", exit_on_error=False, description="render index")
+    def render_preview(self, form: Form) -> None:
+        self.post_message(PreviewComputed(build_preview(
+            self.generation, form, self.budget, include_instructions=self.include_instructions, host=self.host)))
+
+    @on(PreviewComputed)
+    def _computed(self, event: PreviewComputed) -> None:
+        p = event.preview
+        if p.form is not self.form:
+            return
+        self.preview = p
+        area = self.query_one("#ip-text", TextArea)
+        area.load_text(p.text)
+        self.query_one("#ip-summary", Static).update(summary_content(p))
+        options: list[Option] = []
+        for i, t in enumerate(p.truncated):
+            options.append(Option(Content.assemble(
+                ("✂ ", "$warning"), visible(t.name), f"  {t.original:,} → {t.cap:,} (−{t.cut:,})"), id=f"t{i}"))
+        if p.result is not None:
+            for name in p.result.omitted_names:
+                options.append(Option(Content.assemble(("✗ ", "$error"), visible(name), ("  over budget", "$error"))))
+        if not options:
+            options.append(Option(Content("nothing truncated or omitted"), disabled=True))
+        cuts = self.query_one("#ip-cuts", OptionList)
+        cuts.set_options(options)
+
+    @on(OptionList.OptionHighlighted, "#ip-cuts")
+    def _cut_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        oid = event.option.id
+        if self.preview is None or not oid or not oid.startswith("t"):
+            return
+        t = self.preview.truncated[int(oid[1:])]
+        from textual.widgets.text_area import Selection
+
+        area = self.query_one("#ip-text", TextArea)
+        area.selection = Selection((t.line, t.columns[0]), (t.line, t.columns[1]))
+        area.scroll_cursor_visible(center=True)
+
+    @on(Tabs.TabActivated, "#ip-forms")
+    def _tab(self, event: Tabs.TabActivated) -> None:
+        tab_id = event.tab.id or ""
+        form = Form(tab_id.removeprefix("form-")) if tab_id.startswith("form-") else self.form
+        if form is not self.form:
+            self.form = form
+            self.recompute()
+
+    # ------------------------------------------------------------------ actions
+    def action_next_form(self) -> None:
+        nxt = _FORMS[(_FORMS.index(self.form) + 1) % len(_FORMS)]
+        self.query_one("#ip-forms", Tabs).active = f"form-{nxt.value}"
+
+    def action_copy(self) -> None:
+        if self.preview is None:
+            return
+        self.app.copy_to_clipboard(self.preview.text)
+        self.notify(f"Copied {len(self.preview.text):,} characters.", timeout=3)
+
+    def action_save(self) -> None:
+        if self.preview is None:
+            return
+        text = self.preview.text
+
+        def done(path: str | None) -> None:
+            if not path:
+                return
+            try:
+                full = save_text(path, text)
+            except OSError as exc:
+                self.notify(f"Not saved: {path}: {exc.strerror or exc}", severity="error", timeout=8, markup=False)
+                return
+            self.notify(f"Saved {len(text):,} characters to {full}", timeout=5, markup=False)
+
+        self.app.push_screen(SavePathScreen(), done)
+
+    def action_close(self) -> None:
+        self.app.pop_screen()

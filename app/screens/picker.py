@@ -1,0 +1,587 @@
+"""The ambiguity picker (SPEC K5, DESIGN "The TUI"): resolve a skill name declared by several sources.
+
+A modal over the main screen. It shows the sources of one name side by side (a table: choice,
+provenance, root, locator, description, size in bytes, modified time, lint error/warning counts),
+a unified diff of two bodies, and the exact ``skills.config`` entries it would append to the
+target file. Keys on the source under the cursor: ``k`` keep, ``s`` search-only, ``e``
+explicit-only, ``d`` disable; ``t`` switches the target file (project ``.zuno/zuno.json`` ↔ the
+global file ↔ an existing ``.jsonc`` layer); ``ctrl+s`` writes through
+:func:`skillshelf.core.configwrite.apply_plan` (atomic, ``.bak``, comments kept), rebuilds the
+catalog and checks the outcome (a wrong outcome is undone, as ``skillshelf resolve`` does);
+``u`` undoes the last write byte for byte. Planning and writing never raise into the UI: every
+:class:`~skillshelf.core.configwrite.ConfigWriteError` is shown in the preview pane.
+
+Skill text is untrusted (SPEC X1): every cell and diff line is built from plain text made
+visible with :func:`skillshelf.core.textsafe.visible`; markup is never parsed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, ScrollableContainer, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Static
+
+from skillshelf.core.configwrite import (
+    Choice,
+    ConfigWriteError,
+    WritePlan,
+    WriteResult,
+    apply_plan,
+    default_target,
+    global_target,
+    outcome_problems,
+    plan_resolution,
+    undo,
+)
+from skillshelf.core.model import Generation, Severity, Source
+from skillshelf.core.paths import find_worktree
+from skillshelf.core.textsafe import visible
+
+__all__ = [
+    "AmbiguityPicker",
+    "SourceFacts",
+    "Target",
+    "body_diff",
+    "candidate_targets",
+    "default_choices",
+    "source_facts",
+]
+
+#: Most diff lines shown (a longer diff is cut with a note).
+DIFF_MAX_LINES = 2_000
+#: Largest body read per source for the diff, in bytes.
+BODY_MAX_BYTES = 256 * 1024
+
+_CHOICE_LABEL = {Choice.KEEP: "keep", Choice.SEARCH: "search-only", Choice.EXPLICIT: "explicit",
+                 Choice.DISABLE: "disable"}
+
+
+@dataclass(frozen=True)
+class Target:
+    """A config file the picker can write: ``kind`` (``project`` / ``global`` / ``jsonc``) and
+    its absolute ``path`` (it may not exist yet)."""
+
+    kind: str
+    path: str
+
+
+@dataclass(frozen=True)
+class SourceFacts:
+    """What the worker reads for one source: its ``body`` (whole file text, UTF-8 with
+    replacement, cut at :data:`BODY_MAX_BYTES`), lint ``errors`` / ``warnings`` counts
+    (``skillshelf.core.lint.lint_file`` with ``Target.SPEC``; the source's own diagnostics for a
+    built-in) and ``note`` (why lint or reading failed, else empty)."""
+
+    location: str
+    body: str
+    errors: int
+    warnings: int
+    note: str = ""
+
+
+def candidate_targets(catalog: Any) -> list[Target]:
+    """The files the picker offers, in ``t`` order (SPEC K5, K1): the project file
+    (:func:`~skillshelf.core.configwrite.default_target` at the worktree root, else the catalog's
+    ``cwd``), the global file (:func:`~skillshelf.core.configwrite.global_target`), then every other
+    existing ``.jsonc`` layer of the loaded configuration. Duplicates are dropped. ``catalog``
+    needs ``cwd`` and ``env.xdg_config_home``; ``config.layers`` is optional."""
+    out: list[Target] = []
+    seen: set[str] = set()
+
+    def add(kind: str, path: str | None) -> None:
+        if not path:
+            return
+        key = os.path.normpath(os.path.abspath(path))
+        if key in seen:
+            return
+        seen.add(key)
+        out.append(Target(kind, key))
+
+    cwd = getattr(catalog, "cwd", None) or os.getcwd()
+    add("project", default_target(cwd, find_worktree(cwd)))
+    env = getattr(catalog, "env", None)
+    xdg = getattr(env, "xdg_config_home", None)
+    if xdg:
+        if not os.path.isabs(xdg):
+            xdg = os.path.join(cwd, xdg)
+        add("global", global_target(xdg))
+    config = getattr(catalog, "config", None)
+    for layer in getattr(config, "layers", ()) or ():
+        path = getattr(layer, "path", "") or ""
+        if getattr(layer, "kind", "") != "env-content" and path.endswith(".jsonc") and os.path.isfile(path):
+            add("jsonc", path)
+    return out
+
+
+def default_choices(sources: Sequence[Source], keep: str | None) -> dict[str, Choice]:
+    """Initial picks: the source at locator ``keep`` (else the first enabled one) is kept, the
+    other enabled sources disabled, and disabled sources stay disabled (no entry for them)."""
+    enabled = [s for s in sources if s.enabled]
+    if keep not in {s.location for s in enabled}:
+        keep = enabled[0].location if enabled else None
+    return {s.location: (Choice.KEEP if s.location == keep else Choice.DISABLE) for s in sources}
+
+
+def _read_body(source: Source) -> tuple[str, str]:
+    if source.body is not None:
+        return source.body, ""
+    if source.location.startswith("builtin://"):
+        return "", ""
+    try:
+        with open(source.location, "rb") as fh:
+            data = fh.read(BODY_MAX_BYTES + 1)
+    except OSError as exc:
+        return "", f"cannot read: {exc.strerror or exc}"
+    text = data[:BODY_MAX_BYTES].decode("utf-8", errors="replace")
+    return text, ("cut at 256 KiB" if len(data) > BODY_MAX_BYTES else "")
+
+
+def source_facts(source: Source) -> SourceFacts:
+    """Read and lint one source (runs in a worker thread). Never raises."""
+    body, note = _read_body(source)
+    if source.location.startswith("builtin://"):
+        diags = source.diagnostics
+    else:
+        try:
+            from skillshelf.core.lint import Target as LintTarget, lint_file
+
+            diags = lint_file(source.location, target=LintTarget.SPEC).diagnostics
+        except Exception as exc:  # lint is best effort here; the note says so
+            return SourceFacts(source.location, body, 0, 0, f"lint failed: {type(exc).__name__}")
+    errors = sum(1 for d in diags if d.severity is Severity.ERROR)
+    warnings = sum(1 for d in diags if d.severity is Severity.WARNING)
+    return SourceFacts(source.location, body, errors, warnings, note)
+
+
+def body_diff(a_label: str, a_text: str, b_label: str, b_text: str, *, max_lines: int = DIFF_MAX_LINES) -> list[str]:
+    """``difflib.unified_diff`` of two bodies as lines without newlines (3 lines of context);
+    ``["(identical bodies)"]`` when equal; cut after ``max_lines`` with a ``… N more lines`` line."""
+    lines = list(difflib.unified_diff(a_text.splitlines(), b_text.splitlines(), a_label, b_label, lineterm=""))
+    if not lines:
+        return ["(identical bodies)"]
+    if len(lines) > max_lines:
+        rest = len(lines) - max_lines
+        lines = lines[:max_lines] + [f"… {rest:,} more lines"]
+    return lines
+
+
+def diff_content(lines: Sequence[str]) -> Content:
+    """Diff lines as plain :class:`Content` (made visible, SPEC X1), ``+`` lines in ``$success``,
+    ``-`` lines in ``$error``, hunk headers in ``$accent``."""
+    parts: list[str | tuple[str, str]] = []
+    for line in lines:
+        shown = visible(line) + "\n"
+        if line.startswith(("+++", "---")):
+            parts.append((shown, "bold"))
+        elif line.startswith("+"):
+            parts.append((shown, "$success"))
+        elif line.startswith("-"):
+            parts.append((shown, "$error"))
+        elif line.startswith("@@"):
+            parts.append((shown, "$accent"))
+        else:
+            parts.append(shown)
+    return Content.assemble(*parts)
+
+
+def _home_short(path: str, home: str | None, cwd: str | None = None) -> str:
+    """``path`` shortened for display: ``./…`` under ``cwd``, ``~/…`` under ``home``, else as is."""
+    cwd = (cwd or "").rstrip("/")
+    if cwd and path.startswith(cwd + "/"):
+        return "./" + path[len(cwd) + 1:]
+    home = (home or "").rstrip("/")
+    if home and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home):]
+    return path
+
+
+class FactsLoaded(Message):
+    """The worker read and linted every source (``facts`` by locator)."""
+
+    def __init__(self, facts: Mapping[str, SourceFacts]) -> None:
+        super().__init__()
+        self.facts = dict(facts)
+
+
+class WriteDone(Message):
+    """A write or undo finished: the new ``generation`` (or ``None`` when the refresh failed),
+    the ``result`` kept for undo (``None`` after an undo), and a ``message`` / ``error``."""
+
+    def __init__(self, generation: Generation | None, result: WriteResult | None, message: str,
+                 error: bool = False) -> None:
+        super().__init__()
+        self.generation = generation
+        self.result = result
+        self.message = message
+        self.error = error
+
+
+class AmbiguityPicker(ModalScreen[None]):
+    """Resolve the ambiguous skill ``name`` (SPEC K5). See the module docstring for the keys.
+
+    ``name`` is kept as :attr:`skill_name`. ``catalog``: the live catalog (``refresh()``, ``config``, ``cwd``, ``env``); ``generation``:
+    the generation shown when opened; ``keep``: the locator kept by default (the selected row).
+    After a write, :attr:`last_result` holds the :class:`WriteResult` for :meth:`action_undo`.
+    """
+
+    DEFAULT_CSS = """
+    AmbiguityPicker { align: center middle; }
+    AmbiguityPicker > #picker-box {
+        width: 96%; height: 94%;
+        border: round $primary; background: $surface; padding: 0 1;
+    }
+    AmbiguityPicker #picker-sources { height: auto; max-height: 9; width: 1fr; }
+    AmbiguityPicker #picker-where { height: auto; color: $foreground-muted; }
+    AmbiguityPicker #picker-lower { height: 1fr; }
+    AmbiguityPicker #picker-diff-scroll { width: 1fr; height: 1fr; border: round $primary 40%; overflow-x: auto; }
+    AmbiguityPicker #picker-diff { width: auto; text-wrap: nowrap; }
+    AmbiguityPicker #picker-plan-scroll { width: 46%; height: 1fr; border: round $primary 40%; }
+    AmbiguityPicker #picker-status { height: auto; }
+    AmbiguityPicker .error { color: $error; }
+    """
+
+    BINDINGS = [
+        Binding("k", "choose('keep')", "Keep", id="picker.keep"),
+        Binding("s", "choose('search')", "Search-only", id="picker.search"),
+        Binding("e", "choose('explicit')", "Explicit", id="picker.explicit"),
+        Binding("d", "choose('disable')", "Disable", id="picker.disable"),
+        Binding("t", "cycle_target", "Target", id="picker.target"),
+        Binding("ctrl+s", "write", "Write", id="picker.write"),
+        Binding("u", "undo", "Undo", id="picker.undo"),
+        Binding("escape", "close", "Close", id="picker.close"),
+    ]
+
+    def __init__(self, catalog: Any, generation: Generation, name: str, *, keep: str | None = None) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.generation = generation
+        self.skill_name = name
+        self.sources: list[Source] = [s for s in generation.sources if s.name == name]
+        self.choices: dict[str, Choice] = default_choices(self.sources, keep)
+        self.targets: list[Target] = candidate_targets(catalog)
+        self.target_index = 0
+        self.facts: dict[str, SourceFacts] = {}
+        self.plan: WritePlan | None = None
+        self.plan_error: str | None = None
+        self.last_result: WriteResult | None = None
+        self.status: str = ""
+        self.status_error = False
+        self._busy = False
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker-box"):
+            yield Static(id="picker-title", markup=False)
+            yield DataTable(id="picker-sources", cursor_type="row", zebra_stripes=True)
+            yield Static(id="picker-where", markup=False)
+            with Horizontal(id="picker-lower"):
+                with ScrollableContainer(id="picker-diff-scroll"):
+                    yield Static(id="picker-diff", markup=False)
+                with VerticalScroll(id="picker-plan-scroll"):
+                    yield Static(id="picker-plan", markup=False)
+            yield Static(id="picker-status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#picker-diff-scroll").border_title = "Body diff"
+        self.query_one("#picker-plan-scroll").border_title = "skills.config entries"
+        table = self.query_one(DataTable)
+        table.add_columns("#", "choice", "provenance", "root", "locator", "description", "size", "modified", "lint")
+        self._fill_table()
+        table.focus()
+        self._replan()
+        self.load_facts(tuple(self.sources))
+
+    @property
+    def target(self) -> Target | None:
+        """The file the next write goes to."""
+        return self.targets[self.target_index] if self.targets else None
+
+    def _cursor_source(self) -> Source | None:
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        if 0 <= row < len(self.sources):
+            return self.sources[row]
+        return None
+
+    def _fill_table(self) -> None:
+        table = self.query_one(DataTable)
+        keep_row = table.cursor_row if table.row_count else 0
+        table.clear()
+        home = getattr(getattr(self.catalog, "env", None), "home", None)
+        for i, s in enumerate(self.sources, start=1):
+            choice = self.choices.get(s.location)
+            label = _CHOICE_LABEL[choice] if choice else "—"
+            if not s.enabled:
+                label += " (disabled now)"
+            root = s.root or ""
+            loc = s.location
+            if root and loc.startswith(root.rstrip("/") + "/"):
+                loc = loc[len(root.rstrip("/")) + 1:]
+            desc = visible(" ".join((s.catalog_description or "").split()))
+            if len(desc) > 34:
+                desc = desc[:33] + "…"
+            facts = self.facts.get(s.location)
+            lint = "…" if facts is None else ("ok" if not (facts.errors or facts.warnings)
+                                              else f"{facts.errors}E {facts.warnings}W")
+            modified = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.mtime)) if s.mtime else "—"
+            style = "bold" if choice is Choice.KEEP else ("dim" if choice is Choice.DISABLE else "")
+            table.add_row(
+                Text(str(i)),
+                Text(label, style=style),
+                Text(s.provenance.value),
+                Text(visible(_home_short(root, home, getattr(self.catalog, "cwd", None)))),
+                Text(visible(loc)),
+                Text(desc),
+                Text(f"{s.size:,} B", justify="right"),
+                Text(modified),
+                Text(lint, style="red" if facts and facts.errors else ""),
+                key=s.location,
+            )
+        if table.row_count:
+            table.move_cursor(row=min(keep_row, table.row_count - 1))
+        enabled = sum(1 for s in self.sources if s.enabled)
+        state = "ambiguous" if enabled > 1 else "not ambiguous now"
+        self.query_one("#picker-title", Static).update(Content.assemble(
+            ("Resolve ", "bold"), (visible(self.skill_name), "bold $accent"),
+            f" — {len(self.sources)} sources, {enabled} enabled ({state}).  ",
+            ("k", "bold"), " keep  ", ("s", "bold"), " search-only  ", ("e", "bold"), " explicit  ",
+            ("d", "bold"), " disable  ", ("t", "bold"), " target  ", ("ctrl+s", "bold"), " write  ",
+            ("u", "bold"), " undo"))
+        self._show_where()
+
+    def _show_where(self) -> None:
+        source = self._cursor_source()
+        if source is None:
+            self.query_one("#picker-where", Static).update("")
+            return
+        self.query_one("#picker-where", Static).update(Content.assemble(
+            ("locator ", "bold"), visible(source.location), "  ·  ",
+            ("exposure ", "bold"), f"{source.exposure.value} ({visible(source.exposure_reason)})",
+            *((("  ·  ", ("disabled by ", "bold"), visible(source.disabled_reason or "")))
+              if not source.enabled else ())))
+
+    # ------------------------------------------------------------------ facts / diff
+    @work(thread=True, exclusive=True, group="picker-facts", exit_on_error=False, description="lint sources")
+    def load_facts(self, sources: tuple[Source, ...]) -> None:
+        """Read and lint every source off the event loop; posts :class:`FactsLoaded`."""
+        self.post_message(FactsLoaded({s.location: source_facts(s) for s in sources}))
+
+    @on(FactsLoaded)
+    def _facts_loaded(self, event: FactsLoaded) -> None:
+        self.facts.update(event.facts)
+        self._fill_table()
+        self._show_diff()
+
+    def _diff_pair(self) -> tuple[Source, Source] | None:
+        if len(self.sources) < 2:
+            return None
+        first = self.sources[0]
+        other = self._cursor_source()
+        if other is None or other.location == first.location:
+            other = self.sources[1]
+        return first, other
+
+    def _show_diff(self) -> None:
+        pair = self._diff_pair()
+        widget = self.query_one("#picker-diff", Static)
+        if pair is None:
+            widget.update("(one source: nothing to compare)")
+            return
+        a, b = pair
+        fa, fb = self.facts.get(a.location), self.facts.get(b.location)
+        if fa is None or fb is None:
+            widget.update("reading bodies…")
+            return
+        ia, ib = self.sources.index(a) + 1, self.sources.index(b) + 1
+        lines = body_diff(f"#{ia} {a.provenance.value}", fa.body, f"#{ib} {b.provenance.value}", fb.body)
+        notes = [f"#{i}: {f.note}" for i, f in ((ia, fa), (ib, fb)) if f.note]
+        content = diff_content(lines)
+        if notes:
+            content = Content.assemble(content, ("\n" + "; ".join(visible(n) for n in notes), "$warning"))
+        widget.update(content)
+        self.query_one("#picker-diff-scroll").border_title = f"Body diff #{ia} → #{ib} (move the cursor to compare another)"
+
+    @on(DataTable.RowHighlighted, "#picker-sources")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_where()
+        self._show_diff()
+
+    # ------------------------------------------------------------------ plan
+    def _replan(self) -> None:
+        """Plan the write for the current choices and target (reads the small target file)."""
+        target = self.target
+        self.plan, self.plan_error = None, None
+        if target is None:
+            self.plan_error = "no config file to write"
+        else:
+            try:
+                self.plan = plan_resolution(self.sources, self.skill_name, self.choices, target=target.path,
+                                            config=getattr(self.catalog, "config", None))
+            except ConfigWriteError as exc:
+                self.plan_error = str(exc)
+            except Exception as exc:  # never crash the screen on a planning bug
+                self.plan_error = f"cannot plan: {type(exc).__name__}: {exc}"
+        self._show_plan()
+
+    def _show_plan(self) -> None:
+        target = self.target
+        home = getattr(getattr(self.catalog, "env", None), "home", None)
+        parts: list[str | tuple[str, str] | Content] = [("target ", "bold")]
+        if target is not None:
+            parts += [(target.kind, "$accent"), " ", visible(_home_short(target.path, home, getattr(self.catalog, "cwd", None)))]
+            others = [t.kind for i, t in enumerate(self.targets) if i != self.target_index]
+            if others:
+                parts += [("\n  t switches to: " + ", ".join(others), "$foreground-muted")]
+        parts.append("\n\n")
+        if self.plan_error is not None:
+            parts.append((visible(self.plan_error, multiline=True), "$error"))
+        elif self.plan is not None:
+            plan = self.plan
+            if not plan.entries:
+                parts.append(("nothing to write: every source is already in the chosen state", "$foreground-muted"))
+            else:
+                parts.append(("new file" if plan.created else "append to skills.config", "bold"))
+                parts.append(":\n")
+                for entry in plan.entries:
+                    parts.append(visible(entry.render()) + "\n")
+            if plan.note:
+                parts.append(("\nnote: " + visible(plan.note, multiline=True), "$warning"))
+        self.query_one("#picker-plan", Static).update(Content.assemble(*parts))
+
+    def _set_status(self, text: str, error: bool = False) -> None:
+        self.status, self.status_error = text, error
+        widget = self.query_one("#picker-status", Static)
+        widget.set_class(error, "error")
+        widget.update(visible(text, multiline=True))
+
+    # ------------------------------------------------------------------ actions
+    def action_choose(self, value: str) -> None:
+        source = self._cursor_source()
+        if source is None or self._busy:
+            return
+        self.choices[source.location] = Choice(value)
+        self._fill_table()
+        self._replan()
+
+    def action_cycle_target(self) -> None:
+        if not self.targets or self._busy:
+            return
+        self.target_index = (self.target_index + 1) % len(self.targets)
+        self._replan()
+
+    def action_write(self) -> None:
+        if self._busy:
+            return
+        if self.plan is None:
+            self._set_status(f"not written: {self.plan_error or 'no plan'}", error=True)
+            return
+        if not self.plan.changes:
+            self._set_status("nothing to write")
+            return
+        self._busy = True
+        self._set_status("writing…")
+        self.write_plan(self.plan, dict(self.choices))
+
+    @work(thread=True, exclusive=True, group="picker-write", exit_on_error=False, description="write skills.config")
+    def write_plan(self, plan: WritePlan, choices: dict[str, Choice]) -> None:
+        """Apply ``plan``, rebuild the catalog and check the outcome; posts :class:`WriteDone`."""
+        try:
+            result = apply_plan(plan)
+        except ConfigWriteError as exc:
+            self.post_message(WriteDone(None, None, f"not written: {exc}", error=True))
+            return
+        except Exception as exc:
+            self.post_message(WriteDone(None, None, f"not written: {type(exc).__name__}: {exc}", error=True))
+            return
+        try:
+            gen = self.catalog.refresh()
+        except Exception as exc:
+            self.post_message(WriteDone(None, result, f"wrote {plan.target}, but the rescan failed: {exc}", error=True))
+            return
+        problems = outcome_problems(gen, self.skill_name, choices)
+        if problems:
+            try:
+                undo(result)
+                undone = "the change was undone"
+            except ConfigWriteError as exc:
+                undone = f"undo failed: {exc}"
+            try:
+                gen = self.catalog.refresh()
+            except Exception:
+                pass
+            self.post_message(WriteDone(gen, None, "the catalog does not show the chosen outcome ("
+                                        + "; ".join(problems) + f"); {undone}", error=True))
+            return
+        backup = f" (previous version in {result.backup})" if result.backup else " (new file)"
+        still = self.skill_name in gen.ambiguous_names()
+        after = (f"`{self.skill_name}` is still ambiguous (search/explicit sources stay loadable by name)"
+                 if still else f"`{self.skill_name}` is no longer ambiguous")
+        self.post_message(WriteDone(gen, result, f"wrote {plan.target}{backup}; {after}. u (or ctrl+z) undoes."))
+
+    def action_undo(self) -> None:
+        if self._busy:
+            return
+        if self.last_result is None:
+            self._set_status("nothing to undo")
+            return
+        self._busy = True
+        self._set_status("undoing…")
+        self.undo_write(self.last_result)
+
+    @work(thread=True, exclusive=True, group="picker-write", exit_on_error=False, description="undo write")
+    def undo_write(self, result: WriteResult) -> None:
+        """Restore the previous bytes (:func:`~skillshelf.core.configwrite.undo`) and rescan."""
+        try:
+            undo(result)
+        except ConfigWriteError as exc:
+            self.post_message(WriteDone(None, result, f"not undone: {exc}", error=True))
+            return
+        try:
+            gen = self.catalog.refresh()
+        except Exception as exc:
+            self.post_message(WriteDone(None, None, f"undone, but the rescan failed: {exc}", error=True))
+            return
+        self.post_message(WriteDone(gen, None, f"undone: {result.target} restored"))
+
+    @on(WriteDone)
+    def _write_done(self, event: WriteDone) -> None:
+        self._busy = False
+        self.last_result = event.result
+        setattr(self.app, "last_write", event.result)
+        if event.generation is not None:
+            self.generation = event.generation
+            self.sources = [s for s in event.generation.sources if s.name == self.skill_name]
+            for s in self.sources:
+                self.choices.setdefault(s.location, Choice.KEEP if s.enabled else Choice.DISABLE)
+            self._fill_table()
+            self._show_diff()
+            self._refresh_main()
+        self._replan()
+        self._set_status(event.message, error=event.error)
+        self.notify(event.message, severity="error" if event.error else "information", timeout=6, markup=False)
+
+    def _refresh_main(self) -> None:
+        """Let the main screen show the published generation (it also follows ``subscribe``)."""
+        try:
+            main = self.app.main_screen  # type: ignore[attr-defined]
+        except (AttributeError, LookupError):
+            return
+        if main.catalog is self.catalog:
+            main.load_catalog(refresh=False)
+
+    def action_close(self) -> None:
+        if not self._busy:
+            self.dismiss(None)

@@ -1,0 +1,275 @@
+"""What-if: change the context window or ``maxContextTokens`` and watch the index budget (SPEC U1–U2, P5).
+
+Nothing is written to any file. Presets (``1``–``4`` or the buttons: 32k / 128k / 200k / 1M
+tokens) or free entry in the two boxes (``128k``, ``1M``, ``200,000`` all parse); typing is
+debounced (~100 ms). Every change recomputes, in a worker thread,
+``index_budget_chars(max_context_tokens=…, context_window=…)`` (characters, U1) and
+``render_budgeted(entries, Form.INDEX, budget)`` (P5): the meter, the list of skills whose
+descriptions would be truncated (original length → cap) or that would be dropped ("over budget"),
+the index text itself, and the selected-body budget for that window
+(``selected_budget_tokens``, tokens, U2). ``maxContextTokens`` wins over the window (U1): clear
+that box to see the window's effect.
+
+``enter`` applies the window to the session (``App.session_context_window``): the index preview
+(``i``) and the next what-if start from it; the configuration files and the main screen's meter
+(the catalog's own window) are unchanged. ``escape`` closes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Button, Footer, Input, Label, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+from skillshelf.app.screens.index_preview import TruncatedEntry, truncated_entries
+from skillshelf.core.budget import index_budget_chars, selected_budget_tokens
+from skillshelf.core.model import Generation
+from skillshelf.core.render import Budgeted, Form, render_budgeted
+from skillshelf.core.textsafe import visible
+from skillshelf.widgets.budget_meter import BudgetMeter
+
+__all__ = ["PRESETS", "WhatIf", "WhatIfScreen", "compute_whatif", "parse_tokens"]
+
+#: Context-window presets in tokens, in key order (``1``–``4``).
+PRESETS: tuple[tuple[str, int], ...] = (("32k", 32_000), ("128k", 128_000), ("200k", 200_000), ("1M", 1_000_000))
+#: Debounce for typing in the boxes, seconds.
+TYPING_DELAY = 0.1
+
+_NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
+
+
+def parse_tokens(text: str) -> int | None:
+    """A token count typed by the user: ``32000``, ``32,000``, ``32_000``, ``128k``, ``1M``,
+    ``1.5m``. Empty → ``None``. Raises ``ValueError`` for anything else or a value ≤ 0."""
+    raw = text.replace(",", "").replace("_", "").strip()
+    if not raw:
+        return None
+    m = _NUMBER.match(raw)
+    if not m:
+        raise ValueError(f"not a token count: {text!r}")
+    value = float(m.group(1)) * {"": 1, "k": 1_000, "m": 1_000_000}[m.group(2).lower()]
+    if value < 1:
+        raise ValueError(f"must be a positive number of tokens: {text!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """One what-if outcome: inputs ``context_window`` / ``max_context_tokens`` (tokens or
+    ``None``), ``budget`` (index characters, U1), the index ``result`` (P5), its ``truncated``
+    entries, and ``selected_budget`` (tokens, U2)."""
+
+    context_window: int | None
+    max_context_tokens: int | None
+    budget: int
+    result: Budgeted
+    truncated: tuple[TruncatedEntry, ...]
+    selected_budget: int
+
+
+def compute_whatif(generation: Generation, *, context_window: int | None, max_context_tokens: int | None,
+                   max_selected_context_tokens: int | None = None) -> WhatIf:
+    """Pure: the budgets and the budgeted index of ``generation`` for these inputs (SPEC U1, U2, P5)."""
+    budget = index_budget_chars(max_context_tokens=max_context_tokens, context_window=context_window)
+    entries = generation.entries()
+    result = render_budgeted(entries, Form.INDEX, budget)
+    selected = selected_budget_tokens(context_window=context_window,
+                                      max_selected_context_tokens=max_selected_context_tokens)
+    return WhatIf(context_window, max_context_tokens, budget, result, truncated_entries(entries, result), selected)
+
+
+class WhatIfComputed(Message):
+    """The worker finished one :class:`WhatIf` (``seq`` orders concurrent requests)."""
+
+    def __init__(self, seq: int, whatif: WhatIf) -> None:
+        super().__init__()
+        self.seq = seq
+        self.whatif = whatif
+
+
+class WhatIfScreen(ModalScreen[None]):
+    """The what-if panel (module docstring). ``context_window``: the starting window in tokens
+    (session value, else the catalog's; ``None`` = unknown). :attr:`current` is the last outcome."""
+
+    DEFAULT_CSS = """
+    WhatIfScreen { align: center middle; }
+    WhatIfScreen > #wi-box { width: 96%; height: 94%; border: round $primary; background: $surface; padding: 0 1; }
+    WhatIfScreen #wi-title { height: 1; text-style: bold; }
+    WhatIfScreen #wi-controls { height: 3; }
+    WhatIfScreen #wi-controls Button { min-width: 8; width: 8; margin: 0 1 0 0; }
+    WhatIfScreen #wi-controls Label { padding: 1 1 0 2; }
+    WhatIfScreen #wi-window { width: 16; }
+    WhatIfScreen #wi-mct { width: 14; }
+    WhatIfScreen #wi-now, WhatIfScreen #wi-bodies, WhatIfScreen #wi-error { height: auto; }
+    WhatIfScreen #wi-error { color: $error; }
+    WhatIfScreen #wi-lower { height: 1fr; }
+    WhatIfScreen #wi-cuts { width: 50; height: 1fr; border: round $primary 40%; text-wrap: nowrap; text-overflow: ellipsis; }
+    WhatIfScreen #wi-text { width: 1fr; height: 1fr; }
+    """
+
+    BINDINGS = [
+        Binding("1", "preset(0)", "32k", id="whatif.preset-32k"),
+        Binding("2", "preset(1)", "128k", id="whatif.preset-128k"),
+        Binding("3", "preset(2)", "200k", id="whatif.preset-200k"),
+        Binding("4", "preset(3)", "1M", id="whatif.preset-1m"),
+        Binding("enter", "apply_session", "Apply to session", id="whatif.apply"),
+        Binding("escape", "close", "Close", id="whatif.close"),
+    ]
+
+    def __init__(self, catalog: Any, generation: Generation, *, context_window: int | None = None) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.generation = generation
+        config = getattr(catalog, "config", None)
+        self.config_mct: int | None = getattr(config, "max_context_tokens", None)
+        self.config_mst: int | None = getattr(config, "max_selected_context_tokens", None)
+        self.catalog_window: int | None = getattr(catalog, "context_window", None)
+        self.start_window = context_window if context_window is not None else self.catalog_window
+        self.current: WhatIf | None = None
+        self._seq = 0
+        self._timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="wi-box"):
+            yield Static("What-if: context window / maxContextTokens — nothing is written; enter applies the window to this session", id="wi-title", markup=False)
+            with Horizontal(id="wi-controls"):
+                for i, (label, _value) in enumerate(PRESETS):
+                    yield Button(label, id=f"wi-preset-{i}")
+                yield Label("window")
+                yield Input(str(self.start_window) if self.start_window else "", placeholder="e.g. 128k",
+                            id="wi-window")
+                yield Label("maxContextTokens")
+                yield Input(str(self.config_mct) if self.config_mct else "", placeholder="unset", id="wi-mct")
+            yield Static(id="wi-now", markup=False)
+            yield BudgetMeter(id="wi-meter")
+            yield Static(id="wi-bodies", markup=False)
+            yield Static(id="wi-error", markup=False)
+            with Horizontal(id="wi-lower"):
+                yield OptionList(id="wi-cuts")
+                yield TextArea("", id="wi-text", read_only=True, soft_wrap=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#wi-cuts").border_title = "Truncated / dropped"
+        self.query_one(BudgetMeter).label = "what-if index"
+        now = int(getattr(self.catalog, "index_budget", 0) or 0)
+        parts = [f"now: index budget {now:,} chars"]
+        if self.config_mct is not None:
+            parts.append(f"config maxContextTokens {self.config_mct:,} (wins over the window, U1)")
+        parts.append(f"window {self.catalog_window:,} tok" if self.catalog_window else "window unknown")
+        self.query_one("#wi-now", Static).update(" · ".join(parts))
+        self.query_one("#wi-cuts").focus()
+        self.recompute()
+
+    # ------------------------------------------------------------------ inputs
+    def _inputs(self) -> tuple[int | None, int | None] | None:
+        error = self.query_one("#wi-error", Static)
+        try:
+            window = parse_tokens(self.query_one("#wi-window", Input).value)
+            mct = parse_tokens(self.query_one("#wi-mct", Input).value)
+        except ValueError as exc:
+            error.update(str(exc))
+            return None
+        error.update("")
+        return window, mct
+
+    @on(Input.Changed)
+    def _typed(self, event: Input.Changed) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(TYPING_DELAY, self.recompute)
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.recompute()
+        self.action_apply_session()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        bid = event.button.id or ""
+        if bid.startswith("wi-preset-"):
+            self.action_preset(int(bid.removeprefix("wi-preset-")))
+
+    def action_preset(self, index: int) -> None:
+        """Set the window box to preset ``index`` of :data:`PRESETS` and recompute now."""
+        box = self.query_one("#wi-window", Input)
+        with box.prevent(Input.Changed):
+            box.value = str(PRESETS[index][1])
+        self.recompute()
+
+    # ------------------------------------------------------------------ compute
+    def recompute(self) -> None:
+        """Recompute for the boxes' values (in a worker); invalid input shows an error line."""
+        self._timer = None
+        values = self._inputs()
+        if values is None:
+            return
+        self._seq += 1
+        self.run_whatif(self._seq, values[0], values[1])
+
+    @work(thread=True, exclusive=True, group="whatif", exit_on_error=False, description="what-if")
+    def run_whatif(self, seq: int, window: int | None, mct: int | None) -> None:
+        self.post_message(WhatIfComputed(seq, compute_whatif(
+            self.generation, context_window=window, max_context_tokens=mct,
+            max_selected_context_tokens=self.config_mst)))
+
+    @on(WhatIfComputed)
+    def _computed(self, event: WhatIfComputed) -> None:
+        if event.seq != self._seq:
+            return
+        w = event.whatif
+        self.current = w
+        r = w.result
+        meter = self.query_one(BudgetMeter)
+        meter.used, meter.limit, meter.tokens = len(r.text), w.budget, None
+        meter.truncated, meter.omitted = r.truncated, r.omitted
+        meter.message, meter.pending = "", False
+        if w.max_context_tokens is not None:
+            why = f"maxContextTokens {w.max_context_tokens:,} → min(v, 10,000) × 4"
+        elif w.context_window is not None:
+            why = f"2% of a {w.context_window:,}-token window"
+        else:
+            why = "no window, no maxContextTokens: the 8,000 default"
+        window = f"a {w.context_window:,}-token window" if w.context_window else "an unknown window"
+        self.query_one("#wi-bodies", Static).update(Content.assemble(
+            ("index budget ", "bold"), f"{w.budget:,} chars ({why})   ",
+            ("selected bodies ", "bold"), f"{w.selected_budget:,} tok for {window} (U2)"))
+        options: list[Option] = []
+        for t in w.truncated:
+            options.append(Option(Content.assemble(
+                ("✂ ", "$warning"), visible(t.name), f"  {t.original:,} → {t.cap:,}")))
+        for name in r.omitted_names:
+            options.append(Option(Content.assemble(("✗ ", "$error"), visible(name), ("  over budget", "$error"))))
+        if not options:
+            options.append(Option(Content("every skill fits in full"), disabled=True))
+        self.query_one("#wi-cuts", OptionList).set_options(options)
+        self.query_one("#wi-text", TextArea).load_text(r.text)
+
+    # ------------------------------------------------------------------ actions
+    def action_apply_session(self) -> None:
+        """Use the window box's value as the session window (``App.session_context_window``)."""
+        values = self._inputs()
+        if values is None:
+            return
+        window = values[0]
+        setattr(self.app, "session_context_window", window)
+        shown = f"{window:,} tokens" if window else "unknown"
+        self.notify(f"Session context window: {shown} (index preview uses it; no file changed).", timeout=4)
+
+    @on(OptionList.OptionSelected, "#wi-cuts")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.action_apply_session()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,164 @@
+"""Screenshots of the TUI for the docs: ``python -m skillshelf.app.screenshots [OUTDIR]``.
+
+Runs :class:`~skillshelf.app.tui.SkillshelfApp` headless (``App.run_test``) on the demo workspace
+(:func:`skillshelf.app.demo.prepare_demo`, opened like ``run_tui --demo``) at 140×42 cells with
+the ``textual-dark`` theme, and saves SVGs (``App.save_screenshot``) of: the main screen, a
+selected ambiguous row, the ambiguity picker, the index preview, what-if and help. When
+``<repo>/../shared/corpus`` exists it also saves ``corpus.svg``: the main screen with that corpus
+as an extra ``--path``. Each SVG is converted to PNG with cairosvg when it is installed, after
+replacing ``Fira Code`` with ``DejaVu Sans Mono`` in the SVG text (Fira Code is usually not
+installed; a proportional fallback would misalign the columns). OUTDIR defaults to
+``screenshots/`` in the current directory. The demo copy is deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+__all__ = ["SIZE", "THEME", "SHOTS", "take_screenshots", "svg_to_png", "main"]
+
+#: Terminal size of every screenshot, in cells (columns, rows).
+SIZE = (140, 42)
+#: Fixed theme, so screenshots do not depend on ``TEXTUAL_THEME``.
+THEME = "textual-dark"
+#: Screenshot names (without extension), in the order taken.
+SHOTS = ("main", "ambiguous", "picker", "index-preview", "whatif", "help")
+
+
+def svg_to_png(svg_path: Path, png_path: Path, *, font: str = "DejaVu Sans Mono") -> bool:
+    """Convert one SVG to PNG with cairosvg, substituting ``Fira Code`` by ``font``. Returns False
+    (and writes nothing) when cairosvg cannot be imported."""
+    try:
+        import cairosvg  # type: ignore[import-not-found]
+    except Exception:
+        return False
+    text = svg_path.read_text(encoding="utf-8").replace("Fira Code", font)
+    cairosvg.svg2png(bytestring=text.encode("utf-8"), write_to=str(png_path), output_width=1960)
+    return True
+
+
+def _catalog_opener(cwd: str, env_map: dict[str, str] | None, paths: Sequence[str]) -> Callable[[], Any]:
+    from skillshelf.core.catalog import Catalog
+    from skillshelf.core.paths import Environment
+
+    env = Environment.from_mapping(env_map)
+
+    def open_catalog() -> Any:
+        return Catalog.open(cwd, env=env, host="zuno", paths=tuple(paths), pull_remote=False)
+
+    return open_catalog
+
+
+async def _settle(app: Any, pilot: Any, rounds: int = 3) -> None:
+    for _ in range(rounds):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def _make_app(open_catalog: Callable[[], Any], cwd_display: str) -> Any:
+    from skillshelf.app.tui import SkillshelfApp
+
+    app = SkillshelfApp(open_catalog, host="zuno", cwd_display=cwd_display)
+    app.theme = THEME
+    return app
+
+
+async def _shoot_demo(outdir: Path) -> list[Path]:
+    from skillshelf.app.demo import prepare_demo
+
+    demo = prepare_demo()
+    written: list[Path] = []
+    try:
+        app = _make_app(_catalog_opener(str(demo.cwd), dict(demo.env), ()), "~/demo/project")
+
+        def save(name: str) -> None:
+            app.save_screenshot(filename=f"{name}.svg", path=str(outdir))
+            written.append(outdir / f"{name}.svg")
+
+        async with app.run_test(size=SIZE) as pilot:
+            await _settle(app, pilot)
+            save("main")
+            await pilot.press("n")
+            await _settle(app, pilot)
+            save("ambiguous")
+            await pilot.press("a")
+            await _settle(app, pilot)
+            save("picker")
+            await pilot.press("escape")
+            await pilot.press("i")
+            await _settle(app, pilot)
+            save("index-preview")
+            await pilot.press("escape")
+            await pilot.press("w")
+            await _settle(app, pilot)
+            save("whatif")
+            await pilot.press("escape")
+            await pilot.press("question_mark")
+            await _settle(app, pilot, 1)
+            save("help")
+    finally:
+        shutil.rmtree(demo.root, ignore_errors=True)
+    return written
+
+
+async def _shoot_corpus(outdir: Path, corpus: Path) -> list[Path]:
+    from skillshelf.app.demo import demo_env
+
+    import tempfile
+
+    root = tempfile.mkdtemp(prefix="skillshelf-shot-")
+    try:
+        cwd = os.path.join(root, "project")
+        os.makedirs(cwd)
+        os.makedirs(os.path.join(root, "home"))
+        app = _make_app(_catalog_opener(cwd, demo_env(root), (str(corpus),)), "~/project --path ../shared/corpus")
+        async with app.run_test(size=SIZE) as pilot:
+            await _settle(app, pilot)
+            app.save_screenshot(filename="corpus.svg", path=str(outdir))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return [outdir / "corpus.svg"]
+
+
+def take_screenshots(outdir: str | os.PathLike[str], *, corpus: str | os.PathLike[str] | None = None,
+                     png: bool = True) -> list[Path]:
+    """Write the SVGs (and PNGs when ``png`` and cairosvg is available) into ``outdir`` (created);
+    ``corpus``: a skills tree for ``corpus.svg`` (skipped when ``None`` or missing). Returns every
+    file written. Must not be called from a running event loop."""
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ.pop("NO_COLOR", None)
+    svgs = asyncio.run(_shoot_demo(out))
+    if corpus is not None and Path(corpus).is_dir():
+        svgs += asyncio.run(_shoot_corpus(out, Path(corpus)))
+    files = list(svgs)
+    if png:
+        for svg in svgs:
+            target = svg.with_suffix(".png")
+            if svg_to_png(svg, target):
+                files.append(target)
+    return files
+
+
+def _default_corpus() -> Path:
+    return Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m skillshelf.app.screenshots [OUTDIR]``: print each file written; exit 0."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    outdir = args[0] if args else "screenshots"
+    corpus = _default_corpus()
+    for path in take_screenshots(outdir, corpus=corpus if corpus.is_dir() else None):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
