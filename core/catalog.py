@@ -344,7 +344,12 @@ class Catalog:
 
             self._snap = None
             gen = build_zhin_generation(
-                inp.cwd, paths=cfg_paths + inp.paths, previous=previous, version=__version__
+                inp.cwd,
+                paths=cfg_paths + inp.paths,
+                previous=previous,
+                version=__version__,
+                home=inp.env.home,
+                search_path=inp.env.vars.get("PATH"),
             )
             return gen
 
@@ -632,8 +637,8 @@ def _minimal(paths: Iterable[str]) -> list[str]:
 def _patch_root(old: _RootScan, dot: bool, changed: Sequence[str]) -> _RootScan | None:
     """``old`` with the block of each changed path (the path itself and everything below it)
     replaced by a fresh scan of that entry. ``None`` when the exact answer needs a whole-root
-    rescan (see :func:`_scan_entry`; also any symlink loop in the root or any warning at or
-    below a changed path, before or after)."""
+    rescan (see :func:`_scan_entry`; also any symlink loop in the root, any old warning at, below
+    or above a changed path, and any warning in the fresh subtree)."""
     if any(w.kind == "symlink-loop" for w in old.warnings):
         return None
     matches = list(old.matches)
@@ -641,7 +646,7 @@ def _patch_root(old: _RootScan, dot: bool, changed: Sequence[str]) -> _RootScan 
     keys = list(old.keys)
     links = list(old.links)
     for c in changed:
-        if any(_within(w.source, c) for w in old.warnings):
+        if any(_within(w.source, c) or _within(c, w.source) for w in old.warnings):
             return None
         sub = _scan_entry(c, dot)
         if sub is None or sub.warnings:
