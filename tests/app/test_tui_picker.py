@@ -1,0 +1,224 @@
+"""Pilot tests of the ambiguity picker (SPEC K5) on a real catalog built in tmp_path."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from textual.notifications import Notify
+from textual.widgets import DataTable, Static
+
+from skillshelf.app.screens.picker import AmbiguityPicker, body_diff, candidate_targets, default_choices
+from skillshelf.app.tui import SkillshelfApp
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.configwrite import Choice
+from skillshelf.core.paths import Environment
+
+SIZE = (140, 42)
+
+#: The project config before the picker writes (a comment and an existing entry to keep).
+CONFIG_BEFORE = (
+    "{\n"
+    "  // project settings (kept byte for byte)\n"
+    '  "skills": {\n'
+    '    "config": [\n'
+    '      { "path": "~/elsewhere", "exposure": "search" }\n'
+    "    ]\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def _skill(root: Path, name: str, description: str, body: str) -> str:
+    d = root / name
+    d.mkdir(parents=True)
+    f = d / "SKILL.md"
+    f.write_text(f"---\nname: {name}\ndescription: {description}\n---\n{body}", encoding="utf-8")
+    return str(f)
+
+
+class Tree:
+    """A worktree ``w`` (with ``.git``) and a home, both inside tmp_path: ``pdf`` in the project
+    (``.zuno/skill``) and in the home (``.agents/skills``), ``docx`` only in the project."""
+
+    def __init__(self, tmp: Path, config: str | None = CONFIG_BEFORE) -> None:
+        self.home = tmp / "home"
+        self.cwd = tmp / "w"
+        (self.cwd / ".git").mkdir(parents=True)
+        self.home.mkdir()
+        proj = self.cwd / ".zuno" / "skill"
+        glob = self.home / ".agents" / "skills"
+        self.pdf_project = _skill(proj, "pdf", "Project PDF helper", "# PDF\nproject line\nshared line\n")
+        self.pdf_global = _skill(glob, "pdf", "Global PDF helper", "# PDF\nglobal line\nshared line\n")
+        self.docx = _skill(proj, "docx", "Word files", "# Docx\n")
+        self.config = self.cwd / ".zuno" / "zuno.json"
+        if config is not None:
+            self.config.write_text(config, encoding="utf-8")
+        self.env = Environment.from_mapping({"HOME": str(self.home),
+                                             "XDG_CONFIG_HOME": str(self.home / ".config"),
+                                             "XDG_CACHE_HOME": str(self.home / ".cache")})
+
+    def open(self) -> Catalog:
+        return Catalog.open(str(self.cwd), env=self.env, host="zuno", pull_remote=False)
+
+
+def make_app(tree: Tree) -> SkillshelfApp:
+    return SkillshelfApp(tree.open, host="zuno", cwd_display="~/w")
+
+
+async def settle(app, pilot) -> None:
+    for _ in range(3):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def row_of(app, location: str) -> int:
+    return next(i for i, r in enumerate(app.main_screen.rows) if r.location == location)
+
+
+def static_text(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+async def test_k5_picker_keep_disable_write_undo(tmp_path):
+    tree = Tree(tmp_path)
+    app = make_app(tree)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        main = app.main_screen
+        assert main.generation.ambiguous_names() == ("pdf",)
+        main.jump_to_row(row_of(app, tree.pdf_project))
+        await pilot.press("a")
+        await settle(app, pilot)
+        picker = app.screen
+        assert isinstance(picker, AmbiguityPicker)
+        # both sources listed, in catalog order, with lint counts from the worker
+        table = picker.query_one(DataTable)
+        assert table.row_count == 2
+        assert [s.location for s in picker.sources] == [tree.pdf_project, tree.pdf_global]
+        assert [str(table.get_row_at(i)[8]) for i in range(2)] == ["ok", "ok"]
+        # default: the selected row is kept, the other disabled; re-choose explicitly with keys
+        await pilot.press("k")                  # cursor on row 1 (project)
+        await pilot.press("down", "d")          # global → disable
+        assert picker.choices == {tree.pdf_project: Choice.KEEP, tree.pdf_global: Choice.DISABLE}
+        entry = f'{{"path": "{tree.pdf_global}", "enabled": false}}'
+        plan_text = static_text(picker, "#picker-plan")
+        assert f"target project ./.zuno/zuno.json" in plan_text
+        assert "append to skills.config:\n" + entry + "\n" in plan_text
+        diff = static_text(picker, "#picker-diff")
+        assert "-project line\n+global line\n" in diff
+
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        expected = (
+            "{\n"
+            "  // project settings (kept byte for byte)\n"
+            '  "skills": {\n'
+            '    "config": [\n'
+            '      { "path": "~/elsewhere", "exposure": "search" },\n'
+            f"      {entry}\n"
+            "    ]\n"
+            "  }\n"
+            "}\n"
+        )
+        assert tree.config.read_text(encoding="utf-8") == expected
+        assert Path(str(tree.config) + ".bak").read_text(encoding="utf-8") == CONFIG_BEFORE
+        assert app.main_screen.generation.ambiguous_names() == ()
+        assert "pdf" not in main.generation.ambiguous_names()
+        assert "no longer ambiguous" in picker.status and not picker.status_error
+        assert picker.last_result is not None and app.last_write is picker.last_result
+
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert tree.config.read_bytes() == CONFIG_BEFORE.encode("utf-8")
+        assert main.generation.ambiguous_names() == ("pdf",)
+        assert picker.status.startswith("undone:")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, AmbiguityPicker)
+
+
+async def test_k5_picker_creates_file_and_app_ctrl_z_undoes(tmp_path):
+    tree = Tree(tmp_path, config=None)
+    app = make_app(tree)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.main_screen.jump_to_row(row_of(app, tree.pdf_global))
+        await pilot.press("a")
+        await settle(app, pilot)
+        picker = app.screen
+        # the selected (global) source is kept by default; the project one disabled
+        assert picker.choices == {tree.pdf_project: Choice.DISABLE, tree.pdf_global: Choice.KEEP}
+        assert "new file:\n" in static_text(picker, "#picker-plan")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert tree.config.read_text(encoding="utf-8") == (
+            '{\n  "skills": {\n    "config": [\n'
+            f'      {{"path": "{tree.pdf_project}", "enabled": false}}\n'
+            "    ]\n  }\n}\n")
+        await pilot.press("escape")
+        await pilot.press("ctrl+z")
+        await settle(app, pilot)
+        assert not tree.config.exists()
+        assert app.main_screen.generation.ambiguous_names() == ("pdf",)
+
+
+async def test_k5_picker_target_switch_and_changed_file_error(tmp_path):
+    tree = Tree(tmp_path)
+    app = make_app(tree)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.main_screen.jump_to_row(row_of(app, tree.pdf_project))
+        await pilot.press("a")
+        await settle(app, pilot)
+        picker = app.screen
+        assert [t.kind for t in picker.targets] == ["project", "global"]
+        await pilot.press("t")
+        assert picker.target.path == str(tree.home / ".config" / "zuno" / "zuno.json")
+        assert "target global ~/.config/zuno/zuno.json" in static_text(picker, "#picker-plan")
+        await pilot.press("t")
+        assert picker.target.kind == "project"
+        # the file changes on disk after the plan was made: refused, shown, nothing written
+        tree.config.write_text(CONFIG_BEFORE + "\n", encoding="utf-8")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert picker.status_error
+        assert "changed on disk since the plan was made" in picker.status
+        assert tree.config.read_text(encoding="utf-8") == CONFIG_BEFORE + "\n"
+        assert isinstance(app.screen, AmbiguityPicker)
+
+
+async def test_k5_picker_not_ambiguous_notifies(tmp_path):
+    tree = Tree(tmp_path)
+    messages: list[Notify] = []
+    app = make_app(tree)
+    async with app.run_test(size=SIZE, message_hook=lambda m: messages.append(m) if isinstance(m, Notify) else None) as pilot:
+        await settle(app, pilot)
+        app.main_screen.jump_to_row(row_of(app, tree.docx))
+        await pilot.press("a")
+        await pilot.pause()
+        assert not isinstance(app.screen, AmbiguityPicker)
+        assert [m.notification.message for m in messages] == ["`docx` is not ambiguous: nothing to resolve."]
+
+
+def test_default_choices_and_diff(tmp_path):
+    tree = Tree(tmp_path)
+    gen = tree.open().current
+    pdfs = [s for s in gen.sources if s.name == "pdf"]
+    assert default_choices(pdfs, None) == {tree.pdf_project: Choice.KEEP, tree.pdf_global: Choice.DISABLE}
+    assert default_choices(pdfs, tree.pdf_global) == {tree.pdf_project: Choice.DISABLE, tree.pdf_global: Choice.KEEP}
+    assert body_diff("a", "x\ny\n", "b", "x\nz\n") == ["--- a", "+++ b", "@@ -1,2 +1,2 @@", " x", "-y", "+z"]
+    assert body_diff("a", "same", "b", "same") == ["(identical bodies)"]
+
+
+def test_candidate_targets(tmp_path):
+    tree = Tree(tmp_path)
+    jsonc = tree.cwd / "zuno.jsonc"
+    jsonc.write_text("{ /* c */ }\n", encoding="utf-8")
+    cat = tree.open()
+    assert [(t.kind, t.path) for t in candidate_targets(cat)] == [
+        ("project", str(tree.config)),
+        ("global", str(tree.home / ".config" / "zuno" / "zuno.json")),
+        ("jsonc", str(jsonc)),
+    ]
