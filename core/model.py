@@ -167,6 +167,7 @@ class Root:
     prefix: str = ""
     dot: bool = False
     exists: bool = False
+    depth: int | None = None
 
     @property
     def scan_dir(self) -> str:
@@ -177,7 +178,8 @@ class Root:
 
     def to_json(self) -> dict[str, Any]:
         """``{"provenance", "path", "exists"}`` plus ``pattern`` (SPEC G1 ``roots``)."""
-        pattern = (self.prefix + "/" if self.prefix else "") + "**/SKILL.md"
+        middle = "**" if self.depth is None else "/".join(["*"] * self.depth)
+        pattern = (self.prefix + "/" if self.prefix else "") + (middle + "/" if middle else "") + "SKILL.md"
         return {
             "provenance": self.provenance.value,
             "path": self.path,

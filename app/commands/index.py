@@ -73,6 +73,8 @@ def run(ns: Any) -> int:
     from skillshelf.core.render import Form, render_budgeted
 
     catalog = open_catalog(ns)
+    if catalog.host == "zhin":
+        return _run_zhin(ns, catalog)
     budget = ns.budget if ns.budget is not None else default_budget(catalog, ns.context_window)
     form = Form(ns.form)
     result = render_budgeted(catalog.current.entries(), form, budget)
@@ -90,4 +92,40 @@ def run(ns: Any) -> int:
 
             text = visible(text, multiline=True)
         sys.stdout.write(text + "\n")
+    return 0
+
+
+def _run_zhin(ns: Any, catalog: Any) -> int:
+    """``index --host zhin``: the ``# Skills (catalog)`` section (SPEC Z3). Zhin has no
+    character budget for its catalog, so ``--budget`` and ``--form`` do not apply (a note on
+    stderr says so when given); each description is cut at 96 characters instead."""
+    from skillshelf.core.hosts.zhin import catalog_description, render_zhin_catalog
+
+    if ns.budget is not None or ns.form != "index":
+        print("skillshelf: host zhin renders one catalog section; --form and --budget are ignored", file=sys.stderr)
+    sources = [s for s in catalog.current.sources if s.enabled]
+    text = render_zhin_catalog(sources)
+    shown = [s for s in sources if s.provenance.value == "zhin-plugin"]
+    cut = sorted(s.name for s in shown if catalog_description(s.description).endswith("…")
+                 and not " ".join((s.description or "").split()).endswith("…"))
+    if ns.json:
+        doc = {
+            "host": "zhin",
+            "text": text,
+            "rendered": len(shown),
+            "truncated": len(cut),
+            "omitted": 0,
+            "omittedNames": [],
+            "truncatedNames": cut,
+            "searchOnly": 0,
+            "budget": None,
+        }
+        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    if sys.stdout.isatty():
+        from skillshelf.core.textsafe import visible
+
+        text = visible(text, multiline=True)
+    sys.stdout.write(text + "\n")
     return 0

@@ -53,6 +53,8 @@ def run(ns: Any) -> int:
         print(f"skillshelf tool: REQUEST is not valid JSON: {exc}", file=sys.stderr)
         return 2
     catalog = open_catalog(ns)
+    if catalog.host == "zhin":
+        return _run_zhin(ns, catalog, request)
     try:
         result = SkillTool(catalog).call(request)
     except ToolError as err:
@@ -65,4 +67,36 @@ def run(ns: Any) -> int:
         _emit_json(result.to_json())
     else:
         _emit_text(result.output)
+    return 0
+
+
+def _run_zhin(ns: Any, catalog: Any, request: Any) -> int:
+    """``tool --host zhin``: Zhin's ``load_skill`` (SPEC Z4). REQUEST is ``{"action": "load",
+    "name": N}`` (or ``{"name": N}``); the output is the text Zhin's loader builds (header, tools
+    block, preferred section, act-now ending). A missing name — or one declared by two or more
+    plugin roots, where Zhin fails closed — is refused with Zhin's sentence
+    ``Skill '<name>' not found in the active generation.``; other actions are refused (exit 1)."""
+    from skillshelf.core.zhin_load import zhin_read_instructions
+
+    if not isinstance(request, dict) or request.get("action", "load") != "load" or not isinstance(request.get("name"), str):
+        msg = "host zhin's skill tool is load_skill: pass {\"action\": \"load\", \"name\": \"<skill>\"}"
+        if ns.json:
+            _emit_json({"error": {"code": "invalid-arguments", "message": msg}})
+        else:
+            _emit_text(msg)
+        return 1
+    name = request["name"]
+    found = [s for s in catalog.current.sources if s.enabled and s.name == name]
+    if len(found) != 1:
+        msg = f"Skill '{name}' not found in the active generation."
+        if ns.json:
+            _emit_json({"error": {"code": "unknown-skill" if not found else "ambiguous-skill", "message": msg}})
+        else:
+            _emit_text(msg)
+        return 1
+    text = zhin_read_instructions(found[0])
+    if ns.json:
+        _emit_json({"output": text, "metadata": {"name": name, "location": found[0].location, "host": "zhin"}})
+    else:
+        _emit_text(text)
     return 0

@@ -377,11 +377,11 @@ def zhin_roots(cwd: str, paths: Sequence[str] = (), *, home: str | None = None) 
     plugins, warnings = _plugin_dirs(cwd, paths, home)
     roots: list[Root] = []
     for plugin in plugins:
-        roots.append(Root(Provenance.ZHIN_PLUGIN, plugin, "skills", False, os.path.isdir(os.path.join(plugin, "skills"))))
+        roots.append(Root(Provenance.ZHIN_PLUGIN, plugin, "skills", False, os.path.isdir(os.path.join(plugin, "skills")), depth=1))
         for agent, agent_dir in _list_dirs(os.path.join(plugin, "agents")):
             if is_zhin_name(agent):
                 roots.append(Root(Provenance.ZHIN_AGENT, agent_dir, "skills", False,
-                                  os.path.isdir(os.path.join(agent_dir, "skills"))))
+                                  os.path.isdir(os.path.join(agent_dir, "skills")), depth=1))
     return roots, warnings
 
 
