@@ -11,7 +11,26 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-__all__ = ["BudgetMeter", "meter_text"]
+from skillshelf.core.textsafe import visible
+
+__all__ = ["BudgetMeter", "SelectedMeter", "meter_text", "tokens_text", "selected_meter_text"]
+
+
+def tokens_text(tokens: int | None, exact: bool, estimate: int | None) -> str:
+    """``1,530 tok (agent est. 1,498)``: the tiktoken count beside the agent's own chars/4
+    estimate (SPEC U, T1). When tiktoken is unavailable the count *is* an estimate and says so:
+    ``1,498 tok approx (agent est. 1,498)``. ``estimate`` ``None`` leaves the parenthesis out."""
+    if tokens is None:
+        return "? tok"
+    text = f"{tokens:,} tok" + ("" if exact else " approx")
+    if estimate is not None:
+        text += f" (agent est. {estimate:,})"
+    return text
+
+
+def _bar(ratio: float, width: int, colour: str) -> list[tuple[str, str]]:
+    filled = round(max(0.0, min(1.0, ratio)) * width)
+    return [("█" * filled, colour), ("░" * (width - filled), "$foreground-muted")]
 
 
 def meter_text(
@@ -21,11 +40,13 @@ def meter_text(
     *,
     tokens: int | None = None,
     tokens_exact: bool = True,
+    approx_tokens: int | None = None,
     truncated: int = 0,
     omitted: int = 0,
     bar_width: int = 18,
 ) -> Content:
-    """The meter line. The bar fills ``used / limit`` of ``bar_width`` cells (a full bar when
+    """The index meter line (``approx_tokens`` = the agent's chars/4 estimate, see
+    :func:`tokens_text`). The bar fills ``used / limit`` of ``bar_width`` cells (a full bar when
     ``limit`` is 0); green under 80 %, warning up to the limit, error when entries were
     omitted. Numbers use thousands separators."""
     ratio = 1.0 if limit <= 0 else max(0.0, min(1.0, used / limit))
@@ -43,7 +64,7 @@ def meter_text(
         f" {used:,} / {limit:,} chars",
     ]
     if tokens is not None:
-        parts.append(f" · {'' if tokens_exact else '~'}{tokens:,} tok")
+        parts.append(" · " + tokens_text(tokens, tokens_exact, approx_tokens))
     parts.append(" · ")
     parts.append((f"{truncated:,} truncated", "$warning" if truncated else ""))
     parts.append(" · ")
@@ -66,6 +87,7 @@ class BudgetMeter(Widget):
     limit: reactive[int] = reactive(0)
     tokens: reactive[int | None] = reactive(None)
     tokens_exact: reactive[bool] = reactive(True)
+    approx_tokens: reactive[int | None] = reactive(None)
     truncated: reactive[int] = reactive(0)
     omitted: reactive[int] = reactive(0)
     pending: reactive[bool] = reactive(True)
@@ -82,6 +104,78 @@ class BudgetMeter(Widget):
             self.limit,
             tokens=self.tokens,
             tokens_exact=self.tokens_exact,
+            approx_tokens=self.approx_tokens,
             truncated=self.truncated,
             omitted=self.omitted,
         )
+
+
+def selected_meter_text(
+    label: str,
+    estimate: int,
+    budget: int,
+    *,
+    tokens: int | None,
+    tokens_exact: bool,
+    required: int = 0,
+    selected: str | None = None,
+    note: str = "",
+    bar_width: int = 18,
+) -> Content:
+    """The selected-body meter (SPEC U2–U3), in tokens:
+    ``bodies ███░░ 1,530 tok (agent est. 1,498) / 8,000 tok · 1 required + pdf``.
+
+    The bar and the verdict use ``estimate`` (the agent's chars/4 count is what it checks
+    against ``budget``); ``tokens`` is the exact count shown beside it. Over budget the bar is
+    red and the line ends with ``over budget: the request would fail``. ``note`` (a body that
+    cannot be read) is appended muted.
+    """
+    over = estimate > budget
+    ratio = 1.0 if budget <= 0 else estimate / budget
+    colour = "$error" if over else ("$success" if ratio < 0.8 else "$warning")
+    parts: list[str | tuple[str, str]] = [(f"{label} ", "bold"), *_bar(ratio, bar_width, colour)]
+    parts.append(f" {tokens_text(tokens, tokens_exact, estimate)} / {budget:,} tok")
+    what = [f"{required:,} required"] if required else []
+    if selected is not None:
+        what.append(visible(selected))
+    parts.append(" · " + (" + ".join(what) if what else "nothing selected"))
+    if over:
+        parts.append((" · over budget: the request would fail", "$error"))
+    if note:
+        parts.append((f" · {visible(note)}", "$foreground-muted"))
+    return Content.assemble(*parts)
+
+
+class SelectedMeter(Widget):
+    """The selected-body budget meter (U2): required bodies of the agent plus the selected row's
+    body. Attributes down; ``pending`` shows ``computing…``."""
+
+    DEFAULT_CSS = """
+    SelectedMeter {
+        height: 1;
+        width: 1fr;
+    }
+    """
+
+    label: reactive[str] = reactive("bodies")
+    estimate: reactive[int] = reactive(0)
+    budget: reactive[int] = reactive(0)
+    tokens: reactive[int | None] = reactive(None)
+    tokens_exact: reactive[bool] = reactive(True)
+    required: reactive[int] = reactive(0)
+    selected: reactive[str | None] = reactive(None)
+    note: reactive[str] = reactive("")
+    pending: reactive[bool] = reactive(True)
+
+    def render(self) -> Content:
+        if self.pending:
+            return Content.assemble((f"{self.label} ", "bold"), ("computing…", "$foreground-muted"))
+        return selected_meter_text(
+            self.label, self.estimate, self.budget, tokens=self.tokens, tokens_exact=self.tokens_exact,
+            required=self.required, selected=self.selected, note=self.note,
+        )
+
+    @property
+    def plain(self) -> str:
+        """The rendered line as plain text (tests)."""
+        return self.render().plain

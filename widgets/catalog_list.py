@@ -67,6 +67,8 @@ class CatalogList(OptionList):
         self.rows: Sequence[CatalogRow] = ()
         self.order: list[int] = []
         self._position: dict[int, int] = {}
+        self._spans: dict[int, Sequence[tuple[int, int]]] = {}
+        self._width = NAME_MIN
 
     def show_rows(
         self,
@@ -79,18 +81,32 @@ class CatalogList(OptionList):
         """Show ``rows[i]`` for each ``i`` in ``order``; ``spans`` emphasise filter matches in
         names. The cursor goes to row ``keep`` when it is shown, else to the first line."""
         spans = spans or {}
+        scroll_y = self.scroll_y
         self.rows = rows
         self.order = list(order)
+        self._spans = dict(spans)
         self._position = {row: pos for pos, row in enumerate(self.order)}
         widest = max((cell_len(visible(rows[i].name)) for i in self.order), default=NAME_MIN)
-        width = max(NAME_MIN, min(NAME_MAX, widest))
+        self._width = max(NAME_MIN, min(NAME_MAX, widest))
         self.set_options(
-            Option(row_prompt(rows[i], width, spans.get(i, ())), id=str(i)) for i in self.order
+            Option(row_prompt(rows[i], self._width, spans.get(i, ())), id=str(i)) for i in self.order
         )
+        # keep the scroll position (a new generation must not jump the view), then make sure
+        # the kept cursor is visible
+        self.scroll_to(y=scroll_y, animate=False, immediate=True)
         if keep is not None and keep in self._position:
             self.highlighted = self._position[keep]
         elif self.order:
             self.highlighted = 0
+
+    def update_rows(self, rows: Sequence[CatalogRow], changed: Sequence[int]) -> None:
+        """Replace the rows (same indices, same order) and re-render the prompts of the
+        ``changed`` row indices in place (e.g. lint flags arrived); cursor and scroll stay."""
+        self.rows = rows
+        for i in changed:
+            pos = self._position.get(i)
+            if pos is not None:
+                self.replace_option_prompt_at_index(pos, row_prompt(rows[i], self._width, self._spans.get(i, ())))
 
     @property
     def current_row(self) -> int | None:

@@ -25,12 +25,17 @@ def counts_text(generation: Generation) -> str:
     return text
 
 
-def header_text(host: str, cwd: str, generation: Generation | None, status: str = "") -> Content:
-    """The header line; ``status`` (``loading…``, an error) replaces the counts when set or
-    when there is no generation yet. ``cwd`` is shown as given (made visible, SPEC X1)."""
+def header_text(
+    host: str, cwd: str, generation: Generation | None, status: str = "", agent: str | None = None
+) -> Content:
+    """The header line; ``status`` (``loading…``, an error) follows the counts when set.
+    ``cwd`` is shown as given (made visible, SPEC X1). ``agent`` (an agent view, SPEC E4) adds
+    ``agent: NAME`` after the generation; the counts are then the agent's view."""
     parts: list[str | tuple[str, str]] = [("skillshelf", "bold"), f" ─ host {host} ─ ", visible(cwd)]
     if generation is not None:
         parts.append(f" ─ generation {generation.number} ─ ")
+        if agent is not None:
+            parts += [("agent: " + visible(agent), "bold $accent"), " ─ "]
         parts.append(counts_text(generation))
     if status:
         parts.append(" ─ ")
@@ -52,6 +57,12 @@ class CatalogHeader(Static):
     }
     """
 
-    def show(self, host: str, cwd: str, generation: Generation | None, status: str = "") -> None:
+    def show(self, host: str, cwd: str, generation: Generation | None, status: str = "", agent: str | None = None) -> None:
         """Re-render for ``generation`` (or the ``status`` alone)."""
-        self.update(header_text(host, cwd, generation, status))
+        self.update(header_text(host, cwd, generation, status, agent))
+
+    @property
+    def plain(self) -> str:
+        """The header as plain text (tests)."""
+        content = self.content
+        return content.plain if isinstance(content, Content) else str(content)

@@ -19,17 +19,19 @@ first cell (state)        second cell (flag)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence, Union
+from typing import Callable, Collection, Sequence, Union
 
 from rich.cells import cell_len, set_cell_size
 from textual.content import Content
 
-from skillshelf.core.model import Exposure, Generation, Rejected, Severity, Source, Status
+from skillshelf.core.collate import locale_key
+from skillshelf.core.model import Exposure, Generation, Provenance, Rejected, Severity, Source, Status
 from skillshelf.core.textsafe import visible
 
 __all__ = [
     "OK", "AMBIGUOUS", "DISABLED", "REJECTED", "KEPT", "LINT", "SEARCH_ONLY", "EXPLICIT_ONLY",
     "LEGEND", "LEGEND_ITEMS", "CatalogRow", "build_rows", "group_hits", "row_prompt", "short_location", "fit",
+    "SORTS", "next_sort", "sort_order",
 ]
 
 OK, AMBIGUOUS, DISABLED, REJECTED, KEPT = "✓", "◆", "○", "✗", "↺"
@@ -96,8 +98,8 @@ class CatalogRow:
         return self.item.exposure.value
 
 
-def _flag(item: Item) -> str:
-    if any(d.severity is Severity.ERROR for d in item.diagnostics):
+def _flag(item: Item, lint_errors: Collection[str] = ()) -> str:
+    if item.location in lint_errors or any(d.severity is Severity.ERROR for d in item.diagnostics):
         return LINT
     if isinstance(item, Source):
         if item.exposure is Exposure.SEARCH:
@@ -107,10 +109,12 @@ def _flag(item: Item) -> str:
     return " "
 
 
-def build_rows(generation: Generation) -> list[CatalogRow]:
+def build_rows(generation: Generation, lint_errors: Collection[str] = ()) -> list[CatalogRow]:
     """Rows for ``generation``: sources in catalog order with every later source of the same
     name pulled up right after the first one (SPEC D6 groups), then the rejected files in
-    their order. A name is ambiguous when two or more *enabled* sources declare it."""
+    their order. A name is ambiguous when two or more *enabled* sources declare it.
+    ``lint_errors``: locators whose spec-target lint found errors (SPEC F5); their flag is
+    ``!`` like a host error."""
     counts: dict[str, int] = {}
     for s in generation.sources:
         if s.enabled:
@@ -134,9 +138,9 @@ def build_rows(generation: Generation) -> list[CatalogRow]:
                 state = AMBIGUOUS
             else:
                 state = OK
-            rows.append(CatalogRow(member, state, _flag(member), n if n > 1 else 0))
+            rows.append(CatalogRow(member, state, _flag(member, lint_errors), n if n > 1 else 0))
     for r in generation.rejected:
-        rows.append(CatalogRow(r, REJECTED, _flag(r), 0))
+        rows.append(CatalogRow(r, REJECTED, _flag(r, lint_errors), 0))
     return rows
 
 
@@ -223,3 +227,44 @@ def row_prompt(
         (visible(short_location(row.item)), muted),
     ]
     return Content.assemble(*parts)
+
+
+#: Sort orders ``s`` cycles through, in order. ``catalog`` is the host's order (built-ins, then
+#: discovery order, same-name rows grouped); the others are stable sorts of it.
+SORTS: tuple[str, ...] = ("catalog", "name", "provenance", "size", "tokens")
+
+_PROVENANCE_RANK = {p: i for i, p in enumerate(Provenance)}
+
+
+def next_sort(current: str) -> str:
+    """The sort after ``current`` in :data:`SORTS` (wrapping; unknown → ``catalog``)."""
+    try:
+        return SORTS[(SORTS.index(current) + 1) % len(SORTS)]
+    except ValueError:
+        return SORTS[0]
+
+
+def sort_order(
+    rows: Sequence[CatalogRow], order: Sequence[int], sort: str, tokens: Callable[[Item], int]
+) -> list[int]:
+    """``order`` (row indices) re-sorted by ``sort``:
+
+    - ``catalog``: unchanged;
+    - ``name``: Zuno's locale order of names (SPEC P1, :func:`locale_key`); rows of one name stay
+      adjacent in catalog order (the D6 group), rejected files sort by folder name;
+    - ``provenance``: root kind in SPEC D1 order (built-in first), then name;
+    - ``size``: file size in bytes, largest first;
+    - ``tokens``: ``tokens(item)`` largest first (the screen passes the description's chars/4,
+      or the file size/4 when there is none).
+
+    Every sort is stable, so ties keep catalog order.
+    """
+    if sort == "name":
+        return sorted(order, key=lambda i: locale_key(rows[i].name))
+    if sort == "provenance":
+        return sorted(order, key=lambda i: (_PROVENANCE_RANK.get(rows[i].item.provenance, 99), locale_key(rows[i].name)))
+    if sort == "size":
+        return sorted(order, key=lambda i: -int(rows[i].item.size or 0))
+    if sort == "tokens":
+        return sorted(order, key=lambda i: -tokens(rows[i].item))
+    return list(order)

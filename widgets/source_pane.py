@@ -10,6 +10,7 @@ worker (widgets never touch the file system). Skill text is shown through plain 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
@@ -22,7 +23,25 @@ from skillshelf.core.model import Diagnostic, Rejected, Severity, Source
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.rows import CatalogRow
 
-__all__ = ["SourcePane", "details_content", "diagnostic_line"]
+__all__ = ["SourcePane", "SourceExtras", "details_content", "diagnostic_line"]
+
+
+@dataclass(frozen=True)
+class SourceExtras:
+    """What the screen computed off the event loop for the shown row (attributes down).
+
+    ``lint``: spec-target lint findings (SPEC F5), ``None`` while computing; ``sidecars``:
+    field (``display_name`` / ``short_description``) → sidecar file that set it; ``remote``:
+    ``(url, version)`` of a remote source (SPEC R); ``resources``: ``(relative path, size in
+    bytes)`` of the skill directory's files, ``resources_cut`` when the list was capped;
+    ``hidden_note``: a line about the row's loadability (disabled, rejected).
+    """
+
+    lint: tuple[Diagnostic, ...] | None = None
+    sidecars: Mapping[str, str] = field(default_factory=dict)
+    remote: tuple[str, str | None] | None = None
+    resources: tuple[tuple[str, int], ...] | None = None
+    resources_cut: bool = False
 
 _LABEL_WIDTH = 12
 _SEVERITY_STYLE = {Severity.ERROR: "$error", Severity.WARNING: "$warning", Severity.INFO: "$accent"}
@@ -81,12 +100,16 @@ class _Lines:
         return Content.assemble(*self.parts)
 
 
-def _diagnostics(lines: _Lines, diagnostics: Iterable[Diagnostic]) -> None:
+def _diagnostics(lines: _Lines, diagnostics: Iterable[Diagnostic], title: str = "host verdict") -> None:
     diags = list(diagnostics)
     if not diags:
         return
     lines.blank()
-    lines.line((f"diagnostics ({len(diags)})", "bold"))
+    lines.line((f"{title} ({len(diags)})", "bold"))
+    _diagnostic_lines(lines, diags)
+
+
+def _diagnostic_lines(lines: _Lines, diags: Iterable[Diagnostic]) -> None:
     for d in diags:
         lines.line("  ", (diagnostic_line(d), _SEVERITY_STYLE.get(d.severity, "")))
         if d.hint:
@@ -108,8 +131,41 @@ def _frontmatter(lines: _Lines, frontmatter: Mapping[str, Any]) -> None:
         lines.line("  ", (visible(str(key)) + ":", "$foreground-muted"), " ", _value(value))
 
 
-def details_content(row: CatalogRow) -> Content:
-    """Everything the pane shows above the body for ``row`` (a source or a rejected file)."""
+def _lint(lines: _Lines, lint: tuple[Diagnostic, ...] | None, builtin: bool) -> None:
+    lines.blank()
+    if builtin:
+        lines.line(("lint (spec)", "bold"), "  ", ("built-in: no file to lint", "$foreground-muted"))
+        return
+    if lint is None:
+        lines.line(("lint (spec)", "bold"), "  ", ("computing…", "$foreground-muted"))
+        return
+    errors = sum(1 for d in lint if d.severity is Severity.ERROR)
+    warnings = sum(1 for d in lint if d.severity is Severity.WARNING)
+    if not lint:
+        lines.line(("lint (spec)", "bold"), "  ", ("clean", "$success"))
+        return
+    summary = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+    lines.line(("lint (spec)", "bold"), "  ", (summary, "$error" if errors else "$warning"))
+    _diagnostic_lines(lines, lint)
+
+
+def _resources(lines: _Lines, extras: SourceExtras) -> None:
+    if extras.resources is None:
+        return
+    lines.blank()
+    more = "+" if extras.resources_cut else ""
+    lines.line((f"resources ({len(extras.resources)}{more})", "bold"), ("  R to read one", "$foreground-muted"))
+    if not extras.resources:
+        lines.line(("  (none)", "$foreground-muted"))
+    for path, size in extras.resources:
+        size_text = "?" if size < 0 else f"{size:,} B"
+        lines.line("  ", visible(path), ("  " + size_text, "$foreground-muted"))
+
+
+def details_content(row: CatalogRow, extras: SourceExtras | None = None) -> Content:
+    """Everything the pane shows above the body for ``row`` (a source or a rejected file);
+    ``extras`` adds what workers computed (lint, sidecar origins, remote origin, resources)."""
+    extras = extras or SourceExtras()
     item = row.item
     lines = _Lines()
     title: list[str | tuple[str, str]] = [(visible(item.name), "bold")]
@@ -120,6 +176,12 @@ def details_content(row: CatalogRow) -> Content:
     lines.line(*title)
     lines.field("locator", visible(item.location))
     lines.field("provenance", item.provenance.value)
+    if extras.remote is not None:
+        url, version = extras.remote
+        lines.field("origin", visible(url))
+        lines.field("version", visible(version) if version is not None else "— (the index gives none)")
+    elif item.provenance.value == "remote":
+        lines.field("origin", "(unknown: not pulled in this session)", "$foreground-muted")
     if item.root:
         lines.field("root", visible(item.root))
     if item.aliases:
@@ -128,28 +190,41 @@ def details_content(row: CatalogRow) -> Content:
         if item.warning is not None:
             lines.field("warning", f"{visible(item.warning.kind)}: {visible(item.warning.message)}", "$error")
     else:
-        _source_fields(lines, item)
+        _source_fields(lines, item, extras)
     size = f"{item.size:,} bytes · modified {_when(item.mtime)}"
     lines.field("size", size)
     if item.content_sha256:
         lines.field("sha256", visible(item.content_sha256))
     _diagnostics(lines, item.diagnostics)
+    _lint(lines, extras.lint, item.location.startswith("builtin://"))
     _frontmatter(lines, item.frontmatter)
+    _resources(lines, extras)
     return lines.content()
 
 
-def _source_fields(lines: _Lines, s: Source) -> None:
-    lines.field("exposure", f"{s.exposure.value} ({visible(s.exposure_reason)})")
+def _sidecar_origin(s: Source, extras: SourceExtras, key: str) -> str:
+    path = extras.sidecars.get(key)
+    if path is None and len(s.metadata_sources) == 1:
+        path = s.metadata_sources[0]
+    if path is None:
+        return " — from a sidecar"
+    return f" — from sidecar {visible(path)}"
+
+
+def _source_fields(lines: _Lines, s: Source, extras: SourceExtras) -> None:
+    lines.field("exposure", f"{s.exposure.value} — {visible(s.exposure_reason)}")
     if s.enabled:
         lines.field("enabled", "yes")
     else:
-        reason = f" ({visible(s.disabled_reason)})" if s.disabled_reason else ""
+        reason = f" — {visible(s.disabled_reason)}" if s.disabled_reason else ""
         lines.field("enabled", f"no{reason}", "$warning")
     lines.field("status", s.status.value)
     if s.display_name is not None:
-        lines.field("display", visible(s.display_name))
+        lines.line((("display").ljust(_LABEL_WIDTH), "$foreground-muted"), visible(s.display_name),
+                   (_sidecar_origin(s, extras, "display_name"), "$foreground-muted"))
     if s.short_description is not None:
-        lines.field("short", visible(s.short_description))
+        lines.line((("short").ljust(_LABEL_WIDTH), "$foreground-muted"), visible(s.short_description),
+                   (_sidecar_origin(s, extras, "short_description"), "$foreground-muted"))
     if s.description is None:
         lines.field("description", "(none: not described, so never indexed)", "$warning")
     else:
@@ -164,23 +239,43 @@ class SourcePane(Vertical):
     DEFAULT_CSS = """
     SourcePane { width: 1fr; height: 1fr; }
     SourcePane > #source-details-scroll { height: 1fr; min-height: 6; }
+    SourcePane > #source-body-title { height: 1; background: $panel; padding: 0 1;
+        text-wrap: nowrap; text-overflow: ellipsis; }
     SourcePane > #source-body { height: 1fr; min-height: 4; }
     """
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="source-details-scroll"):
             yield Static(Content("No source selected."), id="source-details", markup=False)
+        yield Static(Content("body"), id="source-body-title", markup=False)
         yield TextArea("", read_only=True, soft_wrap=True, show_line_numbers=True, id="source-body")
 
-    def show_row(self, row: CatalogRow | None) -> None:
-        """Show ``row``'s details (or an empty-state line) and clear the body until it arrives."""
+    def show_row(self, row: CatalogRow | None, extras: SourceExtras | None = None, *, keep_body: bool = False) -> None:
+        """Show ``row``'s details (or an empty-state line); the body is cleared until it arrives
+        unless ``keep_body`` (same file, new generation)."""
         details = self.query_one("#source-details", Static)
         if row is None:
             details.update(Content("No source selected."))
         else:
-            details.update(details_content(row))
-        self.query_one("#source-details-scroll", VerticalScroll).scroll_home(animate=False)
-        self.show_body("")
+            details.update(details_content(row, extras))
+        if not keep_body:
+            self.query_one("#source-details-scroll", VerticalScroll).scroll_home(animate=False)
+            self.show_body("")
+            self.show_body_title("body · loading…" if row is not None else "body")
+
+    def show_extras(self, row: CatalogRow, extras: SourceExtras) -> None:
+        """Re-render the details of the shown ``row`` with ``extras``, keeping the scroll position."""
+        self.query_one("#source-details", Static).update(details_content(row, extras))
+
+    def show_body_title(self, title: str) -> None:
+        """Set the line above the body (``body · page 2 of 3 · raw``, a refusal, a resource)."""
+        self.query_one("#source-body-title", Static).update(Content(visible(title)))
+
+    @property
+    def body_title(self) -> str:
+        """The plain text of the line above the body."""
+        content = self.query_one("#source-body-title", Static).content
+        return content.plain if isinstance(content, Content) else str(content)
 
     def show_message(self, message: str) -> None:
         """Replace the details with one line (an error, ``loading…``)."""

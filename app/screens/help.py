@@ -25,6 +25,13 @@ HELP_ROWS: tuple[tuple[str, str, str], ...] = (
     ("main.next-conflict", "n", "next ambiguous name (conflict)"),
     ("main.prev-conflict", "N", "previous ambiguous name (conflict)"),
     ("main.refresh", "r", "rescan now (new generation)"),
+    ("main.sort", "s", "cycle sort: catalog, name, provenance, size, tokens (description chars/4, or file size/4)"),
+    ("main.agent", "g", "agent view: (no agent) or an agents.<name> entry; ✓/✗ = would start"),
+    ("main.next-page", "]", "next body / resource page (skill tool load / read_resource)"),
+    ("main.prev-page", "[", "previous body / resource page"),
+    ("main.raw", "v", "raw tool output (wrapper lines included) / body only"),
+    ("main.resources", "R", "resources of the skill directory: read one with read_resource"),
+    ("main.pull", "p", "pull remote skills (skills.urls) now and rescan"),
     ("app.resolve", "a", "resolve the selected ambiguous name (picker: k keep, s search-only, e explicit, "
                          "d disable, t target file, ctrl+s write, u undo)"),
     ("app.undo-write", "ctrl+z", "undo the last skills.config write made by the picker"),

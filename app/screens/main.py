@@ -1,49 +1,75 @@
-"""The main screen: header, filter, catalog list + source pane, legend, index budget meter.
+"""The main screen: header, agent warning, filter, catalog list + source pane, legend, two meters.
 
-Data flow (DESIGN "Data path"): a thread worker opens the catalog (or refreshes it), renders the
-budgeted index and counts its tokens, then posts :class:`CatalogLoaded`; the screen sets its
-widgets from that (attributes down). Widgets post messages up (row highlighted / chosen). File
-reads for the body preview happen in another thread worker. Nothing slow runs on the event loop:
-opening ~1 s on 10k skills shows a loading indicator on the list and ``loading…`` in the header.
+Data flow (DESIGN "Data path"): a thread worker opens the catalog (or refreshes it) and computes
+the :class:`~skillshelf.app.sourceinfo.ViewInfo` for the current agent view (E4: listed sources,
+index budget U1 with exact and estimated tokens, requiredSkills S2 and their bodies U2), then
+posts :class:`CatalogLoaded`; the screen sets its widgets from that (attributes down). Widgets
+post messages up (row highlighted / chosen). Everything slow runs in thread workers and comes
+back as messages: per-row details (spec lint F5, sidecar origins E3, remote origin R, resource
+listing L5, the selected body's cost U3), body / resource pages through the model-facing
+:class:`~skillshelf.core.tool.SkillTool` (L3–L6), lint of every row after a generation is shown
+(progress in the catalog pane's subtitle after 0.3 s), the agent picker's checks and ``pull now``.
+
+Keys added for issues 2–4 and 8 (ids in :attr:`MainScreen.BINDINGS`, listed on the help screen):
+``s`` sort, ``g`` agent view, ``]`` / ``[`` body pages, ``v`` raw tool output, ``R`` resources,
+``p`` pull remote skills now.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Protocol
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Protocol
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
+from skillshelf.app.screens.agent_picker import (
+    BODY_CHOICE, NO_AGENT, AgentChoice, ChoiceScreen, agent_options, resource_options,
+)
+from skillshelf.app.sourceinfo import (
+    BodyCost, LintCache, PageResult, ViewInfo, body_cost, filtered_generation, list_resources, load_page,
+    remote_origin, row_tokens, sidecar_origins, view_info,
+)
 from skillshelf.core.filter import FilterIndex
-from skillshelf.core.model import Generation, Source
+from skillshelf.core.model import Generation, Rejected, Source
 from skillshelf.core.render import Form, render_budgeted
+from skillshelf.core.textsafe import visible
 from skillshelf.core.tokens import TokenCounter
-from skillshelf.widgets.budget_meter import BudgetMeter
+from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.header import CatalogHeader
-from skillshelf.widgets.rows import LEGEND, CatalogRow, build_rows, group_hits
-from skillshelf.widgets.source_pane import SourcePane
+from skillshelf.widgets.rows import LEGEND, CatalogRow, build_rows, group_hits, next_sort, sort_order
+from skillshelf.widgets.source_pane import SourceExtras, SourcePane
 
-__all__ = ["MainScreen", "CatalogLike", "BudgetInfo", "CatalogLoaded", "index_budget_info", "read_body"]
+__all__ = [
+    "MainScreen", "CatalogLike", "BudgetInfo", "CatalogLoaded", "index_budget_info", "read_body", "PageState",
+]
 
 #: Filter debounce, seconds.
 FILTER_DELAY = 0.12
 #: Most hits shown for a non-empty filter.
 FILTER_LIMIT = 500
-#: Largest body preview read, in bytes (more is cut with a note).
+#: Largest raw-file preview read for a rejected file, in bytes (more is cut with a note).
 BODY_MAX_BYTES = 256 * 1024
+#: Background work shows progress only when it runs longer than this, seconds.
+PROGRESS_AFTER = 0.3
 
 
 class CatalogLike(Protocol):
-    """What the screen needs from :class:`skillshelf.core.catalog.Catalog` (tests pass a fake)."""
+    """What the screen needs from :class:`skillshelf.core.catalog.Catalog` (tests pass a fake).
+
+    Optional, read with ``getattr``: ``subscribe``, ``config`` (agents, includeInstructions),
+    ``selected_budget``, ``remote_origins``, ``refresh(pull_remote=True)``.
+    """
 
     @property
     def current(self) -> Generation: ...
@@ -72,8 +98,6 @@ _token_counter: TokenCounter | None = None
 
 
 def _count_tokens(text: str) -> tuple[int, bool]:
-    """(tokens, exact) for ``text`` through :class:`~skillshelf.core.tokens.TokenCounter`
-    (tiktoken when loadable, else the 4-characters-per-token estimate, SPEC U/T)."""
     global _token_counter
     if _token_counter is None:
         _token_counter = TokenCounter()
@@ -83,8 +107,8 @@ def _count_tokens(text: str) -> tuple[int, bool]:
 
 def index_budget_info(catalog: CatalogLike, generation: Generation) -> BudgetInfo | None:
     """Render the budgeted index of ``generation`` (SPEC P5–P6) and measure it; ``None`` when the
-    catalog has no usable budget (a fake without ``index_budget``, or a negative one). Runs in a
-    worker thread (token counting loads tiktoken)."""
+    catalog has no usable budget. Kept for callers outside the screen; the screen itself uses
+    :func:`skillshelf.app.sourceinfo.view_info` (which also handles agent views)."""
     try:
         budget = int(catalog.index_budget)
         result = render_budgeted(generation.entries(), Form.INDEX, budget)
@@ -95,9 +119,9 @@ def index_budget_info(catalog: CatalogLike, generation: Generation) -> BudgetInf
 
 
 def read_body(row: CatalogRow) -> str:
-    """The text shown as the body preview for ``row``: the embedded body of a built-in, else the
-    whole file (first :data:`BODY_MAX_BYTES` bytes, UTF-8 with replacement). An unreadable file
-    gives a one-line explanation instead. Runs in a worker thread."""
+    """The raw file text of ``row`` (first :data:`BODY_MAX_BYTES` bytes, UTF-8 with replacement),
+    used for rejected files the tool cannot load; the embedded body of a built-in. An unreadable
+    file gives a one-line explanation instead. Runs in a worker thread."""
     item = row.item
     body = getattr(item, "body", None)
     if isinstance(item, Source) and body is not None:
@@ -115,14 +139,26 @@ def read_body(row: CatalogRow) -> str:
     return text
 
 
-class CatalogLoaded(Message):
-    """A worker finished opening or refreshing: the generation to show and its budget numbers."""
+# --------------------------------------------------------------------------- messages
 
-    def __init__(self, catalog: CatalogLike, generation: Generation, budget: BudgetInfo | None) -> None:
+
+class CatalogLoaded(Message):
+    """A worker finished opening or refreshing: the generation and its view for ``view.agent``."""
+
+    def __init__(self, catalog: CatalogLike, generation: Generation, view: ViewInfo) -> None:
         super().__init__()
         self.catalog = catalog
         self.generation = generation
-        self.budget = budget
+        self.view = view
+
+
+class ViewComputed(Message):
+    """The view of ``generation`` for another agent is ready (after ``g``)."""
+
+    def __init__(self, generation: Generation, view: ViewInfo) -> None:
+        super().__init__()
+        self.generation = generation
+        self.view = view
 
 
 class GenerationPublished(Message):
@@ -133,24 +169,86 @@ class GenerationPublished(Message):
         self.generation = generation
 
 
-class BodyLoaded(Message):
-    """Body text read for the row at ``location`` (``rejected`` tells the row kind)."""
+class DetailsLoaded(Message):
+    """Worker results for the row ``key``: extras for the pane and the body's cost."""
 
-    def __init__(self, key: tuple[str, bool], text: str) -> None:
+    def __init__(self, key: tuple[str, bool], extras: SourceExtras, cost: BodyCost | None) -> None:
         super().__init__()
         self.key = key
-        self.text = text
+        self.extras = extras
+        self.cost = cost
+
+
+class PageLoaded(Message):
+    """One body / resource page for the row ``key``."""
+
+    def __init__(self, key: tuple[str, bool], result: PageResult) -> None:
+        super().__init__()
+        self.key = key
+        self.result = result
+
+
+class LintProgress(Message):
+    """``done`` of ``total`` files linted so far (only posted after :data:`PROGRESS_AFTER`)."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+
+
+class LintDone(Message):
+    """Every row of generation ``number`` is linted; ``bad`` are the locators with lint errors."""
+
+    def __init__(self, number: int, bad: frozenset[str]) -> None:
+        super().__init__()
+        self.number = number
+        self.bad = bad
+
+
+class AgentsChecked(Message):
+    """The agent picker's rows are computed (``g``)."""
+
+    def __init__(self, choices: list[AgentChoice]) -> None:
+        super().__init__()
+        self.choices = choices
+
+
+class PullDone(Message):
+    """``pull now`` finished: the new generation (or ``error``) and the remote warnings."""
+
+    def __init__(self, generation: Generation | None, warnings: list[str], error: str = "") -> None:
+        super().__init__()
+        self.generation = generation
+        self.warnings = warnings
+        self.error = error
+
+
+@dataclass
+class PageState:
+    """Where the body view of one row is: ``resource`` (``None`` = the SKILL.md body), the
+    tool cursors of the pages visited (``cursors[0]`` is ``None``: the first page), the shown
+    page ``index`` (0-based) and the total ``pages`` when known."""
+
+    resource: str | None = None
+    cursors: list[str | None] = field(default_factory=lambda: [None])
+    index: int = 0
+    pages: int | None = None
 
 
 def _row_key(row: CatalogRow) -> tuple[str, bool]:
     return (row.location, row.rejected)
 
 
+# --------------------------------------------------------------------------- the screen
+
+
 class MainScreen(Screen[None]):
     """The catalog browser (DESIGN "The TUI").
 
     ``open_catalog`` is called once in a worker thread and returns a :class:`CatalogLike`;
-    ``host`` and ``cwd_display`` go into the header as given.
+    ``host`` and ``cwd_display`` go into the header as given. ``generation`` is always the full
+    published generation; ``rows`` are the rows of the current agent view (``agent``).
     """
 
     BINDINGS = [
@@ -160,6 +258,13 @@ class MainScreen(Screen[None]):
         Binding("N", "next_conflict(-1)", "Prev conflict", id="main.prev-conflict"),
         Binding("r", "refresh", "Refresh", id="main.refresh"),
         Binding("enter", "focus_source", "Source", show=False, id="main.source"),
+        Binding("s", "cycle_sort", "Sort", id="main.sort"),
+        Binding("g", "pick_agent", "Agent", id="main.agent"),
+        Binding("right_square_bracket", "next_page", "Next page", show=False, id="main.next-page"),
+        Binding("left_square_bracket", "prev_page", "Prev page", show=False, id="main.prev-page"),
+        Binding("v", "toggle_raw", "Raw", show=False, id="main.raw"),
+        Binding("R", "pick_resource", "Resources", show=False, id="main.resources"),
+        Binding("p", "pull", "Pull remote", show=False, id="main.pull"),
     ]
 
     def __init__(self, open_catalog: Callable[[], CatalogLike], *, host: str = "zuno", cwd_display: str = "") -> None:
@@ -169,14 +274,32 @@ class MainScreen(Screen[None]):
         self.cwd_display = cwd_display
         self.catalog: CatalogLike | None = None
         self.generation: Generation | None = None
+        self.view: ViewInfo | None = None
+        #: The agent view (``agents.<name>``), ``None`` = no agent (every source).
+        self.agent: str | None = None
         self.rows: list[CatalogRow] = []
+        #: Current sort (``s`` cycles :data:`skillshelf.widgets.rows.SORTS`).
+        self.sort = "catalog"
+        #: Raw tool output (``v``) instead of the body only.
+        self.raw = False
+        self.lint_cache = LintCache()
+        self._lint_bad: set[str] = set()
         self._index = FilterIndex([])
         self._filter_timer: Timer | None = None
         self._shown_key: tuple[str, bool] | None = None
+        self._shown_item: Any = None
+        self._extras = SourceExtras()
+        self._cost: BodyCost | None = None
+        self._page: PageResult | None = None
+        self._pages: dict[tuple[str, bool], PageState] = {}
+        self._status = ""
+        #: Warnings of the last ``pull now`` (display strings).
+        self.last_pull_warnings: list[str] = []
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield CatalogHeader(id="header")
+        yield Static("", id="agent-warning", markup=False)
         yield Input(placeholder="/ filter…  (name, description, keywords; typos ok)", id="filter")
         with Horizontal(id="panes"):
             with Vertical(id="catalog-pane"):
@@ -184,25 +307,36 @@ class MainScreen(Screen[None]):
             yield SourcePane(id="source")
         yield Static(LEGEND, id="legend", markup=False)
         yield BudgetMeter(id="meter")
+        yield SelectedMeter(id="meter-selected")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(CatalogHeader).show(self.host, self.cwd_display, None, "loading…")
+        self._show_header("loading…")
+        self.query_one("#agent-warning").display = False
         self.query_one("#catalog-pane").border_title = "Catalog"
         self.query_one(SourcePane).border_title = "Source"
         self.query_one(CatalogList).focus()
         self.load_catalog(refresh=False)
 
+    def _show_header(self, status: str | None = None) -> None:
+        if status is not None:
+            self._status = status
+        gen = self.generation
+        if gen is not None and self.view is not None:
+            gen = filtered_generation(gen, self.view)
+        self.query_one(CatalogHeader).show(self.host, self.cwd_display, gen, self._status, self.agent)
+
     # ------------------------------------------------------------------ loading
     def _set_loading(self, loading: bool, status: str = "") -> None:
         self.query_one(CatalogList).loading = loading
         if status:
-            self.query_one(CatalogHeader).show(self.host, self.cwd_display, self.generation, status)
+            self._show_header(status)
 
     @work(thread=True, exclusive=True, group="catalog", exit_on_error=False, description="open catalog")
     def load_catalog(self, refresh: bool = False) -> None:
-        """Open (first call) or refresh the catalog, then post :class:`CatalogLoaded`."""
-        self.app.call_from_thread(self._set_loading, True, "refreshing…" if refresh else "loading…")
+        """Open (first call) or refresh the catalog, compute the view, post :class:`CatalogLoaded`."""
+        if self.catalog is None or refresh:
+            self.app.call_from_thread(self._set_loading, True, "refreshing…" if refresh else "loading…")
         catalog = self.catalog
         if catalog is None:
             catalog = self._open_catalog()
@@ -214,18 +348,22 @@ class MainScreen(Screen[None]):
             generation = catalog.refresh()
         else:
             generation = catalog.current
-        budget = index_budget_info(catalog, generation)
-        self.post_message(CatalogLoaded(catalog, generation, budget))
+        self.post_message(CatalogLoaded(catalog, generation, view_info(catalog, generation, self.agent)))
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "catalog" and event.state is WorkerState.ERROR:
-            error = event.worker.error
+        if event.state is not WorkerState.ERROR:
+            return
+        error = event.worker.error
+        if event.worker.group == "catalog":
             message = f"cannot open the catalog: {type(error).__name__}: {error}"
             self.query_one(CatalogList).loading = False
-            self.query_one(CatalogHeader).show(self.host, self.cwd_display, self.generation, message)
+            self._show_header(message)
             self.query_one(SourcePane).show_message(message)
-            self.notify(message, severity="error", timeout=8, markup=False)
+        else:
+            message = f"{event.worker.description or event.worker.group} failed: {type(error).__name__}: {error}"
+            self._set_progress("")
+        self.notify(message, severity="error", timeout=8, markup=False)
 
     @on(GenerationPublished)
     def _published(self, event: GenerationPublished) -> None:
@@ -237,31 +375,123 @@ class MainScreen(Screen[None]):
     def _loaded(self, event: CatalogLoaded) -> None:
         if self.generation is not None and event.generation.number < self.generation.number:
             return
-        keep = self._current_key()
         self.catalog = event.catalog
-        self.generation = event.generation
-        self.rows = build_rows(event.generation)
-        self._index = FilterIndex([r.item for r in self.rows])
         self.query_one(CatalogList).loading = False
-        self.query_one(CatalogHeader).show(self.host, self.cwd_display, event.generation)
+        if event.view.agent != self.agent:  # the agent changed while this was computed
+            self.generation = event.generation
+            self.recompute_view()
+            return
+        self._status = ""
+        self._apply_view(event.generation, event.view)
+
+    def _apply_view(self, generation: Generation, view: ViewInfo) -> None:
+        """Show ``generation`` through ``view``: rows, header, agent warning, meters; keeps the
+        selected row (by locator), the filter text and the scroll position."""
+        keep = self._current_key()
+        self.generation = generation
+        self.view = view
+        self.rows = build_rows(filtered_generation(generation, view), self._lint_bad)
+        self._index = FilterIndex([r.item for r in self.rows])
+        self._show_header()
+        warning = self.query_one("#agent-warning", Static)
+        if view.agent is not None and view.problems:
+            warning.update(Content.assemble(
+                (f"⚠ agent {visible(view.agent)} would not start: ", "bold $error"),
+                visible(" · ".join(view.problems)),
+            ))
+            warning.display = True
+        else:
+            warning.update("")
+            warning.display = False
         meter = self.query_one(BudgetMeter)
-        if event.budget is None:
+        if not view.budget_available:
             meter.message = "budget not available"
         else:
             meter.message = ""
-            b = event.budget
-            meter.used, meter.limit, meter.tokens, meter.tokens_exact = b.used, b.budget, b.tokens, b.exact
-            meter.truncated, meter.omitted = b.truncated, b.omitted
+            meter.used, meter.limit = view.used, view.budget
+            meter.tokens, meter.tokens_exact, meter.approx_tokens = view.tokens, view.exact, view.approx
+            meter.truncated, meter.omitted = view.truncated, view.omitted
             meter.pending = False
-        self._shown_key = None
+        self._update_selected_meter()
         self.apply_filter(keep_key=keep)
+        self.lint_all(generation)
 
-    # ------------------------------------------------------------------ filter
+    @work(thread=True, exclusive=True, group="view", exit_on_error=False, description="agent view")
+    def recompute_view(self) -> None:
+        """Compute the view of the shown generation for :attr:`agent` (after ``g``)."""
+        generation, catalog = self.generation, self.catalog
+        if generation is None or catalog is None:
+            return
+        self.post_message(ViewComputed(generation, view_info(catalog, generation, self.agent)))
+
+    @on(ViewComputed)
+    def _view_computed(self, event: ViewComputed) -> None:
+        if event.view.agent != self.agent or self.generation is None:
+            return
+        if event.generation.number < self.generation.number:
+            return
+        self._apply_view(event.generation, event.view)
+
+    # ------------------------------------------------------------------ lint of every row (issue 2)
+    def _set_progress(self, text: str) -> None:
+        self.query_one("#catalog-pane").border_subtitle = text
+
+    @work(thread=True, exclusive=True, group="lint", exit_on_error=False, description="lint")
+    def lint_all(self, generation: Generation) -> None:
+        """Lint every listed file of ``generation`` (spec target, cached by content SHA-256),
+        posting progress after :data:`PROGRESS_AFTER` s and :class:`LintDone` at the end."""
+        worker = get_current_worker()
+        items: list[Source | Rejected] = [s for s in generation.sources if not s.location.startswith("builtin://")]
+        items += list(generation.rejected)
+        started = time.monotonic()
+        last = 0.0
+        bad: set[str] = set()
+        for n, item in enumerate(items, 1):
+            if worker.is_cancelled:
+                return
+            self.lint_cache.lint(item)
+            if self.lint_cache.has_errors(item):
+                bad.add(item.location)
+            now = time.monotonic()
+            if now - started > PROGRESS_AFTER and now - last > 0.2:
+                last = now
+                self.post_message(LintProgress(n, len(items)))
+        self.post_message(LintDone(generation.number, frozenset(bad)))
+
+    @on(LintProgress)
+    def _lint_progress(self, event: LintProgress) -> None:
+        self._set_progress(f"linting {event.done:,} / {event.total:,}…")
+
+    @on(LintDone)
+    def _lint_done(self, event: LintDone) -> None:
+        self._set_progress("")
+        if self.generation is None or event.number != self.generation.number:
+            return
+        self._set_lint_bad(set(event.bad))
+
+    def _set_lint_bad(self, bad: set[str]) -> None:
+        if bad == self._lint_bad:
+            return
+        changed_locs = bad ^ self._lint_bad
+        self._lint_bad = bad
+        assert self.generation is not None and self.view is not None
+        self.rows = build_rows(filtered_generation(self.generation, self.view), self._lint_bad)
+        changed = [i for i, r in enumerate(self.rows) if r.location in changed_locs]
+        self.query_one(CatalogList).update_rows(self.rows, changed)
+
+    # ------------------------------------------------------------------ filter and sort
     def _current_key(self) -> tuple[str, bool] | None:
         row = self.query_one(CatalogList).current_row
         if row is None or row >= len(self.rows):
             return None
         return _row_key(self.rows[row])
+
+    def selected_row(self) -> CatalogRow | None:
+        """The row under the cursor, or ``None``."""
+        row = self.query_one(CatalogList).current_row
+        if row is None or row >= len(self.rows):
+            return None
+        return self.rows[row]
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -276,13 +506,16 @@ class MainScreen(Screen[None]):
 
     def apply_filter(self, keep_key: tuple[str, bool] | None = None) -> None:
         """Show the rows matching the filter box now (grouped by name, capped at
-        :data:`FILTER_LIMIT` for a non-empty query); keep the cursor on the same row if shown."""
+        :data:`FILTER_LIMIT` for a non-empty query; an empty query lists every row in the
+        current sort); keep the cursor on the same row if shown."""
         self._filter_timer = None
         query = self.query_one("#filter", Input).value
         if keep_key is None:
             keep_key = self._current_key()
         hits = self._index.search(query, FILTER_LIMIT)
         order = group_hits(self.rows, [h.index for h in hits])
+        if not query.strip():
+            order = sort_order(self.rows, order, self.sort, row_tokens)
         spans = {h.index: h.spans for h in hits if h.spans}
         keep = None
         if keep_key is not None:
@@ -292,11 +525,22 @@ class MainScreen(Screen[None]):
                     break
         catalog = self.query_one(CatalogList)
         catalog.show_rows(self.rows, order, spans, keep=keep)
-        pane = self.query_one("#catalog-pane")
-        total = len(self.rows)
-        pane.border_title = f"Catalog ({len(order):,} of {total:,})" if query.strip() else f"Catalog ({total:,})"
+        self._catalog_title(len(order), bool(query.strip()))
         if not order:
             self._show_row(None)
+        elif catalog.current_row is not None:
+            self._show_row(catalog.current_row)
+
+    def _catalog_title(self, shown: int, filtered: bool) -> None:
+        total = len(self.rows)
+        count = f"{shown:,} of {total:,}" if filtered else f"{total:,}"
+        sort = "relevance" if filtered else self.sort
+        self.query_one("#catalog-pane").border_title = f"Catalog ({count}) · sort {sort}"
+
+    def action_cycle_sort(self) -> None:
+        """``s``: next sort (catalog → name → provenance → size → tokens)."""
+        self.sort = next_sort(self.sort)
+        self.apply_filter()
 
     # ------------------------------------------------------------------ selection
     @on(CatalogList.RowHighlighted)
@@ -311,34 +555,306 @@ class MainScreen(Screen[None]):
     def _show_row(self, index: int | None) -> None:
         pane = self.query_one(SourcePane)
         if index is None or index >= len(self.rows):
-            self._shown_key = None
+            self._shown_key = self._shown_item = None
+            self._cost = None
+            self._page = None
             pane.show_row(None)
+            self._update_selected_meter()
             return
         row = self.rows[index]
         key = _row_key(row)
-        if key == self._shown_key:
+        same_file = key == self._shown_key
+        if same_file and row.item == self._shown_item:
+            pane.show_extras(row, self._extras)  # flags / ambiguity may have changed
             return
-        self._shown_key = key
-        pane.show_row(row)
-        self.load_body(row)
+        self._shown_key, self._shown_item = key, row.item
+        self._extras = SourceExtras(lint=self.lint_cache.get(row.item))
+        self._cost = None
+        pane.show_row(row, self._extras)
+        self._update_selected_meter()
+        self.load_details(row)
+        # a new file starts on its first page; the same file in a new generation keeps showing
+        # the body or resource it showed (old cursors would be stale: the bytes changed)
+        old = self._pages.get(key) if same_file else None
+        state = self._pages[key] = PageState(resource=old.resource if old is not None else None)
+        self._load_page(row, state)
+
+    @work(thread=True, exclusive=True, group="details", exit_on_error=False, description="source details")
+    def load_details(self, row: CatalogRow) -> None:
+        """Lint (cached), sidecar origins, remote origin, resources and the body cost of ``row``."""
+        item = row.item
+        lint = self.lint_cache.lint(item)
+        sidecars: dict[str, str] = {}
+        remote = None
+        resources = None
+        cut = False
+        cost = None
+        if isinstance(item, Source):
+            sidecars = sidecar_origins(item)
+            remote = remote_origin(self.catalog, item)
+            if item.directory:
+                found, cut = list_resources(item.directory)
+                resources = tuple((r.path, r.size) for r in found)
+            if item.enabled:
+                cost = body_cost(item)
+        extras = SourceExtras(lint=lint, sidecars=sidecars, remote=remote, resources=resources, resources_cut=cut)
+        self.post_message(DetailsLoaded(_row_key(row), extras, cost))
+
+    @on(DetailsLoaded)
+    def _details_loaded(self, event: DetailsLoaded) -> None:
+        if event.key != self._shown_key:
+            return
+        self._extras = event.extras
+        self._cost = event.cost
+        row = self.selected_row()
+        if row is not None and _row_key(row) == event.key:
+            self.query_one(SourcePane).show_extras(row, event.extras)
+            from skillshelf.core.model import Severity
+
+            has_errors = any(d.severity is Severity.ERROR for d in (event.extras.lint or ()))
+            if has_errors and row.location not in self._lint_bad:
+                self._set_lint_bad(self._lint_bad | {row.location})
+        self._update_selected_meter()
+
+    def _update_selected_meter(self) -> None:
+        """The selected-body meter: the agent's required bodies plus the selected row's body (U2–U3)."""
+        meter = self.query_one(SelectedMeter)
+        view = self.view
+        if view is None:
+            meter.pending = True
+            return
+        required = view.required
+        estimate = sum(b.tokens for b in required)
+        exact_parts = [b.exact for b in required]
+        selected = None
+        note = ""
+        cost = self._cost
+        row = self.selected_row()
+        if cost is not None and row is not None and cost.location == row.location:
+            if cost.error:
+                note = "selected body cannot be read"
+            elif cost.location not in {b.location for b in required}:
+                estimate += cost.tokens
+                exact_parts.append(cost.exact)
+                selected = row.name
+        exact_ok = all(x is not None for x in exact_parts)
+        tokens = sum(x or 0 for x in exact_parts) if exact_ok else estimate
+        meter.estimate, meter.budget = estimate, view.selected_budget
+        meter.tokens, meter.tokens_exact = tokens, exact_ok
+        meter.required, meter.selected, meter.note = len(required), selected, note
+        meter.pending = False
+
+    # ------------------------------------------------------------------ body pages (issue 4)
+    def _load_page(self, row: CatalogRow, state: PageState) -> None:
+        self.query_one(SourcePane).show_body_title(self._page_title(None, state, loading=True))
+        self.load_page_worker(row, state.resource, state.cursors[state.index], state.index + 1, state.pages)
 
     @work(thread=True, exclusive=True, group="body", exit_on_error=False, description="read body")
-    def load_body(self, row: CatalogRow) -> None:
-        """Read ``row``'s body off the event loop and post :class:`BodyLoaded`."""
-        self.post_message(BodyLoaded(_row_key(row), read_body(row)))
+    def load_page_worker(self, row: CatalogRow, resource: str | None, cursor: str | None, page: int, pages: int | None) -> None:
+        """One page of ``row``'s body or resource through the skill tool; posts :class:`PageLoaded`."""
+        from skillshelf.core.tool import SkillTool
 
-    @on(BodyLoaded)
-    def _body_loaded(self, event: BodyLoaded) -> None:
-        if event.key == self._shown_key:
-            self.query_one(SourcePane).show_body(event.text)
+        item = row.item
+        key = _row_key(row)
+        if isinstance(item, Rejected):
+            text = read_body(row)
+            note = "rejected by the host: the skill tool cannot load it; the file is shown as is"
+            self.post_message(PageLoaded(key, PageResult(1, 1, output=text, body=text, note=note)))
+            return
+        if not item.enabled:
+            tool: Any = SkillTool([item.entry])
+            entries: Any = [item.entry]
+            note = "disabled: the agent cannot load it; shown as the tool would if it were enabled"
+        else:
+            tool = SkillTool(self.catalog)
+            entries = self.generation.entries() if self.generation is not None else [item.entry]
+            note = ""
+        result = load_page(tool, entries, item.name, item.location, cursor, page, resource=resource, pages=pages)
+        if note:
+            result = replace(result, note=note)
+        self.post_message(PageLoaded(key, result))
 
-    def selected_row(self) -> CatalogRow | None:
-        """The row under the catalog cursor (``None`` when nothing is shown or still loading)."""
-        index = self.query_one(CatalogList).current_row
-        if index is None or index >= len(self.rows):
-            return None
-        return self.rows[index]
+    @on(PageLoaded)
+    def _page_loaded(self, event: PageLoaded) -> None:
+        if event.key != self._shown_key:
+            return
+        state = self._pages.get(event.key)
+        if state is not None and event.result.pages is not None:
+            state.pages = event.result.pages
+        self._page = event.result
+        self._render_page()
 
+    def _page_title(self, result: PageResult | None, state: PageState | None, *, loading: bool = False) -> str:
+        what = "body" if state is None or state.resource is None else f"resource {state.resource}"
+        if loading or result is None:
+            return f"{what} · loading…"
+        if result.refusal:
+            return f"{what} · refused ({result.code})"
+        parts = [what, result.label]
+        if self.raw:
+            parts.append("raw tool output")
+        keys = []
+        if result.next_cursor is not None:
+            keys.append("] next")
+        if result.page > 1:
+            keys.append("[ previous")
+        keys.append("v " + ("body only" if self.raw else "raw"))
+        return " · ".join(parts) + "   " + "  ".join(keys)
+
+    def _render_page(self) -> None:
+        pane = self.query_one(SourcePane)
+        result = self._page
+        state = self._pages.get(self._shown_key) if self._shown_key else None
+        if result is None:
+            return
+        pane.show_body_title(self._page_title(result, state))
+        if result.refusal:
+            text = result.refusal
+        else:
+            text = result.output if self.raw else result.body
+        if result.note:
+            text = f"({result.note})\n\n{text}"
+        pane.show_body(text)
+
+    def action_next_page(self) -> None:
+        """``]``: the next page (cursor from the tool's ``next_cursor``)."""
+        row, state = self.selected_row(), self._pages.get(self._shown_key) if self._shown_key else None
+        if row is None or state is None or self._page is None:
+            return
+        if self._page.next_cursor is None:
+            self.notify("This is the last page.", timeout=2)
+            return
+        del state.cursors[state.index + 1:]
+        state.cursors.append(self._page.next_cursor)
+        state.index += 1
+        self._load_page(row, state)
+
+    def action_prev_page(self) -> None:
+        """``[``: the previous page (cursor remembered from going forward)."""
+        row, state = self.selected_row(), self._pages.get(self._shown_key) if self._shown_key else None
+        if row is None or state is None:
+            return
+        if state.index == 0:
+            self.notify("This is the first page.", timeout=2)
+            return
+        state.index -= 1
+        self._load_page(row, state)
+
+    def action_toggle_raw(self) -> None:
+        """``v``: the exact tool output (wrapper lines included) ↔ the body only."""
+        self.raw = not self.raw
+        self._render_page()
+
+    def action_pick_resource(self) -> None:
+        """``R``: pick a file of the skill directory to read with ``read_resource`` (or the body)."""
+        row = self.selected_row()
+        if row is None or row.rejected or _row_key(row) != self._shown_key:
+            return
+        if self._extras.resources is None:
+            self.notify("No resources: a built-in, or still listing.", timeout=3)
+            return
+        key = _row_key(row)
+        state = self._pages.get(key)
+        title = f"Resources of {visible(row.name)} (read with read_resource)"
+        if self._extras.resources_cut:
+            title += f" · first {len(self._extras.resources)} listed"
+
+        def chosen(choice: str | None) -> None:
+            if choice is None or self.selected_row() is None or _row_key(self.selected_row()) != key:
+                return
+            new = PageState(resource=None if choice == BODY_CHOICE else choice)
+            self._pages[key] = new
+            self._load_page(self.selected_row(), new)
+
+        current = BODY_CHOICE if state is None or state.resource is None else state.resource
+        self.app.push_screen(ChoiceScreen(title, resource_options(self._extras.resources, self._extras.resources_cut), current,
+                                          id="resource-picker"), chosen)
+
+    # ------------------------------------------------------------------ agent view (issue 3)
+    def action_pick_agent(self) -> None:
+        """``g``: choose the agent view among ``(no agent)`` and the configured agents."""
+        if self.catalog is None or self.generation is None:
+            self.notify("The catalog is still loading.", timeout=3)
+            return
+        self.check_agents()
+
+    @work(thread=True, exclusive=True, group="agents", exit_on_error=False, description="check agents")
+    def check_agents(self) -> None:
+        """Compute each configured agent's ✓/✗ (would it start, SPEC S2/U3) for the picker."""
+        catalog, generation = self.catalog, self.generation
+        assert catalog is not None and generation is not None
+        agents = getattr(getattr(catalog, "config", None), "agents", {}) or {}
+        started = time.monotonic()
+        choices: list[AgentChoice] = []
+        for i, name in enumerate(agents):
+            if time.monotonic() - started > PROGRESS_AFTER:
+                self.app.call_from_thread(self._set_progress, f"checking agents {i:,} / {len(agents):,}…")
+            info = view_info(catalog, generation, name)
+            choices.append(AgentChoice(name, info.ok, info.problems, len(info.hidden)))
+        self.post_message(AgentsChecked(choices))
+
+    @on(AgentsChecked)
+    def _agents_checked(self, event: AgentsChecked) -> None:
+        self._set_progress("")
+        title = "Agent view (agents.<name>): ✓ would start, ✗ would not"
+        if not event.choices:
+            title += " · no agents configured"
+
+        def chosen(choice: str | None) -> None:
+            if choice is None:
+                return
+            agent = None if choice == NO_AGENT else choice
+            if agent != self.agent:
+                self.agent = agent
+                self.query_one(BudgetMeter).pending = True
+                self.query_one(SelectedMeter).pending = True
+                self.recompute_view()
+
+        current = NO_AGENT if self.agent is None else self.agent
+        self.app.push_screen(ChoiceScreen(title, agent_options(event.choices), current, id="agent-picker"), chosen)
+
+    # ------------------------------------------------------------------ remote (issue 8)
+    def action_pull(self) -> None:
+        """``p``: pull the ``skills.urls`` indexes now and rescan (SPEC R)."""
+        if self.catalog is None:
+            return
+        self.notify("Pulling remote skills…", timeout=3)
+        self._show_header("pulling remote skills…")
+        self.pull_remote()
+
+    @work(thread=True, exclusive=True, group="pull", exit_on_error=False, description="pull remote skills")
+    def pull_remote(self) -> None:
+        """``catalog.refresh(pull_remote=True)`` off the event loop; posts :class:`PullDone`."""
+        catalog = self.catalog
+        try:
+            gen = catalog.refresh(pull_remote=True)  # type: ignore[union-attr]
+        except TypeError:
+            self.post_message(PullDone(None, [], "this catalog cannot pull remote skills"))
+            return
+        except Exception as exc:  # shown, never raised
+            self.post_message(PullDone(None, [], f"{type(exc).__name__}: {exc}"))
+            return
+        warnings = [w.message for w in gen.warnings if "://" in w.source and not w.source.startswith("builtin://")]
+        self.post_message(PullDone(gen, warnings))
+
+    @on(PullDone)
+    def _pull_done(self, event: PullDone) -> None:
+        self._status = ""
+        if event.error:
+            self._show_header()
+            self.notify(f"Pull failed: {event.error}", severity="error", timeout=8, markup=False)
+            return
+        self.last_pull_warnings = list(event.warnings)
+        if event.warnings:
+            shown = "\n".join(visible(w) for w in event.warnings[:5])
+            more = f"\n… and {len(event.warnings) - 5} more" if len(event.warnings) > 5 else ""
+            self.notify(f"Pulled with {len(event.warnings)} warning(s):\n{shown}{more}", severity="warning",
+                        timeout=10, markup=False)
+        else:
+            self.notify("Remote skills pulled.", timeout=3)
+        self.load_catalog(refresh=False)
+
+    # ------------------------------------------------------------------ other actions
     def jump_to_row(self, index: int) -> None:
         """Put the cursor on row ``index`` (clearing the filter if it hides it) and focus the list."""
         catalog = self.query_one(CatalogList)
@@ -349,7 +865,6 @@ class MainScreen(Screen[None]):
         catalog.focus()
         self._show_row(index)
 
-    # ------------------------------------------------------------------ actions
     def action_focus_filter(self) -> None:
         self.query_one("#filter", Input).focus()
 

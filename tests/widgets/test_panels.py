@@ -16,10 +16,10 @@ from skillshelf.widgets.source_pane import details_content, diagnostic_line
 
 
 def test_meter_text_numbers_and_bar():
-    text = meter_text("index", 6120, 8000, tokens=1530, truncated=3, omitted=0, bar_width=8).plain
-    assert text == "index ██████░░ 6,120 / 8,000 chars · 1,530 tok · 3 truncated · 0 omitted"
-    approx = meter_text("index", 10, 0, tokens=3, tokens_exact=False, bar_width=4).plain
-    assert approx == "index ████ 10 / 0 chars · ~3 tok · 0 truncated · 0 omitted"
+    text = meter_text("index", 6120, 8000, tokens=1530, approx_tokens=1498, truncated=3, omitted=0, bar_width=8).plain
+    assert text == "index ██████░░ 6,120 / 8,000 chars · 1,530 tok (agent est. 1,498) · 3 truncated · 0 omitted"
+    approx = meter_text("index", 10, 0, tokens=3, tokens_exact=False, approx_tokens=3, bar_width=4).plain
+    assert approx == "index ████ 10 / 0 chars · 3 tok approx (agent est. 3) · 0 truncated · 0 omitted"
 
 
 def _gen():
@@ -50,11 +50,12 @@ def test_f5_diagnostic_line_formats():
 def test_details_disabled_and_rejected():
     rows = build_rows(_gen())
     off = details_content(rows[2]).plain
-    assert "enabled     no (skills.config entry 1 in /p/zuno.json)" in off
+    assert "enabled     no — skills.config entry 1 in /p/zuno.json" in off
     bad = details_content(rows[3]).plain
     assert bad.splitlines()[0] == "bad  ·  rejected"
     assert "warning     MissingName: missing name" in bad
     assert "  line 1 error[missing-name] no name (field name)" in bad
+    assert "host verdict (1)" in bad
     amb = details_content(rows[0]).plain
     assert amb.splitlines()[0] == "a  ·  ambiguous (2)"
     assert "description (none: not described, so never indexed)" in amb

@@ -1,0 +1,467 @@
+"""Off-the-event-loop work behind the TUI's source pane and meters (no Textual here).
+
+Everything in this module runs in worker threads and returns plain data the screen hands to its
+widgets (DESIGN "The TUI": attributes down). It composes the core:
+
+- :class:`LintCache` — spec-target lint per file (SPEC F4–F5), cached by (locator, content
+  SHA-256) so a generation that did not change a file never re-lints it;
+- :func:`sidecar_origins` — which sidecar file gave the display name / short description (E3);
+- :func:`list_resources` — the skill directory's files, for ``read_resource`` (SPEC L5);
+- :func:`load_page` — one page of ``load`` / ``read_resource`` through the model-facing
+  :class:`~skillshelf.core.tool.SkillTool` (SPEC L3–L6), with the page count;
+- :func:`view_info` — the agent view (E4), both budgets (U1–U3) and requiredSkills (S2), reusing
+  :func:`skillshelf.core.report.debug_agent_document`;
+- :func:`body_cost` — tokens of one selected body (exact tiktoken and the agent's chars/4).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+from skillshelf.core.model import Diagnostic, Generation, Provenance, Rejected, Source
+from skillshelf.core.tokens import approx_tokens, shared_counter
+
+__all__ = [
+    "LintCache", "ResourceFile", "sidecar_origins", "list_resources", "PageResult", "load_page",
+    "body_only", "ViewInfo", "RequiredBody", "view_info", "BodyCost", "body_cost", "count_tokens",
+    "row_tokens", "remote_origin", "RESOURCE_DEPTH", "RESOURCE_CAP",
+]
+
+Item = Source | Rejected
+
+#: Deepest directory level listed under a skill directory (the directory itself is level 0).
+RESOURCE_DEPTH = 3
+#: Most resource files listed per skill.
+RESOURCE_CAP = 200
+
+
+def count_tokens(text: str) -> tuple[int, bool]:
+    """``(tokens, exact)`` of ``text``: tiktoken ``cl100k_base`` when loadable offline, else the
+    4-characters-per-token estimate with ``exact`` False (SPEC T1, U4)."""
+    c = shared_counter().count(text)
+    return int(c.tokens), bool(c.exact)
+
+
+# --------------------------------------------------------------------------- lint (issue 2)
+
+
+class LintCache:
+    """Spec-target lint findings per file (SPEC F4–F5), thread-safe.
+
+    Key: ``(locator, content_sha256)`` — lint depends on the bytes *and* on the folder (name
+    mismatch, missing references), so a file moved or edited is linted again. Built-ins are never
+    linted (no file). :meth:`lint` never raises: a failure becomes one ``lint-failed`` diagnostic.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reports: dict[tuple[str, str], tuple[Diagnostic, ...]] = {}
+
+    @staticmethod
+    def key(item: Item) -> tuple[str, str] | None:
+        """The cache key of ``item``, ``None`` for a built-in (never linted)."""
+        if item.location.startswith("builtin://"):
+            return None
+        return (item.location, item.content_sha256)
+
+    def get(self, item: Item) -> tuple[Diagnostic, ...] | None:
+        """Cached findings of ``item`` or ``None`` when not linted yet (or a built-in)."""
+        key = self.key(item)
+        if key is None:
+            return None
+        with self._lock:
+            return self._reports.get(key)
+
+    def lint(self, item: Item) -> tuple[Diagnostic, ...]:
+        """Findings of ``item`` under ``Target.SPEC`` (cached); ``()`` for built-ins."""
+        key = self.key(item)
+        if key is None:
+            return ()
+        with self._lock:
+            found = self._reports.get(key)
+        if found is not None:
+            return found
+        from skillshelf.core.lint import Target, lint_file
+        from skillshelf.core.model import Severity
+
+        try:
+            diags = tuple(lint_file(item.location, target=Target.SPEC).diagnostics)
+        except Exception as exc:  # lint never breaks the browser
+            diags = (Diagnostic(Severity.WARNING, "lint-failed", f"lint could not run: {type(exc).__name__}: {exc}"),)
+        with self._lock:
+            self._reports[key] = diags
+        return diags
+
+    def has_errors(self, item: Item) -> bool:
+        """True when the cached lint of ``item`` holds an error-severity finding."""
+        from skillshelf.core.model import Severity
+
+        return any(d.severity is Severity.ERROR for d in (self.get(item) or ()))
+
+
+# --------------------------------------------------------------------------- sidecars / resources
+
+
+def sidecar_origins(source: Source) -> dict[str, str]:
+    """Which sidecar file set ``display_name`` and ``short_description`` of ``source`` (SPEC E3).
+
+    Returns ``{"display_name": path, "short_description": path}`` for the fields the source has;
+    the native ``agents/zuno.yaml`` overlays the shared ``agents/openai.yaml`` field by field, so
+    the later file that sets a field wins. Unreadable or malformed files contribute nothing (as
+    in the host). Reads the files (worker thread).
+    """
+    out: dict[str, str] = {}
+    if not source.metadata_sources or source.location.startswith("builtin://"):
+        return out
+    from skillshelf.core.sidecar import NATIVE_SIDECAR, SidecarMalformed, parse_sidecar
+
+    for path in source.metadata_sources:
+        native = os.path.basename(path) == NATIVE_SIDECAR
+        try:
+            with open(path, "rb") as fh:
+                parsed = parse_sidecar(fh.read().decode("utf-8"), native=native)
+        except (OSError, UnicodeDecodeError, SidecarMalformed, Exception):  # noqa: BLE001
+            continue
+        if parsed.display_name is not None:
+            out["display_name"] = path
+        if parsed.short_description is not None:
+            out["short_description"] = path
+    if source.display_name is None:
+        out.pop("display_name", None)
+    if source.short_description is None:
+        out.pop("short_description", None)
+    return out
+
+
+@dataclass(frozen=True)
+class ResourceFile:
+    """One file under a skill directory: ``path`` relative to it (``/``-separated, the
+    ``read_resource`` spelling) and ``size`` in bytes."""
+
+    path: str
+    size: int
+
+
+def list_resources(skill_dir: str, *, depth: int = RESOURCE_DEPTH, cap: int = RESOURCE_CAP) -> tuple[list[ResourceFile], bool]:
+    """Files under ``skill_dir`` (canonical directory walked), sorted, at most ``cap``; the bool
+    says the list was cut. Skips the top-level ``SKILL.md`` and ``agents/`` (sidecars), dot
+    entries, and anything deeper than ``depth`` directory levels. Does not follow directory
+    symlinks out of the tree; unreadable directories are skipped (never raises)."""
+    if not skill_dir:
+        return [], False
+    root = os.path.realpath(skill_dir)
+    found: list[ResourceFile] = []
+    cut = False
+    for current, dirs, files in os.walk(root, onerror=lambda _e: None):
+        rel_dir = os.path.relpath(current, root)
+        level = 0 if rel_dir == "." else rel_dir.count(os.sep) + 1
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (level == 0 and d == "agents"))
+        if level >= depth:
+            dirs[:] = []
+        for name in sorted(files):
+            if name.startswith(".") or (level == 0 and name == "SKILL.md"):
+                continue
+            full = os.path.join(current, name)
+            rel = name if level == 0 else os.path.join(rel_dir, name)
+            try:
+                size = os.stat(full).st_size
+            except OSError:
+                size = -1
+            if len(found) >= cap:
+                cut = True
+                break
+            found.append(ResourceFile(rel.replace(os.sep, "/"), size))
+        if cut:
+            break
+    found.sort(key=lambda r: (r.path.count("/"), r.path))
+    return found, cut
+
+
+def remote_origin(catalog: Any, source: Source) -> tuple[str, str | None] | None:
+    """``(url, version)`` a remote source was pulled from (SPEC R), looked up in
+    ``catalog.remote_origins`` by the source's root, then by its skill directory (and their
+    real paths); ``None`` when unknown or not remote."""
+    if source.provenance is not Provenance.REMOTE:
+        return None
+    origins = getattr(catalog, "remote_origins", None) or {}
+    for key in (source.root, source.directory):
+        if not key:
+            continue
+        for candidate in (key, key.rstrip("/"), os.path.realpath(key)):
+            if candidate in origins:
+                url, version = origins[candidate]
+                return str(url), (None if version is None else str(version))
+    return None
+
+
+# --------------------------------------------------------------------------- body pages (issue 4)
+
+
+@dataclass(frozen=True)
+class PageResult:
+    """One page shown in the pane.
+
+    ``output``: the exact tool output text (raw view); ``body``: the page's body/resource text
+    only; ``refusal``: the tool's refusal sentence (``output``/``body`` empty then) with
+    ``code``; ``page`` 1-based and ``pages`` total (``None`` when unknown); ``next_cursor`` from
+    the tool metadata. ``resource`` is the relative path for a resource page, ``None`` for the
+    body.
+    """
+
+    page: int
+    pages: int | None
+    output: str = ""
+    body: str = ""
+    refusal: str = ""
+    code: str = ""
+    next_cursor: str | None = None
+    resource: str | None = None
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        """``page 2 of 3`` (``page 2`` when the total is unknown)."""
+        if self.pages is None:
+            return f"page {self.page}"
+        return f"page {self.page} of {self.pages}"
+
+
+def body_only(output: str, name: str, source: str) -> str:
+    """The body slice of a ``load`` output: what lies between the ``--- BEGIN/CONTINUE SKILL
+    BODY ---`` line and the closing line (END marker or the continuation sentence)."""
+    head = output.find(f"Source: `{source}`")
+    head = 0 if head < 0 else head + len(source) + 10
+    start = 0
+    found = [(pos, m) for m in ("\n--- BEGIN SKILL BODY ---\n", "\n--- CONTINUE SKILL BODY ---\n")
+             if (pos := output.find(m, head)) >= 0]
+    if found:
+        pos, marker = min(found)
+        start = pos + len(marker)
+    end = output.rfind("\n")
+    if end < start:
+        end = len(output)
+    return output[start:end]
+
+
+_RESOURCE_TAIL = "\n\nResource is not complete. Continue with action `read_resource`"
+
+
+def _page_count(action: str, identity: str, contents: str) -> int:
+    from skillshelf.core.tool import text_page
+
+    pages, cursor = 0, None
+    while True:
+        page = text_page(action, identity, contents, cursor)
+        pages += 1
+        if page.next_cursor is None or pages > 10_000:
+            return pages
+        cursor = page.next_cursor
+
+
+def load_page(
+    tool: Any,
+    entries: Sequence[Any],
+    name: str,
+    source: str,
+    cursor: str | None,
+    page: int,
+    *,
+    resource: str | None = None,
+    pages: int | None = None,
+) -> PageResult:
+    """Page ``page`` (1-based) of ``name``'s body (``resource`` None) or of a resource, through
+    ``tool.call`` with ``source`` always passed (so ambiguous names work) and ``cursor`` (the
+    tool's ``next_cursor`` of the previous page). ``entries`` are used only to count the pages
+    when the first page is incomplete (``pages`` given skips that). A :class:`ToolError`
+    becomes ``refusal`` (its exact sentence) and ``code``.
+    """
+    from skillshelf.core.tool import ToolError, load_document
+
+    request: dict[str, Any] = {"action": "load" if resource is None else "read_resource", "name": name, "source": source}
+    if resource is not None:
+        request["path"] = resource
+    if cursor is not None:
+        request["cursor"] = cursor
+    try:
+        result = tool.call(request)
+    except ToolError as err:
+        return PageResult(page, pages, refusal=err.message, code=err.code, resource=resource)
+    except Exception as exc:  # never a traceback in the view
+        return PageResult(page, pages, refusal=f"{type(exc).__name__}: {exc}", code="error", resource=resource)
+    meta = result.metadata or {}
+    next_cursor = meta.get("next_cursor")
+    if pages is None:
+        if next_cursor is None and page == 1:
+            pages = 1
+        else:
+            try:
+                if resource is None:
+                    doc = load_document(entries, name, source)
+                    pages = _page_count("load", doc.source, doc.content)
+                else:
+                    with open(meta["path"], "rb") as fh:
+                        text = fh.read().decode("utf-8")
+                    pages = _page_count("read_resource", f"{meta['source']}::{meta['resource']}", text)
+            except Exception:  # the count is a nicety; the page itself is what matters
+                pages = None
+    if resource is None:
+        body = body_only(result.output, str(meta.get("name", name)), str(meta.get("source", source)))
+    else:
+        body = result.output
+        if next_cursor is not None:
+            cut = body.rfind(_RESOURCE_TAIL)
+            if cut >= 0:
+                body = body[:cut]
+    return PageResult(page, pages, output=result.output, body=body, next_cursor=next_cursor, resource=resource)
+
+
+# --------------------------------------------------------------------------- budgets / agent view (issue 3)
+
+
+@dataclass(frozen=True)
+class RequiredBody:
+    """A required skill body (S2) counted against the selected-body budget (U2): ``tokens`` the
+    agent's chars/4 estimate, ``exact`` the tiktoken count (``None`` when not exact)."""
+
+    name: str
+    location: str
+    tokens: int
+    exact: int | None
+
+
+@dataclass(frozen=True)
+class ViewInfo:
+    """What the screen shows for one (generation, agent) pair.
+
+    ``sources``: the sources listed (all of them without an agent; with one, the E4 agent view
+    of the enabled sources). ``hidden``: built-ins the agent cannot see. Index meter: ``used`` /
+    ``budget`` characters, ``tokens`` (``exact`` says tiktoken) and ``approx`` (chars/4),
+    ``truncated`` / ``omitted``. Selected meter: ``selected_budget`` tokens and the
+    ``required`` bodies. ``problems``: sentences why the agent would not start (empty = ok).
+    """
+
+    agent: str | None
+    sources: tuple[Source, ...]
+    hidden: tuple[Source, ...] = ()
+    used: int = 0
+    budget: int = 0
+    tokens: int | None = None
+    exact: bool = False
+    approx: int | None = None
+    truncated: int = 0
+    omitted: int = 0
+    selected_budget: int = 0
+    required: tuple[RequiredBody, ...] = ()
+    problems: tuple[str, ...] = ()
+    budget_available: bool = True
+
+    @property
+    def ok(self) -> bool:
+        """True when the agent would start (no problems)."""
+        return not self.problems
+
+
+def view_info(catalog: Any, generation: Generation, agent: str | None) -> ViewInfo:
+    """The listed sources, both budgets and the requiredSkills check for ``agent`` (``None`` =
+    no agent: every source, the whole enabled catalog in the index, no required bodies).
+
+    With an agent this reuses :func:`skillshelf.core.report.debug_agent_document` (SPEC G2), so
+    the TUI and ``debug agent`` agree. A catalog without a usable budget (a test fake) gives
+    ``budget_available`` False. Runs in a worker thread (renders, counts tokens, reads bodies).
+    """
+    from skillshelf.core.budget import SELECTED_DEFAULT_TOKENS
+    from skillshelf.core.render import Form, render_budgeted
+
+    selected_budget = getattr(catalog, "selected_budget", SELECTED_DEFAULT_TOKENS)
+    if not isinstance(selected_budget, int):
+        selected_budget = SELECTED_DEFAULT_TOKENS
+    if agent is None:
+        try:
+            budget = int(catalog.index_budget)
+            result = render_budgeted(generation.entries(), Form.INDEX, budget)
+        except (AttributeError, ValueError, TypeError):
+            return ViewInfo(None, generation.sources, selected_budget=selected_budget, budget_available=False)
+        config = getattr(catalog, "config", None)
+        include = bool(getattr(config, "include_instructions", True)) if config is not None else True
+        text = result.text if include else ""
+        tokens, exact = count_tokens(text)
+        return ViewInfo(None, generation.sources, used=len(text), budget=budget, tokens=tokens, exact=exact,
+                        approx=approx_tokens(text), truncated=result.truncated, omitted=result.omitted,
+                        selected_budget=selected_budget)
+
+    from skillshelf.core.agents import agent_view
+    from skillshelf.core.config import AgentConfig
+    from skillshelf.core.report import debug_agent_document
+
+    config = getattr(catalog, "config", None)
+    agents = getattr(config, "agents", {}) or {}
+    cfg = agents.get(agent) or AgentConfig(name=agent)
+    enabled = [s for s in generation.sources if s.enabled]
+    visible = agent_view(enabled, cfg)
+    hidden = tuple(s for s in enabled if s not in visible)
+
+    class _Pinned:  # debug_agent_document reads .current; pin it to the generation shown
+        current = generation
+        index_budget = catalog.index_budget
+        selected_budget = getattr(catalog, "selected_budget", SELECTED_DEFAULT_TOKENS)
+
+    _Pinned.config = config  # type: ignore[attr-defined]
+    try:
+        doc = debug_agent_document(_Pinned, agent)
+    except Exception as exc:  # never a traceback in the view
+        return ViewInfo(agent, tuple(visible), hidden, problems=(f"cannot check agent {agent}: {type(exc).__name__}: {exc}",),
+                        selected_budget=selected_budget, budget_available=False)
+    ib = doc["budgets"]["index"]
+    sb = doc["budgets"]["selected"]
+    required = tuple(RequiredBody(b["name"], b["location"], int(b["tokens"]), b.get("exactTokens")) for b in sb["bodies"])
+    return ViewInfo(
+        agent, tuple(visible), hidden,
+        used=int(ib["usedChars"]), budget=int(ib["budgetChars"]), tokens=ib["tokens"], exact=bool(ib["exact"]),
+        approx=int(ib["approxTokens"]), truncated=int(doc["index"]["truncated"]), omitted=int(doc["index"]["omitted"]),
+        selected_budget=int(sb["budgetTokens"]), required=required, problems=tuple(doc["problems"]),
+    )
+
+
+def filtered_generation(generation: Generation, info: ViewInfo) -> Generation:
+    """``generation`` with only the sources ``info`` lists (same number, digest, rejected)."""
+    if info.agent is None:
+        return generation
+    return replace(generation, sources=tuple(info.sources))
+
+
+@dataclass(frozen=True)
+class BodyCost:
+    """Tokens of one selected body (SPEC U3): ``tokens`` = agent estimate (chars/4), ``exact``
+    tiktoken count or ``None``; ``error`` when the body cannot be read (the tool's sentence)."""
+
+    location: str
+    tokens: int = 0
+    exact: int | None = None
+    error: str = ""
+
+
+def body_cost(source: Source) -> BodyCost:
+    """What loading ``source``'s body would cost, read as the tool does (SPEC L6)."""
+    from skillshelf.core.tool import ToolError, read_entry_body
+
+    try:
+        body = read_entry_body(source.entry)
+    except ToolError as err:
+        return BodyCost(source.location, error=err.message)
+    except Exception as exc:  # noqa: BLE001
+        return BodyCost(source.location, error=str(exc))
+    tokens, exact = count_tokens(body)
+    return BodyCost(source.location, approx_tokens(body), tokens if exact else None)
+
+
+def row_tokens(item: Item) -> int:
+    """The ``tokens`` sort key (documented in the help): the agent's chars/4 estimate of the
+    catalog description — what the row costs in the index — or of the file (``size`` bytes / 4,
+    rounded up) for rows without one (undescribed, rejected)."""
+    if isinstance(item, Source) and item.catalog_description is not None:
+        return approx_tokens(item.catalog_description)
+    return -(-int(item.size or 0) // 4)
+
