@@ -2,7 +2,8 @@
 
 Shows the budgeted rendering (:func:`skillshelf.core.render.render_budgeted`) of the current
 generation for the host in each form (``index`` / ``list`` / ``verbose``; ``f`` or the tabs switch)
-in a read-only ``TextArea`` (fast on 40,000 characters). The side list names every truncated
+in a read-only ``TextArea`` (fast on 40,000 characters; control characters made visible,
+SPEC X1 — copy and save use the exact text). The side list names every truncated
 description with its original length and the cap it was cut to (selecting one selects that
 description in the text), then every omitted skill with the reason ("over budget"); the summary
 gives the budget (characters, SPEC U1), rendered / truncated / omitted / search-only counts and the
@@ -334,7 +335,8 @@ class IndexPreviewScreen(Screen[None]):
             return
         self.preview = p
         area = self.query_one("#ip-text", TextArea)
-        area.load_text(p.text)
+        # shown made visible (SPEC X1); copy and save use the exact text
+        area.load_text(visible(p.text, multiline=True))
         self.query_one("#ip-summary", Static).update(summary_content(p))
         options: list[Option] = []
         for i, t in enumerate(p.truncated):
@@ -357,7 +359,9 @@ class IndexPreviewScreen(Screen[None]):
         from textual.widgets.text_area import Selection
 
         area = self.query_one("#ip-text", TextArea)
-        area.selection = Selection((t.line, t.columns[0]), (t.line, t.columns[1]))
+        line = self.preview.text.split("\n")[t.line]
+        start, end = (len(visible(line[:c])) for c in t.columns)
+        area.selection = Selection((t.line, start), (t.line, end))
         area.scroll_cursor_visible(center=True)
 
     @on(Tabs.TabActivated, "#ip-forms")

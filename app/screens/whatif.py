@@ -123,7 +123,7 @@ class WhatIfScreen(ModalScreen[None]):
         Binding("2", "preset(1)", "128k", id="whatif.preset-128k"),
         Binding("3", "preset(2)", "200k", id="whatif.preset-200k"),
         Binding("4", "preset(3)", "1M", id="whatif.preset-1m"),
-        Binding("enter", "apply_session", "Apply to session", id="whatif.apply"),
+        Binding("enter", "apply_session", "Apply to session", id="whatif.apply", priority=True),
         Binding("escape", "close", "Close", id="whatif.close"),
     ]
 
@@ -190,11 +190,6 @@ class WhatIfScreen(ModalScreen[None]):
             self._timer.stop()
         self._timer = self.set_timer(TYPING_DELAY, self.recompute)
 
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        self.recompute()
-        self.action_apply_session()
-
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         bid = event.button.id or ""
@@ -254,11 +249,18 @@ class WhatIfScreen(ModalScreen[None]):
         if not options:
             options.append(Option(Content("every skill fits in full"), disabled=True))
         self.query_one("#wi-cuts", OptionList).set_options(options)
-        self.query_one("#wi-text", TextArea).load_text(r.text)
+        self.query_one("#wi-text", TextArea).load_text(visible(r.text, multiline=True))
 
     # ------------------------------------------------------------------ actions
     def action_apply_session(self) -> None:
-        """Use the window box's value as the session window (``App.session_context_window``)."""
+        """``enter`` (a priority binding, so it works from the boxes and the list): use the window
+        box's value as the session window (``App.session_context_window``). On a focused preset
+        button it presses the button instead."""
+        if isinstance(self.focused, Button):
+            self.focused.press()
+            return
+        if self._timer is not None:
+            self.recompute()
         values = self._inputs()
         if values is None:
             return
@@ -266,10 +268,6 @@ class WhatIfScreen(ModalScreen[None]):
         setattr(self.app, "session_context_window", window)
         shown = f"{window:,} tokens" if window else "unknown"
         self.notify(f"Session context window: {shown} (index preview uses it; no file changed).", timeout=4)
-
-    @on(OptionList.OptionSelected, "#wi-cuts")
-    def _selected(self, event: OptionList.OptionSelected) -> None:
-        self.action_apply_session()
 
     def action_close(self) -> None:
         self.dismiss(None)

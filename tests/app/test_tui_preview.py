@@ -1,0 +1,154 @@
+"""Pilot tests of the index preview screen (SPEC P1–P7, U4) on an in-memory catalog."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.widgets import OptionList, Static, Tabs, TextArea
+
+from skillshelf.app.screens.index_preview import IndexPreviewScreen, SavePathScreen
+from skillshelf.app.tui import SkillshelfApp
+from skillshelf.core.model import Exposure, Generation, Provenance, Source
+
+SIZE = (140, 42)
+
+
+def _src(name: str, description: str, exposure: Exposure = Exposure.INDEX) -> Source:
+    loc = f"/s/{name}/SKILL.md"
+    return Source(name=name, location=loc, provenance=Provenance.PROJECT_ZUNO, canonical=loc,
+                  description=description, exposure=exposure)
+
+
+ALPHA = " ".join(["Alpha skill"] * 10)      # 119 characters
+GAMMA = " ".join(["Gamma helper"] * 20)     # 259 characters
+
+
+def generation() -> Generation:
+    sources = (_src("alpha", ALPHA), _src("beta", "Beta"), _src("gamma", GAMMA),
+               _src("delta", "Delta search", Exposure.SEARCH), _src("eps", "Explicit one", Exposure.EXPLICIT),
+               _src("ctl", "Bell \x07 here", Exposure.SEARCH))
+    return Generation(1, "0" * 64, "zuno", "/w", (), sources, (), ())
+
+
+@dataclass
+class Config:
+    include_instructions: bool = True
+    max_context_tokens: int | None = None
+    max_selected_context_tokens: int | None = None
+
+
+class MemCatalog:
+    """``current`` / ``refresh`` / ``index_budget`` / ``config`` / ``context_window`` over a fixed generation."""
+
+    def __init__(self, budget: int, include_instructions: bool = True) -> None:
+        self.current = generation()
+        self.index_budget = budget
+        self.config = Config(include_instructions)
+        self.context_window = None
+        self.host = "zuno"
+
+    def refresh(self) -> Generation:
+        return self.current
+
+
+async def settle(app, pilot) -> None:
+    for _ in range(3):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def side_rows(screen) -> list[str]:
+    cuts = screen.query_one("#ip-cuts", OptionList)
+    return [str(cuts.get_option_at_index(i).prompt) for i in range(cuts.option_count)]
+
+
+async def test_p5_preview_index_truncation_and_forms():
+    app = SkillshelfApp(lambda: MemCatalog(200), host="zuno", cwd_display="/w")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("i")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, IndexPreviewScreen)
+        area = screen.query_one("#ip-text", TextArea)
+        assert area.text == (
+            "<skill_index>\n"
+            '  <skill name="alpha">Alpha skill Alpha skill Alpha skill...</skill>\n'
+            '  <skill name="beta">Beta</skill>\n'
+            '  <skill name="gamma">Gamma helper Gamma helper Gamma hel...</skill>\n'
+            "</skill_index>")
+        assert side_rows(screen) == ["✂ alpha  119 → 38 (−81)", "✂ gamma  259 → 38 (−221)"]
+        summary = str(screen.query_one("#ip-summary", Static).render())
+        assert "budget 200 chars\ntext   200 chars" in summary
+        assert "3 rendered · 2 truncated (cap 38)\n0 omitted · 2 search-only" in summary
+        # selecting a truncated entry selects its description in the text
+        cuts = screen.query_one("#ip-cuts", OptionList)
+        cuts.focus()
+        cuts.highlighted = 1
+        await pilot.pause()
+        assert area.selected_text == "Gamma helper Gamma helper Gamma hel..."
+
+        await pilot.press("f")
+        await settle(app, pilot)
+        assert screen.query_one(Tabs).active == "form-list"
+        assert area.text == (
+            "## Available Skills\n"
+            "- **beta**: Beta\n"
+            "- **ctl**: Bell ␇ here\n"        # the BEL is shown as its control picture (SPEC X1)
+            "- **delta**: Delta search")
+        assert screen.preview.text.splitlines()[2] == "- **ctl**: Bell \x07 here"
+        assert side_rows(screen) == ["✗ alpha  over budget", "✗ gamma  over budget"]
+
+        await pilot.press("f")
+        await settle(app, pilot)
+        assert screen.query_one(Tabs).active == "form-verbose"
+        assert area.text.startswith("<available_skills>\n  <skill>\n    <name>beta</name>")
+        await pilot.press("f")
+        await settle(app, pilot)
+        assert screen.query_one(Tabs).active == "form-index"
+        assert area.text.startswith("<skill_index>\n")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, IndexPreviewScreen)
+
+
+async def test_p7_include_instructions_false_banner_copy_and_save(tmp_path):
+    app = SkillshelfApp(lambda: MemCatalog(8000, include_instructions=False), host="zuno", cwd_display="/w")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("i")
+        await settle(app, pilot)
+        screen = app.screen
+        banner = screen.query_one("#ip-banner", Static)
+        assert banner.display
+        assert str(banner.render()).startswith("includeInstructions: false — the index and the trigger policy are NOT in the prompt")
+        text = screen.preview.text
+        assert text == (
+            "<skill_index>\n"
+            f'  <skill name="alpha">{ALPHA}</skill>\n'
+            '  <skill name="beta">Beta</skill>\n'
+            f'  <skill name="gamma">{GAMMA}</skill>\n'
+            "</skill_index>")
+        assert side_rows(screen) == ["nothing truncated or omitted"]
+        await pilot.press("c")
+        assert app.clipboard == text
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SavePathScreen)
+        box = app.screen.query_one("#save-path")
+        assert box.value == "./skill_index.txt"
+        target = tmp_path / "out.txt"
+        box.value = str(target)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert target.read_text(encoding="utf-8") == text
+        assert isinstance(app.screen, IndexPreviewScreen)
+
+
+async def test_preview_banner_hidden_when_instructions_on():
+    app = SkillshelfApp(lambda: MemCatalog(8000), host="zuno", cwd_display="/w")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("i")
+        await settle(app, pilot)
+        assert not app.screen.query_one("#ip-banner", Static).display

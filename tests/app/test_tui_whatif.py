@@ -1,0 +1,151 @@
+"""Pilot tests of the what-if screen (SPEC U1, U2, P5): presets and free entry change the budget
+and the truncated / dropped lists; nothing is written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from textual.widgets import Input, OptionList, Static
+
+from skillshelf.app.screens.whatif import WhatIfScreen, compute_whatif, parse_tokens
+from skillshelf.app.tui import SkillshelfApp
+from skillshelf.core.model import Exposure, Generation, Provenance, Source
+from skillshelf.widgets.budget_meter import BudgetMeter
+
+SIZE = (140, 42)
+LOREM = "lorem ipsum dolor sit amet " * 40
+
+
+def generation() -> Generation:
+    """Ten skills ``skill-01`` … ``skill-10`` whose descriptions are the first 60 × i characters of LOREM, trailing space stripped."""
+    sources = []
+    for i in range(1, 11):
+        loc = f"/s/skill-{i:02d}/SKILL.md"
+        sources.append(Source(name=f"skill-{i:02d}", location=loc, provenance=Provenance.PROJECT_ZUNO,
+                              canonical=loc, description=LOREM[: 60 * i].strip(), exposure=Exposure.INDEX))
+    return Generation(1, "0" * 64, "zuno", "/w", (), tuple(sources), (), ())
+
+
+@dataclass
+class Config:
+    max_context_tokens: int | None = None
+    max_selected_context_tokens: int | None = None
+    include_instructions: bool = True
+
+
+class MemCatalog:
+    def __init__(self, mct: int | None = None) -> None:
+        self.current = generation()
+        self.config = Config(mct)
+        self.context_window = None
+        self.index_budget = 8000 if mct is None else min(mct, 10_000) * 4
+        self.host = "zuno"
+
+    def refresh(self) -> Generation:
+        return self.current
+
+
+async def settle(app, pilot) -> None:
+    for _ in range(3):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def cut_rows(screen) -> list[str]:
+    cuts = screen.query_one("#wi-cuts", OptionList)
+    return [str(cuts.get_option_at_index(i).prompt) for i in range(cuts.option_count)]
+
+
+ALL = [f"skill-{i:02d}" for i in range(1, 11)]
+
+
+async def test_u1_whatif_presets_and_free_entry():
+    app = SkillshelfApp(lambda: MemCatalog(), host="zuno", cwd_display="/w")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        # no window, no maxContextTokens: the 8,000 default; everything fits
+        assert (screen.current.budget, screen.current.result.truncated, screen.current.result.omitted) == (8000, 0, 0)
+        assert cut_rows(screen) == ["every skill fits in full"]
+
+        await pilot.press("1")                          # 32k → 2% = 640 characters
+        await settle(app, pilot)
+        w = screen.current
+        assert (w.context_window, w.budget, w.result.cap, w.selected_budget) == (32_000, 640, 27, 3_200)
+        assert list(w.result.truncated_names) == ALL
+        assert cut_rows(screen)[:2] == ["✂ skill-01  59 → 27", "✂ skill-02  119 → 27"]
+        meter = screen.query_one(BudgetMeter)
+        assert (meter.used, meter.limit, meter.truncated, meter.omitted) == (638, 640, 10, 0)
+        bodies = str(screen.query_one("#wi-bodies", Static).render())
+        assert "index budget 640 chars (2% of a 32,000-token window)" in bodies
+        assert "selected bodies 3,200 tok for a 32,000-token window (U2)" in bodies
+
+        await pilot.press("2")                          # 128k → 2,560 characters
+        await settle(app, pilot)
+        w = screen.current
+        assert (w.budget, w.result.cap, w.selected_budget) == (2_560, 265, 12_800)
+        assert [r.split()[1] for r in cut_rows(screen)] == ALL[4:]
+
+        await pilot.press("3")                          # 200k → 4,000: everything fits again
+        await settle(app, pilot)
+        assert (screen.current.budget, screen.current.result.truncated, screen.current.selected_budget) == (4_000, 0, 20_000)
+
+        screen.query_one("#wi-window", Input).value = "5k"   # free entry: 100 characters, name-only fallback
+        await pilot.pause(0.2)
+        await settle(app, pilot)
+        w = screen.current
+        assert (w.context_window, w.budget, w.selected_budget) == (5_000, 100, 2_000)
+        assert list(w.result.omitted_names) == ALL[2:]
+        assert cut_rows(screen) == ["✂ skill-01  59 → 0", "✂ skill-02  119 → 0"] + [f"✗ {n}  over budget" for n in ALL[2:]]
+
+        # enter applies the window to the session; escape closes; nothing else changes
+        await pilot.press("enter")
+        assert app.session_context_window == 5_000
+        await pilot.press("escape")
+        assert not isinstance(app.screen, WhatIfScreen)
+        await pilot.press("i")
+        await settle(app, pilot)
+        assert app.screen.budget == 100
+
+
+async def test_u1_whatif_max_context_tokens_wins_and_bad_input():
+    app = SkillshelfApp(lambda: MemCatalog(mct=150), host="zuno", cwd_display="/w")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.query_one("#wi-mct", Input).value == "150"
+        await pilot.press("4")                          # 1M window, but maxContextTokens 150 → 600 chars
+        await settle(app, pilot)
+        assert (screen.current.budget, screen.current.selected_budget) == (600, 32_000)
+        screen.query_one("#wi-mct", Input).value = ""    # cleared: the window decides (2% of 1M = 20,000)
+        await pilot.pause(0.2)
+        await settle(app, pilot)
+        assert screen.current.budget == 20_000
+        screen.query_one("#wi-mct", Input).value = "lots"
+        await pilot.pause(0.2)
+        await settle(app, pilot)
+        assert str(screen.query_one("#wi-error", Static).render()) == "not a token count: 'lots'"
+        assert screen.current.budget == 20_000          # the last valid outcome stays
+
+
+def test_parse_tokens():
+    assert [parse_tokens(s) for s in ("32000", "32,000", "128k", "1M", "1.5m", "", " 200K ")] == [
+        32_000, 32_000, 128_000, 1_000_000, 1_500_000, None, 200_000]
+    for bad in ("abc", "0", "-5", "12q"):
+        with pytest.raises(ValueError):
+            parse_tokens(bad)
+
+
+def test_compute_whatif_is_pure():
+    gen = generation()
+    a = compute_whatif(gen, context_window=128_000, max_context_tokens=None)
+    b = compute_whatif(gen, context_window=128_000, max_context_tokens=None)
+    assert a == b and a.budget == 2_560
+    assert compute_whatif(gen, context_window=None, max_context_tokens=20_000).budget == 40_000
