@@ -14,6 +14,7 @@ One line per published generation, flushed at once:
 
 The first line is the initial generation: ``added``, ``changed`` and ``removed`` are empty
 (``sources`` says how many there are) — a diff against nothing would just list everything.
+It is printed once the watches are in place, so anything written after it is reported.
 A source is *changed* when its locator stays but anything the host or the browser shows about it
 differs (name, descriptions, exposure, enabled/status, metadata sources, file digest, aliases).
 
@@ -116,12 +117,11 @@ def run(ns: Any) -> int:
             if ns.exit_after is not None and state["printed"] >= ns.exit_after:
                 done.set()
 
-    emit(catalog.current)
+    # Watches first, then the initial line: whatever is written after that line is seen.
     catalog.subscribe(emit)
-    if done.is_set():
-        return 0
     watcher = CatalogWatcher(catalog, step=ns.step, debounce=ns.debounce)
     watcher.start()
+    emit(catalog.current)
     try:
         while not done.wait(0.2):
             pass
