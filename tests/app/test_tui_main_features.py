@@ -361,3 +361,35 @@ async def test_r_remote_origin_shown_and_pull_now(tmp_path):
         assert m.last_pull_warnings == ["failed to fetch index http://127.0.0.1:9/other.json: HTTP 404"]
         assert m.generation.number == 2
         assert m.selected_row().name == "rpdf"
+
+
+# --------------------------------------------------------------------------- worker helpers (plain)
+
+
+def test_l5_list_resources_depth_cap_and_skips(tmp_path):
+    from skillshelf.app.sourceinfo import list_resources
+
+    d = tmp_path / "skill"
+    _skill(d, "---\nname: s\n---\nb\n")
+    (d / "agents").mkdir()
+    (d / "agents" / "zuno.yaml").write_text("x: 1\n")
+    (d / ".hidden").write_text("h")
+    deep = d / "a" / "b" / "c" / "d"
+    deep.mkdir(parents=True)
+    (d / "a" / "one.md").write_text("1")
+    (d / "a" / "b" / "c" / "three.md").write_text("333")
+    (deep / "four.md").write_text("4444")
+    found, cut = list_resources(str(d))
+    assert [(r.path, r.size) for r in found] == [("a/one.md", 1), ("a/b/c/three.md", 3)] and cut is False
+    for i in range(5):
+        (d / f"f{i}.txt").write_text("x")
+    found, cut = list_resources(str(d), cap=3)
+    assert [r.path for r in found] == ["f0.txt", "f1.txt", "f2.txt"] and cut is True
+
+
+def test_l3_body_only_strips_the_wrappers():
+    from skillshelf.app.sourceinfo import body_only
+
+    out = ("Loaded skill `a`.\nSource: `/p/a/SKILL.md`\nResource root: `/p/a`\nhint\n\n--- BEGIN SKILL BODY ---\n"
+           "line --- BEGIN SKILL BODY ---\nmore\n--- END SKILL BODY ---")
+    assert body_only(out, "a", "/p/a/SKILL.md") == "line --- BEGIN SKILL BODY ---\nmore"

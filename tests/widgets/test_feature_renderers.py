@@ -1,0 +1,81 @@
+"""Pure renderers added for issues 2-4 and 8: sort orders, meters with exact and estimated
+tokens, header with an agent, source details with lint / sidecars / remote / resources
+(SPEC F5, E3, E4, U1-U3, R, X1)."""
+
+from __future__ import annotations
+
+from skillshelf.core.model import Diagnostic, Generation, Provenance, Rejected, Severity, Source
+from skillshelf.widgets.budget_meter import selected_meter_text, tokens_text
+from skillshelf.widgets.header import header_text
+from skillshelf.widgets.rows import SORTS, build_rows, next_sort, sort_order
+from skillshelf.widgets.source_pane import SourceExtras, details_content
+
+
+def _src(name, loc, prov=Provenance.PROJECT_ZUNO, **kw):
+    return Source(name=name, location=loc, provenance=prov, canonical=loc, **kw)
+
+
+def _gen():
+    return Generation(3, "", "zuno", "/p", (), (
+        _src("zeta", "/p/zeta/SKILL.md", description="z" * 40, size=10),
+        _src("alpha", "/g/alpha/SKILL.md", Provenance.GLOBAL_AGENTS, description="short", size=500),
+        _src("Beta", "/p/beta/SKILL.md", size=4000),
+        _src("alpha", "/p/alpha/SKILL.md", description="a", size=20),
+    ), (Rejected(location="/p/bad/SKILL.md", provenance=Provenance.PROJECT_ZUNO, canonical="/p/bad/SKILL.md",
+                 name="bad", size=8),), ())
+
+
+def test_sorts_cycle_and_orders():
+    assert SORTS == ("catalog", "name", "provenance", "size", "tokens")
+    assert next_sort("tokens") == "catalog" and next_sort("bogus") == "catalog"
+    rows = build_rows(_gen())
+    base = list(range(len(rows)))
+    names = lambda order: [(rows[i].name, rows[i].location) for i in order]  # noqa: E731
+    assert [rows[i].name for i in base] == ["zeta", "alpha", "alpha", "Beta", "bad"]
+    by_name = sort_order(rows, base, "name", lambda item: 0)
+    assert names(by_name) == [("alpha", "/g/alpha/SKILL.md"), ("alpha", "/p/alpha/SKILL.md"), ("bad", "/p/bad/SKILL.md"),
+                              ("Beta", "/p/beta/SKILL.md"), ("zeta", "/p/zeta/SKILL.md")]
+    by_prov = sort_order(rows, base, "provenance", lambda item: 0)
+    assert [rows[i].name for i in by_prov] == ["alpha", "bad", "Beta", "zeta", "alpha"]
+    assert [rows[i].item.size for i in sort_order(rows, base, "size", lambda item: 0)] == [4000, 500, 20, 10, 8]
+    from skillshelf.app.sourceinfo import row_tokens
+
+    assert [row_tokens(rows[i].item) for i in sort_order(rows, base, "tokens", row_tokens)] == [1000, 10, 2, 2, 1]
+
+
+def test_f5_lint_errors_set_the_flag():
+    rows = build_rows(_gen(), lint_errors={"/p/zeta/SKILL.md"})
+    assert [r.state + r.flag for r in rows] == ["✓!", "◆ ", "◆ ", "✓ ", "✗ "]
+
+
+def test_u_tokens_text_and_selected_meter():
+    assert tokens_text(1530, True, 1498) == "1,530 tok (agent est. 1,498)"
+    assert tokens_text(1498, False, 1498) == "1,498 tok approx (agent est. 1,498)"
+    line = selected_meter_text("bodies", 9000, 8000, tokens=8800, tokens_exact=True, required=2, selected="pdf\x1b",
+                               bar_width=4).plain
+    assert line == "bodies ████ 8,800 tok (agent est. 9,000) / 8,000 tok · 2 required + pdf␛ · over budget: the request would fail"
+    assert selected_meter_text("bodies", 0, 8000, tokens=0, tokens_exact=True, bar_width=2).plain == (
+        "bodies ░░ 0 tok (agent est. 0) / 8,000 tok · nothing selected")
+
+
+def test_e4_header_names_the_agent():
+    assert header_text("zuno", "~/p", _gen(), agent="rev[b]").plain == (
+        "skillshelf ─ host zuno ─ ~/p ─ generation 3 ─ agent: rev[b] ─ 4 sources · 1 ambiguous · 1 broken")
+
+
+def test_details_lint_sidecars_remote_resources():
+    s = _src("r", "/c/r/SKILL.md", Provenance.REMOTE, root="/c/r", display_name="R!", exposure_reason="default",
+             metadata_sources=("/c/r/agents/openai.yaml", "/c/r/agents/zuno.yaml"))
+    row = build_rows(Generation(1, "", "zuno", "/p", (), (s,), (), ()))[0]
+    pending = details_content(row).plain
+    assert "origin      (unknown: not pulled in this session)" in pending
+    assert "display     R! — from a sidecar" in pending and "lint (spec)  computing…" in pending
+    lint = (Diagnostic(Severity.ERROR, "yaml-error", "bad", line=3, column=14, hint='description: "a: b"'),)
+    extras = SourceExtras(lint=lint, sidecars={"display_name": "/c/r/agents/zuno.yaml"},
+                          remote=("https://x/index.json", None), resources=(("a.md", 5), ("d/b.txt", 1200)),
+                          resources_cut=True)
+    text = details_content(row, extras).plain
+    assert "provenance  remote\norigin      https://x/index.json\nversion     — (the index gives none)" in text
+    assert "display     R! — from sidecar /c/r/agents/zuno.yaml" in text
+    assert "lint (spec)  1 error, 0 warnings\n  line 3 col 14 error[yaml-error] bad\n    hint: description: \"a: b\"" in text
+    assert "resources (2+)  R to read one\n  a.md  5 B\n  d/b.txt  1,200 B" in text
