@@ -393,3 +393,20 @@ def test_l3_body_only_strips_the_wrappers():
     out = ("Loaded skill `a`.\nSource: `/p/a/SKILL.md`\nResource root: `/p/a`\nhint\n\n--- BEGIN SKILL BODY ---\n"
            "line --- BEGIN SKILL BODY ---\nmore\n--- END SKILL BODY ---")
     assert body_only(out, "a", "/p/a/SKILL.md") == "line --- BEGIN SKILL BODY ---\nmore"
+
+
+async def test_f5_lint_progress_reported_then_cleared(tree, monkeypatch):
+    from skillshelf.app.screens import main as main_module
+
+    monkeypatch.setattr(main_module, "PROGRESS_AFTER", -1.0)  # report from the first file on
+    seen: list[tuple[int, int]] = []
+
+    def hook(message):
+        if isinstance(message, main_module.LintProgress):
+            seen.append((message.done, message.total))
+
+    app, catalog = open_app(tree)
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await settle(app, pilot)
+        assert seen and seen[0] == (1, 5)  # five files on disk, built-ins are not linted
+        assert main(app).query_one("#catalog-pane").border_subtitle == ""
