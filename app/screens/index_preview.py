@@ -314,6 +314,8 @@ class IndexPreviewScreen(Screen[None]):
             banner.update("includeInstructions: false — the index and the trigger policy are NOT in the prompt "
                           "(SPEC P7); list and search still work. Below: what the index would be.")
             banner.add_class("shown")
+        if self.host == "zhin" and _zhin_renderer() is not None:
+            self.query_one("#ip-forms", Tabs).display = False  # one Zhin catalog section, no forms
         self.query_one("#ip-text", TextArea).focus()
         self.recompute()
 

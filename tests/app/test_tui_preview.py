@@ -152,3 +152,24 @@ async def test_preview_banner_hidden_when_instructions_on():
         await pilot.press("i")
         await settle(app, pilot)
         assert not app.screen.query_one("#ip-banner", Static).display
+
+
+async def test_z3_preview_shows_zhin_catalog_for_host_zhin():
+    from skillshelf.core.hosts.zhin import CATALOG_HEADING, CATALOG_INSTRUCTION
+
+    cat = MemCatalog(8000)
+    cat.host = "zhin"
+    sources = tuple(Source(name=n, location=f"/p/skills/{n}/SKILL.md", provenance=Provenance.ZHIN_PLUGIN,
+                           canonical=f"/p/skills/{n}/SKILL.md", description=d)
+                    for n, d in (("web-search", "Search  the\nweb"), ("calc", "x" * 100)))
+    cat.current = Generation(1, "0" * 64, "zhin", "/w", (), sources, (), ())
+    app = SkillshelfApp(lambda: cat, host="zhin", cwd_display="/w")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("i")
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.preview.title == "zhin catalog"
+        assert screen.query_one("#ip-text", TextArea).text == "\n".join(
+            [CATALOG_HEADING, " - calc: " + "x" * 95 + "…", " - web-search: Search the web", "", CATALOG_INSTRUCTION])
+        assert not screen.query_one(Tabs).display
