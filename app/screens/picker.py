@@ -559,8 +559,10 @@ class AmbiguityPicker(ModalScreen[None]):
     @on(WriteDone)
     def _write_done(self, event: WriteDone) -> None:
         self._busy = False
-        self.last_result = event.result
-        setattr(self.app, "last_write", event.result)
+        if not (event.error and event.result is None):
+            # a failure that wrote nothing keeps the previous write undoable
+            self.last_result = event.result
+            setattr(self.app, "last_write", event.result)
         if event.generation is not None:
             self.generation = event.generation
             self.sources = [s for s in event.generation.sources if s.name == self.skill_name]
