@@ -17,7 +17,7 @@ from skillshelf.core.model import Provenance, Status
 from skillshelf.core.paths import Environment
 from skillshelf.core.watch import CatalogWatcher, WatchSpec, is_relevant, watch_failed, watch_plan
 
-from .test_catalog import Tree, _soak, skill, user, write
+from test_catalog import Tree, _soak, skill, user, write
 
 DEADLINE = 10.0
 
