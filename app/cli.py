@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     parser.add_argument("--demo", action="store_true", help="open the TUI on a shipped demo workspace (copied to a temp dir)")
+    parser.add_argument("--no-watch", action="store_true",
+                        help="TUI: do not watch the skill roots for changes (refresh with r)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, modname in COMMANDS.items():

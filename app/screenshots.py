@@ -64,7 +64,7 @@ async def _settle(app: Any, pilot: Any, rounds: int = 3) -> None:
 def _make_app(open_catalog: Callable[[], Any], cwd_display: str) -> Any:
     from skillshelf.app.tui import SkillshelfApp
 
-    app = SkillshelfApp(open_catalog, host="zuno", cwd_display=cwd_display)
+    app = SkillshelfApp(open_catalog, host="zuno", cwd_display=cwd_display, watch=False)
     app.theme = THEME
     return app
 

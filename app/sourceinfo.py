@@ -11,7 +11,12 @@ widgets (DESIGN "The TUI": attributes down). It composes the core:
   :class:`~skillshelf.core.tool.SkillTool` (SPEC L3–L6), with the page count;
 - :func:`view_info` — the agent view (E4), both budgets (U1–U3) and requiredSkills (S2), reusing
   :func:`skillshelf.core.report.debug_agent_document`;
-- :func:`body_cost` — tokens of one selected body (exact tiktoken and the agent's chars/4).
+- :func:`body_cost` — tokens of one selected body (exact tiktoken and the agent's chars/4);
+- :func:`generation_diff` — what a new generation added / changed / removed (SPEC H2, the
+  header's ``changed: +2 ~1 −1``);
+- host ``zhin`` (SPEC Z3–Z5): :func:`zhin_details` (catalog line, locked private tools, missing
+  dependencies) and :func:`zhin_load_page` (the ``load_skill`` text); :func:`view_info` counts
+  the ``always: true`` bodies against the selected-body budget there.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ __all__ = [
     "LintCache", "ResourceFile", "sidecar_origins", "list_resources", "PageResult", "load_page",
     "body_only", "ViewInfo", "RequiredBody", "view_info", "BodyCost", "body_cost", "count_tokens",
     "row_tokens", "remote_origin", "RESOURCE_DEPTH", "RESOURCE_CAP",
+    "GenerationDiff", "generation_diff", "ZhinDetails", "zhin_details", "zhin_load_page", "zhin_body_cost",
+    "WindowCatalog",
 ]
 
 Item = Source | Rejected
@@ -364,17 +371,53 @@ class ViewInfo:
         return not self.problems
 
 
-def view_info(catalog: Any, generation: Generation, agent: str | None) -> ViewInfo:
+class WindowCatalog:
+    """``catalog`` seen with another context window (tokens; the what-if screen's session
+    window, SPEC U1–U2): ``index_budget`` and ``selected_budget`` are recomputed for
+    ``context_window`` with the configuration's ``maxContextTokens`` /
+    ``maxSelectedContextTokens`` (which still win); everything else is the catalog's."""
+
+    def __init__(self, catalog: Any, context_window: int) -> None:
+        self._catalog = catalog
+        self.context_window = context_window
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._catalog, name)
+
+    @property
+    def index_budget(self) -> int:
+        from skillshelf.core.budget import index_budget_chars
+
+        mct = getattr(getattr(self._catalog, "config", None), "max_context_tokens", None)
+        return index_budget_chars(max_context_tokens=mct, context_window=self.context_window)
+
+    @property
+    def selected_budget(self) -> int:
+        from skillshelf.core.budget import selected_budget_tokens
+
+        mst = getattr(getattr(self._catalog, "config", None), "max_selected_context_tokens", None)
+        return selected_budget_tokens(context_window=self.context_window, max_selected_context_tokens=mst)
+
+
+def view_info(catalog: Any, generation: Generation, agent: str | None, *, context_window: int | None = None) -> ViewInfo:
     """The listed sources, both budgets and the requiredSkills check for ``agent`` (``None`` =
     no agent: every source, the whole enabled catalog in the index, no required bodies).
 
     With an agent this reuses :func:`skillshelf.core.report.debug_agent_document` (SPEC G2), so
     the TUI and ``debug agent`` agree. A catalog without a usable budget (a test fake) gives
-    ``budget_available`` False. Runs in a worker thread (renders, counts tokens, reads bodies).
+    ``budget_available`` False. ``context_window`` (tokens, the what-if session window) replaces
+    the catalog's window for both budgets (:class:`WindowCatalog`). For a ``zhin`` generation
+    the index meter measures the Zhin catalog section (SPEC Z3; ``truncated`` = descriptions
+    cut at 96 characters) and the ``always: true`` bodies are the required ones (SPEC Z5, U2).
+    Runs in a worker thread (renders, counts tokens, reads bodies).
     """
     from skillshelf.core.budget import SELECTED_DEFAULT_TOKENS
     from skillshelf.core.render import Form, render_budgeted
 
+    if context_window is not None:
+        catalog = WindowCatalog(catalog, context_window)
+    if getattr(generation, "host", "zuno") == "zhin":
+        return _zhin_view_info(catalog, generation, agent)
     selected_budget = getattr(catalog, "selected_budget", SELECTED_DEFAULT_TOKENS)
     if not isinstance(selected_budget, int):
         selected_budget = SELECTED_DEFAULT_TOKENS
@@ -425,6 +468,48 @@ def view_info(catalog: Any, generation: Generation, agent: str | None) -> ViewIn
     )
 
 
+def _zhin_view_info(catalog: Any, generation: Generation, agent: str | None) -> ViewInfo:
+    """:func:`view_info` for host ``zhin`` (SPEC Z3, Z5): every source is listed (agent-private
+    skills carry their agent in the list); the index meter measures the catalog section Zhin
+    would put in the prompt for ``agent``; required bodies are the ``always: true`` skills."""
+    from skillshelf.core.budget import SELECTED_DEFAULT_TOKENS
+    from skillshelf.core.hosts.zhin import CATALOG_DESCRIPTION_MAX, render_zhin_catalog
+    from skillshelf.core.zhin_deps import always_bodies
+
+    selected_budget = getattr(catalog, "selected_budget", SELECTED_DEFAULT_TOKENS)
+    if not isinstance(selected_budget, int):
+        selected_budget = SELECTED_DEFAULT_TOKENS
+    texts: dict[str, str] = {}
+
+    def read(source: Source) -> str:
+        from skillshelf.core.zhin_load import zhin_read_instructions
+
+        text = zhin_read_instructions(source)
+        texts[source.location] = text
+        return text
+
+    required = []
+    for body in always_bodies(generation, read=read):
+        text = texts.get(body.location)
+        exact = None
+        if text is not None:
+            n, ok = count_tokens(text)
+            exact = n if ok else None
+        required.append(RequiredBody(body.label, body.location, int(body.tokens), exact))
+    text = render_zhin_catalog(generation.sources, agent=agent)
+    cut = sum(1 for line in text.split("\n")[1:] if line.startswith(" - ") and line.endswith("…")
+              and len(line.split(": ", 1)[-1]) == CATALOG_DESCRIPTION_MAX)
+    try:
+        budget = int(catalog.index_budget)
+    except (AttributeError, ValueError, TypeError):
+        return ViewInfo(agent, generation.sources, selected_budget=selected_budget, required=tuple(required),
+                        budget_available=False)
+    tokens, exact = count_tokens(text)
+    return ViewInfo(agent, generation.sources, used=len(text), budget=budget, tokens=tokens, exact=exact,
+                    approx=approx_tokens(text), truncated=cut, omitted=0, selected_budget=selected_budget,
+                    required=tuple(required))
+
+
 def filtered_generation(generation: Generation, info: ViewInfo) -> Generation:
     """``generation`` with only the sources ``info`` lists (same number, digest, rejected)."""
     if info.agent is None:
@@ -465,3 +550,115 @@ def row_tokens(item: Item) -> int:
         return approx_tokens(item.catalog_description)
     return -(-int(item.size or 0) // 4)
 
+
+
+# --------------------------------------------------------------------------- live generations (issue 5)
+
+
+@dataclass(frozen=True)
+class GenerationDiff:
+    """What changed from one generation to the next, counted by locator (SPEC H2): ``added``
+    files, ``changed`` ones (content SHA-256, metadata, verdict — anything but the mtime) and
+    ``removed`` ones. Sources and rejected files both count; a file that moved between the two
+    counts as changed."""
+
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.changed or self.removed)
+
+    @property
+    def text(self) -> str:
+        """``changed: +2 ~1 −1`` (U+2212 minus sign), ``""`` when nothing changed."""
+        if not self:
+            return ""
+        return f"changed: +{self.added:,} ~{self.changed:,} \u2212{self.removed:,}"
+
+
+def _same_file(a: Item, b: Item) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b) or a.content_sha256 != b.content_sha256:
+        return False
+    if a == b:
+        return True
+    return replace(a, mtime=0.0) == replace(b, mtime=0.0)  # a touch alone is no change
+
+
+def generation_diff(old: Generation | None, new: Generation) -> GenerationDiff:
+    """The :class:`GenerationDiff` from ``old`` to ``new`` (``old`` None = nothing to compare:
+    an empty diff). Linear in the number of files; cheap enough for the event loop (1,000 files
+    ≈ 1 ms) but callers may run it in a worker."""
+    if old is None or old is new:
+        return GenerationDiff()
+    before: dict[str, Item] = {s.location: s for s in old.sources}
+    before.update((r.location, r) for r in old.rejected)
+    added = changed = 0
+    seen = 0
+    for item in (*new.sources, *new.rejected):
+        prev = before.get(item.location)
+        if prev is None:
+            added += 1
+            continue
+        seen += 1
+        if not _same_file(prev, item):
+            changed += 1
+    return GenerationDiff(added, changed, len(before) - seen)
+
+
+# --------------------------------------------------------------------------- host zhin (issue 7)
+
+
+@dataclass(frozen=True)
+class ZhinDetails:
+    """The Zhin-only facts about one source (SPEC Z3, Z5): ``catalog_line`` — the exact
+    `` - <name>: <desc>`` line of the catalog section (Z3 cut); ``agent`` — the owning agent of an
+    agent-private skill; ``tools`` — ``(qualified name, tool directory)`` of the private tools,
+    locked until ``load_skill``; ``deps`` — the ``missing-deps`` warning (``None`` = all found
+    or none declared)."""
+
+    catalog_line: str
+    agent: str | None = None
+    tools: tuple[tuple[str, str], ...] = ()
+    deps: Diagnostic | None = None
+
+
+def zhin_details(source: Source, *, which: Any = None) -> ZhinDetails:
+    """:class:`ZhinDetails` of ``source`` (reads ``tools/`` and looks the dependencies up on PATH
+    with ``which``, default :func:`shutil.which`; nothing is run). Worker thread."""
+    from skillshelf.core.hosts.zhin import catalog_description
+    from skillshelf.core.zhin_deps import check_deps, private_tools, skill_agent
+
+    line = f" - {source.name}: {catalog_description(source.description)}"
+    try:
+        tools = tuple(private_tools(source))
+    except OSError:
+        tools = ()
+    return ZhinDetails(line, skill_agent(source), tools, check_deps(source.frontmatter, which=which))
+
+
+def zhin_load_page(source: Source) -> PageResult:
+    """The ``load_skill`` text Zhin returns for ``source`` (SPEC Z4–Z5: dependency warning +
+    extracted instructions) as a one-page :class:`PageResult`; an unreadable file becomes the
+    refusal."""
+    from skillshelf.core.zhin_load import zhin_read_instructions
+
+    try:
+        text = zhin_read_instructions(source)
+    except (OSError, ValueError) as exc:
+        return PageResult(1, 1, refusal=f"cannot load {source.name}: {exc}", code="unreadable")
+    return PageResult(1, 1, output=text, body=text)
+
+
+def zhin_body_cost(source: Source) -> BodyCost:
+    """What loading ``source`` with ``load_skill`` costs (the Z4 text, SPEC U3)."""
+    from skillshelf.core.zhin_load import zhin_read_instructions
+
+    try:
+        text = zhin_read_instructions(source)
+    except (OSError, ValueError) as exc:
+        return BodyCost(source.location, error=str(exc))
+    tokens, exact = count_tokens(text)
+    return BodyCost(source.location, approx_tokens(text), tokens if exact else None)

@@ -1,7 +1,13 @@
 """The skillshelf TUI: :class:`SkillshelfApp` and the ``run_tui`` entry used by ``app/cli.py``.
 
 The app takes an injected catalog factory (memray style) so tests pass a fake; ``run_tui``
-builds the real one from the command line (SPEC C: ``skillshelf [COMMON] [--demo]``).
+builds the real one from the command line (SPEC C: ``skillshelf [COMMON] [--demo] [--no-watch]``).
+
+Live (SPEC H2–H4, issue 5): with ``watch=True`` the app runs
+:meth:`skillshelf.core.watch.CatalogWatcher.run` in a thread worker (group ``watcher``) over the
+catalog the main screen opened; each generation the watcher makes the catalog publish reaches the
+screen through ``Catalog.subscribe``. The worker stops when its ``threading.Event`` is set (on a
+host switch, on unmount and on quit). ``h`` switches the host zuno ↔ zhin (issue 7).
 """
 
 from __future__ import annotations
@@ -9,26 +15,50 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 from pathlib import Path
 from typing import Any, Callable
 
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.reactive import reactive
 from textual.screen import Screen
 
 from skillshelf.app.screens.help import HelpScreen
-from skillshelf.app.screens.main import CatalogLike, MainScreen
+from skillshelf.app.screens.main import CatalogLike, CatalogOpened, MainScreen
 from skillshelf.app.screens.palette import SkillProvider
 from skillshelf.core.textsafe import visible
 
-__all__ = ["SkillshelfApp", "run_tui", "display_path"]
+__all__ = ["SkillshelfApp", "run_tui", "display_path", "HOSTS", "reopen_catalog"]
+
+#: Hosts ``h`` cycles through.
+HOSTS = ("zuno", "zhin")
+
+
+def reopen_catalog(catalog: Any, host: str) -> Any:
+    """A new :class:`~skillshelf.core.catalog.Catalog` with the inputs of ``catalog`` (working
+    directory, environment, extra paths, config files, context window) under ``host``. Raises
+    ``TypeError`` for a catalog that does not carry its inputs (a test fake)."""
+    from skillshelf.core.catalog import Catalog
+
+    inputs = getattr(catalog, "_inputs", None)
+    if inputs is None:
+        raise TypeError("this catalog cannot be re-opened for another host")
+    return Catalog.open(inputs.cwd, env=inputs.env, host=host, paths=inputs.paths,
+                        config_files=inputs.config_files, context_window=inputs.context_window,
+                        pull_remote=getattr(catalog, "_pull_on_build", True))
 
 
 class SkillshelfApp(App[int]):
     """One main screen (:class:`MainScreen`) over the catalog ``open_catalog()`` returns.
 
     ``open_catalog`` runs in a worker thread (it may take ~1 s on 10k skills). ``host`` and
-    ``cwd_display`` are shown in the header.
+    ``cwd_display`` are shown in the header. ``watch``: keep the catalog live with a
+    :class:`~skillshelf.core.watch.CatalogWatcher` (``watch_step`` / ``watch_debounce`` in ms,
+    watchfiles semantics); off by default so tests and screenshots are deterministic —
+    ``run_tui`` turns it on unless ``--no-watch``. ``open_host(host)`` opens the same inputs
+    under another host for ``h``; ``None`` uses :func:`reopen_catalog` on the open catalog.
     """
 
     CSS_PATH = "app.tcss"
@@ -42,21 +72,42 @@ class SkillshelfApp(App[int]):
         Binding("i", "index_preview", "Index", id="app.index-preview"),
         Binding("w", "whatif", "What-if", id="app.whatif"),
         Binding("ctrl+z", "undo_write", "Undo write", show=False, id="app.undo-write"),
+        Binding("h", "switch_host", "Host", id="app.switch-host"),
     ]
 
     #: Actions that only make sense over the main screen (not inside a modal or another screen).
-    MAIN_ONLY_ACTIONS = frozenset({"resolve", "index_preview", "whatif", "undo_write"})
+    MAIN_ONLY_ACTIONS = frozenset({"resolve", "index_preview", "whatif", "undo_write", "switch_host"})
 
-    def __init__(self, open_catalog: Callable[[], CatalogLike], *, host: str = "zuno", cwd_display: str = "") -> None:
+    #: Context window (tokens) applied from the what-if screen (``enter``) for this session;
+    #: ``None`` = the catalog's own (``--context-window``). Used by the index preview, what-if
+    #: and the main screen's meters (SPEC U1–U2).
+    session_context_window: reactive[int | None] = reactive(None, init=False)
+
+    def __init__(
+        self,
+        open_catalog: Callable[[], CatalogLike],
+        *,
+        host: str = "zuno",
+        cwd_display: str = "",
+        watch: bool = False,
+        watch_step: int = 50,
+        watch_debounce: int = 1600,
+        open_host: Callable[[str], CatalogLike] | None = None,
+    ) -> None:
         super().__init__()
         self._open_catalog = open_catalog
         self.host = host
         self.cwd_display = cwd_display
+        #: Keep the catalog live (``watch`` argument; named ``live`` because ``App.watch`` exists).
+        self.live = watch
+        self.watch_step = watch_step
+        self.watch_debounce = watch_debounce
+        self._open_host = open_host
         #: The last config write made from the ambiguity picker (``ctrl+z`` undoes it), or ``None``.
         self.last_write: Any = None
-        #: Context window (tokens) applied from the what-if screen (``enter``) for this session;
-        #: ``None`` = the catalog's own (``--context-window``). Used by the index preview and what-if.
-        self.session_context_window: int | None = None
+        #: The catalog being watched and the event that stops its watcher.
+        self.watched: Any = None
+        self._watch_stop: threading.Event | None = None
 
     def get_default_screen(self) -> Screen:
         return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display)
@@ -68,6 +119,71 @@ class SkillshelfApp(App[int]):
             if isinstance(screen, MainScreen):
                 return screen
         raise LookupError("main screen not mounted")
+
+    # ------------------------------------------------------------------ live watching (issue 5)
+    @on(CatalogOpened)
+    def _catalog_opened(self, event: CatalogOpened) -> None:
+        if self.live:
+            self.start_watching(event.catalog)
+
+    def start_watching(self, catalog: Any) -> None:
+        """Watch ``catalog`` (stopping the watcher of a previous one). A catalog the watcher
+        cannot drive (no ``set_watch_warnings``: a test fake) is not watched."""
+        self.stop_watching()
+        if not callable(getattr(catalog, "set_watch_warnings", None)):
+            return
+        self.watched = catalog
+        self._watch_stop = threading.Event()
+        self.run_watcher(catalog, self._watch_stop)
+
+    def stop_watching(self) -> None:
+        """Stop the running watcher, if any (returns at once; the thread ends within ~1 poll)."""
+        if self._watch_stop is not None:
+            self._watch_stop.set()
+        self._watch_stop = None
+        self.watched = None
+
+    @work(thread=True, exclusive=True, group="watcher", exit_on_error=False, description="watch skills")
+    def run_watcher(self, catalog: Any, stop: threading.Event) -> None:
+        """``CatalogWatcher(catalog).run(stop)``; new generations arrive via ``Catalog.subscribe``."""
+        from skillshelf.core.watch import CatalogWatcher
+
+        CatalogWatcher(catalog, step=self.watch_step, debounce=self.watch_debounce).run(stop)
+
+    def on_unmount(self) -> None:
+        self.stop_watching()
+
+    async def action_quit(self) -> None:
+        self.stop_watching()
+        await super().action_quit()
+
+    # ------------------------------------------------------------------ host (issue 7)
+    def action_switch_host(self) -> None:
+        """``h``: re-open the catalog with the other host (zuno ↔ zhin), same inputs, in a worker."""
+        main = self._loaded_main()
+        if main is None:
+            return
+        host = HOSTS[(HOSTS.index(main.host) + 1) % len(HOSTS)] if main.host in HOSTS else "zuno"
+        old = main.catalog
+        opener = self._open_host
+        if opener is None and getattr(old, "_inputs", None) is None:
+            self.notify("This catalog cannot be re-opened for another host.", timeout=4)
+            return
+
+        def open_catalog() -> CatalogLike:
+            return opener(host) if opener is not None else reopen_catalog(old, host)
+
+        self.stop_watching()
+        self.host = host
+        main.switch_host(host, open_catalog)
+
+    def watch_session_context_window(self, window: int | None) -> None:
+        """What-if ``enter`` set the session window: the main screen recomputes its meters."""
+        try:
+            main = self.main_screen
+        except LookupError:
+            return
+        main.window_changed()
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -151,7 +267,7 @@ def display_path(path: str, home: str | None) -> str:
 
 def run_tui(ns: Any) -> int:
     """Run the TUI for parsed options ``ns`` (``cwd``, ``host``, ``context_window``, ``path``,
-    ``config``, ``demo``); returns the exit code (0, or 2 when the demo workspace cannot be
+    ``config``, ``demo``, ``no_watch``); returns the exit code (0, or 2 when the demo workspace cannot be
     prepared). ``--demo`` copies the shipped workspace to a temporary directory (SPEC C3),
     opens the catalog there with its own ``HOME``, and deletes the copy on exit."""
     from skillshelf.core.catalog import Catalog
@@ -172,17 +288,18 @@ def run_tui(ns: Any) -> int:
     env = Environment.from_mapping(env_map)
     host = getattr(ns, "host", "zuno") or "zuno"
 
-    def open_catalog() -> CatalogLike:
+    def open_host(other: str) -> CatalogLike:
         return Catalog.open(
             cwd,
             env=env,
-            host=host,
+            host=other,
             paths=tuple(getattr(ns, "path", None) or ()),
             config_files=tuple(getattr(ns, "config", None) or ()),
             context_window=getattr(ns, "context_window", None),
         )
 
-    app = SkillshelfApp(open_catalog, host=host, cwd_display=display_path(cwd, env.home or str(Path.home())))
+    app = SkillshelfApp(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
+                        watch=not getattr(ns, "no_watch", False), open_host=open_host)
     try:
         app.run()
     finally:

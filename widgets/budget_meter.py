@@ -121,6 +121,7 @@ def selected_meter_text(
     selected: str | None = None,
     note: str = "",
     bar_width: int = 18,
+    required_label: str = "required",
 ) -> Content:
     """The selected-body meter (SPEC U2–U3), in tokens:
     ``bodies ███░░ 1,530 tok (agent est. 1,498) / 8,000 tok · 1 required + pdf``.
@@ -128,14 +129,15 @@ def selected_meter_text(
     The bar and the verdict use ``estimate`` (the agent's chars/4 count is what it checks
     against ``budget``); ``tokens`` is the exact count shown beside it. Over budget the bar is
     red and the line ends with ``over budget: the request would fail``. ``note`` (a body that
-    cannot be read) is appended muted.
+    cannot be read) is appended muted. ``required_label`` names the bodies counted on every
+    request (``required`` for an agent's requiredSkills, ``always`` for Zhin's ``always: true``).
     """
     over = estimate > budget
     ratio = 1.0 if budget <= 0 else estimate / budget
     colour = "$error" if over else ("$success" if ratio < 0.8 else "$warning")
     parts: list[str | tuple[str, str]] = [(f"{label} ", "bold"), *_bar(ratio, bar_width, colour)]
     parts.append(f" {tokens_text(tokens, tokens_exact, estimate)} / {budget:,} tok")
-    what = [f"{required:,} required"] if required else []
+    what = [f"{required:,} {required_label}"] if required else []
     if selected is not None:
         what.append(visible(selected))
     parts.append(" · " + (" + ".join(what) if what else "nothing selected"))
@@ -163,6 +165,7 @@ class SelectedMeter(Widget):
     tokens: reactive[int | None] = reactive(None)
     tokens_exact: reactive[bool] = reactive(True)
     required: reactive[int] = reactive(0)
+    required_label: reactive[str] = reactive("required")
     selected: reactive[str | None] = reactive(None)
     note: reactive[str] = reactive("")
     pending: reactive[bool] = reactive(True)
@@ -172,7 +175,7 @@ class SelectedMeter(Widget):
             return Content.assemble((f"{self.label} ", "bold"), ("computing…", "$foreground-muted"))
         return selected_meter_text(
             self.label, self.estimate, self.budget, tokens=self.tokens, tokens_exact=self.tokens_exact,
-            required=self.required, selected=self.selected, note=self.note,
+            required=self.required, selected=self.selected, note=self.note, required_label=self.required_label,
         )
 
     @property

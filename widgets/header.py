@@ -1,4 +1,5 @@
-"""The one-line catalog header: ``skillshelf ─ host zuno ─ <cwd> ─ generation N ─ counts``."""
+"""The one-line catalog header:
+``skillshelf ─ host zuno ─ <cwd> ─ generation N · changed: +2 ~1 −1 ─ counts ─ what-if window 128,000``."""
 
 from __future__ import annotations
 
@@ -26,17 +27,32 @@ def counts_text(generation: Generation) -> str:
 
 
 def header_text(
-    host: str, cwd: str, generation: Generation | None, status: str = "", agent: str | None = None
+    host: str,
+    cwd: str,
+    generation: Generation | None,
+    status: str = "",
+    agent: str | None = None,
+    *,
+    changes: str = "",
+    window: int | None = None,
 ) -> Content:
     """The header line; ``status`` (``loading…``, an error) follows the counts when set.
     ``cwd`` is shown as given (made visible, SPEC X1). ``agent`` (an agent view, SPEC E4) adds
-    ``agent: NAME`` after the generation; the counts are then the agent's view."""
+    ``agent: NAME`` after the generation; the counts are then the agent's view. ``changes``
+    (``changed: +2 ~1 −1``, what the last live generation changed, SPEC H2) follows the
+    generation number; ``window`` (tokens) adds ``what-if window 128,000`` — the session context
+    window applied from the what-if screen (SPEC U1–U2)."""
     parts: list[str | tuple[str, str]] = [("skillshelf", "bold"), f" ─ host {host} ─ ", visible(cwd)]
     if generation is not None:
-        parts.append(f" ─ generation {generation.number} ─ ")
+        parts.append(f" ─ generation {generation.number}")
+        if changes:
+            parts += [" · ", (changes, "bold $accent")]
+        parts.append(" ─ ")
         if agent is not None:
             parts += [("agent: " + visible(agent), "bold $accent"), " ─ "]
         parts.append(counts_text(generation))
+    if window is not None:
+        parts += [" ─ ", (f"what-if window {window:,}", "bold $warning")]
     if status:
         parts.append(" ─ ")
         parts.append((visible(status), "$warning"))
@@ -57,9 +73,10 @@ class CatalogHeader(Static):
     }
     """
 
-    def show(self, host: str, cwd: str, generation: Generation | None, status: str = "", agent: str | None = None) -> None:
-        """Re-render for ``generation`` (or the ``status`` alone)."""
-        self.update(header_text(host, cwd, generation, status, agent))
+    def show(self, host: str, cwd: str, generation: Generation | None, status: str = "", agent: str | None = None,
+             *, changes: str = "", window: int | None = None) -> None:
+        """Re-render for ``generation`` (or the ``status`` alone); see :func:`header_text`."""
+        self.update(header_text(host, cwd, generation, status, agent, changes=changes, window=window))
 
     @property
     def plain(self) -> str:

@@ -31,6 +31,7 @@ from skillshelf.core.textsafe import visible
 __all__ = [
     "OK", "AMBIGUOUS", "DISABLED", "REJECTED", "KEPT", "LINT", "SEARCH_ONLY", "EXPLICIT_ONLY",
     "LEGEND", "LEGEND_ITEMS", "CatalogRow", "build_rows", "group_hits", "row_prompt", "short_location", "fit",
+    "provenance_cell",
     "SORTS", "next_sort", "sort_order",
 ]
 
@@ -191,6 +192,18 @@ def fit(text: str, width: int) -> str:
     return set_cell_size(text, width - 1) + "…"
 
 
+def provenance_cell(item: Item) -> str:
+    """The provenance column: the provenance value, or ``agent:<agent>`` for a Zhin
+    agent-private skill (SPEC Z1; listed only for that agent). Raw (callers make it visible)."""
+    if item.provenance is Provenance.ZHIN_AGENT and isinstance(item, Source):
+        from skillshelf.core.zhin_deps import skill_agent
+
+        agent = skill_agent(item)
+        if agent:
+            return f"agent:{agent}"
+    return item.provenance.value
+
+
 def row_prompt(
     row: CatalogRow,
     name_width: int,
@@ -216,13 +229,13 @@ def row_prompt(
         parts.append(name_content)
     else:
         parts.append(name_cell)
-    provenance = row.item.provenance.value
+    provenance = provenance_cell(row.item)
     muted = "$foreground-muted"
     parts += [
         " ",
         (fit(row.exposure, 8), muted if row.exposure == "—" else ""),
         " ",
-        (fit(provenance, 15), ""),
+        (fit(visible(provenance), 15), ""),
         " ",
         (visible(short_location(row.item)), muted),
     ]

@@ -34,7 +34,8 @@ class SourceExtras:
     field (``display_name`` / ``short_description``) → sidecar file that set it; ``remote``:
     ``(url, version)`` of a remote source (SPEC R); ``resources``: ``(relative path, size in
     bytes)`` of the skill directory's files, ``resources_cut`` when the list was capped;
-    ``hidden_note``: a line about the row's loadability (disabled, rejected).
+    ``zhin``: :class:`skillshelf.app.sourceinfo.ZhinDetails` for host ``zhin`` (catalog line,
+    agent, locked private tools, missing dependencies), ``None`` otherwise.
     """
 
     lint: tuple[Diagnostic, ...] | None = None
@@ -42,8 +43,11 @@ class SourceExtras:
     remote: tuple[str, str | None] | None = None
     resources: tuple[tuple[str, int], ...] | None = None
     resources_cut: bool = False
+    zhin: Any = None
 
 _LABEL_WIDTH = 12
+#: Hex digits of the content SHA-256 shown (then ``…``).
+SHA_SHOWN = 16
 _SEVERITY_STYLE = {Severity.ERROR: "$error", Severity.WARNING: "$warning", Severity.INFO: "$accent"}
 
 
@@ -80,18 +84,51 @@ def _when(mtime: float) -> str:
 
 
 class _Lines:
-    """Builds the details Content line by line (label column + value)."""
+    """Builds the details Content line by line (label column + value).
 
-    def __init__(self) -> None:
+    With a ``width`` (cells of the details view), long values wrap under themselves with a
+    hanging indent, so the label column stays aligned; without one, lines are left to the
+    widget's own wrapping."""
+
+    def __init__(self, width: int | None = None) -> None:
         self.parts: list[str | tuple[str, str] | Content] = []
+        self.width = width
 
     def line(self, *parts: str | tuple[str, str] | Content) -> None:
         if self.parts:
             self.parts.append("\n")
         self.parts.extend(parts)
 
-    def field(self, label: str, value: str, style: str = "") -> None:
-        self.line((label.ljust(_LABEL_WIDTH), "$foreground-muted"), (value, style) if style else value)
+    def hanging(self, lead: str | tuple[str, str] | Content, *parts: str | tuple[str, str] | Content,
+                indent: int | None = None) -> None:
+        """One logical line: ``lead`` then ``parts``; continuation lines of a value too long for
+        :attr:`width` start at column ``indent`` (default: the width of ``lead``)."""
+        lead_c = Content.assemble(lead)
+        value = Content.assemble(*parts)
+        indent = lead_c.cell_length if indent is None else indent
+        if self.width is None or lead_c.cell_length + value.cell_length <= self.width:
+            self.line(lead_c, value)
+            return
+        first_room, room = self.width - lead_c.cell_length, self.width - indent
+        if first_room < 12 or room < 12:
+            self.line(lead_c, value)
+            return
+        first = value.wrap(first_room)[0]
+        if not value.plain.startswith(first.plain):
+            self.line(lead_c, value)
+            return
+        rest = value[len(first.plain):]
+        rest = rest[len(rest.plain) - len(rest.plain.lstrip(" ")):]
+        self.line(lead_c, first)
+        for piece in rest.wrap(room) if rest.plain else []:
+            self.line(" " * indent, piece)
+
+    def field(self, label: str, value: str | Content, style: str = "") -> None:
+        self.fields(label, (value, style) if style and isinstance(value, str) else value)
+
+    def fields(self, label: str, *parts: str | tuple[str, str] | Content) -> None:
+        """A labelled line whose value is several styled ``parts``."""
+        self.hanging((label.ljust(_LABEL_WIDTH), "$foreground-muted"), *parts)
 
     def blank(self) -> None:
         self.line("")
@@ -111,11 +148,11 @@ def _diagnostics(lines: _Lines, diagnostics: Iterable[Diagnostic], title: str = 
 
 def _diagnostic_lines(lines: _Lines, diags: Iterable[Diagnostic]) -> None:
     for d in diags:
-        lines.line("  ", (diagnostic_line(d), _SEVERITY_STYLE.get(d.severity, "")))
+        lines.hanging("  ", (diagnostic_line(d), _SEVERITY_STYLE.get(d.severity, "")), indent=4)
         if d.hint:
-            lines.line("    hint: ", visible(d.hint))
+            lines.hanging("    hint: ", visible(d.hint), indent=6)
         if d.path:
-            lines.line("    in: ", visible(d.path))
+            lines.hanging("    in: ", visible(d.path), indent=6)
 
 
 def _frontmatter(lines: _Lines, frontmatter: Mapping[str, Any]) -> None:
@@ -128,7 +165,7 @@ def _frontmatter(lines: _Lines, frontmatter: Mapping[str, Any]) -> None:
     except Exception:  # a hostile mapping must not break the pane
         items = []
     for key, value in items:
-        lines.line("  ", (visible(str(key)) + ":", "$foreground-muted"), " ", _value(value))
+        lines.hanging(Content.assemble("  ", (visible(str(key)) + ":", "$foreground-muted"), " "), _value(value), indent=4)
 
 
 def _lint(lines: _Lines, lint: tuple[Diagnostic, ...] | None, builtin: bool) -> None:
@@ -159,15 +196,16 @@ def _resources(lines: _Lines, extras: SourceExtras) -> None:
         lines.line(("  (none)", "$foreground-muted"))
     for path, size in extras.resources:
         size_text = "?" if size < 0 else f"{size:,} B"
-        lines.line("  ", visible(path), ("  " + size_text, "$foreground-muted"))
+        lines.hanging("  ", visible(path), ("  " + size_text, "$foreground-muted"), indent=4)
 
 
-def details_content(row: CatalogRow, extras: SourceExtras | None = None) -> Content:
+def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: int | None = None) -> Content:
     """Everything the pane shows above the body for ``row`` (a source or a rejected file);
-    ``extras`` adds what workers computed (lint, sidecar origins, remote origin, resources)."""
+    ``extras`` adds what workers computed (lint, sidecar origins, remote origin, resources, the
+    Zhin facts). ``width`` (cells) wraps long values under the value column (hanging indent)."""
     extras = extras or SourceExtras()
     item = row.item
-    lines = _Lines()
+    lines = _Lines(width)
     title: list[str | tuple[str, str]] = [(visible(item.name), "bold")]
     if isinstance(item, Rejected):
         title += ["  ·  ", ("rejected", "$error")]
@@ -194,12 +232,35 @@ def details_content(row: CatalogRow, extras: SourceExtras | None = None) -> Cont
     size = f"{item.size:,} bytes · modified {_when(item.mtime)}"
     lines.field("size", size)
     if item.content_sha256:
-        lines.field("sha256", visible(item.content_sha256))
+        sha = visible(item.content_sha256)
+        lines.field("sha256", sha[:SHA_SHOWN] + ("…" if len(sha) > SHA_SHOWN else ""))
+    if extras.zhin is not None:
+        _zhin(lines, extras.zhin)
     _diagnostics(lines, item.diagnostics)
     _lint(lines, extras.lint, item.location.startswith("builtin://"))
     _frontmatter(lines, item.frontmatter)
     _resources(lines, extras)
     return lines.content()
+
+
+def _zhin(lines: _Lines, zhin: Any) -> None:
+    """Host ``zhin`` facts (SPEC Z3, Z5): the catalog line, the owning agent, the private tools
+    (locked until ``load_skill``) and the missing dependencies."""
+    lines.blank()
+    lines.line(("zhin", "bold"))
+    lines.fields("catalog", visible(zhin.catalog_line))
+    if zhin.agent:
+        lines.fields("agent", visible(zhin.agent), ("  (agent-private: listed only for this agent)", "$foreground-muted"))
+    if zhin.tools:
+        lines.fields("tools", f"{len(zhin.tools)} private", ("  locked until load_skill", "$warning"))
+        for name, _path in zhin.tools:
+            lines.hanging("  🔒 ", visible(name), indent=5)
+    else:
+        lines.fields("tools", ("none private", "$foreground-muted"))
+    if zhin.deps is not None:
+        lines.fields("deps", (visible(zhin.deps.message), "$warning"))
+        if zhin.deps.hint:
+            lines.hanging("    hint: ", visible(zhin.deps.hint), indent=6)
 
 
 def _sidecar_origin(s: Source, extras: SourceExtras, key: str) -> str:
@@ -220,11 +281,11 @@ def _source_fields(lines: _Lines, s: Source, extras: SourceExtras) -> None:
         lines.field("enabled", f"no{reason}", "$warning")
     lines.field("status", s.status.value)
     if s.display_name is not None:
-        lines.line((("display").ljust(_LABEL_WIDTH), "$foreground-muted"), visible(s.display_name),
-                   (_sidecar_origin(s, extras, "display_name"), "$foreground-muted"))
+        lines.fields("display", visible(s.display_name),
+                     (_sidecar_origin(s, extras, "display_name"), "$foreground-muted"))
     if s.short_description is not None:
-        lines.line((("short").ljust(_LABEL_WIDTH), "$foreground-muted"), visible(s.short_description),
-                   (_sidecar_origin(s, extras, "short_description"), "$foreground-muted"))
+        lines.fields("short", visible(s.short_description),
+                     (_sidecar_origin(s, extras, "short_description"), "$foreground-muted"))
     if s.description is None:
         lines.field("description", "(none: not described, so never indexed)", "$warning")
     else:
@@ -238,7 +299,7 @@ class SourcePane(Vertical):
 
     DEFAULT_CSS = """
     SourcePane { width: 1fr; height: 1fr; }
-    SourcePane > #source-details-scroll { height: 1fr; min-height: 6; }
+    SourcePane > #source-details-scroll { height: 1fr; min-height: 6; scrollbar-gutter: stable; }
     SourcePane > #source-body-title { height: 1; background: $panel; padding: 0 1;
         text-wrap: nowrap; text-overflow: ellipsis; }
     SourcePane > #source-body { height: 1fr; min-height: 4; }
@@ -250,14 +311,38 @@ class SourcePane(Vertical):
         yield Static(Content("body"), id="source-body-title", markup=False)
         yield TextArea("", read_only=True, soft_wrap=True, show_line_numbers=True, id="source-body")
 
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._shown: tuple[CatalogRow, SourceExtras | None] | None = None
+        self._wrap_width: int | None = None
+
+    def _details_width(self) -> int | None:
+        width = self.query_one("#source-details", Static).size.width
+        return width if width > 0 else None
+
+    def _render_details(self) -> None:
+        details = self.query_one("#source-details", Static)
+        if self._shown is None:
+            return
+        row, extras = self._shown
+        self._wrap_width = self._details_width()
+        details.update(details_content(row, extras, self._wrap_width))
+
+    def on_resize(self) -> None:
+        """Re-wrap the details for the new width (hanging indents are computed, not CSS)."""
+        if self._shown is not None and self._details_width() != self._wrap_width:
+            self.call_after_refresh(self._render_details)
+
     def show_row(self, row: CatalogRow | None, extras: SourceExtras | None = None, *, keep_body: bool = False) -> None:
         """Show ``row``'s details (or an empty-state line); the body is cleared until it arrives
         unless ``keep_body`` (same file, new generation)."""
         details = self.query_one("#source-details", Static)
         if row is None:
+            self._shown = None
             details.update(Content("No source selected."))
         else:
-            details.update(details_content(row, extras))
+            self._shown = (row, extras)
+            self._render_details()
         if not keep_body:
             self.query_one("#source-details-scroll", VerticalScroll).scroll_home(animate=False)
             self.show_body("")
@@ -265,7 +350,8 @@ class SourcePane(Vertical):
 
     def show_extras(self, row: CatalogRow, extras: SourceExtras) -> None:
         """Re-render the details of the shown ``row`` with ``extras``, keeping the scroll position."""
-        self.query_one("#source-details", Static).update(details_content(row, extras))
+        self._shown = (row, extras)
+        self._render_details()
 
     def show_body_title(self, title: str) -> None:
         """Set the line above the body (``body · page 2 of 3 · raw``, a refusal, a resource)."""
@@ -279,6 +365,7 @@ class SourcePane(Vertical):
 
     def show_message(self, message: str) -> None:
         """Replace the details with one line (an error, ``loading…``)."""
+        self._shown = None
         self.query_one("#source-details", Static).update(Content(visible(message)))
 
     def show_body(self, text: str) -> None:
@@ -288,7 +375,16 @@ class SourcePane(Vertical):
 
     @property
     def details_text(self) -> str:
-        """The plain text of the details (for tests and copy)."""
+        """The plain text of the details without the display wrapping (for tests and copy):
+        one line per field."""
+        if self._shown is not None:
+            return details_content(*self._shown).plain
+        content = self.query_one("#source-details", Static).content
+        return content.plain if isinstance(content, Content) else str(content)
+
+    @property
+    def shown_text(self) -> str:
+        """The details exactly as displayed (wrapped with hanging indents)."""
         content = self.query_one("#source-details", Static).content
         return content.plain if isinstance(content, Content) else str(content)
 

@@ -36,8 +36,8 @@ from skillshelf.app.screens.agent_picker import (
     BODY_CHOICE, NO_AGENT, AgentChoice, ChoiceScreen, agent_options, resource_options,
 )
 from skillshelf.app.sourceinfo import (
-    BodyCost, LintCache, PageResult, ViewInfo, body_cost, filtered_generation, list_resources, load_page,
-    remote_origin, row_tokens, sidecar_origins, view_info,
+    BodyCost, LintCache, PageResult, ViewInfo, body_cost, filtered_generation, generation_diff, list_resources,
+    load_page, remote_origin, row_tokens, sidecar_origins, view_info, zhin_body_cost, zhin_details, zhin_load_page,
 )
 from skillshelf.core.filter import FilterIndex
 from skillshelf.core.model import Generation, Rejected, Source
@@ -51,7 +51,8 @@ from skillshelf.widgets.rows import LEGEND, CatalogRow, build_rows, group_hits, 
 from skillshelf.widgets.source_pane import SourceExtras, SourcePane
 
 __all__ = [
-    "MainScreen", "CatalogLike", "BudgetInfo", "CatalogLoaded", "index_budget_info", "read_body", "PageState",
+    "MainScreen", "CatalogLike", "BudgetInfo", "CatalogLoaded", "CatalogOpened", "GenerationPublished",
+    "index_budget_info", "read_body", "PageState", "CHANGES_SHOWN",
 ]
 
 #: Filter debounce, seconds.
@@ -62,6 +63,8 @@ FILTER_LIMIT = 500
 BODY_MAX_BYTES = 256 * 1024
 #: Background work shows progress only when it runs longer than this, seconds.
 PROGRESS_AFTER = 0.3
+#: How long the header shows what the last live generation changed, seconds.
+CHANGES_SHOWN = 10.0
 
 
 class CatalogLike(Protocol):
@@ -145,11 +148,12 @@ def read_body(row: CatalogRow) -> str:
 class CatalogLoaded(Message):
     """A worker finished opening or refreshing: the generation and its view for ``view.agent``."""
 
-    def __init__(self, catalog: CatalogLike, generation: Generation, view: ViewInfo) -> None:
+    def __init__(self, catalog: CatalogLike, generation: Generation, view: ViewInfo, epoch: int = 0) -> None:
         super().__init__()
         self.catalog = catalog
         self.generation = generation
         self.view = view
+        self.epoch = epoch
 
 
 class ViewComputed(Message):
@@ -162,11 +166,22 @@ class ViewComputed(Message):
 
 
 class GenerationPublished(Message):
-    """The catalog published a generation (posted from the publishing thread)."""
+    """``catalog`` published a generation (posted from the publishing thread: a refresh, the
+    live watcher, a picker write)."""
 
-    def __init__(self, generation: Generation) -> None:
+    def __init__(self, generation: Generation, catalog: Any = None) -> None:
         super().__init__()
         self.generation = generation
+        self.catalog = catalog
+
+
+class CatalogOpened(Message):
+    """The screen opened ``catalog`` (first load or a host switch); bubbles to the app, which
+    starts watching it (SPEC H2)."""
+
+    def __init__(self, catalog: Any) -> None:
+        super().__init__()
+        self.catalog = catalog
 
 
 class DetailsLoaded(Message):
@@ -295,10 +310,16 @@ class MainScreen(Screen[None]):
         self._status = ""
         #: Warnings of the last ``pull now`` (display strings).
         self.last_pull_warnings: list[str] = []
+        #: ``changed: +2 ~1 −1`` of the last new generation (cleared after :data:`CHANGES_SHOWN` s).
+        self.changes = ""
+        self._changes_timer: Timer | None = None
+        #: Bumped on a host switch: results of workers started before it are dropped.
+        self._epoch = 0
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield CatalogHeader(id="header")
+        yield Static("", id="watch-warning", markup=False)
         yield Static("", id="agent-warning", markup=False)
         yield Input(placeholder="/ filter…  (name, description, keywords; typos ok)", id="filter")
         with Horizontal(id="panes"):
@@ -313,6 +334,7 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         self._show_header("loading…")
         self.query_one("#agent-warning").display = False
+        self.query_one("#watch-warning").display = False
         self.query_one("#catalog-pane").border_title = "Catalog"
         self.query_one(SourcePane).border_title = "Source"
         self.query_one(CatalogList).focus()
@@ -324,7 +346,13 @@ class MainScreen(Screen[None]):
         gen = self.generation
         if gen is not None and self.view is not None:
             gen = filtered_generation(gen, self.view)
-        self.query_one(CatalogHeader).show(self.host, self.cwd_display, gen, self._status, self.agent)
+        self.query_one(CatalogHeader).show(self.host, self.cwd_display, gen, self._status, self.agent,
+                                           changes=self.changes, window=self._window())
+
+    def _window(self) -> int | None:
+        """The session context window set from the what-if screen (``None`` = the catalog's)."""
+        window = getattr(self.app, "session_context_window", None)
+        return window if isinstance(window, int) else None
 
     # ------------------------------------------------------------------ loading
     def _set_loading(self, loading: bool, status: str = "") -> None:
@@ -335,20 +363,25 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="catalog", exit_on_error=False, description="open catalog")
     def load_catalog(self, refresh: bool = False) -> None:
         """Open (first call) or refresh the catalog, compute the view, post :class:`CatalogLoaded`."""
+        epoch = self._epoch
         if self.catalog is None or refresh:
             self.app.call_from_thread(self._set_loading, True, "refreshing…" if refresh else "loading…")
         catalog = self.catalog
         if catalog is None:
             catalog = self._open_catalog()
+            if epoch != self._epoch:
+                return
             subscribe = getattr(catalog, "subscribe", None)
             if callable(subscribe):
-                subscribe(lambda gen: self.post_message(GenerationPublished(gen)))
+                subscribe(lambda gen, cat=catalog: self.post_message(GenerationPublished(gen, cat)))
+            self.post_message(CatalogOpened(catalog))
             generation = catalog.current
         elif refresh:
             generation = catalog.refresh()
         else:
             generation = catalog.current
-        self.post_message(CatalogLoaded(catalog, generation, view_info(catalog, generation, self.agent)))
+        view = view_info(catalog, generation, self.agent, context_window=self._window())
+        self.post_message(CatalogLoaded(catalog, generation, view, epoch))
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -367,12 +400,16 @@ class MainScreen(Screen[None]):
 
     @on(GenerationPublished)
     def _published(self, event: GenerationPublished) -> None:
+        if event.catalog is not None and event.catalog is not self.catalog:
+            return  # a catalog left behind by a host switch
         if self.generation is None or event.generation.number > self.generation.number:
             if self.catalog is not None:
                 self.load_catalog(refresh=False)
 
     @on(CatalogLoaded)
     def _loaded(self, event: CatalogLoaded) -> None:
+        if event.epoch != self._epoch:
+            return
         if self.generation is not None and event.generation.number < self.generation.number:
             return
         self.catalog = event.catalog
@@ -388,8 +425,12 @@ class MainScreen(Screen[None]):
         """Show ``generation`` through ``view``: rows, header, agent warning, meters; keeps the
         selected row (by locator), the filter text and the scroll position."""
         keep = self._current_key()
+        previous = self.generation
+        if previous is not None and generation.number > previous.number:
+            self._set_changes(generation_diff(previous, generation).text)
         self.generation = generation
         self.view = view
+        self._show_watch_warnings(generation)
         self.rows = build_rows(filtered_generation(generation, view), self._lint_bad)
         self._index = FilterIndex([r.item for r in self.rows])
         self._show_header()
@@ -404,6 +445,8 @@ class MainScreen(Screen[None]):
             warning.update("")
             warning.display = False
         meter = self.query_one(BudgetMeter)
+        meter.label = "catalog" if self.host == "zhin" else "index"
+        self.query_one(SelectedMeter).required_label = "always" if self.host == "zhin" else "required"
         if not view.budget_available:
             meter.message = "budget not available"
         else:
@@ -416,13 +459,74 @@ class MainScreen(Screen[None]):
         self.apply_filter(keep_key=keep)
         self.lint_all(generation)
 
+    def _set_changes(self, text: str) -> None:
+        """Show ``text`` (``changed: +2 ~1 −1``) in the header for :data:`CHANGES_SHOWN` seconds
+        (a newer generation replaces it at once)."""
+        if self._changes_timer is not None:
+            self._changes_timer.stop()
+            self._changes_timer = None
+        self.changes = text
+        if text:
+            self._changes_timer = self.set_timer(CHANGES_SHOWN, self._clear_changes)
+
+    def _clear_changes(self) -> None:
+        self._changes_timer = None
+        self.changes = ""
+        self._show_header()
+
+    def _show_watch_warnings(self, generation: Generation) -> None:
+        """The ``WatchFailed`` warnings of ``generation`` (SPEC H4) on one line under the header."""
+        line = self.query_one("#watch-warning", Static)
+        failed = [w for w in generation.warnings if w.kind == "WatchFailed"]
+        if not failed:
+            line.update("")
+            line.display = False
+            return
+        shown = " · ".join(visible(w.message) for w in failed[:2])
+        more = f" · and {len(failed) - 2} more" if len(failed) > 2 else ""
+        line.update(Content.assemble(("⚠ live watch: ", "bold $warning"), shown + more,
+                                     (" (r refreshes by hand)", "$foreground-muted")))
+        line.display = True
+
+    def window_changed(self) -> None:
+        """The session context window changed (what-if ``enter``): recompute both budgets (U1–U2)."""
+        if self.generation is None or self.catalog is None:
+            return
+        self.query_one(BudgetMeter).pending = True
+        self.query_one(SelectedMeter).pending = True
+        self._show_header()
+        self.recompute_view()
+
+    def switch_host(self, host: str, open_catalog: Callable[[], CatalogLike]) -> None:
+        """Show the catalog ``open_catalog()`` returns (the same inputs under ``host``, SPEC Z):
+        the current catalog is dropped (results still in flight for it are ignored), the filter,
+        sort and agent view are kept, the cursor goes to the first row."""
+        self._epoch += 1
+        self._open_catalog = open_catalog
+        self.host = host
+        self.catalog = None
+        self.generation = None
+        self.view = None
+        self.rows = []
+        self._pages.clear()
+        self._page = None
+        self._shown_key = self._shown_item = None
+        self._lint_bad = set()
+        self._set_changes("")
+        self.query_one(CatalogList).show_rows([], [])
+        self._show_row(None)
+        self.query_one(BudgetMeter).pending = True
+        self.query_one(SelectedMeter).pending = True
+        self._show_header(f"opening host {host}…")
+        self.load_catalog(refresh=False)
+
     @work(thread=True, exclusive=True, group="view", exit_on_error=False, description="agent view")
     def recompute_view(self) -> None:
         """Compute the view of the shown generation for :attr:`agent` (after ``g``)."""
         generation, catalog = self.generation, self.catalog
         if generation is None or catalog is None:
             return
-        self.post_message(ViewComputed(generation, view_info(catalog, generation, self.agent)))
+        self.post_message(ViewComputed(generation, view_info(catalog, generation, self.agent, context_window=self._window())))
 
     @on(ViewComputed)
     def _view_computed(self, event: ViewComputed) -> None:
@@ -589,6 +693,14 @@ class MainScreen(Screen[None]):
         resources = None
         cut = False
         cost = None
+        zhin = None
+        if isinstance(item, Source) and self.host == "zhin" and not item.location.startswith("builtin://"):
+            zhin = zhin_details(item)
+            if item.enabled:
+                cost = zhin_body_cost(item)
+            extras = SourceExtras(lint=lint, zhin=zhin)
+            self.post_message(DetailsLoaded(_row_key(row), extras, cost))
+            return
         if isinstance(item, Source):
             sidecars = sidecar_origins(item)
             remote = remote_origin(self.catalog, item)
@@ -656,6 +768,9 @@ class MainScreen(Screen[None]):
 
         item = row.item
         key = _row_key(row)
+        if self.host == "zhin" and isinstance(item, Source) and not item.location.startswith("builtin://"):
+            self.post_message(PageLoaded(key, zhin_load_page(item)))
+            return
         if isinstance(item, Rejected):
             text = read_body(row)
             note = "rejected by the host: the skill tool cannot load it; the file is shown as is"
@@ -685,7 +800,10 @@ class MainScreen(Screen[None]):
         self._render_page()
 
     def _page_title(self, result: PageResult | None, state: PageState | None, *, loading: bool = False) -> str:
-        what = "body" if state is None or state.resource is None else f"resource {state.resource}"
+        if self.host == "zhin":
+            what = "load_skill text"
+        else:
+            what = "body" if state is None or state.resource is None else f"resource {state.resource}"
         if loading or result is None:
             return f"{what} · loading…"
         if result.refusal:
