@@ -299,7 +299,8 @@ class MainScreen(Screen[None]):
         self.raw = False
         self.lint_cache = LintCache()
         self._lint_bad: set[str] = set()
-        self._index = FilterIndex([])
+        #: Filter index of :attr:`rows`, built on the first non-empty query of a generation.
+        self._index: FilterIndex | None = None
         self._filter_timer: Timer | None = None
         self._shown_key: tuple[str, bool] | None = None
         self._shown_item: Any = None
@@ -432,7 +433,7 @@ class MainScreen(Screen[None]):
         self.view = view
         self._show_watch_warnings(generation)
         self.rows = build_rows(filtered_generation(generation, view), self._lint_bad)
-        self._index = FilterIndex([r.item for r in self.rows])
+        self._index = None
         self._show_header()
         warning = self.query_one("#agent-warning", Static)
         if view.agent is not None and view.problems:
@@ -508,6 +509,7 @@ class MainScreen(Screen[None]):
         self.generation = None
         self.view = None
         self.rows = []
+        self._index = None
         self._pages.clear()
         self._page = None
         self._shown_key = self._shown_item = None
@@ -616,11 +618,16 @@ class MainScreen(Screen[None]):
         query = self.query_one("#filter", Input).value
         if keep_key is None:
             keep_key = self._current_key()
-        hits = self._index.search(query, FILTER_LIMIT)
-        order = group_hits(self.rows, [h.index for h in hits])
         if not query.strip():
-            order = sort_order(self.rows, order, self.sort, row_tokens)
-        spans = {h.index: h.spans for h in hits if h.spans}
+            # every row: build_rows already groups same-name rows, so no search is needed
+            order = sort_order(self.rows, range(len(self.rows)), self.sort, row_tokens)
+            spans: dict[int, Any] = {}
+        else:
+            if self._index is None:
+                self._index = FilterIndex([r.item for r in self.rows])
+            hits = self._index.search(query, FILTER_LIMIT)
+            order = group_hits(self.rows, [h.index for h in hits])
+            spans = {h.index: h.spans for h in hits if h.spans}
         keep = None
         if keep_key is not None:
             for i in order:
