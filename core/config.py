@@ -57,6 +57,7 @@ from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
+from skillshelf.core.fileread import read_regular
 
 #: Config file stem at every layer (Zuno ``CONFIG_FILE_STEM``).
 CONFIG_STEM = "zuno"
@@ -467,8 +468,7 @@ def _read_layer(path: str, kind: str, env: Mapping[str, str]) -> tuple[ConfigLay
         text = env.get("ZUNO_CONFIG_CONTENT", "")
     else:
         try:
-            with open(path, "rb") as handle:
-                raw = handle.read()
+            raw = read_regular(path)  # a FIFO or device layer is refused, never waited on
         except FileNotFoundError:
             if kind == "cli":
                 diag = _error(path, "config file not found")

@@ -48,6 +48,7 @@ from skillshelf.core.config import (
     resolve_rule,
 )
 from skillshelf.core.model import Exposure, Generation, Source
+from skillshelf.core.fileread import read_regular
 
 __all__ = [
     "Choice",
@@ -214,8 +215,7 @@ def _read_text(path: str) -> str | None:
     """The file's text (``None`` when absent). Raises :class:`ConfigWriteError` when it cannot be
     read or is not UTF-8 (never rewritten then)."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_regular(path)  # a FIFO target is refused, never waited on
     except FileNotFoundError:
         return None
     except IsADirectoryError:
@@ -632,8 +632,7 @@ def _atomic_write(path: str, data: bytes, *, mode: int | None) -> None:
 
 def _read_bytes(path: str) -> bytes | None:
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular(path)
     except FileNotFoundError:
         return None
 

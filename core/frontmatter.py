@@ -38,6 +38,7 @@ import yaml
 from yamlcore import CCoreLoader
 
 from skillshelf.core.model import CatalogWarning, Diagnostic, Severity
+from skillshelf.core.fileread import read_regular
 
 #: Largest frontmatter block accepted, in bytes of UTF-8 (SPEC F3).
 MAX_FRONTMATTER_BYTES = 64 * 1024
@@ -648,8 +649,7 @@ def parse_skill_file(path: str, location: str | None = None) -> SkillParse:
     """
     loc = path if location is None else location
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_regular(path)  # never blocks on a FIFO or device (SPEC D4)
     except OSError as exc:
         reason = os_error_reason(exc)
         return SkillParse(

@@ -27,6 +27,7 @@ import enum
 import json
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
@@ -40,6 +41,7 @@ from skillshelf.core.frontmatter import (
     SkillParse,
     Split,
     first_delimiter_line,
+    os_error_reason,
     parse_skill_file,
     sanitize_line,
     split_document,
@@ -751,6 +753,20 @@ def _outer_skill(skill_dir: str) -> str | None:
         d = parent
 
 
+def _special_file_kind(path: str) -> str | None:
+    """``"a FIFO"`` / ``"a socket"`` / ``"a character device"`` / ``"a block device"`` when
+    ``path`` (symlinks followed) is one; ``None`` for regular files, directories and errors."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    for test, label in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return label
+    return None
+
+
 def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
     """Parse and lint one file (``SKILL.md`` or a near-miss such as ``skill.md``). Never raises.
 
@@ -764,6 +780,10 @@ def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
     out = _Out(target)
     if os.path.isdir(path):
         out.add("not-a-file", f"`{base}` is a directory, not a file; no host can read it")
+        return LintReport(path, None, False, tuple(out.items))
+    special = _special_file_kind(path)
+    if special is not None:  # never opened: reading a FIFO blocks, /dev/zero never ends
+        out.add("not-a-file", f"`{base}` is {special}, not a regular file; no host can read it")
         return LintReport(path, None, False, tuple(out.items))
     if base != "SKILL.md":
         out.add("wrong-file-name",
@@ -791,25 +811,53 @@ def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
 def find_skill_files(root: str) -> list[str]:
     """Every ``SKILL.md`` under ``root`` (files, and directories wrongly named so), plus near-miss
     names (``skill.md`` …) in folders without a ``SKILL.md``. Follows directory symlinks once
-    (loops are cut by real path); skips ``.git``, ``node_modules`` and similar. Sorted."""
+    (loops are cut by real path); skips ``.git``, ``node_modules`` and similar. Sorted.
+    Iterative, so any depth works; folders that cannot be listed are skipped here (see
+    :func:`lint_paths`, which reports them)."""
+    return _walk_skill_files(root)[0]
+
+
+def _walk_skill_files(root: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """``(files, unlistable)``: the :func:`find_skill_files` result, and ``(folder, reason)`` for
+    every folder that could not be listed (``File name too long (os error 36)`` …)."""
     found: list[str] = []
-    seen: set[str] = set()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        real = os.path.realpath(dirpath)
-        if real in seen:
-            dirnames[:] = []
+    failed: list[tuple[str, str]] = []
+    seen: set[tuple[int, int]] = set()
+    stack = [root]
+    while stack:
+        dirpath = stack.pop()
+        try:
+            st = os.stat(dirpath)
+        except OSError as exc:
+            failed.append((dirpath, os_error_reason(exc)))
             continue
-        seen.add(real)
+        if (st.st_dev, st.st_ino) in seen:  # a symlink loop or a second spelling: once only
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        dirnames: list[str] = []
+        filenames: list[str] = []
+        try:
+            with os.scandir(dirpath) as it:
+                for entry in it:
+                    try:
+                        is_dir = entry.is_dir()  # follows symlinks, like os.walk(followlinks=True)
+                    except OSError:
+                        is_dir = False
+                    (dirnames if is_dir else filenames).append(entry.name)
+        except OSError as exc:
+            failed.append((dirpath, os_error_reason(exc)))
+            continue
         if "SKILL.md" in dirnames:
             found.append(os.path.join(dirpath, "SKILL.md"))
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and d != "SKILL.md")
         if "SKILL.md" in filenames:
             found.append(os.path.join(dirpath, "SKILL.md"))
         elif "SKILL.md" not in dirnames:
             for f in filenames:
                 if f.lower() in NEAR_MISS_NAMES:
                     found.append(os.path.join(dirpath, f))
-    return sorted(found)
+        subdirs = sorted(d for d in dirnames if d not in SKIP_DIRS and d != "SKILL.md")
+        stack.extend(os.path.join(dirpath, d) for d in reversed(subdirs))
+    return sorted(found), failed
 
 
 def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC) -> list[LintReport]:
@@ -819,11 +867,22 @@ def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC) -> list[Li
         if not os.path.lexists(p):
             raise FileNotFoundError(p)
     files: dict[str, str] = {}
+    unlistable: dict[str, str] = {}
     for p in paths:
         if os.path.isdir(p) and os.path.basename(os.path.normpath(p)) != "SKILL.md":
-            candidates: Iterable[str] = find_skill_files(p)
+            candidates: Iterable[str]
+            candidates, failed = _walk_skill_files(p)
+            for folder, reason in failed:
+                unlistable.setdefault(folder, reason)
         else:
             candidates = [p]
         for f in candidates:
             files.setdefault(os.path.abspath(f), f)
-    return [lint_file(f, target=target) for f in sorted(files.values())]
+    reports = [lint_file(f, target=target) for f in sorted(files.values())]
+    # A folder that cannot be listed may hide skills: report it instead of dropping it (SPEC D4).
+    reports += [
+        LintReport(folder, None, False, (Diagnostic(
+            Severity.ERROR, "unreadable", f"cannot list this folder: {reason}; skills below it were not checked"),))
+        for folder, reason in sorted(unlistable.items())
+    ]
+    return reports

@@ -53,6 +53,7 @@ import yaml
 from yamlcore import CCoreLoader
 
 from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
+from skillshelf.core.fileread import NotRegularFileError, read_regular
 
 #: Folder holding the sidecars, relative to the skill directory (Z077).
 SIDECAR_DIR = "agents"
@@ -289,6 +290,8 @@ def parse_sidecar(text: str, *, native: bool) -> Sidecar:
 def _io_reason(exc: OSError) -> str:
     if isinstance(exc, UnicodeDecodeError):
         return "invalid data"
+    if isinstance(exc, NotRegularFileError):
+        return str(exc)
     return _IO_KIND.get(exc.errno, "other error") if exc.errno else "other error"
 
 
@@ -296,8 +299,7 @@ def _read_one(path: str, *, native: bool) -> Sidecar:
     """Read and parse one sidecar file into a :class:`Sidecar` carrying its own source/warnings."""
     rel = f"{SIDECAR_DIR}/{NATIVE_SIDECAR if native else SHARED_SIDECAR}"
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_regular(path)  # a FIFO or device sidecar is refused, never waited on
     except FileNotFoundError:
         return Sidecar()
     except OSError as exc:

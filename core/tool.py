@@ -35,6 +35,7 @@ from typing import Any, Mapping, Sequence
 
 from skillshelf.core.collate import locale_key, sort_key_with_location
 from skillshelf.core.model import SkillEntry
+from skillshelf.core.fileread import read_regular
 from skillshelf.core.resolve import (
     EMPTY_MESSAGE,
     ResolveError,
@@ -552,8 +553,7 @@ def read_entry_body(entry: SkillEntry) -> str:
         return entry.body
     try:
         try:
-            with open(entry.location, "rb") as fh:
-                data = fh.read()
+            data = read_regular(entry.location)  # never blocks if the file became a FIFO
         except OSError as err:
             raise _ReadFailure(f"failed to read the selected SKILL.md: {_os_error_text(err)}") from None
         try:

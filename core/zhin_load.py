@@ -47,6 +47,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Sequence
 
+from skillshelf.core.fileread import read_regular
+
 __all__ = [
     "ACT_NOW",
     "ACT_NOW_HEADING",
@@ -197,8 +199,7 @@ def extract_instructions(name: str, content: str, limit: int = DEFAULT_LIMIT) ->
 
 
 def _read_text(path: str) -> str:
-    with open(path, "rb") as fh:
-        return fh.read().decode("utf-8", errors="replace")
+    return read_regular(path).decode("utf-8", errors="replace")
 
 
 def zhin_read_instructions(

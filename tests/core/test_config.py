@@ -527,3 +527,13 @@ def test_config_warnings_mirror_error_diagnostics(t: Env) -> None:
     [warning] = cfg.warnings()
     assert (warning.kind, warning.source) == ("config-invalid", str(bad))
     assert warning.message == cfg.diagnostics[0].message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+def test_k1_a_fifo_config_layer_is_config_invalid_not_a_hang(t: Env) -> None:
+    """A layer that is a FIFO (here $ZUNO_CONFIG) used to block forever in open()."""
+    os.mkfifo(t.root / "pipe.json")
+    cfg = t.load({"ZUNO_CONFIG": str(t.root / "pipe.json")})
+    assert [(d.severity, d.code, d.message) for d in cfg.diagnostics] == [
+        (Severity.ERROR, "config-invalid",
+         f"{t.root / 'pipe.json'}: cannot read config file: not a regular file (a FIFO)")]

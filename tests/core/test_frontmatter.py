@@ -397,3 +397,14 @@ def test_permission_denied_is_unreadable(tmp_path):
         f.chmod(0o644)
     assert r.warning.kind == "Unreadable"
     assert r.warning.message == f"failed to read skill {f}: Permission denied (os error 13)"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+def test_a_fifo_named_skill_md_is_unreadable_not_a_hang(tmp_path):
+    f = tmp_path / "SKILL.md"
+    os.mkfifo(f)
+    r = parse_skill_file(str(f))
+    assert r.warning.kind == "Unreadable"
+    assert r.warning.message == f"failed to read skill {f}: not a regular file (a FIFO)"
+    assert [(d.code, d.message) for d in r.diagnostics] == [
+        ("unreadable", "cannot read the file: not a regular file (a FIFO)")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -315,3 +316,49 @@ def test_corpus_lint_never_crashes():
         for r in reports:
             for d in r.diagnostics:
                 assert d.code and d.message and isinstance(d.severity, Severity)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+def test_a_fifo_named_skill_md_is_not_a_file_and_never_opened(tmp_path):
+    """Opening a FIFO blocks until a writer comes: `lint` used to hang on it."""
+    (tmp_path / "pipe").mkdir()
+    os.mkfifo(tmp_path / "pipe" / "SKILL.md")
+    (report,) = lint_paths([str(tmp_path)])
+    assert (report.valid, [(d.code, d.severity, d.message) for d in report.diagnostics]) == (False, [
+        ("not-a-file", Severity.ERROR, "`SKILL.md` is a FIFO, not a regular file; no host can read it")])
+
+
+def _nest(top, name: str, levels: int) -> int:
+    """Create ``levels`` nested folders ``name`` below ``top`` via dir_fd (no path length limit,
+    no recursion); returns an fd of the innermost folder (caller closes)."""
+    fd = os.open(top, os.O_RDONLY)
+    for _ in range(levels):
+        os.mkdir(name, dir_fd=fd)
+        inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    return fd
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_walked(tmp_path):
+    """os.walk recursed once per level and raised RecursionError past ~1,000 levels."""
+    fd = _nest(tmp_path, "d", 1100)
+    try:
+        out = os.open("SKILL.md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(out, good("d").encode())
+        os.close(out)
+    finally:
+        os.close(fd)
+    (report,) = lint_paths([str(tmp_path)])
+    assert report.path == os.path.join(str(tmp_path), *(["d"] * 1100), "SKILL.md")
+    assert report.valid
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux PATH_MAX and errno text")
+def test_a_folder_that_cannot_be_listed_is_reported_not_dropped(tmp_path):
+    """Past PATH_MAX a folder cannot be listed: its skills are unknown, so lint says so (exit 1)."""
+    os.close(_nest(tmp_path, "x" * 200, 25))
+    reports = lint_paths([str(tmp_path)])
+    assert [(r.valid, [d.code for d in r.diagnostics]) for r in reports] == [(False, ["unreadable"])]
+    assert reports[0].diagnostics[0].message == (
+        "cannot list this folder: File name too long (os error 36); skills below it were not checked")

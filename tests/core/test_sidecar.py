@@ -244,3 +244,16 @@ def test_permission_denied_is_unreadable(tmp_path: Path) -> None:
     assert [w.message for w in meta.warnings] == [
         f"failed to read skill metadata {target}: permission denied"]
     assert meta.display_name is None
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+@pytest.mark.parametrize("name", ["openai.yaml", "zuno.yaml"])
+def test_a_fifo_sidecar_is_unreadable_not_a_hang(tmp_path: Path, name: str) -> None:
+    skill = make_skill(tmp_path, "s")
+    (skill / "agents").mkdir()
+    os.mkfifo(skill / "agents" / name)
+    side = read_sidecars(str(skill))
+    path = str(skill / "agents" / name)
+    message = f"failed to read skill metadata {path}: not a regular file (a FIFO)"
+    assert [(w.kind, w.source, w.message) for w in side.warnings] == [("MetadataUnreadable", path, message)]
+    assert [(d.severity, d.code) for d in side.diagnostics] == [(Severity.WARNING, "sidecar-unreadable")]

@@ -815,3 +815,14 @@ def test_corpus_pages_concatenate_to_the_file_body():
         assert "".join(chunks) == parsed.body, path
         checked += 1
     assert checked > 1000
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+def test_a_skill_file_replaced_by_a_fifo_is_a_read_failure_not_a_hang(tmp_path):
+    path = tmp_path / "SKILL.md"
+    os.mkfifo(path)
+    err = refused(SkillTool([SkillEntry("p", str(path), "d")]), {"action": "load", "name": "p"})
+    assert err.message == (
+        f"Skill `p` could not be read from {path}: failed to read skill {path}: "
+        "failed to read the selected SKILL.md: not a regular file (a FIFO)"
+    )

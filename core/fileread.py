@@ -1,0 +1,58 @@
+"""Read a file the user (or a skill) named without ever blocking on it (SPEC D4, F1, K1, L6).
+
+Every file skillshelf reads — a ``SKILL.md``, a sidecar, a config layer — is chosen by someone
+else and may be a FIFO, a socket or a device (``SKILL.md -> /dev/zero``). A plain ``open()``
+then blocks forever (a FIFO with no writer) or never reaches end of file (``/dev/zero``).
+:func:`read_regular` opens without blocking, checks the file type on the open descriptor (no
+race between the check and the read) and refuses anything that is not a regular file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+__all__ = ["NotRegularFileError", "read_regular"]
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+class NotRegularFileError(OSError):
+    """The path names a FIFO, socket or device. ``str(exc)`` is ``not a regular file (a FIFO)``;
+    ``errno`` is ``None`` (no OS error happened: skillshelf refused to read)."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        super().__init__(f"not a regular file ({kind})")
+        self.path = path
+        self.kind = kind
+
+
+def read_regular(path: str, max_bytes: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path`` (symlinks followed).
+
+    ``max_bytes``: read at most that many bytes plus one (so a caller can tell "too large"
+    from "exactly at the limit"); ``None`` reads everything. Raises ``FileNotFoundError`` and
+    other ``OSError`` as ``open`` does, ``IsADirectoryError`` (errno EISDIR) for a directory, and
+    :class:`NotRegularFileError` for a FIFO, socket or device. Never blocks on a FIFO.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        if not stat.S_ISREG(mode):
+            kind = next((label for test, label in _KINDS if test(mode)), "not a file")
+            raise NotRegularFileError(path, kind)
+        handle = os.fdopen(fd, "rb", closefd=True)
+    except BaseException:
+        os.close(fd)
+        raise
+    with handle:
+        return handle.read() if max_bytes is None else handle.read(max_bytes + 1)

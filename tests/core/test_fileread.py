@@ -1,0 +1,54 @@
+"""read_regular: files named by others are read without ever blocking (SPEC D4, F1, K1, L6)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from skillshelf.core.fileread import NotRegularFileError, read_regular
+
+fifo_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
+
+
+def test_regular_file_bytes_and_limit(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"abcdef")
+    assert read_regular(str(path)) == b"abcdef"
+    assert read_regular(str(path), max_bytes=2) == b"abc"  # limit + 1, so "too large" is visible
+
+
+def test_symlink_to_regular_file_is_followed(tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(b"x")
+    os.symlink(tmp_path / "f", tmp_path / "link")
+    assert read_regular(str(tmp_path / "link")) == b"x"
+
+
+@fifo_only
+def test_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "p")
+    with pytest.raises(NotRegularFileError) as info:
+        read_regular(str(tmp_path / "p"))
+    assert str(info.value) == "not a regular file (a FIFO)"
+    assert info.value.errno is None
+
+
+def test_character_device_is_refused(tmp_path: Path) -> None:
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    os.symlink("/dev/zero", tmp_path / "SKILL.md")
+    with pytest.raises(NotRegularFileError) as info:
+        read_regular(str(tmp_path / "SKILL.md"))
+    assert str(info.value) == "not a regular file (a character device)"
+
+
+def test_directory_is_is_a_directory_error(tmp_path: Path) -> None:
+    with pytest.raises(IsADirectoryError) as info:
+        read_regular(str(tmp_path))
+    assert info.value.strerror == os.strerror(21) and info.value.errno == 21
+
+
+def test_missing_file_is_file_not_found(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        read_regular(str(tmp_path / "absent"))
