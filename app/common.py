@@ -40,3 +40,23 @@ def open_catalog(ns: Any, *, env: Mapping[str, str] | None = None, pull_remote: 
         context_window=getattr(ns, "context_window", None),
         pull_remote=pull_remote,
     )
+
+
+def terminal_text(text: str, stream: Any = None) -> str:
+    """``text`` ready to write to ``stream`` (default ``sys.stdout``), SPEC X1.
+
+    On a terminal, every control character and escape sequence from untrusted skill text
+    (names, descriptions, bodies, paths, diagnostics) is made visible with
+    :func:`skillshelf.core.textsafe.visible` (line feeds and tabs kept); piped or redirected
+    output is the exact text, so scripts still get byte-exact results.
+    """
+    target = sys.stdout if stream is None else stream
+    try:
+        tty = target.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        tty = False
+    if not tty:
+        return text
+    from skillshelf.core.textsafe import visible
+
+    return visible(text, multiline=True)

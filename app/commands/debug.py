@@ -24,7 +24,7 @@ def add_parser(sub: Any, common: Any) -> None:
 
 def run_skill(ns: Any) -> int:
     """Print the G1 document (text or JSON). Exit 0 (reports never fail on bad skills)."""
-    from skillshelf.app.common import open_catalog
+    from skillshelf.app.common import open_catalog, terminal_text
     from skillshelf.core.report import debug_skill_document, debug_skill_text
 
     cat = open_catalog(ns)
@@ -36,13 +36,13 @@ def run_skill(ns: Any) -> int:
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        print(debug_skill_text(doc))
+        print(terminal_text(debug_skill_text(doc)))  # SPEC X1
     return 0
 
 
 def run_agent(ns: Any) -> int:
     """Print the G2 document; exit 1 when the agent would fail to start (S2, U3)."""
-    from skillshelf.app.common import open_catalog
+    from skillshelf.app.common import open_catalog, terminal_text
     from skillshelf.core.report import debug_agent_document, debug_agent_text
 
     cat = open_catalog(ns)
@@ -51,5 +51,5 @@ def run_agent(ns: Any) -> int:
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        print(debug_agent_text(doc))
+        print(terminal_text(debug_agent_text(doc)))  # SPEC X1
     return 0 if doc.get("ok", True) else 1

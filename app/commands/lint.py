@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 
+from skillshelf.app.common import terminal_text
 from skillshelf.core.lint import LintReport, Target, lint_paths
 
 
@@ -88,7 +89,7 @@ def run(ns: argparse.Namespace) -> int:
     else:
         for r in reports:
             for line in format_report(r):
-                print(line)
+                print(terminal_text(line))  # SPEC X1: a skill's escapes never reach the terminal raw
     print(
         f"{_plural(counts['files'], 'file')} checked ({target.value}): {counts['valid']} valid, "
         f"{_plural(counts['errors'], 'error')}, {_plural(counts['warnings'], 'warning')}",

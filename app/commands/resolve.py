@@ -51,7 +51,9 @@ def add_parser(sub: Any, common: Any) -> None:
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"skillshelf resolve: {message}", file=sys.stderr)
+    from skillshelf.app.common import terminal_text
+
+    print(terminal_text(f"skillshelf resolve: {message}", sys.stderr), file=sys.stderr)  # SPEC X1
     return code
 
 
@@ -164,5 +166,7 @@ def _emit(ns: Any, doc: dict[str, Any], lines: list[str], code: int) -> int:
     else:
         if not lines:
             lines = ["nothing to write"]
-        print("\n".join(lines))
+        from skillshelf.app.common import terminal_text
+
+        print(terminal_text("\n".join(lines)))  # SPEC X1
     return code

@@ -32,6 +32,9 @@ def add_parser(sub: Any, common: Any) -> None:
 
 
 def _emit_text(text: str) -> None:
+    from skillshelf.app.common import terminal_text
+
+    text = terminal_text(text)  # SPEC X1: visible escapes on a terminal, exact bytes in a pipe
     sys.stdout.write(text)
     if not text.endswith("\n") and sys.stdout.isatty():
         sys.stdout.write("\n")

@@ -94,7 +94,7 @@ def format_line(old: Generation | None, new: Generation, *, as_json: bool) -> st
 def run(ns: Any) -> int:
     """Open the catalog, print the initial generation, then one line per publish until Ctrl-C
     (exit 0) or ``--exit-after`` lines (exit 0). Exit 2 for an unusable ``--cwd``/``--exit-after``."""
-    from skillshelf.app.common import open_catalog
+    from skillshelf.app.common import open_catalog, terminal_text
     from skillshelf.core.watch import CatalogWatcher
 
     if ns.exit_after is not None and ns.exit_after < 1:
@@ -110,7 +110,8 @@ def run(ns: Any) -> int:
             last = state["last"]
             if done.is_set() or (last is not None and gen.number <= last.number):
                 return
-            sys.stdout.write(format_line(last, gen, as_json=ns.json) + "\n")
+            line = format_line(last, gen, as_json=ns.json)
+            sys.stdout.write((line if ns.json else terminal_text(line)) + "\n")  # SPEC X1
             sys.stdout.flush()
             state["last"] = gen
             state["printed"] += 1

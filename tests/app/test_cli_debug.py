@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -196,3 +197,31 @@ def test_corpus_every_reachable_skill_md_appears_exactly_once(home, capsys):
     assert len(expected) == 1100
     assert len(listed) == len(set(listed))
     assert sorted(listed) == sorted(expected)
+
+
+class _Terminal(io.StringIO):
+    """A stdout that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+EVIL = "---\nname: \"evil\\e[31m\\e]0;title\\a\"\ndescription: \"x \\e[2J \\u202e y\"\n---\nBody \x1b[31m red\n"
+
+
+def test_x1_debug_text_on_a_terminal_shows_escapes_visibly(home, monkeypatch):
+    """SPEC X1: the text report used to write a skill's ESC/BEL bytes raw to the terminal."""
+    proj = home / "proj"
+    d = proj / ".agents/skills/evil"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text(EVIL, encoding="utf-8")
+    tty = _Terminal()
+    monkeypatch.setattr("sys.stdout", tty)
+    assert main(["debug", "skill", "--cwd", str(proj)]) == 0
+    out = tty.getvalue()
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "  evil␛[31m␛]0;title␇  index  project-agents\n" in out
+    pipe = io.StringIO()  # isatty() is False: a pipe still gets the exact text
+    monkeypatch.setattr("sys.stdout", pipe)
+    assert main(["debug", "skill", "--cwd", str(proj)]) == 0
+    assert "  evil\x1b[31m\x1b]0;title\x07  index  project-agents\n" in pipe.getvalue()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -101,3 +102,19 @@ def test_lint_nothing_to_lint_exits_2(tmp_path, capsys):
 def test_lint_accepts_common_options(tmp_path, capsys):
     write(tmp_path, "tidy", GOOD)
     assert main(["lint", "--host", "zhin", "--cwd", str(tmp_path), str(tmp_path)]) == 0
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_x1_lint_on_a_terminal_shows_a_names_escapes_visibly(tmp_path, monkeypatch):
+    """SPEC X1: lint used to print a name's ESC/BEL raw in its messages."""
+    write(tmp_path, "evil", "---\nname: \"ev\\e[2Jil\\a\"\ndescription: d\n---\n\nBody\n")
+    tty = _Terminal()
+    monkeypatch.setattr("sys.stdout", tty)
+    assert main(["lint", str(tmp_path)]) == 1
+    out = tty.getvalue()
+    assert "\x1b" not in out and "\x07" not in out
+    assert "error[name-mismatch] name `ev␛[2Jil␇` does not match its folder `evil`" in out

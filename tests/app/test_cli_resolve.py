@@ -5,6 +5,7 @@ Every test isolates HOME / XDG_* in ``tmp_path`` (SPEC C1); the real home is nev
 
 from __future__ import annotations
 
+import io
 import json
 import os
 
@@ -179,3 +180,18 @@ def test_resolve_refuses_unparsable_config(ws, capsys):
     assert err.startswith(f"skillshelf resolve: {target}:1:")
     assert "--file" in err
     assert target.read_text() == '{"skills": '
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_x1_resolve_messages_on_a_terminal_show_escapes_visibly(ws, monkeypatch):
+    """SPEC X1: a --keep that names no source echoes it (and the locators) on stderr."""
+    tmp_path, proj, project_pdf, home_pdf = ws
+    tty = _Terminal()
+    monkeypatch.setattr("sys.stderr", tty)
+    code = main(["resolve", "pdf", "--keep", "/x\x1b]0;t\x07/SKILL.md", "--cwd", str(proj)])
+    assert code == 2
+    assert tty.getvalue().startswith("skillshelf resolve: --keep /x␛]0;t␇/SKILL.md is not a source of `pdf`")

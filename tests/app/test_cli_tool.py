@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 
@@ -114,3 +115,23 @@ def test_z112_live_catalog_renamed_source_is_catalog_stale(workspace):
     assert catalog.current.number == number + 1
     loaded = tool.call({"action": "load", "name": "spreadsheet", "source": new})
     assert "Normalize the workbook." in loaded.output
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_x1_load_on_a_terminal_shows_escapes_visibly_and_a_pipe_gets_exact_bytes(workspace, monkeypatch):
+    """SPEC X1: the body's ESC bytes used to reach the terminal raw."""
+    (workspace / ".agents/skills/spreadsheet/SKILL.md").write_text(
+        "---\nname: spreadsheet\ndescription: d\n---\nred \x1b[31m text\x07\n")
+    req = ['{"action":"load","name":"spreadsheet"}', "--cwd", str(workspace)]
+    tty = _Terminal()
+    monkeypatch.setattr("sys.stdout", tty)
+    assert main(["tool", *req]) == 0
+    assert "red ␛[31m text␇" in tty.getvalue() and "\x1b" not in tty.getvalue()
+    pipe = io.StringIO()
+    monkeypatch.setattr("sys.stdout", pipe)
+    assert main(["tool", *req]) == 0
+    assert "red \x1b[31m text\x07" in pipe.getvalue()

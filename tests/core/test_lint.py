@@ -349,9 +349,32 @@ def test_a_tree_deeper_than_the_recursion_limit_is_walked(tmp_path):
         os.close(out)
     finally:
         os.close(fd)
-    (report,) = lint_paths([str(tmp_path)])
-    assert report.path == os.path.join(str(tmp_path), *(["d"] * 1100), "SKILL.md")
-    assert report.valid
+    try:
+        (report,) = lint_paths([str(tmp_path)])
+        assert report.path == os.path.join(str(tmp_path), *(["d"] * 1100), "SKILL.md")
+        assert report.valid
+    finally:
+        _split_chain(tmp_path, "d", 1100)
+
+
+def _split_chain(top, name: str, levels: int, step: int = 400) -> None:
+    """Move every ``step``-th level of a ``_nest`` chain up to ``top`` (as ``part<i>``), so the
+    recursive ``shutil.rmtree`` of pytest's tmp_path cleanup stays far from the recursion limit
+    (a leftover chain breaks every later pytest run's cleanup)."""
+    top_fd = os.open(top, os.O_RDONLY)
+    fd = os.open(name, os.O_RDONLY, dir_fd=top_fd)
+    try:
+        for level in range(2, levels + 1):
+            if level % step == 0:
+                os.rename(name, f"part{level}", src_dir_fd=fd, dst_dir_fd=top_fd)
+                inner = os.open(f"part{level}", os.O_RDONLY, dir_fd=top_fd)
+            else:
+                inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
+        os.close(top_fd)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux PATH_MAX and errno text")
