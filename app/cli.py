@@ -27,13 +27,25 @@ class _Parser(argparse.ArgumentParser):
     """argparse with SPEC C2's exit code 2 for usage errors (argparse's default already is 2)."""
 
 
+def _tokens(value: str) -> int:
+    """``--context-window``: a whole number of tokens, 0 or more (0 = unknown window, SPEC U1);
+    a negative window used to be accepted and silently treated as unknown."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more tokens, got {n}")
+    return n
+
+
 def common_parser() -> argparse.ArgumentParser:
     """The COMMON options of SPEC C, as a parent parser."""
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("common options")
     g.add_argument("--cwd", metavar="DIR", default=None, help="working directory the host sees (default: current)")
     g.add_argument("--host", choices=["zuno", "zhin"], default="zuno", help="whose rules apply (default zuno)")
-    g.add_argument("--context-window", metavar="TOKENS", type=int, default=None,
+    g.add_argument("--context-window", metavar="TOKENS", type=_tokens, default=None,
                    help="model context window in tokens (drives the budgets, SPEC U)")
     g.add_argument("--path", metavar="DIR", action="append", default=[],
                    help="extra skills.paths entry (repeatable; appended after configured ones)")

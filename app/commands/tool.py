@@ -40,6 +40,11 @@ def _emit_text(text: str) -> None:
         sys.stdout.write("\n")
 
 
+def _reject_constant(name: str) -> Any:
+    """``NaN``/``Infinity`` are not JSON (RFC 8259); the agent's JSON parser rejects them."""
+    raise ValueError(f"{name} is not valid JSON")
+
+
 def _emit_json(doc: Any) -> None:
     json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")
@@ -51,8 +56,8 @@ def run(ns: Any) -> int:
     from skillshelf.core.tool import SkillTool, ToolError
 
     try:
-        request = json.loads(ns.request)
-    except json.JSONDecodeError as exc:
+        request = json.loads(ns.request, parse_constant=_reject_constant)
+    except (json.JSONDecodeError, ValueError) as exc:
         print(f"skillshelf tool: REQUEST is not valid JSON: {exc}", file=sys.stderr)
         return 2
     catalog = open_catalog(ns)

@@ -124,3 +124,17 @@ def test_missing_cwd_is_exit_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
         main(["index", "--cwd", str(tmp_path / "nope")])
     assert info.value.code == 2
+
+
+@pytest.mark.parametrize("bad", ["-5", "abc"])
+def test_bad_context_window_is_a_usage_error(workspace, capsys, bad):
+    """A negative window used to be accepted and silently rendered with the 8,000 default."""
+    with pytest.raises(SystemExit) as info:
+        main(["index", "--cwd", workspace["proj"], f"--context-window={bad}"])
+    assert info.value.code == 2
+    assert "--context-window: " in capsys.readouterr().err
+
+
+def test_context_window_zero_means_unknown(workspace, capsys):
+    code, out, _ = run_cli(capsys, "--cwd", workspace["proj"], "--context-window", "0", "--json")
+    assert (code, json.loads(out)["budget"]) == (0, 8000)

@@ -135,3 +135,11 @@ def test_x1_load_on_a_terminal_shows_escapes_visibly_and_a_pipe_gets_exact_bytes
     monkeypatch.setattr("sys.stdout", pipe)
     assert main(["tool", *req]) == 0
     assert "red \x1b[31m text\x07" in pipe.getvalue()
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_not_json(workspace, capsys, constant):
+    """Python's json accepts NaN/Infinity; the agent's JSON parser does not (exit 2, not a tool call)."""
+    code, out, err = run(capsys, f'{{"action":"search","query":"x","limit":{constant}}}', "--cwd", str(workspace))
+    assert (code, out) == (2, "")
+    assert err == f"skillshelf tool: REQUEST is not valid JSON: {constant} is not valid JSON\n"
