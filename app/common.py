@@ -15,11 +15,28 @@ def environment(env: Mapping[str, str] | None = None) -> Any:
     return Environment.from_mapping(dict(os.environ) if env is None else env)
 
 
-def open_catalog(ns: Any, *, env: Mapping[str, str] | None = None, pull_remote: bool = True) -> Any:
+def announce_problems(catalog: Any, stream: Any = None) -> int:
+    """Print the generation's configuration and remote problems to stderr, one line each
+    (``skillshelf: warning: <message>``), so commands whose stdout is exactly the agent's text
+    (``index``, ``tool``, ``resolve``, ``watch``) still say when a layer was skipped or a pull
+    failed (SPEC C2: diagnostics on stderr). Returns the number of lines printed."""
+    stream = sys.stderr if stream is None else stream
+    gen = catalog.current
+    lines = [d.message for d in gen.diagnostics
+             if d.code.startswith("config-") and d.severity.value != "info"]
+    lines += [w.message for w in gen.warnings if w.kind.startswith(("Index", "Download", "Entry", "Unsafe"))]
+    for line in lines:
+        print(f"skillshelf: warning: {terminal_text(line, stream)}", file=stream)
+    return len(lines)
+
+
+def open_catalog(ns: Any, *, env: Mapping[str, str] | None = None, pull_remote: bool = True,
+                 announce: bool = False) -> Any:
     """Open a :class:`skillshelf.core.catalog.Catalog` from parsed COMMON options.
 
     Raises ``SystemExit(2)`` with a message on stderr when ``--cwd`` is not a directory (SPEC C2:
-    usage or unreadable input).
+    usage or unreadable input). ``announce`` prints configuration and remote problems to stderr
+    (:func:`announce_problems`); ``debug`` leaves it off because its report lists them.
     """
     from skillshelf.core.catalog import Catalog
 
@@ -31,7 +48,7 @@ def open_catalog(ns: Any, *, env: Mapping[str, str] | None = None, pull_remote: 
         if not os.path.isfile(f):
             print(f"skillshelf: --config {f}: no such file", file=sys.stderr)
             raise SystemExit(2)
-    return Catalog.open(
+    catalog = Catalog.open(
         cwd,
         env=environment(env),
         host=getattr(ns, "host", "zuno") or "zuno",
@@ -40,6 +57,9 @@ def open_catalog(ns: Any, *, env: Mapping[str, str] | None = None, pull_remote: 
         context_window=getattr(ns, "context_window", None),
         pull_remote=pull_remote,
     )
+    if announce:
+        announce_problems(catalog)
+    return catalog
 
 
 def terminal_text(text: str, stream: Any = None) -> str:

@@ -308,7 +308,9 @@ def config_files(*, cwd: str, worktree: str | None, xdg_config_home: str,
     out: list[tuple[str, str]] = []
 
     def add_existing(paths: list[str], kind: str) -> None:
-        out.extend((p, kind) for p in paths if os.path.isfile(p))
+        # Anything at the path is listed (a directory or FIFO named zuno.json too), so that
+        # reading it reports why it was skipped instead of dropping the layer silently.
+        out.extend((p, kind) for p in paths if os.path.lexists(p))
 
     global_dir = os.path.join(xdg_config_home, CONFIG_STEM)
     add_existing(_pair(global_dir), "global")
@@ -472,6 +474,9 @@ def _read_layer(path: str, kind: str, env: Mapping[str, str]) -> tuple[ConfigLay
         except FileNotFoundError:
             if kind == "cli":
                 diag = _error(path, "config file not found")
+            elif kind != "env-file":  # found while walking, then gone: a dangling symlink
+                diag = _error(path, "config file is a dangling symlink or vanished while reading; "
+                              "the layer is skipped", severity=Severity.WARNING, code="config-not-found")
             else:
                 diag = _error(path, "$ZUNO_CONFIG names a file that does not exist; Zuno ignores "
                               "it", severity=Severity.WARNING, code="config-not-found")

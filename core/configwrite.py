@@ -146,7 +146,8 @@ class WriteResult:
     ``target``); ``backup`` the ``.bak`` path or ``None`` (file created, or nothing written);
     ``previous`` the exact previous bytes (``None`` when created); ``written`` is False when the
     plan had nothing to change; ``created_dirs`` directories made for the file (removed again by
-    :func:`undo` when empty)."""
+    :func:`undo` when empty); ``backup_previous`` the bytes the ``.bak`` held before this write
+    (``None``: there was none), so :func:`undo` puts the ``.bak`` back as it was too."""
 
     target: str
     path: str
@@ -156,6 +157,7 @@ class WriteResult:
     created: bool
     written: bool
     created_dirs: tuple[str, ...] = ()
+    backup_previous: bytes | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -665,22 +667,25 @@ def apply_plan(plan: WritePlan) -> WriteResult:
     try:
         os.makedirs(directory, exist_ok=True)
         backup = None
+        backup_previous = None
         mode = None
         if previous is not None:
             mode = os.stat(real).st_mode & 0o7777
             backup = real + ".bak"
+            backup_previous = _read_bytes(backup)
             _atomic_write(backup, previous, mode=mode)
         _atomic_write(real, after, mode=mode)
     except OSError as exc:
         raise ConfigWriteError(f"cannot write {plan.target}: {exc.strerror or exc}; the file is "
                                "unchanged") from exc
     return WriteResult(plan.target, real, backup, previous, after, previous is None, True,
-                       tuple(reversed(created_dirs)))
+                       tuple(reversed(created_dirs)), backup_previous)
 
 
 def undo(result: WriteResult) -> None:
-    """Undo :func:`apply_plan`: restore the previous bytes exactly (atomically), or delete the file
-    it created (and the directories it made, when empty). Refuses with :class:`ConfigWriteError`
+    """Undo :func:`apply_plan`: restore the previous bytes exactly (atomically) and the ``.bak`` as
+    it was before the write, or delete the file it created (and the directories it made, when
+    empty). Refuses with :class:`ConfigWriteError`
     when the file no longer holds what was written (a later edit is never clobbered)."""
     if not result.written:
         return
@@ -699,6 +704,12 @@ def undo(result: WriteResult) -> None:
         else:
             mode = os.stat(result.path).st_mode & 0o7777
             _atomic_write(result.path, result.previous, mode=mode)
+            if result.backup is not None and _read_bytes(result.backup) == result.previous:
+                # the .bak this write made: put it back as it was (absent, or its old bytes)
+                if result.backup_previous is None:
+                    os.unlink(result.backup)
+                else:
+                    _atomic_write(result.backup, result.backup_previous, mode=mode)
     except OSError as exc:
         raise ConfigWriteError(f"cannot undo the change to {result.target}: {exc.strerror or exc}") from exc
 

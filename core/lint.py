@@ -240,6 +240,18 @@ def name_problems(name: str) -> list[str]:
 _ZHIN_DIR = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
+#: Plain scalars the YAML 1.2 core schema would not read as strings (ints, floats, bools, null).
+_NON_STRING_SCALAR = re.compile(
+    r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|true|True|TRUE|false|False|FALSE|null|Null|NULL|~)$"
+)
+
+
+def _name_hint(name: str) -> str:
+    """``name: <name>``, quoted when YAML would otherwise read the value as a number, bool or null."""
+    return f"name: {json.dumps(name) if _NON_STRING_SCALAR.match(name) else name}"
+
+
 def _quoted_line(key: str, value: str) -> str:
     return f"{key}: {json.dumps(value, ensure_ascii=False)}"
 
@@ -406,13 +418,13 @@ def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, t
                 hint=f"rename the folder to `{suggest_name(folder)}`")
     if "name" not in fm:
         out.add("missing-name", "missing required field `name`", field="name", line=has_block_line,
-                hint=f"add `name: {suggest_name(folder)}`")
+                hint=f"add `{_name_hint(suggest_name(folder))}`")
     else:
         name = fm["name"]
         line, col = vat("name")
         if not isinstance(name, str):
             out.add("name-type", f"`name` must be a string, got {type_label(name)}", field="name",
-                    line=line, column=col, hint=f"name: {suggest_name(str(name) if name is not None else '', folder)}")
+                    line=line, column=col, hint=_name_hint(suggest_name(str(name) if name is not None else '', folder)))
         elif zhin:
             if not name.strip():
                 out.add("name-type", "Skill frontmatter name must be a non-empty string", field="name",
@@ -424,12 +436,12 @@ def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, t
             problems = name_problems(name)
             if problems:
                 out.add("name-invalid", f"name `{name}` " + "; ".join(problems), field="name",
-                        line=line, column=col, hint=f"name: {suggest_name(name, folder)}")
+                        line=line, column=col, hint=_name_hint(suggest_name(name, folder)))
             elif not _nfkc(name.strip()).isascii():
                 out.add("name-not-ascii",
                         f"name `{name}` uses non-ASCII letters: valid for the standard (skills-ref), "
                         "but many clients accept only a-z, 0-9 and -",
-                        field="name", line=line, column=col, hint=f"name: {suggest_name(name, folder)}"
+                        field="name", line=line, column=col, hint=_name_hint(suggest_name(name, folder))
                         if suggest_name(name, "") != "my-skill" else None)
             if _nfkc(name.strip()) != _nfkc(folder):
                 if problems and name_problems(folder):

@@ -338,6 +338,15 @@ def _w_missing_skill_md(src: str, skill: str) -> CatalogWarning:
     )
 
 
+def _w_not_a_file(skill: str, file: str) -> CatalogWarning:
+    # skillshelf's own kind (Zuno has none): an index `files` entry that names a directory.
+    return CatalogWarning(
+        "IndexPathNotAFile",
+        skill,
+        f"skill entry `{skill}` lists a directory, not a file: {file}; list the files inside it",
+    )
+
+
 def _w_unsafe_path(skill: str, file: str) -> CatalogWarning:
     # Zuno uses the entry name as the source of this warning.
     return CatalogWarning(
@@ -680,6 +689,9 @@ def _safe_files(name: str, files: Sequence[str]) -> tuple[list[tuple[str, ...]],
         if parts is None:
             warnings.append(_w_unsafe_path(name, file))
             continue
+        if file.endswith(("/", "\\")):
+            warnings.append(_w_not_a_file(name, file))
+            continue
         seen.setdefault(parts, file)
     return list(seen), warnings
 
@@ -778,12 +790,12 @@ def _pull_one(
     except (_httpx().InvalidURL, ValueError, TypeError) as exc:
         warnings.append(_w_malformed(url, str(exc) or "invalid URL"))
         return
+    src = index_url(url)
+    if parsed.scheme and parsed.scheme not in ("http", "https"):
+        warnings.append(_w_index_unreachable(src, f"URL scheme is not allowed: {parsed.scheme} (only http and https)"))
+        return
     if not parsed.scheme or not parsed.host:
         warnings.append(_w_malformed(url, "relative URL without a base"))
-        return
-    src = index_url(url)
-    if parsed.scheme not in ("http", "https"):
-        warnings.append(_w_index_unreachable(src, f"URL scheme is not allowed: {parsed.scheme}"))
         return
     try:
         body = _fetch(

@@ -72,7 +72,7 @@ def run(ns: Any) -> int:
     from skillshelf.app.common import open_catalog
     from skillshelf.core.render import Form, render_budgeted
 
-    catalog = open_catalog(ns)
+    catalog = open_catalog(ns, announce=True)
     if catalog.host == "zhin":
         return _run_zhin(ns, catalog)
     budget = ns.budget if ns.budget is not None else default_budget(catalog, ns.context_window)

@@ -72,7 +72,7 @@ def run(ns: Any) -> int:
     )
     from skillshelf.core.paths import find_worktree
 
-    catalog = open_catalog(ns)
+    catalog = open_catalog(ns, announce=True)
     gen = catalog.current
     name = ns.name
     enabled = gen.named(name)

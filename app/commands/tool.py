@@ -60,7 +60,7 @@ def run(ns: Any) -> int:
     except (json.JSONDecodeError, ValueError) as exc:
         print(f"skillshelf tool: REQUEST is not valid JSON: {exc}", file=sys.stderr)
         return 2
-    catalog = open_catalog(ns)
+    catalog = open_catalog(ns, announce=True)
     if catalog.host == "zhin":
         return _run_zhin(ns, catalog, request)
     try:

@@ -100,7 +100,7 @@ def run(ns: Any) -> int:
     if ns.exit_after is not None and ns.exit_after < 1:
         print("skillshelf watch: --exit-after must be at least 1", file=sys.stderr)
         return 2
-    catalog = open_catalog(ns)
+    catalog = open_catalog(ns, announce=True)
     done = threading.Event()
     lock = threading.Lock()
     state: dict[str, Any] = {"last": None, "printed": 0}

@@ -138,3 +138,15 @@ def test_bad_context_window_is_a_usage_error(workspace, capsys, bad):
 def test_context_window_zero_means_unknown(workspace, capsys):
     code, out, _ = run_cli(capsys, "--cwd", workspace["proj"], "--context-window", "0", "--json")
     assert (code, json.loads(out)["budget"]) == (0, 8000)
+
+
+def test_a_broken_config_layer_is_announced_on_stderr_while_stdout_stays_exact(zuno_home, capsys, monkeypatch):
+    """SPEC K1/C2: the layer is skipped, the index still prints, and stderr says why."""
+    monkeypatch.setenv("ZUNO_CONFIG_CONTENT", "{not json")
+    from skillshelf.app.cli import main as cli_main
+
+    assert cli_main(["index", "--cwd", str(zuno_home / "proj")]) == 0
+    out = capsys.readouterr()
+    assert out.out.startswith("<skill_index>\n")
+    err = out.err.splitlines()
+    assert len(err) == 1 and err[0].startswith("skillshelf: warning: $ZUNO_CONFIG_CONTENT:1:2: ")

@@ -177,7 +177,9 @@ def test_resolve_refuses_unparsable_config(ws, capsys):
     target.write_text('{"skills": ')
     code, out, err = run(capsys, "resolve", "pdf", "--keep", project_pdf, "--cwd", str(proj))
     assert (code, out) == (1, "")
-    assert err.startswith(f"skillshelf resolve: {target}:1:")
+    lines = err.splitlines()
+    assert lines[0].startswith(f"skillshelf: warning: {target}:1:")  # the skipped layer, announced
+    assert lines[1].startswith(f"skillshelf resolve: {target}:1:")
     assert "--file" in err
     assert target.read_text() == '{"skills": '
 

@@ -537,3 +537,26 @@ def test_k1_a_fifo_config_layer_is_config_invalid_not_a_hang(t: Env) -> None:
     assert [(d.severity, d.code, d.message) for d in cfg.diagnostics] == [
         (Severity.ERROR, "config-invalid",
          f"{t.root / 'pipe.json'}: cannot read config file: not a regular file (a FIFO)")]
+
+
+def test_a_config_path_that_is_not_a_regular_file_is_reported_not_skipped_silently(tmp_path):
+    """A directory, FIFO or dangling symlink named zuno.json[c] gives a diagnostic naming it."""
+    import os as _os
+
+    from skillshelf.core.config import load_config
+
+    proj = tmp_path / "p"
+    (proj / ".git").mkdir(parents=True)
+    (proj / ".zuno" / "zuno.json").mkdir(parents=True)
+    _os.mkfifo(proj / "zuno.json")
+    _os.symlink(tmp_path / "nowhere", proj / "zuno.jsonc")
+    cfg = load_config(cwd=str(proj), worktree=str(proj), home=str(tmp_path), xdg_config_home=str(tmp_path / "x"), env={})
+    got = sorted((d.code, d.path) for d in cfg.diagnostics)
+    assert got == sorted([
+        ("config-invalid", str(proj / "zuno.json")),
+        ("config-not-found", str(proj / "zuno.jsonc")),
+        ("config-invalid", str(proj / ".zuno" / "zuno.json")),
+    ])
+    msgs = {d.path: d.message for d in cfg.diagnostics}
+    assert "not a regular file (a FIFO)" in msgs[str(proj / "zuno.json")]
+    assert "dangling symlink" in msgs[str(proj / "zuno.jsonc")]

@@ -348,6 +348,19 @@ def test_k5_backup_holds_previous_bytes_and_undo_restores_them(two):
     assert os.stat(path).st_mode & 0o777 == 0o640
     undo(result)
     assert path.read_bytes() == BEFORE.encode()
+    assert not os.path.exists(str(path) + ".bak")  # the .bak this write made goes too
+
+
+def test_k5_undo_puts_back_an_older_bak_byte_for_byte(two):
+    plan, path = _plan(two, BEFORE)
+    older = b"an older backup the user kept\n"
+    with open(str(path) + ".bak", "wb") as fh:
+        fh.write(older)
+    result = apply_plan(plan)
+    assert open(result.backup, "rb").read() == BEFORE.encode()
+    undo(result)
+    assert path.read_bytes() == BEFORE.encode()
+    assert open(str(path) + ".bak", "rb").read() == older
 
 
 def test_k5_undo_deletes_a_created_file_and_its_new_directory(two):

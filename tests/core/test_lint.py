@@ -385,3 +385,15 @@ def test_a_folder_that_cannot_be_listed_is_reported_not_dropped(tmp_path):
     assert [(r.valid, [d.code for d in r.diagnostics]) for r in reports] == [(False, ["unreadable"])]
     assert reports[0].diagnostics[0].message == (
         "cannot list this folder: File name too long (os error 36); skills below it were not checked")
+
+
+def test_name_hint_is_quoted_when_yaml_would_not_read_a_string(tmp_path):
+    """A numeric name's fix hint must itself be valid: ``name: "123"``, not ``name: 123``."""
+    from skillshelf.core.lint import Target, lint_file
+
+    d = tmp_path / "s"
+    d.mkdir()
+    (d / "SKILL.md").write_text("---\nname: 123\ndescription: d\n---\nB\n", encoding="utf-8")
+    rep = lint_file(str(d / "SKILL.md"), target=Target.SPEC)
+    hints = [x.hint for x in rep.diagnostics if x.code == "name-type"]
+    assert hints == ['name: "123"']

@@ -704,7 +704,7 @@ def test_a_url_that_is_not_a_url_is_malformed(cache: Path) -> None:
         CatalogWarning(
             "IndexUnreachable",
             "ftp://h/x/index.json",
-            "failed to fetch index ftp://h/x/index.json: URL scheme is not allowed: ftp",
+            "failed to fetch index ftp://h/x/index.json: URL scheme is not allowed: ftp (only http and https)",
         ),
     )
 
@@ -723,3 +723,24 @@ def test_lone_surrogates_in_names_and_files_are_warnings_not_crashes(cache: Path
     ]
     assert result.roots == (str(cache / "odd"),)
     assert os.listdir(cache) == ["odd"]
+
+
+def test_a_file_url_is_refused_as_an_unsupported_scheme(cache: Path) -> None:
+    res = pull(["file:///etc"], str(cache))
+    assert [(w.kind, w.message) for w in res.warnings] == [
+        ("IndexUnreachable", "failed to fetch index file:///etc/index.json: URL scheme is not allowed: file (only http and https)")
+    ]
+    assert not cache.exists()
+
+
+def test_a_directory_entry_in_files_is_warned_about_not_dropped(cache: Path) -> None:
+    routes = {
+        "/index.json": index({"name": "d", "files": ["SKILL.md", "refs/"]}),
+        "/d/SKILL.md": skill_md("d", "x"),
+    }
+    with Server(routes) as srv:
+        res = pull([srv.url], str(cache))
+    assert [(w.kind, w.source, w.message) for w in res.warnings] == [
+        ("IndexPathNotAFile", "d", "skill entry `d` lists a directory, not a file: refs/; list the files inside it")
+    ]
+    assert (cache / "d" / "SKILL.md").is_file()
