@@ -481,10 +481,11 @@ def _zhin_view_info(catalog: Any, generation: Generation, agent: str | None) -> 
         selected_budget = SELECTED_DEFAULT_TOKENS
     texts: dict[str, str] = {}
 
-    def read(source: Source) -> str:
-        from skillshelf.core.zhin_load import zhin_read_instructions
+    def read(source: Source) -> str:  # what always_bodies reads by default: the body, trimmed
+        from skillshelf.core.hosts.zhin import split_zhin_markdown
 
-        text = zhin_read_instructions(source)
+        with open(source.location, "rb") as fh:
+            text = split_zhin_markdown(fh.read().decode("utf-8", errors="replace"))[1]
         texts[source.location] = text
         return text
 
@@ -625,9 +626,16 @@ class ZhinDetails:
     deps: Diagnostic | None = None
 
 
-def zhin_details(source: Source, *, which: Any = None) -> ZhinDetails:
-    """:class:`ZhinDetails` of ``source`` (reads ``tools/`` and looks the dependencies up on PATH
-    with ``which``, default :func:`shutil.which`; nothing is run). Worker thread."""
+def _which(search_path: str | None) -> Any:
+    import shutil
+
+    return lambda name: shutil.which(name, path=search_path)
+
+
+def zhin_details(source: Source, *, search_path: str | None = None) -> ZhinDetails:
+    """:class:`ZhinDetails` of ``source`` (reads ``tools/`` and looks the dependencies up on
+    ``search_path`` — the catalog environment's PATH, ``None`` = the process PATH; nothing is
+    run). Worker thread."""
     from skillshelf.core.hosts.zhin import catalog_description
     from skillshelf.core.zhin_deps import check_deps, private_tools, skill_agent
 
@@ -636,28 +644,28 @@ def zhin_details(source: Source, *, which: Any = None) -> ZhinDetails:
         tools = tuple(private_tools(source))
     except OSError:
         tools = ()
-    return ZhinDetails(line, skill_agent(source), tools, check_deps(source.frontmatter, which=which))
+    return ZhinDetails(line, skill_agent(source), tools, check_deps(source.frontmatter, path=search_path))
 
 
-def zhin_load_page(source: Source) -> PageResult:
-    """The ``load_skill`` text Zhin returns for ``source`` (SPEC Z4–Z5: dependency warning +
-    extracted instructions) as a one-page :class:`PageResult`; an unreadable file becomes the
-    refusal."""
+def zhin_load_page(source: Source, *, search_path: str | None = None) -> PageResult:
+    """The ``load_skill`` text Zhin returns for ``source`` (SPEC Z4–Z5: dependency warning —
+    dependencies looked up on ``search_path`` — + extracted instructions) as a one-page
+    :class:`PageResult`; an unreadable file becomes the refusal."""
     from skillshelf.core.zhin_load import zhin_read_instructions
 
     try:
-        text = zhin_read_instructions(source)
+        text = zhin_read_instructions(source, which=_which(search_path))
     except (OSError, ValueError) as exc:
         return PageResult(1, 1, refusal=f"cannot load {source.name}: {exc}", code="unreadable")
     return PageResult(1, 1, output=text, body=text)
 
 
-def zhin_body_cost(source: Source) -> BodyCost:
+def zhin_body_cost(source: Source, *, search_path: str | None = None) -> BodyCost:
     """What loading ``source`` with ``load_skill`` costs (the Z4 text, SPEC U3)."""
     from skillshelf.core.zhin_load import zhin_read_instructions
 
     try:
-        text = zhin_read_instructions(source)
+        text = zhin_read_instructions(source, which=_which(search_path))
     except (OSError, ValueError) as exc:
         return BodyCost(source.location, error=str(exc))
     tokens, exact = count_tokens(text)

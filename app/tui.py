@@ -108,6 +108,9 @@ class SkillshelfApp(App[int]):
         #: The catalog being watched and the event that stops its watcher.
         self.watched: Any = None
         self._watch_stop: threading.Event | None = None
+        #: The running :class:`~skillshelf.core.watch.CatalogWatcher` (its ``ready`` event is set
+        #: once the first watches are in place), or ``None``.
+        self.watcher: Any = None
 
     def get_default_screen(self) -> Screen:
         return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display)
@@ -142,13 +145,16 @@ class SkillshelfApp(App[int]):
             self._watch_stop.set()
         self._watch_stop = None
         self.watched = None
+        self.watcher = None
 
     @work(thread=True, exclusive=True, group="watcher", exit_on_error=False, description="watch skills")
     def run_watcher(self, catalog: Any, stop: threading.Event) -> None:
         """``CatalogWatcher(catalog).run(stop)``; new generations arrive via ``Catalog.subscribe``."""
         from skillshelf.core.watch import CatalogWatcher
 
-        CatalogWatcher(catalog, step=self.watch_step, debounce=self.watch_debounce).run(stop)
+        watcher = CatalogWatcher(catalog, step=self.watch_step, debounce=self.watch_debounce)
+        self.watcher = watcher
+        watcher.run(stop)
 
     def on_unmount(self) -> None:
         self.stop_watching()

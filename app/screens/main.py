@@ -489,6 +489,12 @@ class MainScreen(Screen[None]):
                                      (" (r refreshes by hand)", "$foreground-muted")))
         line.display = True
 
+    def _search_path(self) -> str | None:
+        """PATH of the catalog's environment (Zhin looks dependencies up there, SPEC Z5)."""
+        env = getattr(self.catalog, "env", None)
+        path = getattr(env, "vars", {}).get("PATH") if env is not None else None
+        return path if isinstance(path, str) else None
+
     def window_changed(self) -> None:
         """The session context window changed (what-if ``enter``): recompute both budgets (U1–U2)."""
         if self.generation is None or self.catalog is None:
@@ -702,9 +708,9 @@ class MainScreen(Screen[None]):
         cost = None
         zhin = None
         if isinstance(item, Source) and self.host == "zhin" and not item.location.startswith("builtin://"):
-            zhin = zhin_details(item)
+            zhin = zhin_details(item, search_path=self._search_path())
             if item.enabled:
-                cost = zhin_body_cost(item)
+                cost = zhin_body_cost(item, search_path=self._search_path())
             extras = SourceExtras(lint=lint, zhin=zhin)
             self.post_message(DetailsLoaded(_row_key(row), extras, cost))
             return
@@ -776,7 +782,7 @@ class MainScreen(Screen[None]):
         item = row.item
         key = _row_key(row)
         if self.host == "zhin" and isinstance(item, Source) and not item.location.startswith("builtin://"):
-            self.post_message(PageLoaded(key, zhin_load_page(item)))
+            self.post_message(PageLoaded(key, zhin_load_page(item, search_path=self._search_path())))
             return
         if isinstance(item, Rejected):
             text = read_body(row)
