@@ -3,7 +3,8 @@
 Runs :class:`~skillshelf.app.tui.SkillshelfApp` headless (``App.run_test``) on the demo workspace
 (:func:`skillshelf.app.demo.prepare_demo`, opened like ``run_tui --demo``) at 140×42 cells with
 the ``textual-dark`` theme, and saves SVGs (``App.save_screenshot``) of: the main screen, a
-selected ambiguous row, the ambiguity picker, the index preview, what-if and help. When
+selected ambiguous row, the ambiguity picker, the index preview, what-if and help; ``zhin.svg``:
+host ``zhin`` on a small plugin written to a temporary directory (:data:`ZHIN_PLUGIN`). When
 ``<repo>/../shared/corpus`` exists it also saves ``corpus.svg``: the main screen with that corpus
 as an extra ``--path``. Each SVG is converted to PNG with cairosvg when it is installed, after
 replacing ``Fira Code`` with ``DejaVu Sans Mono`` in the SVG text (Fira Code is usually not
@@ -20,17 +21,22 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-__all__ = ["SIZE", "THEME", "SHOTS", "take_screenshots", "svg_to_png", "main"]
+__all__ = ["SIZE", "THEME", "SHOTS", "PNG_FONT", "ZHIN_PLUGIN", "take_screenshots", "svg_to_png", "main"]
 
 #: Terminal size of every screenshot, in cells (columns, rows).
 SIZE = (140, 42)
 #: Fixed theme, so screenshots do not depend on ``TEXTUAL_THEME``.
 THEME = "textual-dark"
 #: Screenshot names (without extension), in the order taken.
-SHOTS = ("main", "ambiguous", "picker", "index-preview", "whatif", "help")
+SHOTS = ("main", "ambiguous", "picker", "index-preview", "whatif", "help", "zhin")
 
 
-def svg_to_png(svg_path: Path, png_path: Path, *, font: str = "DejaVu Sans Mono") -> bool:
+#: Font substituted for ``Fira Code`` in the PNGs. cairosvg uses only the first family named, with
+#: no per-glyph fallback, so Chinese text (Zhin's load_skill texts in ``zhin.png``) shows as boxes
+#: in the PNG; the SVG keeps it (viewers fall back per glyph). A CJK monospace font as the only
+#: font (WenQuanYi Zen Hei Mono) misaligned the Latin columns; rsvg-convert dropped leading spaces.
+PNG_FONT = "DejaVu Sans Mono"
+def svg_to_png(svg_path: Path, png_path: Path, *, font: str = PNG_FONT) -> bool:
     """Convert one SVG to PNG with cairosvg, substituting ``Fira Code`` by ``font``. Returns False
     (and writes nothing) when cairosvg cannot be imported."""
     try:
@@ -42,14 +48,38 @@ def svg_to_png(svg_path: Path, png_path: Path, *, font: str = "DejaVu Sans Mono"
     return True
 
 
-def _catalog_opener(cwd: str, env_map: dict[str, str] | None, paths: Sequence[str]) -> Callable[[], Any]:
+#: The Zhin plugin of ``zhin.svg``: relative path → file text (SPEC Z1–Z5 on show: a missing
+#: dependency, private tools, an ``always: true`` skill, an agent-private skill, a long description).
+ZHIN_PLUGIN: dict[str, str] = {
+    "skills/weather/SKILL.md": (
+        "---\nname: weather\ndescription: Look up the weather forecast for a city and explain it\n"
+        "compatibility:\n  deps:\n    - sh\n    - weather-cli\n---\n\n# Weather\n\n## Workflow\n\n"
+        "1. Call `skill__weather__forecast` with the city.\n2. Summarise the next three days.\n"),
+    "skills/weather/tools/forecast/index.js": "export default {}\n",
+    "skills/weather/tools/radar/index.js": "export default {}\n",
+    "skills/greeter/SKILL.md": (
+        "---\nname: greeter\ndescription: Greets every new member of a group\nalways: true\n---\n\n"
+        "## 执行规则\nSay hello politely and mention the rules channel.\n"),
+    "skills/release-notes/SKILL.md": (
+        "---\nname: release-notes\ndescription: Write release notes from merged pull requests, grouped "
+        "by area, with breaking changes first and links to every pull request\n---\n\n"
+        "Collect the merged pull requests since the last tag.\n"),
+    "agents/reviewer/skills/audit/SKILL.md": (
+        "---\nname: audit\ndescription: Audit a pull request for risky changes\n---\n\n"
+        "## Instructions\nRead the diff; list risky changes.\n"),
+    "agents/reviewer/skills/audit/tools/diff/index.js": "export default {}\n",
+}
+
+
+def _catalog_opener(cwd: str, env_map: dict[str, str] | None, paths: Sequence[str],
+                    host: str = "zuno") -> Callable[[], Any]:
     from skillshelf.core.catalog import Catalog
     from skillshelf.core.paths import Environment
 
     env = Environment.from_mapping(env_map)
 
     def open_catalog() -> Any:
-        return Catalog.open(cwd, env=env, host="zuno", paths=tuple(paths), pull_remote=False)
+        return Catalog.open(cwd, env=env, host=host, paths=tuple(paths), pull_remote=False)
 
     return open_catalog
 
@@ -61,10 +91,10 @@ async def _settle(app: Any, pilot: Any, rounds: int = 3) -> None:
     await pilot.pause()
 
 
-def _make_app(open_catalog: Callable[[], Any], cwd_display: str) -> Any:
+def _make_app(open_catalog: Callable[[], Any], cwd_display: str, host: str = "zuno") -> Any:
     from skillshelf.app.tui import SkillshelfApp
 
-    app = SkillshelfApp(open_catalog, host="zuno", cwd_display=cwd_display, watch=False)
+    app = SkillshelfApp(open_catalog, host=host, cwd_display=cwd_display, watch=False)
     app.theme = THEME
     return app
 
@@ -126,6 +156,36 @@ async def _shoot_corpus(outdir: Path, corpus: Path) -> list[Path]:
     return [outdir / "corpus.svg"]
 
 
+async def _shoot_zhin(outdir: Path) -> list[Path]:
+    import tempfile
+
+    from skillshelf.app.demo import demo_env
+
+    root = tempfile.mkdtemp(prefix="skillshelf-zhin-")
+    try:
+        bot = Path(root) / "bot"
+        for rel, text in ZHIN_PLUGIN.items():
+            path = bot / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        (Path(root) / "home").mkdir()
+        env = dict(demo_env(root))
+        env["PATH"] = "/usr/bin:/bin"  # sh is found, weather-cli is not (SPEC Z5)
+        app = _make_app(_catalog_opener(str(bot), env, (), host="zhin"), "~/bot", host="zhin")
+        async with app.run_test(size=SIZE) as pilot:
+            await _settle(app, pilot)
+            main = app.main_screen
+            from skillshelf.widgets.catalog_list import CatalogList
+
+            lst = main.query_one(CatalogList)
+            lst.highlighted = [main.rows[i].name for i in lst.order].index("weather")
+            await _settle(app, pilot)
+            app.save_screenshot(filename="zhin.svg", path=str(outdir))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return [outdir / "zhin.svg"]
+
+
 def take_screenshots(outdir: str | os.PathLike[str], *, corpus: str | os.PathLike[str] | None = None,
                      png: bool = True) -> list[Path]:
     """Write the SVGs (and PNGs when ``png`` and cairosvg is available) into ``outdir`` (created);
@@ -135,6 +195,7 @@ def take_screenshots(outdir: str | os.PathLike[str], *, corpus: str | os.PathLik
     out.mkdir(parents=True, exist_ok=True)
     os.environ.pop("NO_COLOR", None)
     svgs = asyncio.run(_shoot_demo(out))
+    svgs += asyncio.run(_shoot_zhin(out))
     if corpus is not None and Path(corpus).is_dir():
         svgs += asyncio.run(_shoot_corpus(out, Path(corpus)))
     files = list(svgs)

@@ -229,13 +229,14 @@ def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: 
             lines.field("warning", f"{visible(item.warning.kind)}: {visible(item.warning.message)}", "$error")
     else:
         _source_fields(lines, item, extras)
+        if extras.zhin is not None:  # host zhin: what Zhin does with it, right under the description
+            _zhin(lines, extras.zhin)
+            lines.blank()
     size = f"{item.size:,} bytes · modified {_when(item.mtime)}"
     lines.field("size", size)
     if item.content_sha256:
         sha = visible(item.content_sha256)
         lines.field("sha256", sha[:SHA_SHOWN] + ("…" if len(sha) > SHA_SHOWN else ""))
-    if extras.zhin is not None:
-        _zhin(lines, extras.zhin)
     _diagnostics(lines, item.diagnostics)
     _lint(lines, extras.lint, item.location.startswith("builtin://"))
     _frontmatter(lines, item.frontmatter)
