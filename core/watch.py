@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -52,6 +53,10 @@ RELEVANT_COMPONENTS = frozenset({"skill", "skills", ".agents", ".zuno"})
 SIDECAR_FILE_NAMES = frozenset({"openai.yaml", "zuno.yaml"})
 #: Configuration file names at every layer (SPEC K1).
 CONFIG_FILE_NAMES = frozenset({"zuno.json", "zuno.jsonc"})
+
+#: Longest a stop request waits for the coordinator (seconds): it checks its stop event at least
+#: this often, however long ``poll_interval`` is; pump threads check theirs every ``step`` ms.
+STOP_CHECK = 0.05
 
 # watchfiles / RustNotify change codes
 _ADDED, _MODIFIED, _DELETED = 1, 2, 3
@@ -283,6 +288,8 @@ class CatalogWatcher:
         self._include_shared: bool | None = None
         self.plan: list[WatchSpec] = []
         self.ready = threading.Event()
+        #: The ``stop_event`` :meth:`run` was given (checked while watches are being set up).
+        self._run_stop: threading.Event | None = None
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> "CatalogWatcher":
@@ -306,8 +313,15 @@ class CatalogWatcher:
 
     def run(self, stop_event: threading.Event | None = None) -> None:
         """Watch until ``stop_event`` (or :meth:`stop`) is set. Blocking; call it from a worker
-        thread. Never raises for file-system or watcher problems."""
+        thread. Never raises for file-system or watcher problems.
+
+        Stopping is prompt whatever :attr:`poll_interval` is: the coordinator checks the event
+        every :data:`STOP_CHECK` seconds, no rebuild starts after it is set, watches still being
+        set up are skipped, and every pump is told to stop at once (each notices within one
+        ``step``), so ``run`` returns within about ``STOP_CHECK + step`` plus any rebuild already
+        running (the TUI quits only when this thread has ended)."""
         stop = stop_event or self._stop
+        self._run_stop = stop
         try:
             self._include_shared = os.path.isdir(_shared_root(self.catalog.env, self.catalog.cwd))
             pending: set[str] = set()
@@ -323,9 +337,8 @@ class CatalogWatcher:
                 if full or pending:
                     self._publish(full, pending)
                     full, pending = False, set()
-                try:
-                    item = self._queue.get(timeout=self.poll_interval)
-                except queue.Empty:
+                item = self._next_item(stop)
+                if item is None:
                     continue
                 items = [item]
                 while True:
@@ -338,9 +351,36 @@ class CatalogWatcher:
                 pending |= p
         finally:
             self.ready.set()
-            for pump, _ in self._pumps.values():
-                pump.close()
+            self._close_pumps([pump for pump, _ in self._pumps.values()])
             self._pumps.clear()
+
+    def _stopping(self) -> bool:
+        run_stop = self._run_stop
+        return self._stop.is_set() or (run_stop is not None and run_stop.is_set())
+
+    def _next_item(self, stop: threading.Event) -> Any:
+        """The next queued pump item, waiting at most :attr:`poll_interval` seconds (``None`` on
+        timeout). The wait is sliced into :data:`STOP_CHECK` steps so a set ``stop`` ends it
+        promptly whatever the poll interval."""
+        deadline = time.monotonic() + self.poll_interval
+        while not stop.is_set() and not self._stop.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            try:
+                return self._queue.get(timeout=min(left, STOP_CHECK))
+            except queue.Empty:
+                continue
+        return None
+
+    @staticmethod
+    def _close_pumps(pumps: Sequence["_Pump"]) -> None:
+        """Stop every pump at once, then wait for them: each notices within one ``step``, so
+        closing N pumps costs one step, not N."""
+        for pump in pumps:
+            pump.stop.set()
+        for pump in pumps:
+            pump.close()
 
     # ------------------------------------------------------------------ internals
     def _relevance_roots(self) -> list[str]:
@@ -395,6 +435,8 @@ class CatalogWatcher:
         newly: set[str] = set()
         failures: dict[str, str] = {}
         for key, requested in wanted.items():
+            if self._stopping():
+                break  # a recursive watch on a big tree takes a while to set up: stop now
             if key in self._pumps:
                 continue
             path, rec = key
@@ -406,6 +448,8 @@ class CatalogWatcher:
                 continue
             self._pumps[key] = (_Pump(notifier, path, rec, self._queue, self.debounce, self.step), ident)
             newly.add(path)
+        if self._stopping():
+            return newly  # the failures seen so far are incomplete: publish nothing
         # a watch that died stays reported until it runs again
         for path, detail in list(self._dead.items()):
             if path in newly:
@@ -423,6 +467,8 @@ class CatalogWatcher:
             self._publish(False, set())
 
     def _publish(self, full: bool, paths: set[str]) -> None:
+        if self._stopping():
+            return  # a rebuild after the stop request would only delay the stop
         try:
             gen = self.catalog.refresh() if full else self.catalog.refresh_paths(paths)
         except Exception:  # a failed rebuild keeps the published generation

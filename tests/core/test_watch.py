@@ -263,3 +263,44 @@ def test_soak_with_the_real_watcher_settles_on_a_fresh_scan(tmp_path):
             return gen.sources == fresh.sources and gen.warnings == fresh.warnings and gen.digest == fresh.digest
 
         wait_for(cat, settled, deadline=20.0)
+
+
+def test_stop_event_ends_run_promptly_whatever_the_poll_interval(tmp_path):
+    """The TUI sets the event on quit / host switch and the process waits for the worker thread:
+    ``run`` must not sit out a long ``poll_interval`` (here 30 s) nor close pumps one by one."""
+    tree = Tree(tmp_path)
+    write(f"{tree.agents}/a/SKILL.md", skill("first"))
+    cat = tree.open(paths=[tree.shared])
+    w = CatalogWatcher(cat, step=50, debounce=1600, poll_interval=30.0)
+    stop = threading.Event()
+    thread = threading.Thread(target=w.run, args=(stop,), daemon=True)
+    thread.start()
+    assert w.ready.wait(DEADLINE)
+    pumps = [p for p, _ in w._pumps.values()]
+    assert pumps  # the project and the configured path are watched
+    stop.set()
+    thread.join(timeout=2)
+    assert not thread.is_alive()
+    assert [p.path for p in pumps if p.thread.is_alive()] == []
+
+
+def test_stop_before_the_watches_are_set_up_starts_no_more_of_them(tmp_path):
+    tree = Tree(tmp_path)
+    cat = tree.open(paths=[tree.shared])
+    stop = threading.Event()
+    made = []
+
+    def factory(path, recursive):
+        from skillshelf.core.watch import _default_notifier
+
+        made.append(path)
+        stop.set()  # the stop request arrives while the first watch is being set up
+        return _default_notifier(path, recursive)
+
+    w = CatalogWatcher(cat, step=50, poll_interval=30.0, notifier_factory=factory)
+    thread = threading.Thread(target=w.run, args=(stop,), daemon=True)
+    thread.start()
+    thread.join(timeout=2)
+    assert not thread.is_alive()
+    assert len(made) == 1
+    assert not any(w.kind == "WatchFailed" for w in cat.current.warnings)
