@@ -3,7 +3,7 @@
 Everything in this module runs in worker threads and returns plain data the screen hands to its
 widgets (DESIGN "The TUI": attributes down). It composes the core:
 
-- :class:`LintCache` — spec-target lint per file (SPEC F4–F5), cached by (locator, content
+- :class:`LintCache` — lint per file for the host's target (SPEC F4–F5), cached by (locator, content
   SHA-256) so a generation that did not change a file never re-lints it;
 - :func:`sidecar_origins` — which sidecar file gave the display name / short description (E3);
 - :func:`list_resources` — the skill directory's files, for ``read_resource`` (SPEC L5);
@@ -30,7 +30,7 @@ from skillshelf.core.model import Diagnostic, Generation, Provenance, Rejected, 
 from skillshelf.core.tokens import approx_tokens, shared_counter
 
 __all__ = [
-    "LintCache", "ResourceFile", "sidecar_origins", "list_resources", "PageResult", "load_page",
+    "LintCache", "lint_target_for", "ResourceFile", "sidecar_origins", "list_resources", "PageResult", "load_page",
     "body_only", "ViewInfo", "RequiredBody", "view_info", "BodyCost", "body_cost", "count_tokens",
     "row_tokens", "remote_origin", "RESOURCE_DEPTH", "RESOURCE_CAP",
     "GenerationDiff", "generation_diff", "ZhinDetails", "zhin_details", "zhin_load_page", "zhin_body_cost",
@@ -56,14 +56,19 @@ def count_tokens(text: str) -> tuple[int, bool]:
 
 
 class LintCache:
-    """Spec-target lint findings per file (SPEC F4–F5), thread-safe.
+    """Lint findings per file (SPEC F4–F5) for one lint ``target``, thread-safe.
 
+    ``target``: the :class:`skillshelf.core.lint.Target` value (``"spec"``, ``"zhin"`` …) — the
+    browser lints with ``zhin`` under host zhin and ``spec`` under zuno (:func:`lint_target_for`).
     Key: ``(locator, content_sha256)`` — lint depends on the bytes *and* on the folder (name
     mismatch, missing references), so a file moved or edited is linted again. Built-ins are never
     linted (no file). :meth:`lint` never raises: a failure becomes one ``lint-failed`` diagnostic.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, target: str = "spec") -> None:
+        from skillshelf.core.lint import Target
+
+        self.target = Target(target).value
         self._lock = threading.Lock()
         self._reports: dict[tuple[str, str], tuple[Diagnostic, ...]] = {}
 
@@ -83,7 +88,7 @@ class LintCache:
             return self._reports.get(key)
 
     def lint(self, item: Item) -> tuple[Diagnostic, ...]:
-        """Findings of ``item`` under ``Target.SPEC`` (cached); ``()`` for built-ins."""
+        """Findings of ``item`` under :attr:`target` (cached); ``()`` for built-ins."""
         key = self.key(item)
         if key is None:
             return ()
@@ -95,7 +100,7 @@ class LintCache:
         from skillshelf.core.model import Severity
 
         try:
-            diags = tuple(lint_file(item.location, target=Target.SPEC).diagnostics)
+            diags = tuple(lint_file(item.location, target=Target(self.target)).diagnostics)
         except Exception as exc:  # lint never breaks the browser
             diags = (Diagnostic(Severity.WARNING, "lint-failed", f"lint could not run: {type(exc).__name__}: {exc}"),)
         with self._lock:
@@ -107,6 +112,12 @@ class LintCache:
         from skillshelf.core.model import Severity
 
         return any(d.severity is Severity.ERROR for d in (self.get(item) or ()))
+
+
+def lint_target_for(host: str) -> str:
+    """The lint target the browser uses for ``host`` (SPEC F5): ``"zhin"`` for host zhin
+    (Zhin's keys and rules, Z2), ``"spec"`` (the Agent Skills standard) otherwise."""
+    return "zhin" if host == "zhin" else "spec"
 
 
 # --------------------------------------------------------------------------- sidecars / resources

@@ -30,7 +30,8 @@ __all__ = ["SourcePane", "SourceExtras", "details_content", "diagnostic_line"]
 class SourceExtras:
     """What the screen computed off the event loop for the shown row (attributes down).
 
-    ``lint``: spec-target lint findings (SPEC F5), ``None`` while computing; ``sidecars``:
+    ``lint``: lint findings (SPEC F5) for ``lint_target`` (``"spec"``, or ``"zhin"`` under host
+    zhin; the pane's label names it), ``None`` while computing; ``sidecars``:
     field (``display_name`` / ``short_description``) → sidecar file that set it; ``remote``:
     ``(url, version)`` of a remote source (SPEC R); ``resources``: ``(relative path, size in
     bytes)`` of the skill directory's files, ``resources_cut`` when the list was capped;
@@ -44,6 +45,7 @@ class SourceExtras:
     resources: tuple[tuple[str, int], ...] | None = None
     resources_cut: bool = False
     zhin: Any = None
+    lint_target: str = "spec"
 
 _LABEL_WIDTH = 12
 #: Hex digits of the content SHA-256 shown (then ``…``).
@@ -168,21 +170,22 @@ def _frontmatter(lines: _Lines, frontmatter: Mapping[str, Any]) -> None:
         lines.hanging(Content.assemble("  ", (visible(str(key)) + ":", "$foreground-muted"), " "), _value(value), indent=4)
 
 
-def _lint(lines: _Lines, lint: tuple[Diagnostic, ...] | None, builtin: bool) -> None:
+def _lint(lines: _Lines, lint: tuple[Diagnostic, ...] | None, builtin: bool, target: str = "spec") -> None:
     lines.blank()
+    label = (f"lint ({visible(target)})", "bold")
     if builtin:
-        lines.line(("lint (spec)", "bold"), "  ", ("built-in: no file to lint", "$foreground-muted"))
+        lines.line(label, "  ", ("built-in: no file to lint", "$foreground-muted"))
         return
     if lint is None:
-        lines.line(("lint (spec)", "bold"), "  ", ("computing…", "$foreground-muted"))
+        lines.line(label, "  ", ("computing…", "$foreground-muted"))
         return
     errors = sum(1 for d in lint if d.severity is Severity.ERROR)
     warnings = sum(1 for d in lint if d.severity is Severity.WARNING)
     if not lint:
-        lines.line(("lint (spec)", "bold"), "  ", ("clean", "$success"))
+        lines.line(label, "  ", ("clean", "$success"))
         return
     summary = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
-    lines.line(("lint (spec)", "bold"), "  ", (summary, "$error" if errors else "$warning"))
+    lines.line(label, "  ", (summary, "$error" if errors else "$warning"))
     _diagnostic_lines(lines, lint)
 
 
@@ -238,7 +241,7 @@ def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: 
         sha = visible(item.content_sha256)
         lines.field("sha256", sha[:SHA_SHOWN] + ("…" if len(sha) > SHA_SHOWN else ""))
     _diagnostics(lines, item.diagnostics)
-    _lint(lines, extras.lint, item.location.startswith("builtin://"))
+    _lint(lines, extras.lint, item.location.startswith("builtin://"), extras.lint_target)
     _frontmatter(lines, item.frontmatter)
     _resources(lines, extras)
     return lines.content()

@@ -36,7 +36,7 @@ from skillshelf.app.screens.agent_picker import (
     BODY_CHOICE, NO_AGENT, AgentChoice, ChoiceScreen, agent_options, resource_options,
 )
 from skillshelf.app.sourceinfo import (
-    BodyCost, LintCache, PageResult, ViewInfo, body_cost, filtered_generation, generation_diff, list_resources,
+    BodyCost, LintCache, PageResult, lint_target_for, ViewInfo, body_cost, filtered_generation, generation_diff, list_resources,
     load_page, remote_origin, row_tokens, sidecar_origins, view_info, zhin_body_cost, zhin_details, zhin_load_page,
 )
 from skillshelf.core.filter import FilterIndex
@@ -297,7 +297,8 @@ class MainScreen(Screen[None]):
         self.sort = "catalog"
         #: Raw tool output (``v``) instead of the body only.
         self.raw = False
-        self.lint_cache = LintCache()
+        #: Lint per file for the host's target (``zhin`` under host zhin, else ``spec``; SPEC F5).
+        self.lint_cache = LintCache(lint_target_for(host))
         self._lint_bad: set[str] = set()
         #: Filter index of :attr:`rows`, built on the first non-empty query of a generation.
         self._index: FilterIndex | None = None
@@ -520,6 +521,7 @@ class MainScreen(Screen[None]):
         self._page = None
         self._shown_key = self._shown_item = None
         self._lint_bad = set()
+        self.lint_cache = LintCache(lint_target_for(host))
         self._set_changes("")
         self.query_one(CatalogList).show_rows([], [])
         self._show_row(None)
@@ -550,7 +552,7 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="lint", exit_on_error=False, description="lint")
     def lint_all(self, generation: Generation) -> None:
-        """Lint every listed file of ``generation`` (spec target, cached by content SHA-256),
+        """Lint every listed file of ``generation`` (the host's target: ``zhin`` / ``spec``; cached by content SHA-256),
         posting progress after :data:`PROGRESS_AFTER` s and :class:`LintDone` at the end."""
         worker = get_current_worker()
         items: list[Source | Rejected] = [s for s in generation.sources if not s.location.startswith("builtin://")]
@@ -558,11 +560,12 @@ class MainScreen(Screen[None]):
         started = time.monotonic()
         last = 0.0
         bad: set[str] = set()
+        cache = self.lint_cache
         for n, item in enumerate(items, 1):
             if worker.is_cancelled:
                 return
-            self.lint_cache.lint(item)
-            if self.lint_cache.has_errors(item):
+            cache.lint(item)
+            if cache.has_errors(item):
                 bad.add(item.location)
             now = time.monotonic()
             if now - started > PROGRESS_AFTER and now - last > 0.2:
@@ -685,7 +688,7 @@ class MainScreen(Screen[None]):
             pane.show_extras(row, self._extras)  # flags / ambiguity may have changed
             return
         self._shown_key, self._shown_item = key, row.item
-        self._extras = SourceExtras(lint=self.lint_cache.get(row.item))
+        self._extras = SourceExtras(lint=self.lint_cache.get(row.item), lint_target=self.lint_cache.target)
         self._cost = None
         pane.show_row(row, self._extras)
         self._update_selected_meter()
@@ -700,7 +703,8 @@ class MainScreen(Screen[None]):
     def load_details(self, row: CatalogRow) -> None:
         """Lint (cached), sidecar origins, remote origin, resources and the body cost of ``row``."""
         item = row.item
-        lint = self.lint_cache.lint(item)
+        cache = self.lint_cache
+        lint = cache.lint(item)
         sidecars: dict[str, str] = {}
         remote = None
         resources = None
@@ -711,7 +715,7 @@ class MainScreen(Screen[None]):
             zhin = zhin_details(item, search_path=self._search_path())
             if item.enabled:
                 cost = zhin_body_cost(item, search_path=self._search_path())
-            extras = SourceExtras(lint=lint, zhin=zhin)
+            extras = SourceExtras(lint=lint, zhin=zhin, lint_target=cache.target)
             self.post_message(DetailsLoaded(_row_key(row), extras, cost))
             return
         if isinstance(item, Source):
@@ -722,7 +726,8 @@ class MainScreen(Screen[None]):
                 resources = tuple((r.path, r.size) for r in found)
             if item.enabled:
                 cost = body_cost(item)
-        extras = SourceExtras(lint=lint, sidecars=sidecars, remote=remote, resources=resources, resources_cut=cut)
+        extras = SourceExtras(lint=lint, sidecars=sidecars, remote=remote, resources=resources, resources_cut=cut,
+                              lint_target=cache.target)
         self.post_message(DetailsLoaded(_row_key(row), extras, cost))
 
     @on(DetailsLoaded)

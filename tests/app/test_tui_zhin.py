@@ -172,3 +172,41 @@ async def test_h_without_reopen_support_says_so(tmp_path):
         await settle(app, pilot)
         assert app.main_screen.host == "zuno"
         assert "This catalog cannot be re-opened for another host." in notes
+
+
+async def test_f5_lint_target_follows_the_host(tmp_path):
+    """The same file under both hosts (a configured path for Zuno, a plugin skill for Zhin):
+    Zuno lints it with the standard (``always`` is an unknown key: an error, row flag ``!``),
+    Zhin with its own rules (``always: true`` is a valid Zhin key: clean)."""
+    root = tmp_path / "bot"
+    (root / ".git").mkdir(parents=True)
+    _write(root / "skills" / "greeter" / "SKILL.md",
+           "---\nname: greeter\ndescription: Greets every new member\nalways: true\n---\n\nSay hello.\n")
+    home = tmp_path / "home"
+    env = Environment.from_mapping({"HOME": str(home), "PATH": "/usr/bin:/bin"})
+
+    def open_host(host: str):
+        return Catalog.open(str(root), env=env, host=host, paths=(str(root / "skills"),), pull_remote=False)
+
+    app = SkillshelfApp(lambda: open_host("zuno"), host="zuno", cwd_display="~/bot", open_host=open_host)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        main = app.main_screen
+        select(app, "greeter")
+        await settle(app, pilot)
+        row = main.selected_row()
+        assert (main.lint_cache.target, row.flag) == ("spec", "!")
+        text = main.query_one(SourcePane).details_text
+        assert ("lint (spec)  1 error, 0 warnings\n  line 4 col 1 error[unknown-key] unknown key `always`; the Agent Skills "
+                "standard allows only allowed-tools, compatibility, description, license, metadata, name (field always)") in text
+
+        await pilot.press("h")
+        await settle(app, pilot)
+        assert main.generation.host == "zhin"
+        select(app, "greeter")
+        await settle(app, pilot)
+        row = main.selected_row()
+        assert (main.lint_cache.target, row.flag) == ("zhin", " ")
+        text = main.query_one(SourcePane).details_text
+        assert "\nlint (zhin)  clean\n" in text
+        assert "unknown-key" not in text and "lint (spec)" not in text
