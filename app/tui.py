@@ -7,7 +7,10 @@ Live (SPEC H2–H4, issue 5): with ``watch=True`` the app runs
 :meth:`skillshelf.core.watch.CatalogWatcher.run` in a thread worker (group ``watcher``) over the
 catalog the main screen opened; each generation the watcher makes the catalog publish reaches the
 screen through ``Catalog.subscribe``. The worker stops when its ``threading.Event`` is set (on a
-host switch, on unmount and on quit). ``h`` switches the host zuno ↔ zhin (issue 7).
+host switch, on unmount and on quit). ``h`` switches the host zuno ↔ zhin (issue 7). ``e`` opens
+the Problems screen (:mod:`skillshelf.app.screens.problems`); ``ctrl+p`` finds skills and the
+app's actions (:mod:`skillshelf.app.screens.palette`). ``q`` quits from the main screen; every
+modal screen binds ``q`` to close itself instead.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from textual.screen import Screen
 
 from skillshelf.app.screens.help import HelpScreen
 from skillshelf.app.screens.main import CatalogLike, CatalogOpened, MainScreen
-from skillshelf.app.screens.palette import SkillProvider
+from skillshelf.app.screens.palette import ActionProvider, SkillProvider
 from skillshelf.core.textsafe import visible
 
 __all__ = ["SkillshelfApp", "run_tui", "display_path", "HOSTS", "reopen_catalog"]
@@ -63,7 +66,7 @@ class SkillshelfApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "skillshelf"
-    COMMANDS = App.COMMANDS | {SkillProvider}
+    COMMANDS = App.COMMANDS | {ActionProvider, SkillProvider}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "help", "Help", id="app.help"),
@@ -73,10 +76,11 @@ class SkillshelfApp(App[int]):
         Binding("w", "whatif", "What-if", id="app.whatif"),
         Binding("ctrl+z", "undo_write", "Undo write", show=False, id="app.undo-write"),
         Binding("h", "switch_host", "Host", id="app.switch-host"),
+        Binding("e", "problems", "Problems", id="app.problems"),
     ]
 
     #: Actions that only make sense over the main screen (not inside a modal or another screen).
-    MAIN_ONLY_ACTIONS = frozenset({"resolve", "index_preview", "whatif", "undo_write", "switch_host"})
+    MAIN_ONLY_ACTIONS = frozenset({"resolve", "index_preview", "whatif", "undo_write", "switch_host", "problems"})
 
     #: Context window (tokens) applied from the what-if screen (``enter``) for this session;
     #: ``None`` = the catalog's own (``--context-window``). Used by the index preview, what-if
@@ -197,7 +201,7 @@ class SkillshelfApp(App[int]):
 
     # ------------------------------------------------------------------ K5 / P / U screens
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Disable the main-screen actions (``a`` ``i`` ``w`` ``ctrl+z``) while another screen is on top."""
+        """Disable the main-screen actions (``a`` ``i`` ``w`` ``e`` ``h`` ``ctrl+z``) while another screen is on top."""
         if action in self.MAIN_ONLY_ACTIONS and not isinstance(self.screen, MainScreen):
             return False
         return True
@@ -244,6 +248,22 @@ class SkillshelfApp(App[int]):
         if main is not None:
             self.push_screen(WhatIfScreen(main.catalog, main.generation,
                                           context_window=self.session_context_window))
+
+    def action_problems(self) -> None:
+        """``e``: the Problems screen — warnings, catalog diagnostics and rejected files of the
+        shown generation (SPEC K1, D2, D4, R, H3, F6); ``enter`` on an entry naming a skill file
+        moves the catalog cursor to that row."""
+        from skillshelf.app.screens.problems import ProblemsScreen
+
+        main = self._loaded_main()
+        if main is None:
+            return
+
+        def chosen(location: str | None) -> None:
+            if location is not None:
+                main.jump_to_location(location)
+
+        self.push_screen(ProblemsScreen(main.problems, main.generation.number), chosen)
 
     def action_undo_write(self) -> None:
         """``ctrl+z``: undo the last picker write (restores the file byte for byte) and rescan."""

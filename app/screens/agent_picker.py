@@ -27,7 +27,7 @@ NO_AGENT = "\0no-agent"
 
 
 class ChoiceScreen(ModalScreen[str | None]):
-    """Modal list of options; ``enter`` dismisses with the option id, ``esc`` with ``None``.
+    """Modal list of options; ``enter`` dismisses with the option id, ``esc`` / ``q`` with ``None``.
 
     ``options``: ``(id, label)`` pairs; ``current`` is highlighted first when present.
     """
@@ -42,7 +42,10 @@ class ChoiceScreen(ModalScreen[str | None]):
     ChoiceScreen OptionList { height: auto; max-height: 30; border: none; }
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="choice.cancel")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="choice.cancel"),
+        Binding("q", "cancel", "Cancel", show=False, id="choice.cancel-q"),
+    ]
 
     def __init__(self, title: str, options: Sequence[tuple[str, Content | str]], current: str | None = None,
                  *, id: str | None = None) -> None:

@@ -272,6 +272,7 @@ class IndexPreviewScreen(Screen[None]):
         Binding("c", "copy", "Copy", id="preview.copy"),
         Binding("ctrl+s", "save", "Save", id="preview.save"),
         Binding("escape", "close", "Close", id="preview.close"),
+        Binding("q", "close", "Close", show=False, id="preview.close-q"),
     ]
 
     def __init__(self, catalog: Any, generation: Generation, *, context_window: int | None = None,

@@ -36,8 +36,9 @@ from skillshelf.app.screens.agent_picker import (
     BODY_CHOICE, NO_AGENT, AgentChoice, ChoiceScreen, agent_options, resource_options,
 )
 from skillshelf.app.sourceinfo import (
-    BodyCost, LintCache, PageResult, lint_target_for, ViewInfo, body_cost, filtered_generation, generation_diff, list_resources,
-    load_page, remote_origin, row_tokens, sidecar_origins, view_info, zhin_body_cost, zhin_details, zhin_load_page,
+    BodyCost, LintCache, PageResult, Problem, ViewInfo, body_cost, filtered_generation, generation_diff,
+    lint_target_for, list_resources, load_page, problem_counts, problems, problems_summary, remote_origin, row_tokens,
+    sidecar_origins, view_info, zhin_body_cost, zhin_details, zhin_load_page,
 )
 from skillshelf.core.filter import FilterIndex
 from skillshelf.core.model import Generation, Rejected, Source
@@ -317,10 +318,13 @@ class MainScreen(Screen[None]):
         self._changes_timer: Timer | None = None
         #: Bumped on a host switch: results of workers started before it are dropped.
         self._epoch = 0
+        #: The Problems view's entries for :attr:`generation` (``e``; SPEC K1, D2, D4, R, H3, F6).
+        self.problems: tuple[Problem, ...] = ()
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield CatalogHeader(id="header")
+        yield Static("", id="problems-line", markup=False)
         yield Static("", id="watch-warning", markup=False)
         yield Static("", id="agent-warning", markup=False)
         yield Input(placeholder="/ filter…  (name, description, keywords; typos ok)", id="filter")
@@ -337,6 +341,7 @@ class MainScreen(Screen[None]):
         self._show_header("loading…")
         self.query_one("#agent-warning").display = False
         self.query_one("#watch-warning").display = False
+        self.query_one("#problems-line").display = False
         self.query_one("#catalog-pane").border_title = "Catalog"
         self.query_one(SourcePane).border_title = "Source"
         self.query_one(CatalogList).focus()
@@ -433,6 +438,7 @@ class MainScreen(Screen[None]):
         self.generation = generation
         self.view = view
         self._show_watch_warnings(generation)
+        self._show_problems(generation)
         self.rows = build_rows(filtered_generation(generation, view), self._lint_bad)
         self._index = None
         self._show_header()
@@ -475,6 +481,33 @@ class MainScreen(Screen[None]):
         self._changes_timer = None
         self.changes = ""
         self._show_header()
+
+    def _show_problems(self, generation: Generation | None) -> None:
+        """Keep :attr:`problems` and the one-line summary under the header (``✗ 1 error · 2
+        warnings · 1 note — press e``; hidden when there are none) in step with ``generation``."""
+        self.problems = problems(generation) if generation is not None else ()
+        line = self.query_one("#problems-line", Static)
+        summary = problems_summary(self.problems)
+        if not summary:
+            line.update("")
+            line.display = False
+            return
+        errors, warnings, _notes = problem_counts(self.problems)
+        glyph, style = ("✗", "$error") if errors else ("⚠", "$warning") if warnings else ("ℹ", "$accent")
+        line.update(Content.assemble((glyph + " ", f"bold {style}"), summary, (" — press e", "$foreground-muted")))
+        line.display = True
+
+    def jump_to_location(self, location: str) -> bool:
+        """Put the cursor on the row whose file is ``location`` (its locator, an alias or its
+        canonical path), clearing a filter that hides it; False (and a notice) when the current
+        view does not list it (an agent view hides it, or it is gone)."""
+        for i, row in enumerate(self.rows):
+            item = row.item
+            if location == item.location or location == item.canonical or location in item.aliases:
+                self.jump_to_row(i)
+                return True
+        self.notify(f"{visible(location)} is not listed in this view.", timeout=4, markup=False)
+        return False
 
     def _show_watch_warnings(self, generation: Generation) -> None:
         """The ``WatchFailed`` warnings of ``generation`` (SPEC H4) on one line under the header."""
@@ -520,6 +553,7 @@ class MainScreen(Screen[None]):
         self._pages.clear()
         self._page = None
         self._shown_key = self._shown_item = None
+        self._show_problems(None)
         self._lint_bad = set()
         self.lint_cache = LintCache(lint_target_for(host))
         self._set_changes("")

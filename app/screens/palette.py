@@ -1,4 +1,5 @@
-"""Command palette provider: jump to any skill (or rejected file) by fuzzy name.
+"""Command palette providers: the app's actions by name (:class:`ActionProvider`) and any skill
+(or rejected file) by fuzzy name (:class:`SkillProvider`).
 
 Hits are built from plain :class:`~textual.content.Content` (never ``Matcher.highlight``, which
 parses markup, nor ``Hit.help``, which the palette renders as markup), so skill names cannot
@@ -7,8 +8,9 @@ inject markup (SPEC X1).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
@@ -19,9 +21,84 @@ from skillshelf.widgets.rows import short_location
 if TYPE_CHECKING:
     from skillshelf.app.screens.main import MainScreen
 
-__all__ = ["SkillProvider"]
+__all__ = ["ActionProvider", "PaletteAction", "PALETTE_ACTIONS", "SkillProvider"]
 
 _DISCOVER_MAX = 50
+
+
+@dataclass(frozen=True)
+class PaletteAction:
+    """One palette entry for an action: ``title`` (what is matched), ``key`` (the binding shown
+    beside it), ``help`` (one line), ``owner`` (``"app"`` or ``"main"``: whose ``action_<name>``
+    runs), ``action`` (the action name without ``action_``) and its ``args``."""
+
+    title: str
+    key: str
+    help: str
+    owner: str
+    action: str
+    args: tuple[Any, ...] = ()
+
+
+#: The actions the palette lists, in discovery order (issue 6 item 5). Each runs the same method
+#: its key runs.
+PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
+    PaletteAction("Resolve the selected conflict", "a", "ambiguity picker for the selected name", "app", "resolve"),
+    PaletteAction("Index preview", "i", "the exact prompt index for this host and budget", "app", "index_preview"),
+    PaletteAction("What-if: context window", "w", "budgets under another window / maxContextTokens", "app", "whatif"),
+    PaletteAction("Agent view", "g", "show the catalog as an agents.<name> entry sees it", "main", "pick_agent"),
+    PaletteAction("Switch host (zuno ↔ zhin)", "h", "same folder, paths and config under the other host", "app",
+                  "switch_host"),
+    PaletteAction("Refresh (rescan now)", "r", "rescan every root: a new generation", "main", "refresh"),
+    PaletteAction("Pull remote skills now", "p", "fetch the skills.urls indexes and rescan", "main", "pull"),
+    PaletteAction("Problems", "e", "warnings, config errors, uncovered folders, rejected files", "app", "problems"),
+    PaletteAction("Sort: next order", "s", "catalog, name, provenance, size, tokens", "main", "cycle_sort"),
+    PaletteAction("Next conflict", "n", "the next ambiguous name", "main", "next_conflict", (1,)),
+    PaletteAction("Undo the last picker write", "ctrl+z", "restore skills.config byte for byte", "app", "undo_write"),
+    PaletteAction("Help", "?", "keys and the status glyphs", "app", "help"),
+    PaletteAction("Quit", "q", "leave skillshelf", "app", "quit"),
+)
+
+
+def _main_screen(provider: Provider) -> "MainScreen | None":
+    from skillshelf.app.screens.main import MainScreen
+
+    for screen in (provider.screen, *provider.app.screen_stack):
+        if isinstance(screen, MainScreen):
+            return screen
+    return None
+
+
+class ActionProvider(Provider):
+    """Lists :data:`PALETTE_ACTIONS` with their keys; selecting one runs the same
+    ``action_<name>`` method as the key (on the app or on the main screen). The palette closes
+    before the command runs, so the action sees the screen the key would have seen."""
+
+    def _runner(self, entry: PaletteAction) -> Callable[[], Any] | None:
+        target: Any = self.app if entry.owner == "app" else _main_screen(self)
+        method = getattr(target, f"action_{entry.action}", None) if target is not None else None
+        if method is None:
+            return None
+        return partial(method, *entry.args)
+
+    @staticmethod
+    def _display(entry: PaletteAction) -> Content:
+        return Content.assemble((entry.title, "bold"), ("  " + entry.key, "$accent"), "\n",
+                                (entry.help, "$foreground-muted"))
+
+    async def discover(self) -> Hits:
+        for entry in PALETTE_ACTIONS:
+            run = self._runner(entry)
+            if run is not None:
+                yield DiscoveryHit(self._display(entry), run, text=entry.title)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for entry in PALETTE_ACTIONS:
+            score = matcher.match(entry.title)
+            run = self._runner(entry) if score > 0 else None
+            if run is not None:
+                yield Hit(score, self._display(entry), run, text=entry.title)
 
 
 class SkillProvider(Provider):

@@ -261,6 +261,7 @@ class AmbiguityPicker(ModalScreen[None]):
         Binding("ctrl+s", "write", "Write", id="picker.write"),
         Binding("u", "undo", "Undo", id="picker.undo"),
         Binding("escape", "close", "Close", id="picker.close"),
+        Binding("q", "close", "Close", show=False, id="picker.close-q"),
     ]
 
     def __init__(self, catalog: Any, generation: Generation, name: str, *, keep: str | None = None) -> None:

@@ -125,6 +125,7 @@ class WhatIfScreen(ModalScreen[None]):
         Binding("4", "preset(3)", "1M", id="whatif.preset-1m"),
         Binding("enter", "apply_session", "Apply to session", id="whatif.apply", priority=True),
         Binding("escape", "close", "Close", id="whatif.close"),
+        Binding("q", "close", "Close", show=False, id="whatif.close-q"),
     ]
 
     def __init__(self, catalog: Any, generation: Generation, *, context_window: int | None = None) -> None:
