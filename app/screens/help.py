@@ -37,9 +37,9 @@ HELP_ROWS: tuple[tuple[str, str, str], ...] = (
     ("app.undo-write", "ctrl+z", "undo the last picker write to skills.config"),
     ("app.index-preview", "i", "index preview: exact prompt text (f form, c copy, ^s save)"),
     ("app.whatif", "w", "what-if: context window / maxContextTokens (writes nothing)"),
-    ("app.problems", "e", "problems: warnings, config errors, hints, rejected files (enter jumps to the file)"),
+    ("app.problems", "e", "problems: warnings, config errors, hints, rejected files"),
     ("app.help", "?", "this help"),
-    ("app.palette", "ctrl+p", "command palette: jump to a skill, or run any action above by name"),
+    ("app.palette", "ctrl+p", "command palette: a skill, or any action above, by name"),
     ("app.quit", "q", "quit (in a dialog: close it)"),
     ("main.escape", "esc", "clear the filter / back to the list"),
 )

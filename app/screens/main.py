@@ -493,7 +493,7 @@ class MainScreen(Screen[None]):
             line.display = False
             return
         errors, warnings, _notes = problem_counts(self.problems)
-        glyph, style = ("✗", "$error") if errors else ("⚠", "$warning") if warnings else ("ℹ", "$accent")
+        glyph, style = ("✗", "$error") if errors else ("⚠", "$warning") if warnings else ("•", "$accent")
         line.update(Content.assemble((glyph + " ", f"bold {style}"), summary, (" — press e", "$foreground-muted")))
         line.display = True
 

@@ -3,7 +3,7 @@ generation, grouped by kind (SPEC K1 "the browser still starts and shows it", D2
 hints, D4 scan warnings, R remote failures, H3 kept-last-valid, F6 rejected files).
 
 The entries come from :func:`skillshelf.app.sourceinfo.problems` (pure, folded so nothing is
-listed twice). Each shows a severity glyph (``✗`` error, ``⚠`` warning, ``ℹ`` note), the exact
+listed twice). Each shows a severity glyph (``✗`` error, ``⚠`` warning, ``•`` note), the exact
 message, the path / URL / variable it is about and the hint, all as plain ``Content`` made
 visible (SPEC X1: no markup, control characters shown). ``enter`` on an entry that names a skill
 file dismisses the screen with that locator (the app moves the catalog cursor there); ``esc`` /
@@ -29,8 +29,8 @@ from skillshelf.core.textsafe import visible
 
 __all__ = ["ProblemsScreen", "problem_content", "group_title", "SEVERITY_GLYPH"]
 
-#: Glyph and style per severity.
-SEVERITY_GLYPH = {Severity.ERROR: ("✗", "$error"), Severity.WARNING: ("⚠", "$warning"), Severity.INFO: ("ℹ", "$accent")}
+#: Glyph and style per severity (``•`` for notes: ``ℹ`` is missing from common monospace fonts).
+SEVERITY_GLYPH = {Severity.ERROR: ("✗", "$error"), Severity.WARNING: ("⚠", "$warning"), Severity.INFO: ("•", "$accent")}
 #: Indent of the source / hint lines under an entry.
 _INDENT = "    "
 

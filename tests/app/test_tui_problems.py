@@ -77,7 +77,7 @@ async def test_k1_d2_problems_summary_and_screen(broken_workspace):
             "PathNotFound (1)",
             f"⚠ {missing_msg}\n    {t}/missing",
             "uncovered-folder (1)",
-            f"ℹ {uncovered_msg}\n    {t}/proj/.claude/skills\n    hint: {hint}",
+            f"• {uncovered_msg}\n    {t}/proj/.claude/skills\n    hint: {hint}",
         ]
         # enter on an entry that names no skill file keeps the screen open
         await pilot.press("down", "enter")
@@ -153,7 +153,7 @@ async def test_help_lists_problems_key_and_q_closes_a_dialog(tmp_path):
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        assert "\n  e         problems: warnings, config errors" in app.screen.query_one("#help-text").content.plain
+        assert "\n  e         problems: warnings, config errors, hints, rejected files\n" in app.screen.query_one("#help-text").content.plain
         await pilot.press("escape", "i")
         await settle(app, pilot)
         assert isinstance(app.screen, IndexPreviewScreen)
