@@ -228,7 +228,7 @@ def _read_text(path: str) -> str | None:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigWriteError(f"{path} is not valid UTF-8; skillshelf will not rewrite it "
-                               "(fix it, or write elsewhere with --file)") from None
+                               "(fix it, or choose another target file)") from None
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -334,7 +334,7 @@ def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str,
     if relation == "above" and entries:
         where = ("$ZUNO_CONFIG_CONTENT" if owner.kind == "env-content" else owner.path)
         hint = ("edit that variable instead" if owner.kind == "env-content"
-                else f"write there instead with --file {owner.path}")
+                else f"write there instead (target {owner.path})")
         raise ConfigWriteError(
             f"skills.config in {where} takes precedence over {target} and arrays replace (SPEC K1), "
             f"so entries added to {target} would have no effect; {hint}")
@@ -346,7 +346,7 @@ def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str,
             target_has_rules = _has_rules(parse_jsonc(before, target))
         except ConfigSyntaxError as exc:
             raise ConfigWriteError(f"{exc}; skillshelf will not rewrite a config file it cannot "
-                                   "parse (fix it, or write elsewhere with --file)") from None
+                                   "parse (fix it, or choose another target file)") from None
     if relation == "below" and entries and not target_has_rules:
         inherited = tuple(owner.data["skills"]["config"]) if isinstance(
             owner.data["skills"]["config"], list) else ()
@@ -524,7 +524,7 @@ def append_rules(text: str | None, items: Sequence[Any], *, label: str = "<confi
 
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     body = text[len(bom):]
-    refuse = "; skillshelf will not rewrite it (fix it, or write elsewhere with --file)"
+    refuse = "; skillshelf will not rewrite it (fix it, or choose another target file)"
     try:
         old = parse_jsonc(text, label)
     except ConfigSyntaxError as exc:

@@ -567,8 +567,8 @@ def _body_checks(body: str, body_line: int | None, skill_dir: str | None, out: _
     tokens = len(body) // CHARS_PER_TOKEN
     if lines > BODY_MAX_LINES or tokens > BODY_MAX_TOKENS:
         out.add("body-too-long",
-                f"body is {lines} lines and about {tokens} tokens ({len(body)} characters / {CHARS_PER_TOKEN}); "
-                f"keep it under {BODY_MAX_LINES} lines and {BODY_MAX_TOKENS} tokens",
+                f"body is {lines:,} lines and about {tokens:,} tokens ({len(body):,} characters / {CHARS_PER_TOKEN}); "
+                f"keep it under {BODY_MAX_LINES:,} lines and {BODY_MAX_TOKENS:,} tokens",
                 line=(body_line + BODY_MAX_LINES) if (lines > BODY_MAX_LINES and body_line) else body_line,
                 hint="move detail into references/ files and link them")
     if skill_dir and body_line:

@@ -104,7 +104,8 @@ def run(ns: Any) -> int:
     try:
         plan = plan_resolution(gen, name, choices, target=target, config=catalog.config)
     except ConfigWriteError as exc:
-        return _fail(str(exc), 1)
+        # core words it for every front end; on the command line "another target" means --file
+        return _fail(str(exc).replace("choose another target file", "choose another target file with --file or --global"), 1)
 
     doc: dict[str, Any] = {
         "name": name,

@@ -289,7 +289,7 @@ def test_k1_higher_layer_owning_skills_config_refuses(two, tmp_path):
         plan_resolution([_source(a), _source(b)], "pdf", {a: Choice.KEEP, b: Choice.DISABLE},
                         target=lower, config=cfg)
     assert f"skills.config in {higher} takes precedence" in str(err.value)
-    assert f"--file {higher}" in str(err.value)
+    assert f"target {higher}" in str(err.value)
 
 
 def test_k1_inherited_entries_are_copied_before_ours(two, tmp_path):
