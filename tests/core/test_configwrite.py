@@ -200,7 +200,7 @@ def test_k5_unpreservable_files_are_refused(text, why):
     with pytest.raises(ConfigWriteError) as err:
         append_rules(text, [{"path": "/p"}], label="/c/zuno.json")
     assert why in str(err.value)
-    assert "--file" in str(err.value)
+    assert "choose another target file" in str(err.value)
 
 
 # ------------------------------------------------------------------------------------ rules

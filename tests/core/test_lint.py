@@ -221,7 +221,7 @@ def test_f4_body_too_long_reports_the_measured_size(tmp_path):
     (d,) = lint_file(str(f)).diagnostics
     assert d.code == "body-too-long" and d.severity is Severity.WARNING
     assert d.message == ("body is 502 lines and about 626 tokens (2,506 characters / 4); "
-                         "keep it under 500 lines and 5000 tokens")
+                         "keep it under 500 lines and 5,000 tokens")
     assert d.line == 505  # the 501st body line
     f2 = skill(tmp_path, "wide", good("wide", body="x" * 20004 + "\n"))
     (d2,) = lint_file(str(f2)).diagnostics
