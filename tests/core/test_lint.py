@@ -225,7 +225,7 @@ def test_f4_body_too_long_reports_the_measured_size(tmp_path):
     assert d.line == 505  # the 501st body line
     f2 = skill(tmp_path, "wide", good("wide", body="x" * 20004 + "\n"))
     (d2,) = lint_file(str(f2)).diagnostics
-    assert "about 5001 tokens" in d2.message
+    assert "about 5,001 tokens" in d2.message
 
 
 def test_f4_missing_reference_is_conservative(tmp_path):
