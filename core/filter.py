@@ -20,7 +20,14 @@ score  rule
 ≤ 96   fuzzy (rapidfuzz): ``fuzz.WRatio`` against a name at least as long as the query
        (``fuzz.ratio`` against a shorter one), or ``0.9 × fuzz.partial_ratio``
        against the description text for queries of 4+ characters; kept when ≥ 70
+90     (short queries, 3–4 characters) the whole name is within Damerau–Levenshtein
+       distance 1 of the query (one insertion, deletion, substitution or transposition of
+       adjacent characters: ``pfd`` → ``pdf``), which ``WRatio`` misses on so few characters
+88     (short queries) a ``-`` / ``_`` / ``.`` / space separated part of the name is within
+       Damerau–Levenshtein distance 1 (``pfd`` → ``pdf-tools``, ``make-pdf``)
 ====== ====================================================================================
+
+A fuzzy-tier row keeps the best of its scores.
 
 ``spans`` are half-open ``(start, end)`` character ranges *in the name* that matched (for
 highlighting); empty when the match was outside the name or cannot be located.
@@ -30,13 +37,21 @@ from __future__ import annotations
 
 from typing import Any, Iterable, NamedTuple, Sequence
 
+import re
+
 from rapidfuzz import fuzz, process, utils
+from rapidfuzz.distance import DamerauLevenshtein
 
 __all__ = ["FilterHit", "FilterIndex", "filter_sources", "keywords_of", "FUZZY_CUTOFF"]
 
 #: Minimum fuzzy score (0–100) for a fuzzy-only hit.
 FUZZY_CUTOFF = 70.0
 _DESCRIPTION_FUZZY_MIN_QUERY = 4
+#: Query lengths (characters) that also get transposition-tolerant matching on the name.
+SHORT_QUERY = (3, 4)
+#: Scores of a short-query Damerau–Levenshtein hit on the whole name / on one part of it.
+TRANSPOSED_NAME_SCORE, TRANSPOSED_PART_SCORE = 90.0, 88.0
+_PART = re.compile(r"[^-_. ]+")
 
 
 class FilterHit(NamedTuple):
@@ -177,11 +192,32 @@ def _fuzzy(q: str, rest: list[int], names: list[str], names_cf: list[str], texts
             scaled = float(score) * 0.9
             if scaled > best.get(i, 0.0):
                 best[i] = scaled
+    part_spans: dict[int, tuple[int, int]] = {}
+    if SHORT_QUERY[0] <= len(q) <= SHORT_QUERY[1]:
+        for i in rest:
+            name = names_cf[i]
+            if not name:
+                continue
+            if DamerauLevenshtein.distance(q, name, score_cutoff=1) <= 1:
+                if TRANSPOSED_NAME_SCORE > best.get(i, 0.0):
+                    best[i] = TRANSPOSED_NAME_SCORE
+                    part_spans[i] = (0, len(name))
+                continue
+            for m in _PART.finditer(name):
+                if m.end() - m.start() == len(name):
+                    break
+                if DamerauLevenshtein.distance(q, m.group(), score_cutoff=1) <= 1:
+                    if TRANSPOSED_PART_SCORE > best.get(i, 0.0):
+                        best[i] = TRANSPOSED_PART_SCORE
+                        part_spans[i] = (m.start(), m.end())
+                    break
     ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
     out: list[FilterHit] = []
     for i, score in ranked:
         spans: tuple[tuple[int, int], ...] = ()
-        if names[i] and len(names[i]) == len(names_cf[i]):
+        if i in part_spans and len(names[i]) == len(names_cf[i]):
+            spans = (part_spans[i],)
+        elif names[i] and len(names[i]) == len(names_cf[i]):
             al = fuzz.partial_ratio_alignment(q, names_cf[i])
             if al is not None and al.score >= FUZZY_CUTOFF and al.dest_end > al.dest_start:
                 spans = ((al.dest_start, al.dest_end),)

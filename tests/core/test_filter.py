@@ -90,3 +90,19 @@ def test_index_reuse_equals_function():
 def test_keywords_of_ignores_non_lists():
     assert keywords_of({"keywords": "a, b", "tags": ["x", 3, "y"], "metadata": {"keywords": ["z"]}}) == ("x", "y", "z")
     assert keywords_of(None) == ()
+
+
+def test_short_query_transposition_matches_name_and_name_parts():
+    # "pfd": WRatio finds nothing on three characters; one adjacent transposition away from "pdf"
+    hits = filter_sources(ROWS, "pfd")
+    assert names(hits) == ["pdf", "pdf-tools", "make-pdf"]
+    assert [h.score for h in hits] == [90.0, 88.0, 88.0]
+    assert [h.spans for h in hits] == [((0, 3),), ((0, 3),), ((5, 8),)]
+
+
+def test_short_query_transposition_four_characters_and_limits():
+    assert names(filter_sources(ROWS, "dcox")) == ["docx"]
+    assert names(filter_sources(ROWS, "xslx")) == ["xlsx"]
+    # two edits away: nothing; two characters: no transposition matching (too loose)
+    assert filter_sources(ROWS, "fpdx") == []
+    assert filter_sources(ROWS, "dp") == []
