@@ -367,15 +367,21 @@ class Catalog:
         plan = None
         if changed is not None and snap is not None:
             plan = _plan_patch(snap, roots, changed)
+        edited: set[str] | None = None
         if plan is None:
             root_scans = tuple(_scan_tree(r.scan_dir, r.dot) for r in roots)
             touched: Callable[[str], bool] | None = None
         else:
-            root_scans, touched = plan
-        reuse = None
-        if touched is not None and snap is not None:
-            reuse = {m.canonical: m for m in snap.matches}
-        matches, scan_warnings = _fold(roots, root_scans, reuse)
+            root_scans, touched, touched_paths = plan
+            edited = _edited_locations(snap, roots, root_scans, touched_paths)
+        if edited is not None:  # same roots, same scans: the fold would give the same matches
+            matches = snap.matches
+            scan_warnings = [w for rs in root_scans for w in rs.warnings]
+        else:
+            reuse = None
+            if touched is not None and snap is not None:
+                reuse = {m.canonical: m for m in snap.matches}
+            matches, scan_warnings = _fold(roots, root_scans, reuse)
         hints: tuple[Diagnostic, ...] = ()
         try:
             from skillshelf.core.hosts.zuno import uncovered_folders
@@ -387,7 +393,10 @@ class Catalog:
             hints = (Diagnostic(Severity.INFO, "hint-failed", f"could not look for uncovered folders: {exc}"),)
 
         rules = tuple(getattr(config, "rules", ()) or ())
-        outputs, parsed = _assemble(matches, config, rules, previous, snap, touched)
+        if edited is not None and snap.rules == rules:
+            outputs, parsed = _assemble_edited(edited, config, rules, snap)
+        else:
+            outputs, parsed = _assemble(matches, config, rules, previous, snap, touched)
         sources: list[Source] = []
         rejected: list[Rejected] = []
         file_warnings: list[CatalogWarning] = []
@@ -499,6 +508,13 @@ class _Snapshot:
     rules: tuple[Any, ...]
     builtins: tuple[Source, ...]
     digest_cache: dict[int, tuple[Source, bytes]]
+    _by_dir: dict[str, str] | None = None
+
+    def location_by_dir(self) -> dict[str, str]:
+        """Skill directory (as spelled by the locator) → locator, built once per snapshot."""
+        if self._by_dir is None:
+            self._by_dir = {m.location.rpartition("/")[0]: m.location for m in self.matches}
+        return self._by_dir
 
 
 class _RecordingWalk(_Walk):
@@ -663,9 +679,10 @@ def _patch_root(old: _RootScan, dot: bool, changed: Sequence[str]) -> _RootScan 
 
 def _plan_patch(
     snap: _Snapshot, roots: Sequence[Root], changed: Iterable[str]
-) -> tuple[tuple[_RootScan, ...], Callable[[str], bool]] | None:
-    """Per-root scans for an incremental refresh, and the predicate "this locator's skill
-    directory must be re-read". ``None`` → do a full rebuild instead."""
+) -> tuple[tuple[_RootScan, ...], Callable[[str], bool], frozenset[str]] | None:
+    """Per-root scans for an incremental refresh, the predicate "this locator's skill
+    directory must be re-read", and the set of paths that predicate is built from.
+    ``None`` → do a full rebuild instead."""
     spelled = _spellings(changed, snap.scans)
     if spelled is None:
         return None
@@ -691,7 +708,33 @@ def _plan_patch(
             continue
         patched = _patch_root(rs, root.dot, _minimal(inside))
         scans.append(patched if patched is not None else _scan_tree(sd, root.dot))
-    return tuple(scans), _toucher(touched)
+    return tuple(scans), _toucher(touched), frozenset(touched)
+
+
+def _edited_locations(snap: _Snapshot, roots: Sequence[Root], scans: Sequence[_RootScan],
+                      paths: frozenset[str]) -> set[str] | None:
+    """The fast path of :meth:`Catalog.refresh_paths` for edits inside existing skills: when the
+    roots and every root scan are unchanged (no skill added, removed or moved) and no changed
+    path is a directory or a root, the locators :func:`_toucher` would select are exactly those
+    whose skill directory is a changed path or one of its ancestors — found by walking up from
+    each path instead of testing all matches. ``None`` → use the general path."""
+    if len(roots) != len(snap.roots) or any(a is not b for a, b in zip(roots, snap.roots)):
+        return None
+    if any(a is not b and a != b for a, b in zip(scans, snap.scans)):
+        return None
+    scan_dirs = {r.scan_dir for r in roots}
+    by_dir = snap.location_by_dir()
+    out: set[str] = set()
+    for p in paths:
+        if p in scan_dirs or os.path.isdir(p):
+            return None
+        x = p
+        while x:
+            loc = by_dir.get(x)
+            if loc is not None:
+                out.add(loc)
+            x = x.rpartition("/")[0]
+    return out
 
 
 def _toucher(paths: set[str]) -> Callable[[str], bool]:
@@ -802,6 +845,26 @@ def _assemble(
             if previous is not None:
                 prev_by_loc = {s.location: s for s in previous.sources if s.provenance is not Provenance.BUILTIN}
         outputs[loc] = _assemble_one(m, p, config, rules, prev_by_loc.get(loc))
+    return outputs, parsed
+
+
+def _assemble_edited(
+    edited: set[str], config: Any, rules: tuple[Any, ...], snap: _Snapshot
+) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
+    """:func:`_assemble` for the edit fast path: the previous outputs, with only the ``edited``
+    locators' skill directories re-read. The previous entry of a locator is the one the
+    previous generation holds (its output), as keep-last-valid needs (SPEC H3)."""
+    from skillshelf.core.frontmatter import parse_skill_file
+    from skillshelf.core.sidecar import read_sidecars
+
+    outputs = dict(snap.outputs)
+    parsed = dict(snap.parsed)
+    for loc in edited:
+        old = snap.outputs[loc]
+        p = _Parsed(read_sidecars(os.path.dirname(loc)), parse_skill_file(loc, location=loc), _stat(loc))
+        parsed[loc] = p
+        prev = old.entry if isinstance(old.entry, Source) else None
+        outputs[loc] = _assemble_one(old.match, p, config, rules, prev)
     return outputs, parsed
 
 

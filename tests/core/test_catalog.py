@@ -488,3 +488,43 @@ def test_b16_own_fixture_late_roots_and_skills(tmp_path):
     write(f"{base}/incoming/late-arrival/SKILL.md", skill("late-arrival", "Copied in later"))
     write(f"{base}/incoming/second-root-skill/SKILL.md", skill("second-root-skill", "In a root made later"))
     _b16(base, tmp_path)
+
+
+def test_edit_fast_path_is_taken_and_equals_a_full_refresh(tmp_path, monkeypatch):
+    """Edits inside existing skills (body, sidecar, a nested skill's file, a break that keeps the
+    last valid entry) take the edit fast path and still equal a full refresh from the same
+    previous generation (SPEC H1–H3)."""
+    tree = Tree(tmp_path)
+    outer = write(os.path.join(tree.agents, "outer", "SKILL.md"), skill("outer"))
+    inner = write(os.path.join(tree.agents, "outer", "extras", "inner", "SKILL.md"), skill("inner"))
+    other = write(os.path.join(tree.zuno, "other", "SKILL.md"), skill("other"))
+    sidecar = write(os.path.join(tree.zuno, "other", "agents", "zuno.yaml"), "policy:\n  exposure: search\n")
+    cat = tree.open()
+    taken: list[set] = []
+    real = catalog_mod._edited_locations
+
+    def spy(*args, **kwargs):
+        result = real(*args, **kwargs)
+        taken.append(result)
+        return result
+
+    monkeypatch.setattr(catalog_mod, "_edited_locations", spy)
+    edits = [
+        (other, skill("other", "Edited description")),
+        (sidecar, "policy:\n  exposure: explicit\n"),
+        (inner, skill("inner", "Inner edited")),
+        (outer, "---\nname: [unclosed\n  - a: : :\n---\nB\n"),
+    ]
+    for path, text in edits:
+        previous = cat.current
+        write(path, text)
+        fast = cat.refresh_paths([path])
+        assert taken[-1] is not None
+        cat._snap = None  # force the general path from the same previous generation
+        cat._current = previous
+        full = cat.refresh()
+        same(fast, full)
+    assert taken[0] == {other} and taken[1] == {other}
+    assert taken[2] == {inner, outer}  # the outer skill's directory is an ancestor: re-read too
+    kept = cat.current.by_location(outer)
+    assert kept is not None and kept.status is Status.KEPT_LAST_VALID
