@@ -28,15 +28,16 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
-from skillshelf.core.model import Diagnostic, Generation, Provenance, Rejected, Severity, Source
+from skillshelf.core.model import Diagnostic, Generation, Provenance, Rejected, Severity, Source, Status
 from skillshelf.core.tokens import approx_tokens, shared_counter
 
 __all__ = [
-    "LintCache", "lint_target_for", "ResourceFile", "sidecar_origins", "list_resources", "PageResult", "load_page",
-    "body_only", "ViewInfo", "RequiredBody", "view_info", "BodyCost", "body_cost", "count_tokens",
+    "LintCache", "lint_target_for", "disk_stamp", "FROM_CONFIG", "first_error", "ResourceFile", "sidecar_origins", "list_resources", "PageResult", "load_page",
+    "body_only", "body_first_line", "ViewInfo", "RequiredBody", "view_info", "BodyCost", "body_cost", "count_tokens",
     "row_tokens", "remote_origin", "RESOURCE_DEPTH", "RESOURCE_CAP",
     "GenerationDiff", "generation_diff", "ZhinDetails", "zhin_details", "zhin_load_page", "zhin_body_cost",
     "WindowCatalog", "Problem", "problems", "problem_counts", "problems_summary", "REJECTED_KIND",
+    "single_error_text", "ERROR_NAMED_MAX",
 ]
 
 Item = Source | Rejected
@@ -63,8 +64,11 @@ class LintCache:
     ``target``: the :class:`skillshelf.core.lint.Target` value (``"spec"``, ``"zhin"`` …) — the
     browser lints with ``zhin`` under host zhin and ``spec`` under zuno (:func:`lint_target_for`).
     Key: ``(locator, content_sha256)`` — lint depends on the bytes *and* on the folder (name
-    mismatch, missing references), so a file moved or edited is linted again. Built-ins are never
-    linted (no file). :meth:`lint` never raises: a failure becomes one ``lint-failed`` diagnostic.
+    mismatch, missing references), so a file moved or edited is linted again. A kept-last-valid
+    source (SPEC H3) carries the hash of the *old* version the host keeps, while lint reads the
+    file on disk; its key is ``(locator, "disk:<mtime_ns>:<size>")`` of the current file instead
+    (one ``stat``), so the lint always describes the file on disk. Built-ins are never linted (no
+    file). :meth:`lint` never raises: a failure becomes one ``lint-failed`` diagnostic.
     """
 
     def __init__(self, target: str = "spec") -> None:
@@ -79,6 +83,8 @@ class LintCache:
         """The cache key of ``item``, ``None`` for a built-in (never linted)."""
         if item.location.startswith("builtin://"):
             return None
+        if isinstance(item, Source) and item.status is Status.KEPT_LAST_VALID:
+            return (item.location, disk_stamp(item.location))
         return (item.location, item.content_sha256)
 
     def get(self, item: Item) -> tuple[Diagnostic, ...] | None:
@@ -114,6 +120,16 @@ class LintCache:
         from skillshelf.core.model import Severity
 
         return any(d.severity is Severity.ERROR for d in (self.get(item) or ()))
+
+
+def disk_stamp(path: str) -> str:
+    """``disk:<mtime_ns>:<size>`` of the file at ``path`` now (``disk:missing`` when it cannot be
+    stat-ed): the lint cache key part of a kept-last-valid source (SPEC H3)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "disk:missing"
+    return f"disk:{st.st_mtime_ns}:{st.st_size}"
 
 
 def lint_target_for(host: str) -> str:
@@ -240,6 +256,9 @@ class PageResult:
     next_cursor: str | None = None
     resource: str | None = None
     note: str = ""
+    #: The file's line number of ``body``'s first line when known (page 1 of a body: the line
+    #: after the frontmatter); ``None`` = not computed (the screen continues from the previous page).
+    first_line: int | None = None
 
     @property
     def label(self) -> str:
@@ -267,6 +286,25 @@ def body_only(output: str, name: str, source: str) -> str:
 
 
 _RESOURCE_TAIL = "\n\nResource is not complete. Continue with action `read_resource`"
+
+
+def body_first_line(path: str, body: str) -> int:
+    """The line number (1-based) in the file at ``path`` where ``body`` (the first page of its
+    body as the tool serves it) begins: the body follows the frontmatter, so ``# Title`` of a
+    file whose frontmatter has 3 lines is line 5. 1 when the file cannot be read or the body
+    is not found verbatim (e.g. line endings normalised). Reads the file (worker thread)."""
+    if not body or path.startswith("builtin://"):
+        return 1
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read(4 * 1024 * 1024).decode("utf-8", errors="replace")
+    except OSError:
+        return 1
+    probe = body[:400]
+    at = text.find(probe)
+    if at < 0:
+        return 1
+    return text.count("\n", 0, at) + 1
 
 
 def _page_count(action: str, identity: str, contents: str) -> int:
@@ -335,7 +373,11 @@ def load_page(
             cut = body.rfind(_RESOURCE_TAIL)
             if cut >= 0:
                 body = body[:cut]
-    return PageResult(page, pages, output=result.output, body=body, next_cursor=next_cursor, resource=resource)
+    first_line = None
+    if page == 1:
+        first_line = 1 if resource is not None else body_first_line(str(meta.get("path") or source), body)
+    return PageResult(page, pages, output=result.output, body=body, next_cursor=next_cursor, resource=resource,
+                      first_line=first_line)
 
 
 # --------------------------------------------------------------------------- budgets / agent view (issue 3)
@@ -384,15 +426,21 @@ class ViewInfo:
         return not self.problems
 
 
-class WindowCatalog:
-    """``catalog`` seen with another context window (tokens; the what-if screen's session
-    window, SPEC U1–U2): ``index_budget`` and ``selected_budget`` are recomputed for
-    ``context_window`` with the configuration's ``maxContextTokens`` /
-    ``maxSelectedContextTokens`` (which still win); everything else is the catalog's."""
+#: "Use the configuration's ``maxContextTokens``" (no session override; see :class:`WindowCatalog`).
+FROM_CONFIG: Any = object()
 
-    def __init__(self, catalog: Any, context_window: int) -> None:
+
+class WindowCatalog:
+    """``catalog`` seen with the what-if screen's session values (SPEC U1–U2): ``index_budget``
+    and ``selected_budget`` are recomputed for ``context_window`` (tokens; ``None`` = the
+    catalog's own) and ``max_context_tokens`` (tokens, ``None`` = unset; :data:`FROM_CONFIG` =
+    the configuration's, which still wins over the window as in U1); ``maxSelectedContextTokens``
+    is the configuration's; everything else is the catalog's."""
+
+    def __init__(self, catalog: Any, context_window: int | None, max_context_tokens: Any = FROM_CONFIG) -> None:
         self._catalog = catalog
-        self.context_window = context_window
+        self.context_window = context_window if context_window is not None else getattr(catalog, "context_window", None)
+        self.max_context_tokens = max_context_tokens
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._catalog, name)
@@ -401,7 +449,9 @@ class WindowCatalog:
     def index_budget(self) -> int:
         from skillshelf.core.budget import index_budget_chars
 
-        mct = getattr(getattr(self._catalog, "config", None), "max_context_tokens", None)
+        mct = self.max_context_tokens
+        if mct is FROM_CONFIG:
+            mct = getattr(getattr(self._catalog, "config", None), "max_context_tokens", None)
         return index_budget_chars(max_context_tokens=mct, context_window=self.context_window)
 
     @property
@@ -412,14 +462,17 @@ class WindowCatalog:
         return selected_budget_tokens(context_window=self.context_window, max_selected_context_tokens=mst)
 
 
-def view_info(catalog: Any, generation: Generation, agent: str | None, *, context_window: int | None = None) -> ViewInfo:
+def view_info(catalog: Any, generation: Generation, agent: str | None, *, context_window: int | None = None,
+              max_context_tokens: Any = FROM_CONFIG) -> ViewInfo:
     """The listed sources, both budgets and the requiredSkills check for ``agent`` (``None`` =
     no agent: every source, the whole enabled catalog in the index, no required bodies).
 
     With an agent this reuses :func:`skillshelf.core.report.debug_agent_document` (SPEC G2), so
     the TUI and ``debug agent`` agree. A catalog without a usable budget (a test fake) gives
     ``budget_available`` False. ``context_window`` (tokens, the what-if session window) replaces
-    the catalog's window for both budgets (:class:`WindowCatalog`). For a ``zhin`` generation
+    the catalog's window for both budgets and ``max_context_tokens`` (tokens, ``None`` = unset,
+    :data:`FROM_CONFIG` = the configuration's) the configured ``maxContextTokens``
+    (:class:`WindowCatalog`). For a ``zhin`` generation
     the index meter measures the Zhin catalog section (SPEC Z3; ``truncated`` = descriptions
     cut at 96 characters) and the ``always: true`` bodies are the required ones (SPEC Z5, U2).
     Runs in a worker thread (renders, counts tokens, reads bodies).
@@ -427,8 +480,8 @@ def view_info(catalog: Any, generation: Generation, agent: str | None, *, contex
     from skillshelf.core.budget import SELECTED_DEFAULT_TOKENS
     from skillshelf.core.render import Form, render_budgeted
 
-    if context_window is not None:
-        catalog = WindowCatalog(catalog, context_window)
+    if context_window is not None or max_context_tokens is not FROM_CONFIG:
+        catalog = WindowCatalog(catalog, context_window, max_context_tokens)
     if getattr(generation, "host", "zuno") == "zhin":
         return _zhin_view_info(catalog, generation, agent)
     selected_budget = getattr(catalog, "selected_budget", SELECTED_DEFAULT_TOKENS)
@@ -720,6 +773,11 @@ class Problem:
     location: str | None = None
 
 
+def first_error(diagnostics: Sequence[Diagnostic]) -> Diagnostic | None:
+    """The first error-severity diagnostic of ``diagnostics``, ``None`` when there is none."""
+    return next((d for d in diagnostics if d.severity is Severity.ERROR), None)
+
+
 def _position(d: Diagnostic) -> str:
     parts = []
     if d.line is not None:
@@ -765,8 +823,8 @@ def problems(generation: Generation) -> tuple[Problem, ...]:
         found.append(Problem(_WARNING_SEVERITY.get(w.kind, Severity.WARNING), w.kind, w.message, w.source,
                              location=_skill_file(w.source)))
     for r in generation.rejected:
-        if r.diagnostics:
-            d = r.diagnostics[0]
+        d = first_error(r.diagnostics)
+        if d is not None:
             found.append(Problem(Severity.ERROR, REJECTED_KIND, d.message, r.location, d.hint, _position(d), d.code,
                                  r.location))
         else:
@@ -797,3 +855,63 @@ def problems_summary(found: Sequence[Problem]) -> str:
         if n:
             parts.append(f"{n:,} {word}{'' if n == 1 else 's'}")
     return " · ".join(parts)
+
+
+#: Most characters of the one error's text named in the main screen's problems line.
+ERROR_NAMED_MAX = 100
+#: Most characters of the path in it (longer ones keep their end: ``…/broken/SKILL.md``).
+SOURCE_NAMED_MAX = 40
+
+
+def single_error_text(found: Sequence[Problem], limit: int = ERROR_NAMED_MAX) -> str:
+    """The problems line when ``found`` holds exactly one error: the error named —
+    ``config-invalid: $ZUNO_CONFIG_CONTENT:1:2: Expecting …`` or ``rejected: …/broken/SKILL.md
+    line 3 col 14: [yaml-error] mapping values …`` (kind, the path — its last
+    :data:`SOURCE_NAMED_MAX` characters — when the message does not start with it, position,
+    code, message; cut to ``limit`` characters with ``…``) — then the
+    other counts (`` · 1 warning · 1 note``). Plain text, made visible (SPEC X1). Falls back to
+    :func:`problems_summary` when there is not exactly one error."""
+    errors = [p for p in found if p.severity is Severity.ERROR]
+    if len(errors) != 1:
+        return problems_summary(found)
+    from skillshelf.core.textsafe import visible
+
+    p = errors[0]
+    head = "rejected" if p.kind == REJECTED_KIND else p.kind
+    where = p.source
+    if where and not p.message.startswith(where):
+        if len(where) > SOURCE_NAMED_MAX:  # the end of a path tells files apart
+            where = "…" + where[-(SOURCE_NAMED_MAX - 1):]
+        where += (f" {p.where}" if p.where else "") + ": "
+    else:
+        where = ""
+    code = f"[{p.code}] " if p.code else ""
+    text = visible(" ".join(f"{head}: {where}{code}{p.message}".split()))
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    rest = problems_summary([q for q in found if q is not p])
+    return text + (f" · {rest}" if rest else "")
+
+
+def empty_catalog_text(generation: Generation) -> str:
+    """What the source pane says when ``generation`` lists no file at all: the roots searched
+    (``path/pattern``, SPEC D1 / Z1, with ``missing`` for folders that do not exist) and the
+    layout the host expects — for zhin ``<plugin>/skills/<name>/SKILL.md`` (agent-private:
+    ``<plugin>/agents/<agent>/skills/<name>/SKILL.md``), else ``<root>/<name>/SKILL.md``.
+    Raw text (the pane makes it visible)."""
+    host = getattr(generation, "host", "zuno") or "zuno"
+    lines = [f"No skills found for host {host}.", "", "Searched:"]
+    roots = [r for r in generation.roots if r.provenance is not Provenance.BUILTIN] if generation.roots else []
+    for root in roots:
+        pattern = root.to_json()["pattern"]
+        state = "" if root.exists else "  (missing)"
+        lines.append(f"  {root.path.rstrip('/')}/{pattern}{state}")
+    if not roots:
+        lines.append("  (no roots)")
+    lines.append("")
+    if host == "zhin":
+        lines += ["Expected layout (Zhin plugin):", "  <plugin>/skills/<name>/SKILL.md",
+                  "  <plugin>/agents/<agent>/skills/<name>/SKILL.md  (agent-private)"]
+    else:
+        lines += ["Expected layout:", "  <root>/<name>/SKILL.md  (a folder per skill, SKILL.md inside)"]
+    return "\n".join(lines)

@@ -31,9 +31,10 @@ from textual.screen import Screen
 from skillshelf.app.screens.help import HelpScreen
 from skillshelf.app.screens.main import CatalogLike, CatalogOpened, MainScreen
 from skillshelf.app.screens.palette import ActionProvider, SkillProvider
+from skillshelf.app.sourceinfo import FROM_CONFIG
 from skillshelf.core.textsafe import visible
 
-__all__ = ["SkillshelfApp", "run_tui", "display_path", "HOSTS", "reopen_catalog"]
+__all__ = ["SkillshelfApp", "run_tui", "display_path", "HOSTS", "reopen_catalog", "undo_words"]
 
 #: Hosts ``h`` cycles through.
 HOSTS = ("zuno", "zhin")
@@ -86,6 +87,13 @@ class SkillshelfApp(App[int]):
     #: ``None`` = the catalog's own (``--context-window``). Used by the index preview, what-if
     #: and the main screen's meters (SPEC U1–U2).
     session_context_window: reactive[int | None] = reactive(None, init=False)
+    #: ``maxContextTokens`` applied from the what-if screen together with the window (tokens;
+    #: ``None`` = unset for this session); :data:`~skillshelf.app.sourceinfo.FROM_CONFIG` = the
+    #: configuration's own (no session value). Set through :meth:`apply_session_budget`.
+    session_max_context_tokens: Any = FROM_CONFIG
+    #: Longest wait, seconds, for the live watcher to publish the generation of a config write
+    #: before the writer rescans itself (:meth:`generation_after_write`).
+    WATCHER_WAIT = 2.0
 
     def __init__(
         self,
@@ -187,6 +195,38 @@ class SkillshelfApp(App[int]):
         self.host = host
         main.switch_host(host, open_catalog)
 
+    def apply_session_budget(self, window: int | None, max_context_tokens: Any = FROM_CONFIG) -> None:
+        """What-if ``enter``: use ``window`` and ``max_context_tokens`` (tokens; ``None`` = unset,
+        :data:`FROM_CONFIG` = the configuration's) for this session (SPEC U1–U2): the main
+        screen's meters, the index preview and the next what-if start from both. Recomputes once."""
+        self.session_max_context_tokens = max_context_tokens
+        if window == self.session_context_window:
+            self.watch_session_context_window(window)
+        else:
+            self.session_context_window = window
+
+    def generation_after_write(self, catalog: Any, before: int) -> Any:
+        """The generation that shows a config write (or undo) just made to ``catalog``, whose
+        generation number was ``before`` (SPEC H2). Runs in a worker thread.
+
+        One visible generation step per user action: when the live watcher watches ``catalog``
+        it will publish the change itself, so this waits (up to :attr:`WATCHER_WAIT` s) for that
+        generation instead of also calling ``refresh()`` (core keeps "a refresh always
+        publishes", so two rescans of one change would be two generations). Without a watcher, or
+        when none arrives in time, it calls ``catalog.refresh()``."""
+        import time
+
+        watcher = self.watcher
+        if (self.live and catalog is self.watched and watcher is not None
+                and getattr(watcher, "ready", None) is not None and watcher.ready.is_set()):
+            deadline = time.monotonic() + self.WATCHER_WAIT
+            while time.monotonic() < deadline:
+                current = catalog.current
+                if current.number > before:
+                    return current
+                time.sleep(0.02)
+        return catalog.refresh()
+
     def watch_session_context_window(self, window: int | None) -> None:
         """What-if ``enter`` set the session window: the main screen recomputes its meters."""
         try:
@@ -238,7 +278,8 @@ class SkillshelfApp(App[int]):
         main = self._loaded_main()
         if main is not None:
             self.push_screen(IndexPreviewScreen(main.catalog, main.generation,
-                                                context_window=self.session_context_window))
+                                                context_window=self.session_context_window,
+                                                max_context_tokens=self.session_max_context_tokens))
 
     def action_whatif(self) -> None:
         """``w``: what-if on the context window / ``maxContextTokens`` (SPEC U1–U2); writes nothing."""
@@ -247,7 +288,8 @@ class SkillshelfApp(App[int]):
         main = self._loaded_main()
         if main is not None:
             self.push_screen(WhatIfScreen(main.catalog, main.generation,
-                                          context_window=self.session_context_window))
+                                          context_window=self.session_context_window,
+                                          max_context_tokens=self.session_max_context_tokens))
 
     def action_problems(self) -> None:
         """``e``: the Problems screen — warnings, catalog diagnostics and rejected files of the
@@ -263,7 +305,16 @@ class SkillshelfApp(App[int]):
             if location is not None:
                 main.jump_to_location(location)
 
-        self.push_screen(ProblemsScreen(main.problems, main.generation.number), chosen)
+        found = tuple(main.problems)
+        view = main.view
+        if view is not None and view.agent is not None and view.problems:
+            from skillshelf.app.sourceinfo import Problem
+            from skillshelf.core.model import Severity
+
+            # the one-line banner under the header is cut; the whole sentences are here
+            found = tuple(Problem(Severity.ERROR, "agent-would-not-start", p, f"agents.{view.agent}")
+                          for p in view.problems) + found
+        self.push_screen(ProblemsScreen(found, main.generation.number), chosen)
 
     def action_undo_write(self) -> None:
         """``ctrl+z``: undo the last picker write (restores the file byte for byte) and rescan."""
@@ -279,8 +330,18 @@ class SkillshelfApp(App[int]):
             self.notify(f"Not undone: {exc}", severity="error", timeout=8, markup=False)
             return
         self.last_write = None
-        self.notify(f"Undone: {result.target} restored.", timeout=5, markup=False)
-        self.main_screen.action_refresh()
+        self.notify(f"Undone: {undo_words(result)}.", timeout=5, markup=False)
+        main = self.main_screen
+        if main.catalog is not None:
+            main.rescan_after_write()
+
+
+def undo_words(result: Any) -> str:
+    """What an undo of the config write ``result`` did: ``/p/zuno.json removed (it did not exist
+    before)`` for a file the write created, else ``/p/zuno.json restored``."""
+    if getattr(result, "created", False):
+        return f"{result.target} removed (it did not exist before)"
+    return f"{result.target} restored"
 
 
 def display_path(path: str, home: str | None) -> str:

@@ -13,7 +13,7 @@ so the option list does not measure each prompt (1,000 rows: ~25 ms instead of ~
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from rich.cells import cell_len
 from textual.binding import Binding
@@ -24,7 +24,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from skillshelf.core.textsafe import visible
-from skillshelf.widgets.rows import CatalogRow, row_prompt
+from skillshelf.widgets.rows import CatalogRow, prompt_fixed_width, row_prompt
 
 __all__ = ["CatalogList"]
 
@@ -76,24 +76,47 @@ class CatalogList(OptionList):
         self._position: dict[int, int] = {}
         self._spans: dict[int, Sequence[tuple[int, int]]] = {}
         self._width = NAME_MIN
-        #: (locator, rejected) → (row, name width, prompt) for rows shown without filter spans.
-        self._prompts: dict[tuple[str, bool], tuple[CatalogRow, int, Content]] = {}
+        #: (locator, rejected) → (row, layout, prompt) for rows shown without filter spans.
+        self._prompts: dict[tuple[str, bool], tuple[CatalogRow, tuple[object, ...], Content]] = {}
+        #: The sort-key column (``size`` / ``tokens`` sorts): ``(name, row → text)``, or ``None``.
+        self.value_column: tuple[str, Callable[[CatalogRow], str]] | None = None
+        self._location_width: int | None = None
+        self._last: tuple[Sequence[CatalogRow], list[int], dict[int, Sequence[tuple[int, int]]]] | None = None
+
+    def _layout(self) -> tuple[object, ...]:
+        return (self._width, self.value_column[0] if self.value_column else None, self._location_width)
 
     def _prompt(self, row: CatalogRow, spans: Sequence[tuple[int, int]]) -> Content:
         """``row``'s line, from the cache when the same entry object is shown with the same
-        status cells and column width (spans always re-render)."""
+        status cells and column layout (spans always re-render)."""
+        value = self.value_column[1](row) if self.value_column else None
         if spans:
-            return row_prompt(row, self._width, spans)
+            return row_prompt(row, self._width, spans, value=value, location_width=self._location_width)
         key = (row.item.location, row.rejected)
+        layout = self._layout()
         hit = self._prompts.get(key)
         if hit is not None:
-            old, width, prompt = hit
-            if (width == self._width and old.item is row.item and old.state == row.state
+            old, old_layout, prompt = hit
+            if (old_layout == layout and old.item is row.item and old.state == row.state
                     and old.flag == row.flag and old.ambiguous == row.ambiguous):
                 return prompt
-        prompt = row_prompt(row, self._width)
-        self._prompts[key] = (row, self._width, prompt)
+        prompt = row_prompt(row, self._width, value=value, location_width=self._location_width)
+        self._prompts[key] = (row, layout, prompt)
         return prompt
+
+    def _compute_location_width(self) -> int | None:
+        region = self.scrollable_content_region
+        if not region or region.width <= 0:
+            return None
+        room = region.width - self._get_left_gutter_width() - prompt_fixed_width(self._width, self.value_column is not None)
+        return max(room, 8)
+
+    def on_resize(self) -> None:
+        """Re-fit the location column (its end stays visible) when the width changed."""
+        if self._last is not None and self._compute_location_width() != self._location_width:
+            rows, order, spans = self._last
+            keep = self.current_row
+            self.show_rows(rows, order, spans, keep=keep)
 
     def show_rows(
         self,
@@ -113,6 +136,8 @@ class CatalogList(OptionList):
         self._position = {row: pos for pos, row in enumerate(self.order)}
         widest = max((cell_len(visible(rows[i].name)) for i in self.order), default=NAME_MIN)
         self._width = max(NAME_MIN, min(NAME_MAX, widest))
+        self._location_width = self._compute_location_width()
+        self._last = (rows, self.order, self._spans)
         if len(self._prompts) > 2 * len(rows) + 1000:  # forget files long gone
             self._prompts.clear()
         self.set_options(Option(self._prompt(rows[i], spans.get(i, ())), id=str(i)) for i in self.order)
@@ -128,6 +153,8 @@ class CatalogList(OptionList):
         """Replace the rows (same indices, same order) and re-render the prompts of the
         ``changed`` row indices in place (e.g. lint flags arrived); cursor and scroll stay."""
         self.rows = rows
+        if self._last is not None:
+            self._last = (rows, self._last[1], self._last[2])
         for i in changed:
             pos = self._position.get(i)
             if pos is not None:

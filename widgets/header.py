@@ -1,29 +1,82 @@
 """The one-line catalog header:
-``skillshelf ─ host zuno ─ <cwd> ─ generation N · changed: +2 ~1 −1 ─ counts ─ what-if window 128,000``."""
+``skillshelf ─ host zuno ─ <cwd> ─ generation N · changed: +2 ~1 −1 ─ counts ─ what-if window 128,000``.
+
+The header adapts to its width (:func:`header_text` ``width``) so the counts always show: first
+the middle of the working directory gives way to ``…``; then labels are abbreviated
+(``gen 14``, ``212 src · 3 amb · 2 brk``); then the program name and the directory are dropped.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from rich.cells import cell_len
 from textual.content import Content
 from textual.widgets import Static
 
-from skillshelf.core.model import Generation
+from skillshelf.core.model import Generation, Status
 from skillshelf.core.textsafe import visible
 
-__all__ = ["CatalogHeader", "header_text", "counts_text"]
+__all__ = ["CatalogHeader", "header_text", "counts_text", "middle_ellipsis", "CWD_MIN"]
+
+#: Fewest cells the working directory keeps before the header switches to short labels.
+CWD_MIN = 12
 
 
-def counts_text(generation: Generation) -> str:
-    """``212 sources · 3 ambiguous · 2 broken`` (plus ``· N disabled`` when N > 0). Sources
-    count every listed source, disabled ones included; ambiguous counts names (SPEC D6);
-    broken counts rejected files (SPEC F6)."""
+def counts_text(generation: Generation, *, short: bool = False) -> str:
+    """``212 sources · 3 ambiguous · 2 broken`` (plus ``· N kept-last-valid`` and ``· N disabled``
+    when N > 0). Sources count every listed source, disabled ones included; ambiguous counts names
+    (SPEC D6); broken counts rejected files (SPEC F6); kept-last-valid counts sources the host
+    keeps from before their file broke (SPEC H3). ``short``: ``212 src · 3 amb · 2 brk · 1 kept
+    · 4 off``."""
     disabled = sum(1 for s in generation.sources if not s.enabled)
-    text = (
-        f"{len(generation.sources):,} sources · {len(generation.ambiguous_names()):,} ambiguous"
-        f" · {len(generation.rejected):,} broken"
-    )
+    kept = sum(1 for s in generation.sources if s.status is Status.KEPT_LAST_VALID)
+    words = ("src", "amb", "brk", "kept", "off") if short else (
+        "sources", "ambiguous", "broken", "kept-last-valid", "disabled")
+    parts = [f"{len(generation.sources):,} {words[0]}", f"{len(generation.ambiguous_names()):,} {words[1]}",
+             f"{len(generation.rejected):,} {words[2]}"]
+    if kept:
+        parts.append(f"{kept:,} {words[3]}")
     if disabled:
-        text += f" · {disabled:,} disabled"
-    return text
+        parts.append(f"{disabled:,} {words[4]}")
+    return " · ".join(parts)
+
+
+def middle_ellipsis(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells by replacing its middle with ``…`` (the end of a path is
+    what tells folders apart, its start says where it lives); unchanged when it fits."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:max(width, 0)]
+    keep = width - 1
+    head_n = keep // 3
+    tail_n = keep - head_n
+    head = ""
+    for ch in text:
+        if cell_len(head + ch) > head_n:
+            break
+        head += ch
+    tail = ""
+    for ch in reversed(text):
+        if cell_len(ch + tail) > tail_n:
+            break
+        tail = ch + tail
+    return head + "…" + tail
+
+
+def _session_text(window: int | None, mct: Any, short: bool) -> str:
+    parts = []
+    if window is not None:
+        parts.append(f"window {window:,}")
+    if isinstance(mct, int):
+        parts.append(f"maxContextTokens {mct:,}")
+    elif mct is None:
+        parts.append("maxContextTokens unset")
+    if not parts:
+        return ""
+    text = "what-if " + " · ".join(parts)
+    return text.replace("maxContextTokens", "mct") if short else text
 
 
 def header_text(
@@ -35,32 +88,64 @@ def header_text(
     *,
     changes: str = "",
     window: int | None = None,
+    mct: Any = "config",
+    width: int | None = None,
 ) -> Content:
     """The header line; ``status`` (``loading…``, an error) follows the counts when set.
     ``cwd`` is shown as given (made visible, SPEC X1). ``agent`` (an agent view, SPEC E4) adds
     ``agent: NAME`` after the generation; the counts are then the agent's view. ``changes``
     (``changed: +2 ~1 −1``, what the last live generation changed, SPEC H2) follows the
-    generation number; ``window`` (tokens) adds ``what-if window 128,000`` — the session context
-    window applied from the what-if screen (SPEC U1–U2)."""
-    parts: list[str | tuple[str, str]] = [("skillshelf", "bold"), f" ─ host {host} ─ ", visible(cwd)]
-    if generation is not None:
-        parts.append(f" ─ generation {generation.number}")
-        if changes:
-            parts += [" · ", (changes, "bold $accent")]
-        parts.append(" ─ ")
-        if agent is not None:
-            parts += [("agent: " + visible(agent), "bold $accent"), " ─ "]
-        parts.append(counts_text(generation))
-    if window is not None:
-        parts += [" ─ ", (f"what-if window {window:,}", "bold $warning")]
-    if status:
-        parts.append(" ─ ")
-        parts.append((visible(status), "$warning"))
-    return Content.assemble(*parts)
+    generation number; ``window`` (tokens) adds ``what-if window 128,000`` and ``mct`` (the
+    session ``maxContextTokens``: an int, ``None`` = unset, ``"config"`` = not overridden) adds
+    ``maxContextTokens 5,000`` — the session values applied from the what-if screen (SPEC U1–U2).
+
+    ``width`` (cells; ``None`` = unlimited): the line is fitted so the counts stay visible — the
+    cwd's middle becomes ``…`` (down to :data:`CWD_MIN` cells), then labels are abbreviated,
+    then the program name and cwd are dropped. Only the status may still be cut at the end.
+    """
+    cwd_v = visible(cwd)
+    session_full = _session_text(window, mct, False)
+    session_short = _session_text(window, mct, True)
+
+    def build(level: int, cwd_text: str | None) -> list[str | tuple[str, str]]:
+        short = level >= 1
+        parts: list[str | tuple[str, str]] = []
+        if level < 2:
+            parts += [("skillshelf", "bold"), " ─ "]
+        parts.append(f"host {host}" if not short else host)
+        if cwd_text is not None:
+            parts += [" ─ ", cwd_text]
+        if generation is not None:
+            parts.append(f" ─ generation {generation.number}" if not short else f" ─ gen {generation.number}")
+            if changes:
+                shown = changes.removeprefix("changed: ") if short else changes
+                parts += [" · ", (shown, "bold $accent")]
+            parts.append(" ─ ")
+            if agent is not None:
+                parts += [(("agent: " if not short else "") + visible(agent), "bold $accent"), " ─ "]
+            parts.append(counts_text(generation, short=short))
+        session = session_short if short else session_full
+        if session:
+            parts += [" ─ ", (session, "bold $warning")]
+        if status:
+            parts += [" ─ ", (visible(status), "$warning")]
+        return parts
+
+    if width is None:
+        return Content.assemble(*build(0, cwd_v))
+    status_len = cell_len(visible(status)) + 3 if status else 0
+    for level in (0, 1):
+        fixed = Content.assemble(*build(level, "")).cell_length - status_len
+        room = width - fixed
+        if cell_len(cwd_v) <= room:
+            return Content.assemble(*build(level, cwd_v))
+        if room >= CWD_MIN:
+            return Content.assemble(*build(level, middle_ellipsis(cwd_v, room)))
+    return Content.assemble(*build(2, None))
 
 
 class CatalogHeader(Static):
-    """Static header; the screen calls :meth:`show`."""
+    """Static header; the screen calls :meth:`show`. Re-fits itself to its width on resize."""
 
     DEFAULT_CSS = """
     CatalogHeader {
@@ -73,10 +158,28 @@ class CatalogHeader(Static):
     }
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._args: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+
+    def _width(self) -> int | None:
+        width = self.content_region.width if self.is_mounted else 0
+        return width if width > 0 else None
+
+    def _render_header(self) -> None:
+        if self._args is None:
+            return
+        args, kwargs = self._args
+        self.update(header_text(*args, **kwargs, width=self._width()))
+
     def show(self, host: str, cwd: str, generation: Generation | None, status: str = "", agent: str | None = None,
-             *, changes: str = "", window: int | None = None) -> None:
+             *, changes: str = "", window: int | None = None, mct: Any = "config") -> None:
         """Re-render for ``generation`` (or the ``status`` alone); see :func:`header_text`."""
-        self.update(header_text(host, cwd, generation, status, agent, changes=changes, window=window))
+        self._args = ((host, cwd, generation, status, agent), {"changes": changes, "window": window, "mct": mct})
+        self._render_header()
+
+    def on_resize(self) -> None:
+        self._render_header()
 
     @property
     def plain(self) -> str:

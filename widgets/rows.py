@@ -31,7 +31,7 @@ from skillshelf.core.textsafe import visible
 __all__ = [
     "OK", "AMBIGUOUS", "DISABLED", "REJECTED", "KEPT", "LINT", "SEARCH_ONLY", "EXPLICIT_ONLY",
     "LEGEND", "LEGEND_ITEMS", "CatalogRow", "build_rows", "group_hits", "row_prompt", "short_location", "fit",
-    "provenance_cell",
+    "provenance_cell", "fit_end", "size_cell", "prompt_fixed_width", "VALUE_WIDTH",
     "SORTS", "next_sort", "sort_order",
 ]
 
@@ -192,6 +192,26 @@ def fit(text: str, width: int) -> str:
     return set_cell_size(text, width - 1) + "…"
 
 
+def fit_end(text: str, width: int) -> str:
+    """``text`` cut from the *start* to at most ``width`` cells: ``…/skills/pdf`` (the end of a
+    path is what tells folders apart); unchanged when it fits; not padded."""
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return text
+    tail = ""
+    for ch in reversed(text):
+        if cell_len(ch + tail) > width - 1:
+            break
+        tail = ch + tail
+    return "…" + tail
+
+
+def size_cell(item: Item) -> str:
+    """The ``size`` sort column: the file size in bytes (``12,345 B``)."""
+    return f"{int(item.size or 0):,} B"
+
+
 def provenance_cell(item: Item) -> str:
     """The provenance column: the provenance value, or ``agent:<agent>`` for a Zhin
     agent-private skill (SPEC Z1; listed only for that agent). Raw (callers make it visible)."""
@@ -204,14 +224,24 @@ def provenance_cell(item: Item) -> str:
     return item.provenance.value
 
 
+#: Width of the sort-key column (``size`` / ``tokens`` sorts), in cells.
+VALUE_WIDTH = 11
+
+
 def row_prompt(
     row: CatalogRow,
     name_width: int,
     spans: Sequence[tuple[int, int]] = (),
+    *,
+    value: str | None = None,
+    location_width: int | None = None,
 ) -> Content:
-    """The list line: ``<state><flag> <name> <exposure> <provenance> <short location>`` with
-    fixed widths (name ``name_width`` cells, exposure 8, provenance 15). ``spans`` (character
-    ranges in the name, from the filter) are emphasised. Text is made visible first (SPEC X1)."""
+    """The list line: ``<state><flag> <name> [<value>] <exposure> <provenance> <short location>``
+    with fixed widths (name ``name_width`` cells, value :data:`VALUE_WIDTH` right-aligned,
+    exposure 8, provenance 15). ``value``: the sort key shown while sorting by size or tokens
+    (``None`` = no column). ``location_width``: cells left for the location; a longer one keeps
+    its end (``…/skills/pdf``). ``spans`` (character ranges in the name, from the filter) are
+    emphasised. Text is made visible first (SPEC X1)."""
     name = visible(row.name)
     name_cell = fit(name, name_width)
     parts: list[str | tuple[str, str] | Content] = [
@@ -231,15 +261,26 @@ def row_prompt(
         parts.append(name_cell)
     provenance = provenance_cell(row.item)
     muted = "$foreground-muted"
+    if value is not None:
+        cut = fit(value, VALUE_WIDTH).rstrip() if cell_len(value) > VALUE_WIDTH else value
+        parts += [" ", (cut.rjust(VALUE_WIDTH), "$accent")]
+    location = visible(short_location(row.item))
+    if location_width is not None:
+        location = fit_end(location, location_width)
     parts += [
         " ",
         (fit(row.exposure, 8), muted if row.exposure == "—" else ""),
         " ",
         (fit(visible(provenance), 15), ""),
         " ",
-        (visible(short_location(row.item)), muted),
+        (location, muted),
     ]
     return Content.assemble(*parts)
+
+
+def prompt_fixed_width(name_width: int, value: bool) -> int:
+    """Cells a :func:`row_prompt` line uses before the location column."""
+    return 3 + name_width + (1 + VALUE_WIDTH if value else 0) + 1 + 8 + 1 + 15 + 1
 
 
 #: Sort orders ``s`` cycles through, in order. ``catalog`` is the host's order (built-ins, then

@@ -19,11 +19,17 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static, TextArea
 
-from skillshelf.core.model import Diagnostic, Rejected, Severity, Source
+from skillshelf.core.model import Diagnostic, Rejected, Severity, Source, Status
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.rows import CatalogRow
 
-__all__ = ["SourcePane", "SourceExtras", "details_content", "diagnostic_line"]
+__all__ = ["SourcePane", "SourceExtras", "details_content", "diagnostic_line", "TITLE_MAX", "KEPT_NOTE"]
+
+#: Most characters of the skill name in the pane's title line (then ``…``).
+TITLE_MAX = 60
+#: What the pane says for a kept-last-valid source (SPEC H3).
+KEPT_NOTE = ("the host is showing a kept (older) version: the file on disk changed and is invalid; "
+             "lint below describes the file on disk")
 
 
 @dataclass(frozen=True)
@@ -205,17 +211,38 @@ def _resources(lines: _Lines, extras: SourceExtras) -> None:
 def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: int | None = None) -> Content:
     """Everything the pane shows above the body for ``row`` (a source or a rejected file);
     ``extras`` adds what workers computed (lint, sidecar origins, remote origin, resources, the
-    Zhin facts). ``width`` (cells) wraps long values under the value column (hanging indent)."""
+    Zhin facts). ``width`` (cells) wraps long values under the value column (hanging indent).
+
+    Order: the title (name cut at :data:`TITLE_MAX` characters), locator, exposure, enabled and
+    status (with the kept-last-valid note, SPEC H3), the Zhin facts under host zhin, then the host
+    verdict and the lint — so the
+    reason behind a ``!`` or ``✗`` is visible without scrolling — then the longer metadata
+    (provenance, root, aliases, description, sidecars, size, sha256, frontmatter, resources)."""
     extras = extras or SourceExtras()
     item = row.item
     lines = _Lines(width)
-    title: list[str | tuple[str, str]] = [(visible(item.name), "bold")]
+    name = visible(item.name)
+    if len(name) > TITLE_MAX:
+        name = name[: TITLE_MAX - 1] + "…"
+    title: list[str | tuple[str, str]] = [(name, "bold")]
     if isinstance(item, Rejected):
         title += ["  ·  ", ("rejected", "$error")]
     elif row.ambiguous:
         title += ["  ·  ", (f"ambiguous ({row.ambiguous})", "$warning")]
+    if isinstance(item, Source) and item.status is Status.KEPT_LAST_VALID:
+        title += ["  ·  ", ("kept-last-valid", "$warning")]
     lines.line(*title)
     lines.field("locator", visible(item.location))
+    if isinstance(item, Rejected):
+        if item.warning is not None:
+            lines.field("warning", f"{visible(item.warning.kind)}: {visible(item.warning.message)}", "$error")
+    else:
+        _state_fields(lines, item)
+        if extras.zhin is not None:  # host zhin: what Zhin does with it (catalog line, tools, deps)
+            _zhin(lines, extras.zhin)
+    _diagnostics(lines, item.diagnostics)
+    _lint(lines, extras.lint, item.location.startswith("builtin://"), extras.lint_target)
+    lines.blank()
     lines.field("provenance", item.provenance.value)
     if extras.remote is not None:
         url, version = extras.remote
@@ -227,21 +254,14 @@ def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: 
         lines.field("root", visible(item.root))
     if item.aliases:
         lines.field("aliases", ", ".join(visible(a) for a in item.aliases))
-    if isinstance(item, Rejected):
-        if item.warning is not None:
-            lines.field("warning", f"{visible(item.warning.kind)}: {visible(item.warning.message)}", "$error")
-    else:
+    if isinstance(item, Source):
         _source_fields(lines, item, extras)
-        if extras.zhin is not None:  # host zhin: what Zhin does with it, right under the description
-            _zhin(lines, extras.zhin)
-            lines.blank()
     size = f"{item.size:,} bytes · modified {_when(item.mtime)}"
     lines.field("size", size)
     if item.content_sha256:
         sha = visible(item.content_sha256)
-        lines.field("sha256", sha[:SHA_SHOWN] + ("…" if len(sha) > SHA_SHOWN else ""))
-    _diagnostics(lines, item.diagnostics)
-    _lint(lines, extras.lint, item.location.startswith("builtin://"), extras.lint_target)
+        label = "kept sha256" if isinstance(item, Source) and item.status is Status.KEPT_LAST_VALID else "sha256"
+        lines.field(label, sha[:SHA_SHOWN] + ("…" if len(sha) > SHA_SHOWN else ""))
     _frontmatter(lines, item.frontmatter)
     _resources(lines, extras)
     return lines.content()
@@ -276,14 +296,21 @@ def _sidecar_origin(s: Source, extras: SourceExtras, key: str) -> str:
     return f" — from sidecar {visible(path)}"
 
 
-def _source_fields(lines: _Lines, s: Source, extras: SourceExtras) -> None:
+def _state_fields(lines: _Lines, s: Source) -> None:
+    """Exposure and why, enabled, status (short: these come before the verdict and lint)."""
     lines.field("exposure", f"{s.exposure.value} — {visible(s.exposure_reason)}")
     if s.enabled:
         lines.field("enabled", "yes")
     else:
         reason = f" — {visible(s.disabled_reason)}" if s.disabled_reason else ""
         lines.field("enabled", f"no{reason}", "$warning")
-    lines.field("status", s.status.value)
+    if s.status is Status.KEPT_LAST_VALID:
+        lines.fields("status", (s.status.value, "$warning"), " — ", (KEPT_NOTE, "$warning"))
+    else:
+        lines.field("status", s.status.value)
+
+
+def _source_fields(lines: _Lines, s: Source, extras: SourceExtras) -> None:
     if s.display_name is not None:
         lines.fields("display", visible(s.display_name),
                      (_sidecar_origin(s, extras, "display_name"), "$foreground-muted"))
@@ -303,9 +330,10 @@ class SourcePane(Vertical):
 
     DEFAULT_CSS = """
     SourcePane { width: 1fr; height: 1fr; }
-    SourcePane > #source-details-scroll { height: 1fr; min-height: 6; scrollbar-gutter: stable; }
+    SourcePane > #source-details-scroll { height: 1fr; min-height: 3; scrollbar-gutter: stable; }
     SourcePane > #source-body-title { height: 1; background: $panel; padding: 0 1;
         text-wrap: nowrap; text-overflow: ellipsis; }
+    SourcePane > #source-body-note { height: auto; max-height: 2; padding: 0 1; color: $warning; }
     SourcePane > #source-body { height: 1fr; min-height: 4; }
     """
 
@@ -313,7 +341,11 @@ class SourcePane(Vertical):
         with VerticalScroll(id="source-details-scroll"):
             yield Static(Content("No source selected."), id="source-details", markup=False)
         yield Static(Content("body"), id="source-body-title", markup=False)
-        yield TextArea("", read_only=True, soft_wrap=True, show_line_numbers=True, id="source-body")
+        yield Static(Content(""), id="source-body-note", markup=False)
+        yield TextArea("", read_only=True, soft_wrap=True, show_line_numbers=True, show_cursor=False, id="source-body")
+
+    def on_mount(self) -> None:
+        self.query_one("#source-body-note").display = False
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -370,12 +402,26 @@ class SourcePane(Vertical):
     def show_message(self, message: str) -> None:
         """Replace the details with one line (an error, ``loading…``)."""
         self._shown = None
-        self.query_one("#source-details", Static).update(Content(visible(message)))
+        self.query_one("#source-details", Static).update(Content(visible(message, multiline=True)))
 
-    def show_body(self, text: str) -> None:
-        """Load ``text`` (already read; made visible here, newlines kept) into the body view."""
+    def show_body(self, text: str, *, first_line: int = 1, note: str = "") -> None:
+        """Load ``text`` (already read; made visible here, newlines kept) into the body view,
+        numbering its lines from ``first_line`` (the file's own line number of the first line:
+        a body starts after the frontmatter, a later page where the previous one stopped).
+        ``note`` (why the view is special: rejected, disabled) shows on a line above the text,
+        never inside it, so the gutter numbers stay the file's."""
         area = self.query_one("#source-body", TextArea)
+        area.line_number_start = max(1, int(first_line))
         area.load_text(visible(text, multiline=True))
+        note_widget = self.query_one("#source-body-note", Static)
+        note_widget.update(Content(visible(note)))
+        note_widget.display = bool(note)
+
+    @property
+    def body_note(self) -> str:
+        """The note line above the body (``""`` when none)."""
+        content = self.query_one("#source-body-note", Static).content
+        return content.plain if isinstance(content, Content) else str(content)
 
     @property
     def details_text(self) -> str:

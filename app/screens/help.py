@@ -1,8 +1,11 @@
-"""The help screen: every binding of the main screen and the status glyph legend."""
+"""The help screen: the keys of every screen (one section each: main, ambiguity picker, index
+preview, what-if, problems) and the status glyph legend. Long descriptions wrap with a hanging
+indent under the description column (computed for the shown width, not left to the widget)."""
 
 from __future__ import annotations
 
-from typing import Iterable
+import textwrap
+from typing import Iterable, Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,7 +16,10 @@ from textual.widgets import Footer, Static
 
 from skillshelf.widgets.rows import LEGEND_ITEMS
 
-__all__ = ["HelpScreen", "help_content"]
+__all__ = ["HelpScreen", "help_content", "HELP_ROWS", "HELP_SECTIONS", "KEY_WIDTH"]
+
+#: Width of the keys column, in cells (descriptions start here; continuation lines too).
+KEY_WIDTH = 12
 
 #: (keys, what) for the help table, in the order shown. Kept next to the bindings' ids in
 #: :mod:`skillshelf.app.screens.main`; a test checks every binding id appears here.
@@ -33,6 +39,8 @@ HELP_ROWS: tuple[tuple[str, str, str], ...] = (
     ("main.raw", "v", "raw tool output (wrapper lines included) / body only"),
     ("main.resources", "R", "resources of the skill directory: read one with read_resource"),
     ("main.pull", "p", "pull remote skills (skills.urls) now and rescan"),
+    ("main.copy", "c", "copy the selected locator (sent to the terminal clipboard with OSC 52; "
+                       "the terminal decides whether it lands)"),
     ("app.resolve", "a", "resolve the selected ambiguous name (the picker)"),
     ("app.undo-write", "ctrl+z", "undo the last picker write to skills.config"),
     ("app.index-preview", "i", "index preview: exact prompt text (f form, c copy, ^s save)"),
@@ -45,11 +53,69 @@ HELP_ROWS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def help_content(rows: Iterable[tuple[str, str, str]] = HELP_ROWS) -> Content:
-    """The help text: a keys table then the glyph legend."""
-    parts: list[str | tuple[str, str]] = [("Keys", "bold"), "\n"]
-    for _id, keys, what in rows:
-        parts += [(f"  {keys:<10}", "$accent"), f"{what}\n"]
+#: The other screens' keys, by section: (title, rows of (binding id, keys, what)). A test checks
+#: every binding id of those screens appears in its section.
+HELP_SECTIONS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
+    ("Main screen", HELP_ROWS),
+    ("Ambiguity picker (a)", (
+        ("picker.down", "j  ↓", "next source"),
+        ("picker.up", "k  ↑", "previous source"),
+        ("picker.keep", "1", "keep the source under the cursor"),
+        ("picker.search", "2", "search-only (loadable by name, not in the index)"),
+        ("picker.explicit", "3", "explicit-only (loadable only when named exactly)"),
+        ("picker.disable", "4", "disable it"),
+        ("picker.cycle", "space", "cycle keep → search-only → explicit → disable"),
+        ("picker.target", "t", "next target file (project, global, other .jsonc layers; recomputed each time)"),
+        ("picker.write", "ctrl+s", "write the skills.config entries (atomic, .bak kept); a choice that leaves "
+                                   "the name ambiguous asks for a second ctrl+s"),
+        ("picker.undo", "u", "undo the last write (ctrl+z on the main screen too)"),
+        ("picker.close", "esc  q", "close"),
+    )),
+    ("Index preview (i)", (
+        ("preview.form", "f", "next form: index, list, verbose"),
+        ("preview.copy", "c", "send the exact text to the terminal clipboard (OSC 52)"),
+        ("preview.save", "ctrl+s", "save the exact text (relative to the project; asks before overwriting)"),
+        ("preview.close", "esc  q", "close"),
+    )),
+    ("What-if (w)", (
+        ("whatif.preset-32k", "1 2 3 4", "context window 32k / 128k / 200k / 1M tokens"),
+        ("whatif.apply", "enter", "apply the window and maxContextTokens to this session (meters, index "
+                                  "preview); writes no file"),
+        ("whatif.close", "esc  q", "close"),
+    )),
+    ("Problems (e)", (
+        ("problems.go", "enter", "go to the skill file the entry names"),
+        ("problems.close", "esc  q  e", "close"),
+    )),
+)
+
+
+def _wrapped(keys: str, what: str, width: int | None) -> list[str]:
+    """``what`` wrapped to ``width`` cells after the keys column; continuation lines start under
+    the description (hanging indent)."""
+    room = None if width is None else width - KEY_WIDTH
+    if room is None or room < 20:
+        return [what]
+    return textwrap.wrap(what, room) or [""]
+
+
+def help_content(rows: Iterable[tuple[str, str, str]] | None = None, *, width: int | None = None,
+                 sections: Sequence[tuple[str, Sequence[tuple[str, str, str]]]] = HELP_SECTIONS) -> Content:
+    """The help text: one keys table per screen then the glyph legend. ``rows`` alone (old
+    callers) gives a single ``Keys`` table. ``width`` (cells) wraps descriptions with a hanging
+    indent at :data:`KEY_WIDTH`."""
+    if rows is not None:
+        sections = (("Keys", tuple(rows)),)
+    parts: list[str | tuple[str, str]] = []
+    for n, (title, section) in enumerate(sections):
+        if n:
+            parts.append("\n")
+        parts += [(title, "bold"), "\n"]
+        for _id, keys, what in section:
+            lines = _wrapped(keys, what, width)
+            parts += [(f"  {keys:<{KEY_WIDTH - 2}}", "$accent"), f"{lines[0]}\n"]
+            for more in lines[1:]:
+                parts.append(" " * KEY_WIDTH + more + "\n")
     parts += ["\n", ("Status column (first cell: state, second cell: flag)", "bold"), "\n"]
     for glyph, meaning in LEGEND_ITEMS:
         parts += [(f"  {glyph}  ", "bold"), f"{meaning}\n"]
@@ -79,6 +145,18 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll():
             yield Static(help_content(), id="help-text", markup=False)
         yield Footer()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._rewrap)
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._rewrap)
+
+    def _rewrap(self) -> None:
+        text = self.query_one("#help-text", Static)
+        width = text.content_region.width
+        if width > 0:
+            text.update(help_content(width=width))
 
     def action_close(self) -> None:
         self.dismiss(None)

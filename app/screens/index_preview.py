@@ -12,9 +12,11 @@ configuration says ``includeInstructions: false`` a banner says the index is not
 (SPEC P7). For host ``zhin``, the Zhin catalog section is shown when
 ``skillshelf.core.hosts.zhin.render_zhin_catalog`` exists (SPEC Z3).
 
-``c`` copies the text (``App.copy_to_clipboard``); ``ctrl+s`` asks for a path (default
-``./skill_index.txt``, relative to the process's working directory) and writes the plain text as
-UTF-8. Rendering and token counting run in a worker thread.
+``c`` sends the text to the terminal clipboard (``App.copy_to_clipboard``: an OSC 52 escape —
+whether it lands depends on the terminal, so the notice says "sent", not "copied"); ``ctrl+s``
+asks for a path (default ``skill_index.txt`` in the catalog's working directory — the project —
+and relative paths are taken from there too), asks again before overwriting an existing file,
+and writes the plain text as UTF-8. Rendering and token counting run in a worker thread.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, OptionList, Static, Tab, Tabs, TextArea
 from textual.widgets.option_list import Option
 
-from skillshelf.core.budget import index_budget_chars
+from skillshelf.app.sourceinfo import FROM_CONFIG, WindowCatalog
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
 from skillshelf.core.textsafe import visible
@@ -50,8 +52,10 @@ __all__ = [
     "index_budget_for",
 ]
 
-#: Default file for ``ctrl+s``.
-DEFAULT_SAVE_PATH = "./skill_index.txt"
+#: Default file name for ``ctrl+s`` (in the catalog's working directory).
+DEFAULT_SAVE_NAME = "skill_index.txt"
+#: Kept for callers: the default as typed when no working directory is known.
+DEFAULT_SAVE_PATH = "./" + DEFAULT_SAVE_NAME
 
 _FORMS = (Form.INDEX, Form.LIST, Form.VERBOSE)
 _INDEX_LINE = re.compile(r'^  <skill name="([^"]*)"(?: source="([^"]*)")?(?: />|>(.*)</skill>)$')
@@ -95,14 +99,14 @@ class IndexPreview:
     title: str
 
 
-def index_budget_for(catalog: Any, context_window: int | None = None) -> int:
+def index_budget_for(catalog: Any, context_window: int | None = None, max_context_tokens: Any = FROM_CONFIG) -> int:
     """The index budget in characters (SPEC U1): the catalog's own (``catalog.index_budget``), or —
-    when a session ``context_window`` (tokens) is given — recomputed for that window with the
-    configuration's ``maxContextTokens`` (which still wins, U1)."""
-    if context_window is None:
+    when a session ``context_window`` (tokens) and/or a session ``max_context_tokens`` (tokens;
+    ``None`` = unset) is given — recomputed with them. :data:`FROM_CONFIG` (the default) uses the
+    configuration's ``maxContextTokens``, which still wins over the window (U1)."""
+    if context_window is None and max_context_tokens is FROM_CONFIG:
         return int(catalog.index_budget)
-    mct = getattr(getattr(catalog, "config", None), "max_context_tokens", None)
-    return index_budget_chars(max_context_tokens=mct, context_window=context_window)
+    return int(WindowCatalog(catalog, context_window, max_context_tokens).index_budget)
 
 
 def truncated_entries(entries: Sequence[SkillEntry], result: Budgeted) -> tuple[TruncatedEntry, ...]:
@@ -186,8 +190,15 @@ def build_preview(generation: Generation, form: Form, budget: int, *, include_in
     return IndexPreview(form, result.text, result, cut, budget, n, exact, include_instructions, f"{form.value} form")
 
 
+def search_only_note(form: Form) -> str:
+    """How search-only skills appear in ``form`` (SPEC E1): the index form counts them but does
+    not list them; the list and verbose forms list them."""
+    return "counted, not listed" if form is Form.INDEX else "listed"
+
+
 def summary_content(p: IndexPreview) -> Content:
-    """The summary block above the side list (numbers with thousands separators)."""
+    """The summary block above the side list (numbers with thousands separators); the
+    search-only count says per form whether they are listed (:func:`search_only_note`)."""
     parts: list[str | tuple[str, str]] = [(p.title, "bold"), "\n"]
     parts.append(f"budget {p.budget:,} chars\n")
     parts.append(f"text   {len(p.text):,} chars")
@@ -202,7 +213,7 @@ def summary_content(p: IndexPreview) -> Content:
             parts.append(f" (cap {r.cap:,})")
         parts.append("\n")
         parts.append((f"{r.omitted:,} omitted", "$error" if r.omitted else ""))
-        parts.append(f" · {r.search_only:,} search-only (counted, not listed)\n")
+        parts.append(f" · {r.search_only:,} search-only ({search_only_note(p.form)})\n")
     return Content.assemble(*parts)
 
 
@@ -215,38 +226,67 @@ class PreviewComputed(Message):
 
 
 class SavePathScreen(ModalScreen[str | None]):
-    """Ask for a file path (``enter`` accepts, ``escape`` cancels); returns it or ``None``."""
+    """Ask for a file path (``enter`` accepts, ``escape`` cancels); returns the absolute path
+    (relative input is taken from ``base``, ``~`` expanded) or ``None``. An existing file is not
+    accepted at once: the dialog says so and a second ``enter`` on the same path overwrites."""
 
     DEFAULT_CSS = """
     SavePathScreen { align: center middle; }
-    SavePathScreen > Vertical { width: 70; height: auto; border: round $primary; background: $surface; padding: 0 1; }
+    SavePathScreen > Vertical { width: 76; max-width: 96%; height: auto; border: round $primary;
+        background: $surface; padding: 0 1; }
+    SavePathScreen #save-keys { color: $foreground-muted; }
+    SavePathScreen #save-warning { color: $warning; height: auto; }
     """
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="save.cancel")]
 
-    def __init__(self, default: str = DEFAULT_SAVE_PATH) -> None:
+    def __init__(self, default: str = DEFAULT_SAVE_PATH, *, base: str | None = None) -> None:
         super().__init__()
         self.default = default
+        self.base = base or os.getcwd()
+        self._confirm: str | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static("Save the preview text to:", markup=False)
+            yield Static(f"Save the preview text to (relative to {self.base}):", markup=False)
             yield Input(value=self.default, id="save-path")
+            yield Static("", id="save-warning", markup=False)
+            yield Static("enter save · esc cancel", id="save-keys", markup=False)
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
 
+    def full_path(self, typed: str) -> str:
+        """The absolute path ``typed`` names (``~`` expanded, relative to :attr:`base`)."""
+        return os.path.normpath(os.path.join(self.base, os.path.expanduser(typed)))
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        self._confirm = None
+        self.query_one("#save-warning", Static).update("")
+
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
+        typed = event.value.strip()
+        if not typed:
+            self.dismiss(None)
+            return
+        full = self.full_path(typed)
+        if os.path.exists(full) and self._confirm != full:
+            self._confirm = full
+            self.query_one("#save-warning", Static).update(
+                f"{full} exists: enter again to overwrite it, or change the path.")
+            return
+        self.dismiss(full)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
 
 
-def save_text(path: str, text: str) -> str:
+def save_text(path: str, text: str, *, base: str | None = None) -> str:
     """Write ``text`` (UTF-8, exactly, no newline added) to ``path`` (``~`` expanded, relative to
-    the process's working directory); returns the absolute path. Raises ``OSError``."""
-    full = os.path.abspath(os.path.expanduser(path))
+    ``base``, default the process's working directory); returns the absolute path. Raises
+    ``OSError``."""
+    full = os.path.normpath(os.path.join(base or os.getcwd(), os.path.expanduser(path)))
     with open(full, "w", encoding="utf-8", newline="") as fh:
         fh.write(text)
     return full
@@ -262,7 +302,7 @@ class IndexPreviewScreen(Screen[None]):
     IndexPreviewScreen #ip-banner.shown { display: block; }
     IndexPreviewScreen #ip-body { height: 1fr; }
     IndexPreviewScreen #ip-text { width: 1fr; height: 1fr; }
-    IndexPreviewScreen #ip-side { width: 50; height: 1fr; border: round $primary 40%; }
+    IndexPreviewScreen #ip-side { width: 34%; min-width: 28; max-width: 60; height: 1fr; border: round $primary 40%; }
     IndexPreviewScreen #ip-summary { height: auto; }
     IndexPreviewScreen #ip-cuts { height: 1fr; border: none; text-wrap: nowrap; text-overflow: ellipsis; }
     """
@@ -276,13 +316,14 @@ class IndexPreviewScreen(Screen[None]):
     ]
 
     def __init__(self, catalog: Any, generation: Generation, *, context_window: int | None = None,
-                 form: Form = Form.INDEX) -> None:
+                 form: Form = Form.INDEX, max_context_tokens: Any = FROM_CONFIG) -> None:
         super().__init__()
         self.catalog = catalog
         self.generation = generation
         self.context_window = context_window
+        self.max_context_tokens = max_context_tokens
         self.form = Form(form)
-        self.budget = index_budget_for(catalog, context_window)
+        self.budget = index_budget_for(catalog, context_window, max_context_tokens)
         self.include_instructions = bool(getattr(getattr(catalog, "config", None), "include_instructions", True))
         self.host = getattr(catalog, "host", None) or generation.host or "zuno"
         self.preview: IndexPreview | None = None
@@ -292,7 +333,7 @@ class IndexPreviewScreen(Screen[None]):
         yield Tabs(*(Tab(f.value, id=f"form-{f.value}") for f in _FORMS), active=f"form-{self.form.value}", id="ip-forms")
         yield Static(id="ip-banner", markup=False)
         with Horizontal(id="ip-body"):
-            yield TextArea("", id="ip-text", read_only=True, soft_wrap=False, show_line_numbers=True)
+            yield TextArea("", id="ip-text", read_only=True, soft_wrap=False, show_line_numbers=True, show_cursor=False)
             with Vertical(id="ip-side"):
                 yield Static(id="ip-summary", markup=False)
                 yield OptionList(id="ip-cuts")
@@ -304,9 +345,14 @@ class IndexPreviewScreen(Screen[None]):
         where = (f"session window {window:,} tok" if window is not None
                  else (f"window {self.catalog.context_window:,} tok" if getattr(self.catalog, "context_window", None)
                        else "window unknown"))
-        mct = getattr(getattr(self.catalog, "config", None), "max_context_tokens", None)
-        if mct is not None:
-            where += f" · maxContextTokens {mct:,}"
+        if self.max_context_tokens is FROM_CONFIG:
+            mct = getattr(getattr(self.catalog, "config", None), "max_context_tokens", None)
+            if mct is not None:
+                where += f" · maxContextTokens {mct:,}"
+        elif self.max_context_tokens is None:
+            where += " · session maxContextTokens unset"
+        else:
+            where += f" · session maxContextTokens {self.max_context_tokens:,}"
         self.query_one("#ip-title", Static).update(
             f"Index preview — host {visible(self.host)} — generation {self.generation.number} — "
             f"budget {self.budget:,} chars ({where})")
@@ -342,16 +388,37 @@ class IndexPreviewScreen(Screen[None]):
         area.load_text(visible(p.text, multiline=True))
         self.query_one("#ip-summary", Static).update(summary_content(p))
         options: list[Option] = []
+        names = [t.name for t in p.truncated]
         for i, t in enumerate(p.truncated):
+            where = self._where(t.location) if names.count(t.name) > 1 else ""
             options.append(Option(Content.assemble(
-                ("✂ ", "$warning"), visible(t.name), f"  {t.original:,} → {t.cap:,} (−{t.cut:,})"), id=f"t{i}"))
+                ("✂ ", "$warning"), visible(t.name), (where, "$foreground-muted"),
+                f"  {t.original:,} → {t.cap:,} (−{t.cut:,})"), id=f"t{i}"))
         if p.result is not None:
-            for name in p.result.omitted_names:
-                options.append(Option(Content.assemble(("✗ ", "$error"), visible(name), ("  over budget", "$error"))))
+            omitted = list(p.result.omitted_names)
+            for name in omitted:
+                where = ""
+                if omitted.count(name) > 1 or name in names:
+                    where = " (" + ", ".join(self._provenances(name)) + ")"
+                options.append(Option(Content.assemble(("✗ ", "$error"), visible(name), (where, "$foreground-muted"),
+                                                       ("  over budget", "$error"))))
         if not options:
             options.append(Option(Content("nothing truncated or omitted"), disabled=True))
         cuts = self.query_one("#ip-cuts", OptionList)
         cuts.set_options(options)
+
+    def _where(self, location: str) -> str:
+        """`` (project-zuno …/skill/pdf)`` — provenance and the end of the locator, to tell
+        same-name entries apart."""
+        from skillshelf.widgets.rows import fit_end, short_location
+
+        for s in self.generation.sources:
+            if s.location == location:
+                return f" ({s.provenance.value} {fit_end(visible(short_location(s)), 24)})"
+        return f" ({fit_end(visible(location), 24)})"
+
+    def _provenances(self, name: str) -> list[str]:
+        return [s.provenance.value for s in self.generation.sources if s.name == name and s.enabled]
 
     @on(OptionList.OptionHighlighted, "#ip-cuts")
     def _cut_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -381,27 +448,35 @@ class IndexPreviewScreen(Screen[None]):
         self.query_one("#ip-forms", Tabs).active = f"form-{nxt.value}"
 
     def action_copy(self) -> None:
+        """``c``: send the exact text to the terminal clipboard (OSC 52; the terminal decides)."""
         if self.preview is None:
             return
         self.app.copy_to_clipboard(self.preview.text)
-        self.notify(f"Copied {len(self.preview.text):,} characters.", timeout=3)
+        self.notify(f"{len(self.preview.text):,} characters sent to the terminal clipboard (OSC 52).", timeout=4)
+
+    @property
+    def save_base(self) -> str:
+        """Where ``ctrl+s`` saves relative paths: the catalog's working directory (the project)."""
+        return str(getattr(self.catalog, "cwd", None) or self.generation.cwd or os.getcwd())
 
     def action_save(self) -> None:
+        """``ctrl+s``: ask for a path (confirming an overwrite) and write the exact text."""
         if self.preview is None:
             return
         text = self.preview.text
+        base = self.save_base
 
         def done(path: str | None) -> None:
             if not path:
                 return
             try:
-                full = save_text(path, text)
+                full = save_text(path, text, base=base)
             except OSError as exc:
                 self.notify(f"Not saved: {path}: {exc.strerror or exc}", severity="error", timeout=8, markup=False)
                 return
             self.notify(f"Saved {len(text):,} characters to {full}", timeout=5, markup=False)
 
-        self.app.push_screen(SavePathScreen(), done)
+        self.app.push_screen(SavePathScreen(DEFAULT_SAVE_NAME, base=base), done)
 
     def action_close(self) -> None:
         self.app.pop_screen()

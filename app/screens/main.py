@@ -12,7 +12,7 @@ listing L5, the selected body's cost U3), body / resource pages through the mode
 
 Keys added for issues 2–4 and 8 (ids in :attr:`MainScreen.BINDINGS`, listed on the help screen):
 ``s`` sort, ``g`` agent view, ``]`` / ``[`` body pages, ``v`` raw tool output, ``R`` resources,
-``p`` pull remote skills now.
+``p`` pull remote skills now, ``c`` copy the selected locator (OSC 52).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from skillshelf.app.screens.agent_picker import (
     BODY_CHOICE, NO_AGENT, AgentChoice, ChoiceScreen, agent_options, resource_options,
 )
 from skillshelf.app.sourceinfo import (
-    BodyCost, LintCache, PageResult, Problem, ViewInfo, body_cost, filtered_generation, generation_diff,
-    lint_target_for, list_resources, load_page, problem_counts, problems, problems_summary, remote_origin, row_tokens,
+    FROM_CONFIG, BodyCost, LintCache, first_error, PageResult, Problem, ViewInfo, body_cost, filtered_generation, generation_diff,
+    lint_target_for, list_resources, load_page, problem_counts, problems, problems_summary, remote_origin, single_error_text, empty_catalog_text, row_tokens,
     sidecar_origins, view_info, zhin_body_cost, zhin_details, zhin_load_page,
 )
 from skillshelf.core.filter import FilterIndex
@@ -48,7 +48,7 @@ from skillshelf.core.tokens import TokenCounter
 from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.header import CatalogHeader
-from skillshelf.widgets.rows import LEGEND, CatalogRow, build_rows, group_hits, next_sort, sort_order
+from skillshelf.widgets.rows import LEGEND, CatalogRow, build_rows, group_hits, next_sort, size_cell, sort_order
 from skillshelf.widgets.source_pane import SourceExtras, SourcePane
 
 __all__ = [
@@ -244,12 +244,15 @@ class PullDone(Message):
 class PageState:
     """Where the body view of one row is: ``resource`` (``None`` = the SKILL.md body), the
     tool cursors of the pages visited (``cursors[0]`` is ``None``: the first page), the shown
-    page ``index`` (0-based) and the total ``pages`` when known."""
+    page ``index`` (0-based), the total ``pages`` when known and the first line number of each
+    visited page (``line_starts``; the body view numbers lines as the file does)."""
 
     resource: str | None = None
     cursors: list[str | None] = field(default_factory=lambda: [None])
     index: int = 0
     pages: int | None = None
+    #: The file's line number of each visited page's first line (same indices as ``cursors``).
+    line_starts: list[int] = field(default_factory=list)
 
 
 def _row_key(row: CatalogRow) -> tuple[str, bool]:
@@ -281,6 +284,7 @@ class MainScreen(Screen[None]):
         Binding("v", "toggle_raw", "Raw", show=False, id="main.raw"),
         Binding("R", "pick_resource", "Resources", show=False, id="main.resources"),
         Binding("p", "pull", "Pull remote", show=False, id="main.pull"),
+        Binding("c", "copy_locator", "Copy locator", show=False, id="main.copy"),
     ]
 
     def __init__(self, open_catalog: Callable[[], CatalogLike], *, host: str = "zuno", cwd_display: str = "") -> None:
@@ -330,6 +334,7 @@ class MainScreen(Screen[None]):
         yield Input(placeholder="/ filter…  (name, description, keywords; typos ok)", id="filter")
         with Horizontal(id="panes"):
             with Vertical(id="catalog-pane"):
+                yield Static("", id="no-match", markup=False)
                 yield CatalogList(id="catalog")
             yield SourcePane(id="source")
         yield Static(LEGEND, id="legend", markup=False)
@@ -342,6 +347,7 @@ class MainScreen(Screen[None]):
         self.query_one("#agent-warning").display = False
         self.query_one("#watch-warning").display = False
         self.query_one("#problems-line").display = False
+        self.query_one("#no-match").display = False
         self.query_one("#catalog-pane").border_title = "Catalog"
         self.query_one(SourcePane).border_title = "Source"
         self.query_one(CatalogList).focus()
@@ -353,13 +359,20 @@ class MainScreen(Screen[None]):
         gen = self.generation
         if gen is not None and self.view is not None:
             gen = filtered_generation(gen, self.view)
+        mct = self._mct()
         self.query_one(CatalogHeader).show(self.host, self.cwd_display, gen, self._status, self.agent,
-                                           changes=self.changes, window=self._window())
+                                           changes=self.changes, window=self._window(),
+                                           mct="config" if mct is FROM_CONFIG else mct)
 
     def _window(self) -> int | None:
         """The session context window set from the what-if screen (``None`` = the catalog's)."""
         window = getattr(self.app, "session_context_window", None)
         return window if isinstance(window, int) else None
+
+    def _mct(self) -> Any:
+        """The session ``maxContextTokens`` set from the what-if screen (tokens, ``None`` =
+        unset), or :data:`FROM_CONFIG` (the configuration's)."""
+        return getattr(self.app, "session_max_context_tokens", FROM_CONFIG)
 
     # ------------------------------------------------------------------ loading
     def _set_loading(self, loading: bool, status: str = "") -> None:
@@ -367,9 +380,17 @@ class MainScreen(Screen[None]):
         if status:
             self._show_header(status)
 
+    def rescan_after_write(self) -> None:
+        """Show the generation of a config write / undo just made (``ctrl+z``): one generation
+        step — the live watcher's when it watches this catalog, else a refresh
+        (:meth:`SkillshelfApp.generation_after_write`)."""
+        if self.catalog is not None:
+            self.load_catalog(refresh=True, after_write=True)
+
     @work(thread=True, exclusive=True, group="catalog", exit_on_error=False, description="open catalog")
-    def load_catalog(self, refresh: bool = False) -> None:
-        """Open (first call) or refresh the catalog, compute the view, post :class:`CatalogLoaded`."""
+    def load_catalog(self, refresh: bool = False, after_write: bool = False) -> None:
+        """Open (first call) or refresh the catalog, compute the view, post :class:`CatalogLoaded`.
+        ``after_write``: the refresh follows a config write (see :meth:`rescan_after_write`)."""
         epoch = self._epoch
         if self.catalog is None or refresh:
             self.app.call_from_thread(self._set_loading, True, "refreshing…" if refresh else "loading…")
@@ -383,11 +404,13 @@ class MainScreen(Screen[None]):
                 subscribe(lambda gen, cat=catalog: self.post_message(GenerationPublished(gen, cat)))
             self.post_message(CatalogOpened(catalog))
             generation = catalog.current
+        elif refresh and after_write and hasattr(self.app, "generation_after_write"):
+            generation = self.app.generation_after_write(catalog, catalog.current.number)
         elif refresh:
             generation = catalog.refresh()
         else:
             generation = catalog.current
-        view = view_info(catalog, generation, self.agent, context_window=self._window())
+        view = view_info(catalog, generation, self.agent, context_window=self._window(), max_context_tokens=self._mct())
         self.post_message(CatalogLoaded(catalog, generation, view, epoch))
 
     @on(Worker.StateChanged)
@@ -445,7 +468,8 @@ class MainScreen(Screen[None]):
         warning = self.query_one("#agent-warning", Static)
         if view.agent is not None and view.problems:
             warning.update(Content.assemble(
-                (f"⚠ agent {visible(view.agent)} would not start: ", "bold $error"),
+                (f"⚠ agent {visible(view.agent)} would not start", "bold $error"),
+                (" (e: full text): ", "$foreground-muted"),
                 visible(" · ".join(view.problems)),
             ))
             warning.display = True
@@ -494,6 +518,8 @@ class MainScreen(Screen[None]):
             return
         errors, warnings, _notes = problem_counts(self.problems)
         glyph, style = ("✗", "$error") if errors else ("⚠", "$warning") if warnings else ("•", "$accent")
+        if errors == 1:
+            summary = single_error_text(self.problems)
         line.update(Content.assemble((glyph + " ", f"bold {style}"), summary, (" — press e", "$foreground-muted")))
         line.display = True
 
@@ -540,11 +566,12 @@ class MainScreen(Screen[None]):
 
     def switch_host(self, host: str, open_catalog: Callable[[], CatalogLike]) -> None:
         """Show the catalog ``open_catalog()`` returns (the same inputs under ``host``, SPEC Z):
-        the current catalog is dropped (results still in flight for it are ignored), the filter,
-        sort and agent view are kept, the cursor goes to the first row."""
+        the current catalog is dropped (results still in flight for it are ignored), the filter
+        and sort are kept, the agent view is reset (no agent), the cursor goes to the first row."""
         self._epoch += 1
         self._open_catalog = open_catalog
         self.host = host
+        self.agent = None  # agents.<name> belong to one host's configuration
         self.catalog = None
         self.generation = None
         self.view = None
@@ -570,7 +597,8 @@ class MainScreen(Screen[None]):
         generation, catalog = self.generation, self.catalog
         if generation is None or catalog is None:
             return
-        self.post_message(ViewComputed(generation, view_info(catalog, generation, self.agent, context_window=self._window())))
+        self.post_message(ViewComputed(generation, view_info(catalog, generation, self.agent, context_window=self._window(),
+                                                             max_context_tokens=self._mct())))
 
     @on(ViewComputed)
     def _view_computed(self, event: ViewComputed) -> None:
@@ -654,13 +682,15 @@ class MainScreen(Screen[None]):
         self.query_one(CatalogList).focus()
 
     def apply_filter(self, keep_key: tuple[str, bool] | None = None) -> None:
-        """Show the rows matching the filter box now (grouped by name, capped at
-        :data:`FILTER_LIMIT` for a non-empty query; an empty query lists every row in the
-        current sort); keep the cursor on the same row if shown."""
+        """Show the rows matching the filter box now (grouped by name; for a non-empty query the
+        best :data:`FILTER_LIMIT` are listed and the title gives the true match count; an empty
+        query lists every row in the current sort); keep the cursor on the same row if shown.
+        No match shows ``no skills match `…``` above the (empty) list."""
         self._filter_timer = None
         query = self.query_one("#filter", Input).value
         if keep_key is None:
             keep_key = self._current_key()
+        matches: int | None = None
         if not query.strip():
             # every row: build_rows already groups same-name rows, so no search is needed
             order = sort_order(self.rows, range(len(self.rows)), self.sort, row_tokens)
@@ -668,7 +698,9 @@ class MainScreen(Screen[None]):
         else:
             if self._index is None:
                 self._index = FilterIndex([r.item for r in self.rows])
-            hits = self._index.search(query, FILTER_LIMIT)
+            hits = self._index.search(query, max(1, len(self._index)))
+            matches = len(hits)
+            hits = hits[:FILTER_LIMIT]
             order = group_hits(self.rows, [h.index for h in hits])
             spans = {h.index: h.spans for h in hits if h.spans}
         keep = None
@@ -678,18 +710,41 @@ class MainScreen(Screen[None]):
                     keep = i
                     break
         catalog = self.query_one(CatalogList)
+        catalog.value_column = self._value_column() if matches is None else None
         catalog.show_rows(self.rows, order, spans, keep=keep)
-        self._catalog_title(len(order), bool(query.strip()))
+        self._catalog_title(len(order), matches)
+        no_match = self.query_one("#no-match", Static)
+        if matches == 0:
+            no_match.update(Content.assemble("no skills match ", (f"`{visible(query.strip())}`", "bold"),
+                                             ("  (esc clears the filter)", "$foreground-muted")))
+            no_match.display = True
+        else:
+            no_match.display = False
         if not order:
             self._show_row(None)
         elif catalog.current_row is not None:
             self._show_row(catalog.current_row)
 
-    def _catalog_title(self, shown: int, filtered: bool) -> None:
+    def _catalog_title(self, shown: int, matches: int | None) -> None:
+        """``Catalog (1,104) · sort name``; filtered: ``Catalog (12 matches · 1,104 rows)``, or
+        ``Catalog (500 shown of 812 matches · 1,104 rows)`` when the list is capped."""
         total = len(self.rows)
-        count = f"{shown:,} of {total:,}" if filtered else f"{total:,}"
-        sort = "relevance" if filtered else self.sort
+        if matches is None:
+            count = f"{total:,}"
+        elif shown < matches:
+            count = f"{shown:,} shown of {matches:,} matches · {total:,} rows"
+        else:
+            count = f"{matches:,} match{'' if matches == 1 else 'es'} · {total:,} rows"
+        sort = "relevance" if matches is not None else self.sort
         self.query_one("#catalog-pane").border_title = f"Catalog ({count}) · sort {sort}"
+
+    def _value_column(self) -> Any:
+        """The sort-key column for the ``size`` / ``tokens`` sorts (``None`` otherwise)."""
+        if self.sort == "size":
+            return ("size", lambda row: size_cell(row.item))
+        if self.sort == "tokens":
+            return ("tokens", lambda row: f"{row_tokens(row.item):,} tok")
+        return None
 
     def action_cycle_sort(self) -> None:
         """``s``: next sort (catalog → name → provenance → size → tokens)."""
@@ -713,6 +768,8 @@ class MainScreen(Screen[None]):
             self._cost = None
             self._page = None
             pane.show_row(None)
+            if not self.rows and self.generation is not None:
+                pane.show_message(empty_catalog_text(self.generation))
             self._update_selected_meter()
             return
         row = self.rows[index]
@@ -826,7 +883,7 @@ class MainScreen(Screen[None]):
         if isinstance(item, Rejected):
             text = read_body(row)
             note = "rejected by the host: the skill tool cannot load it; the file is shown as is"
-            self.post_message(PageLoaded(key, PageResult(1, 1, output=text, body=text, note=note)))
+            self.post_message(PageLoaded(key, PageResult(1, 1, output=text, body=text, note=note, first_line=1)))
             return
         if not item.enabled:
             tool: Any = SkillTool([item.entry])
@@ -846,9 +903,19 @@ class MainScreen(Screen[None]):
         if event.key != self._shown_key:
             return
         state = self._pages.get(event.key)
-        if state is not None and event.result.pages is not None:
-            state.pages = event.result.pages
-        self._page = event.result
+        result = event.result
+        if state is not None:
+            if result.pages is not None:
+                state.pages = result.pages
+            i = result.page - 1
+            del state.line_starts[i + 1:]
+            while len(state.line_starts) <= i:
+                state.line_starts.append(1)
+            if result.first_line is not None:
+                state.line_starts[i] = result.first_line
+            if not result.refusal:
+                state.line_starts.append(state.line_starts[i] + result.body.count("\n"))
+        self._page = result
         self._render_page()
 
     def _page_title(self, result: PageResult | None, state: PageState | None, *, loading: bool = False) -> str:
@@ -878,13 +945,14 @@ class MainScreen(Screen[None]):
         if result is None:
             return
         pane.show_body_title(self._page_title(result, state))
+        first = 1
         if result.refusal:
             text = result.refusal
         else:
             text = result.output if self.raw else result.body
-        if result.note:
-            text = f"({result.note})\n\n{text}"
-        pane.show_body(text)
+            if not self.raw and state is not None and len(state.line_starts) >= result.page:
+                first = state.line_starts[result.page - 1]
+        pane.show_body(text, first_line=first, note=result.note)
 
     def action_next_page(self) -> None:
         """``]``: the next page (cursor from the tool's ``next_cursor``)."""
@@ -1034,6 +1102,18 @@ class MainScreen(Screen[None]):
         catalog.highlight_row(index)
         catalog.focus()
         self._show_row(index)
+
+    def action_copy_locator(self) -> None:
+        """``c``: copy the selected row's locator (DESIGN). The text goes to the terminal through
+        an OSC 52 escape; whether it reaches the clipboard depends on the terminal, so the
+        notice says where it was sent rather than claiming success."""
+        row = self.selected_row()
+        if row is None:
+            self.notify("No row selected.", timeout=3)
+            return
+        self.app.copy_to_clipboard(row.location)
+        self.notify(f"Locator sent to the terminal clipboard (OSC 52): {visible(row.location)}",
+                    timeout=4, markup=False)
 
     def action_focus_filter(self) -> None:
         self.query_one("#filter", Input).focus()

@@ -3,13 +3,21 @@
 A modal over the main screen. It shows the sources of one name side by side (a table: choice,
 provenance, root, locator, description, size in bytes, modified time, lint error/warning counts),
 a unified diff of two bodies, and the exact ``skills.config`` entries it would append to the
-target file. Keys on the source under the cursor: ``k`` keep, ``s`` search-only, ``e``
-explicit-only, ``d`` disable; ``t`` switches the target file (project ``.zuno/zuno.json`` ↔ the
-global file ↔ an existing ``.jsonc`` layer); ``ctrl+s`` writes through
+target file. ``j`` / ``k`` (or the arrows) move the cursor as on the main screen; the choice for
+the source under the cursor: ``1`` keep, ``2`` search-only, ``3`` explicit-only, ``4`` disable,
+``space`` cycles them; ``t`` switches the target file (project ``.zuno/zuno.json`` ↔ the global
+file ↔ an existing ``.jsonc`` layer; the candidates are recomputed on every ``t`` and after every
+write, so a file created meanwhile is offered); ``ctrl+s`` writes through
 :func:`skillshelf.core.configwrite.apply_plan` (atomic, ``.bak``, comments kept), rebuilds the
 catalog and checks the outcome (a wrong outcome is undone, as ``skillshelf resolve`` does);
-``u`` undoes the last write byte for byte. Planning and writing never raise into the UI: every
-:class:`~skillshelf.core.configwrite.ConfigWriteError` is shown in the preview pane.
+``u`` undoes the last write byte for byte. When the chosen set leaves the name ambiguous (two or
+more sources stay enabled), the plan pane says so before writing and the first ``ctrl+s`` asks
+for a second one. Planning and writing never raise into the UI: every
+:class:`~skillshelf.core.configwrite.ConfigWriteError` is shown in the preview pane, with the
+picker's own advice (``press t to choose another target``) instead of the CLI's.
+
+One generation step per write: the catalog's new generation comes from the live watcher when
+it watches this catalog, else from one ``refresh()`` (``SkillshelfApp.generation_after_write``).
 
 Skill text is untrusted (SPEC X1): every cell and diff line is built from plain text made
 visible with :func:`skillshelf.core.textsafe.visible`; markup is never parsed.
@@ -56,6 +64,9 @@ __all__ = [
     "body_diff",
     "candidate_targets",
     "default_choices",
+    "picker_advice",
+    "stays_ambiguous",
+    "CHOICE_CYCLE",
     "source_facts",
 ]
 
@@ -66,6 +77,24 @@ BODY_MAX_BYTES = 256 * 1024
 
 _CHOICE_LABEL = {Choice.KEEP: "keep", Choice.SEARCH: "search-only", Choice.EXPLICIT: "explicit",
                  Choice.DISABLE: "disable"}
+#: ``space`` cycles the choice in this order (the digit keys ``1``–``4`` pick one directly).
+CHOICE_CYCLE = (Choice.KEEP, Choice.SEARCH, Choice.EXPLICIT, Choice.DISABLE)
+
+
+def picker_advice(message: str) -> str:
+    """``message`` (a :class:`ConfigWriteError` text) with advice that works in the picker: core's
+    ``choose another target file`` becomes ``press t to choose another target``; a CLI flag
+    (``--file`` / ``--global``) is never suggested here."""
+    out = message.replace("choose another target file", "press t to choose another target")
+    out = out.replace("--file or --global", "t").replace("--file", "t (target)").replace("--global", "t (target)")
+    return out
+
+
+def stays_ambiguous(choices: Mapping[str, Choice]) -> int:
+    """How many sources stay enabled under ``choices`` (keep / search-only / explicit): two or
+    more leave the name ambiguous (SPEC D6: search-only and explicit sources are still loadable
+    by name)."""
+    return sum(1 for c in choices.values() if c is not Choice.DISABLE)
 
 
 @dataclass(frozen=True)
@@ -248,15 +277,18 @@ class AmbiguityPicker(ModalScreen[None]):
     AmbiguityPicker #picker-diff-scroll { width: 1fr; height: 1fr; border: round $primary 40%; overflow-x: auto; }
     AmbiguityPicker #picker-diff { width: auto; text-wrap: nowrap; }
     AmbiguityPicker #picker-plan-scroll { width: 46%; height: 1fr; border: round $primary 40%; }
-    AmbiguityPicker #picker-status { height: auto; }
+    AmbiguityPicker #picker-status { height: auto; min-height: 1; }
     AmbiguityPicker .error { color: $error; }
     """
 
     BINDINGS = [
-        Binding("k", "choose('keep')", "Keep", id="picker.keep"),
-        Binding("s", "choose('search')", "Search-only", id="picker.search"),
-        Binding("e", "choose('explicit')", "Explicit", id="picker.explicit"),
-        Binding("d", "choose('disable')", "Disable", id="picker.disable"),
+        Binding("j", "move(1)", "Down", show=False, id="picker.down"),
+        Binding("k", "move(-1)", "Up", show=False, id="picker.up"),
+        Binding("1", "choose('keep')", "Keep", id="picker.keep"),
+        Binding("2", "choose('search')", "Search-only", id="picker.search"),
+        Binding("3", "choose('explicit')", "Explicit", id="picker.explicit"),
+        Binding("4", "choose('disable')", "Disable", id="picker.disable"),
+        Binding("space", "cycle_choice", "Cycle", show=False, id="picker.cycle"),
         Binding("t", "cycle_target", "Target", id="picker.target"),
         Binding("ctrl+s", "write", "Write", id="picker.write"),
         Binding("u", "undo", "Undo", id="picker.undo"),
@@ -280,6 +312,8 @@ class AmbiguityPicker(ModalScreen[None]):
         self.status: str = ""
         self.status_error = False
         self._busy = False
+        #: ``ctrl+s`` was pressed once on a choice set that leaves the name ambiguous.
+        self._ambiguous_confirmed = False
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -358,9 +392,9 @@ class AmbiguityPicker(ModalScreen[None]):
         self.query_one("#picker-title", Static).update(Content.assemble(
             ("Resolve ", "bold"), (visible(self.skill_name), "bold $accent"),
             f" — {len(self.sources)} sources, {enabled} enabled ({state}).  ",
-            ("k", "bold"), " keep  ", ("s", "bold"), " search-only  ", ("e", "bold"), " explicit  ",
-            ("d", "bold"), " disable  ", ("t", "bold"), " target  ", ("ctrl+s", "bold"), " write  ",
-            ("u", "bold"), " undo"))
+            ("j k", "bold"), " move  ", ("1", "bold"), " keep  ", ("2", "bold"), " search-only  ",
+            ("3", "bold"), " explicit  ", ("4", "bold"), " disable  ", ("space", "bold"), " cycle  ",
+            ("t", "bold"), " target  ", ("ctrl+s", "bold"), " write  ", ("u", "bold"), " undo"))
         self._show_where()
 
     def _show_where(self) -> None:
@@ -447,8 +481,13 @@ class AmbiguityPicker(ModalScreen[None]):
             if others:
                 parts += [("\n  t switches to: " + ", ".join(others), "$foreground-muted")]
         parts.append("\n\n")
+        remaining = stays_ambiguous(self.choices)
+        if remaining > 1:
+            parts.append((f"⚠ `{visible(self.skill_name)}` stays ambiguous after this write: {remaining} sources stay "
+                          "enabled (keep / search-only / explicit); press 4 on all but one to disable them\n\n",
+                          "bold $warning"))
         if self.plan_error is not None:
-            parts.append((visible(self.plan_error, multiline=True), "$error"))
+            parts.append((visible(picker_advice(self.plan_error), multiline=True), "$error"))
         elif self.plan is not None:
             plan = self.plan
             if not plan.entries:
@@ -469,16 +508,51 @@ class AmbiguityPicker(ModalScreen[None]):
         widget.update(visible(text, multiline=True))
 
     # ------------------------------------------------------------------ actions
+    def action_move(self, step: int) -> None:
+        """``j`` / ``k``: move the cursor down / up a source (as on the main screen)."""
+        table = self.query_one(DataTable)
+        if step > 0:
+            table.action_cursor_down()
+        else:
+            table.action_cursor_up()
+
     def action_choose(self, value: str) -> None:
+        """``1``–``4``: the choice for the source under the cursor."""
         source = self._cursor_source()
         if source is None or self._busy:
             return
         self.choices[source.location] = Choice(value)
+        self._ambiguous_confirmed = False
         self._fill_table()
         self._replan()
 
+    def action_cycle_choice(self) -> None:
+        """``space``: the next choice (keep → search-only → explicit → disable → keep)."""
+        source = self._cursor_source()
+        if source is None or self._busy:
+            return
+        current = self.choices.get(source.location, Choice.DISABLE)
+        nxt = CHOICE_CYCLE[(CHOICE_CYCLE.index(current) + 1) % len(CHOICE_CYCLE)] if current in CHOICE_CYCLE else Choice.KEEP
+        self.action_choose(nxt.value)
+
+    def refresh_targets(self) -> None:
+        """Recompute the candidate targets (a ``.zuno/zuno.jsonc`` created meanwhile is offered),
+        keeping the current target when it is still a candidate."""
+        current = self.target
+        self.targets = candidate_targets(self.catalog)
+        paths = [t.path for t in self.targets]
+        if current is not None and current.path in paths:
+            self.target_index = paths.index(current.path)
+        else:
+            self.target_index = 0
+
     def action_cycle_target(self) -> None:
-        if not self.targets or self._busy:
+        """``t``: the next candidate target (recomputed first)."""
+        if self._busy:
+            return
+        self.refresh_targets()
+        if not self.targets:
+            self._replan()
             return
         self.target_index = (self.target_index + 1) % len(self.targets)
         self._replan()
@@ -492,6 +566,13 @@ class AmbiguityPicker(ModalScreen[None]):
         if not self.plan.changes:
             self._set_status("nothing to write")
             return
+        remaining = stays_ambiguous(self.choices)
+        if remaining > 1 and not self._ambiguous_confirmed:
+            self._ambiguous_confirmed = True
+            self._set_status(f"`{self.skill_name}` would stay ambiguous ({remaining} sources stay enabled): "
+                             "press ctrl+s again to write anyway, or 4 to disable all but one.", error=True)
+            return
+        self._ambiguous_confirmed = False
         self._busy = True
         self._set_status("writing…")
         self.write_plan(self.plan, dict(self.choices))
@@ -499,18 +580,20 @@ class AmbiguityPicker(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="picker-write", exit_on_error=False, description="write skills.config")
     def write_plan(self, plan: WritePlan, choices: dict[str, Choice]) -> None:
         """Apply ``plan``, rebuild the catalog and check the outcome; posts :class:`WriteDone`."""
+        before = self.catalog.current.number
         try:
             result = apply_plan(plan)
         except ConfigWriteError as exc:
-            self.post_message(WriteDone(None, None, f"not written: {exc}", error=True))
+            self.post_message(WriteDone(None, None, f"not written: {picker_advice(str(exc))}", error=True))
             return
         except Exception as exc:
             self.post_message(WriteDone(None, None, f"not written: {type(exc).__name__}: {exc}", error=True))
             return
         try:
-            gen = self.catalog.refresh()
+            gen = self._generation_after(before)
         except Exception as exc:
-            self.post_message(WriteDone(None, result, f"wrote {plan.target}, but the rescan failed: {exc}", error=True))
+            self.post_message(WriteDone(None, result, f"wrote {self._short(plan.target)}, but the rescan failed: {exc}",
+                                        error=True))
             return
         problems = outcome_problems(gen, self.skill_name, choices)
         if problems:
@@ -520,17 +603,29 @@ class AmbiguityPicker(ModalScreen[None]):
             except ConfigWriteError as exc:
                 undone = f"undo failed: {exc}"
             try:
-                gen = self.catalog.refresh()
+                gen = self._generation_after(gen.number)
             except Exception:
                 pass
             self.post_message(WriteDone(gen, None, "the catalog does not show the chosen outcome ("
                                         + "; ".join(problems) + f"); {undone}", error=True))
             return
-        backup = f" (previous version in {result.backup})" if result.backup else " (new file)"
+        backup = f" (previous version in {self._short(result.backup)})" if result.backup else " (new file)"
         still = self.skill_name in gen.ambiguous_names()
         after = (f"`{self.skill_name}` is still ambiguous (search/explicit sources stay loadable by name)"
                  if still else f"`{self.skill_name}` is no longer ambiguous")
-        self.post_message(WriteDone(gen, result, f"wrote {plan.target}{backup}; {after}. u (or ctrl+z) undoes."))
+        self.post_message(WriteDone(gen, result, f"wrote {self._short(plan.target)}{backup}; {after}. u (or ctrl+z) undoes."))
+
+    def _short(self, path: str) -> str:
+        """``path`` with the home shown as ``~`` (status lines stay short)."""
+        home = getattr(getattr(self.catalog, "env", None), "home", None)
+        return _home_short(path, home)
+
+    def _generation_after(self, before: int) -> Generation:
+        """The generation showing a write just made (one step: the watcher's when live)."""
+        follow = getattr(self.app, "generation_after_write", None)
+        if callable(follow):
+            return follow(self.catalog, before)
+        return self.catalog.refresh()
 
     def action_undo(self) -> None:
         if self._busy:
@@ -545,17 +640,21 @@ class AmbiguityPicker(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="picker-write", exit_on_error=False, description="undo write")
     def undo_write(self, result: WriteResult) -> None:
         """Restore the previous bytes (:func:`~skillshelf.core.configwrite.undo`) and rescan."""
+        from skillshelf.app.tui import undo_words
+
+        before = self.catalog.current.number
         try:
             undo(result)
         except ConfigWriteError as exc:
-            self.post_message(WriteDone(None, result, f"not undone: {exc}", error=True))
+            self.post_message(WriteDone(None, result, f"not undone: {picker_advice(str(exc))}", error=True))
             return
         try:
-            gen = self.catalog.refresh()
+            gen = self._generation_after(before)
         except Exception as exc:
             self.post_message(WriteDone(None, None, f"undone, but the rescan failed: {exc}", error=True))
             return
-        self.post_message(WriteDone(gen, None, f"undone: {result.target} restored"))
+        words = undo_words(result).replace(result.target, self._short(result.target), 1)
+        self.post_message(WriteDone(gen, None, f"undone: {words}"))
 
     @on(WriteDone)
     def _write_done(self, event: WriteDone) -> None:
@@ -572,6 +671,7 @@ class AmbiguityPicker(ModalScreen[None]):
             self._fill_table()
             self._show_diff()
             self._refresh_main()
+        self.refresh_targets()
         self._replan()
         self._set_status(event.message, error=event.error)
         self.notify(event.message, severity="error" if event.error else "information", timeout=6, markup=False)

@@ -10,9 +10,11 @@ the index text itself, and the selected-body budget for that window
 (``selected_budget_tokens``, tokens, U2). ``maxContextTokens`` wins over the window (U1): clear
 that box to see the window's effect.
 
-``enter`` applies the window to the session (``App.session_context_window``): the index preview
-(``i``) and the next what-if start from it; the configuration files and the main screen's meter
-(the catalog's own window) are unchanged. ``escape`` closes.
+``enter`` applies both boxes to the session (``App.apply_session_budget``: the window and
+``maxContextTokens``; an empty ``maxContextTokens`` box means unset for the session): the main
+screen's meters, the index preview (``i``) and the next what-if start from them, and the dialog's
+``now:`` line shows the session values at once. No configuration file is changed. ``escape``
+closes.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from skillshelf.app.screens.index_preview import TruncatedEntry, truncated_entries
+from skillshelf.app.screens.index_preview import TruncatedEntry, index_budget_for, truncated_entries
+from skillshelf.app.sourceinfo import FROM_CONFIG
 from skillshelf.core.budget import index_budget_chars, selected_budget_tokens
 from skillshelf.core.model import Generation
 from skillshelf.core.render import Budgeted, Form, render_budgeted
@@ -107,14 +110,14 @@ class WhatIfScreen(ModalScreen[None]):
     WhatIfScreen > #wi-box { width: 96%; height: 94%; border: round $primary; background: $surface; padding: 0 1; }
     WhatIfScreen #wi-title { height: 1; text-style: bold; }
     WhatIfScreen #wi-controls { height: 3; }
-    WhatIfScreen #wi-controls Button { min-width: 8; width: 8; margin: 0 1 0 0; }
-    WhatIfScreen #wi-controls Label { padding: 1 1 0 2; }
-    WhatIfScreen #wi-window { width: 16; }
-    WhatIfScreen #wi-mct { width: 14; }
+    WhatIfScreen #wi-controls Button { min-width: 6; width: auto; margin: 0 1 0 0; }
+    WhatIfScreen #wi-controls Label { padding: 1 1 0 1; }
+    WhatIfScreen #wi-window { width: 1fr; min-width: 11; max-width: 18; }
+    WhatIfScreen #wi-mct { width: 1fr; min-width: 11; max-width: 18; }
     WhatIfScreen #wi-now, WhatIfScreen #wi-bodies, WhatIfScreen #wi-error { height: auto; }
     WhatIfScreen #wi-error { color: $error; }
     WhatIfScreen #wi-lower { height: 1fr; }
-    WhatIfScreen #wi-cuts { width: 50; height: 1fr; border: round $primary 40%; text-wrap: nowrap; text-overflow: ellipsis; }
+    WhatIfScreen #wi-cuts { width: 40%; min-width: 24; max-width: 50; height: 1fr; border: round $primary 40%; text-wrap: nowrap; text-overflow: ellipsis; }
     WhatIfScreen #wi-text { width: 1fr; height: 1fr; }
     """
 
@@ -123,12 +126,13 @@ class WhatIfScreen(ModalScreen[None]):
         Binding("2", "preset(1)", "128k", id="whatif.preset-128k"),
         Binding("3", "preset(2)", "200k", id="whatif.preset-200k"),
         Binding("4", "preset(3)", "1M", id="whatif.preset-1m"),
-        Binding("enter", "apply_session", "Apply to session", id="whatif.apply", priority=True),
+        Binding("enter", "apply_session", "Apply both to session", id="whatif.apply", priority=True),
         Binding("escape", "close", "Close", id="whatif.close"),
         Binding("q", "close", "Close", show=False, id="whatif.close-q"),
     ]
 
-    def __init__(self, catalog: Any, generation: Generation, *, context_window: int | None = None) -> None:
+    def __init__(self, catalog: Any, generation: Generation, *, context_window: int | None = None,
+                 max_context_tokens: Any = FROM_CONFIG) -> None:
         super().__init__()
         self.catalog = catalog
         self.generation = generation
@@ -136,14 +140,20 @@ class WhatIfScreen(ModalScreen[None]):
         self.config_mct: int | None = getattr(config, "max_context_tokens", None)
         self.config_mst: int | None = getattr(config, "max_selected_context_tokens", None)
         self.catalog_window: int | None = getattr(catalog, "context_window", None)
+        #: Session values in force when opened / after ``enter`` (``None`` window = the catalog's;
+        #: :data:`FROM_CONFIG` maxContextTokens = the configuration's).
+        self.session_window: int | None = context_window
+        self.session_mct: Any = max_context_tokens
         self.start_window = context_window if context_window is not None else self.catalog_window
+        self.start_mct = self.config_mct if max_context_tokens is FROM_CONFIG else max_context_tokens
         self.current: WhatIf | None = None
         self._seq = 0
         self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="wi-box"):
-            yield Static("What-if: context window / maxContextTokens — nothing is written; enter applies the window to this session", id="wi-title", markup=False)
+            yield Static("What-if: context window / maxContextTokens — nothing is written; "
+                         "enter applies both to this session", id="wi-title", markup=False)
             with Horizontal(id="wi-controls"):
                 for i, (label, _value) in enumerate(PRESETS):
                     yield Button(label, id=f"wi-preset-{i}")
@@ -151,27 +161,52 @@ class WhatIfScreen(ModalScreen[None]):
                 yield Input(str(self.start_window) if self.start_window else "", placeholder="e.g. 128k",
                             id="wi-window")
                 yield Label("maxContextTokens")
-                yield Input(str(self.config_mct) if self.config_mct else "", placeholder="unset", id="wi-mct")
+                yield Input(str(self.start_mct) if self.start_mct else "", placeholder="unset", id="wi-mct")
             yield Static(id="wi-now", markup=False)
             yield BudgetMeter(id="wi-meter")
             yield Static(id="wi-bodies", markup=False)
             yield Static(id="wi-error", markup=False)
             with Horizontal(id="wi-lower"):
                 yield OptionList(id="wi-cuts")
-                yield TextArea("", id="wi-text", read_only=True, soft_wrap=False)
+                yield TextArea("", id="wi-text", read_only=True, soft_wrap=False, show_cursor=False)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#wi-cuts").border_title = "Truncated / dropped"
         self.query_one(BudgetMeter).label = "what-if index"
-        now = int(getattr(self.catalog, "index_budget", 0) or 0)
-        parts = [f"now: index budget {now:,} chars"]
-        if self.config_mct is not None:
-            parts.append(f"config maxContextTokens {self.config_mct:,} (wins over the window, U1)")
-        parts.append(f"window {self.catalog_window:,} tok" if self.catalog_window else "window unknown")
-        self.query_one("#wi-now", Static).update(" · ".join(parts))
+        self._show_now()
         self.query_one("#wi-cuts").focus()
         self.recompute()
+
+    def now_text(self) -> str:
+        """The ``now:`` line: the index budget in force (the session values when set, else the
+        catalog's), its ``maxContextTokens`` and window, each marked ``session`` when it comes
+        from an applied what-if."""
+        try:
+            if self.session_window is None and self.session_mct is FROM_CONFIG:
+                now = int(getattr(self.catalog, "index_budget", 0) or 0)
+            else:
+                from skillshelf.app.sourceinfo import WindowCatalog
+
+                now = int(WindowCatalog(self.catalog, self.session_window, self.session_mct).index_budget)
+        except (TypeError, ValueError, AttributeError):
+            now = 0
+        parts = [f"now: index budget {now:,} chars"]
+        if self.session_mct is FROM_CONFIG:
+            if self.config_mct is not None:
+                parts.append(f"config maxContextTokens {self.config_mct:,} (wins over the window, U1)")
+        elif self.session_mct is None:
+            parts.append("session maxContextTokens unset")
+        else:
+            parts.append(f"session maxContextTokens {self.session_mct:,} (wins over the window, U1)")
+        if self.session_window is not None:
+            parts.append(f"session window {self.session_window:,} tok")
+        else:
+            parts.append(f"window {self.catalog_window:,} tok" if self.catalog_window else "window unknown")
+        return " · ".join(parts)
+
+    def _show_now(self) -> None:
+        self.query_one("#wi-now", Static).update(self.now_text())
 
     # ------------------------------------------------------------------ inputs
     def _inputs(self) -> tuple[int | None, int | None] | None:
@@ -254,9 +289,9 @@ class WhatIfScreen(ModalScreen[None]):
 
     # ------------------------------------------------------------------ actions
     def action_apply_session(self) -> None:
-        """``enter`` (a priority binding, so it works from the boxes and the list): use the window
-        box's value as the session window (``App.session_context_window``). On a focused preset
-        button it presses the button instead."""
+        """``enter`` (a priority binding, so it works from the boxes and the list): use both boxes'
+        values for the session (``App.apply_session_budget``: window and ``maxContextTokens``).
+        On a focused preset button it presses the button instead."""
         if isinstance(self.focused, Button):
             self.focused.press()
             return
@@ -265,10 +300,20 @@ class WhatIfScreen(ModalScreen[None]):
         values = self._inputs()
         if values is None:
             return
-        window = values[0]
-        setattr(self.app, "session_context_window", window)
+        window, typed_mct = values
+        # the configuration's own value typed back (or left as shown) is no session override
+        mct: Any = FROM_CONFIG if typed_mct == self.config_mct else typed_mct
+        apply = getattr(self.app, "apply_session_budget", None)
+        if callable(apply):
+            apply(window, mct)
+        else:
+            setattr(self.app, "session_context_window", window)
+        self.session_window, self.session_mct = window, mct
+        self._show_now()
         shown = f"{window:,} tokens" if window else "unknown"
-        self.notify(f"Session context window: {shown} (index preview uses it; no file changed).", timeout=4)
+        limit = f"{typed_mct:,}" if typed_mct is not None else "unset"
+        self.notify(f"Session: context window {shown}, maxContextTokens {limit} (meters and index preview use "
+                    "them; no file changed).", timeout=4)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -80,7 +80,7 @@ async def test_filter_narrows_and_escape_clears(catalog):
         await pilot.press("p", "d", "f")
         await pilot.pause(0.2)
         assert shown_names(app) == ["pdf", "pdf"]
-        assert "Catalog (2 of 6)" in screen_text(app)
+        assert "Catalog (2 matches · 6 rows) · sort relevance" in screen_text(app)
         app.screen.query_one("#filter", Input).value = "spredsheet"  # typo, description match
         await pilot.pause(0.2)
         assert shown_names(app) == ["xlsx"]
@@ -190,6 +190,9 @@ async def test_x1_markup_and_escapes_shown_literally(catalog):
         assert "Review code [bold red]x[/] then ␛[31mred␛[0m done" in pane.details_text
         assert "\x1b" not in pane.details_text and "\x1b" not in pane.body_text
         assert "body with ␛[2J escape" in pane.body_text
+        # the description sits below the verdict and lint: scroll the details to it
+        pane.query_one("#source-details-scroll").scroll_end(animate=False)
+        await pilot.pause()
         text = screen_text(app)
         assert "[bold red]x[/]" in text and "␛[31mred␛[0m" in text
         assert X1_DESCRIPTION not in text

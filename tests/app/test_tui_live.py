@@ -320,8 +320,29 @@ async def test_u1_whatif_enter_sets_window_and_main_meter_follows(project):
         await settle(app, pilot)
         app.screen.query_one("#wi-window", Input).value = "200000"
         await pilot.press("enter")
+        # the dialog's "now:" line follows the session values at once
+        assert str(app.screen.query_one("#wi-now").render()) == (
+            "now: index budget 4,000 chars · session window 200,000 tok")
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.session_context_window == 200_000
         assert app.main_screen.query_one(BudgetMeter).limit == 4000
         assert "what-if window 200,000" in header(app)
+        # enter applies maxContextTokens too (it wins over the window, U1): meters use both
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert app.screen.query_one("#wi-window", Input).value == "200000"
+        app.screen.query_one("#wi-mct", Input).value = "500"
+        await pilot.press("enter")
+        assert str(app.screen.query_one("#wi-now").render()) == (
+            "now: index budget 2,000 chars · session maxContextTokens 500 (wins over the window, U1)"
+            " · session window 200,000 tok")
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert (app.session_context_window, app.session_max_context_tokens) == (200_000, 500)
+        assert app.main_screen.query_one(BudgetMeter).limit == index_budget_chars(
+            max_context_tokens=500, context_window=200_000) == 2000
+        assert header(app).endswith(" ─ what-if window 200,000 · mct 500")  # short labels at this width
+        await pilot.press("i")
+        await settle(app, pilot)
+        assert app.screen.budget == 2000

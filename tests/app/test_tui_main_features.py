@@ -198,7 +198,7 @@ async def test_e4_agent_switch_hides_builtins_and_reports_required_skills(tree):
         await settle(app, pilot)
         warning = m.query_one("#agent-warning")
         assert warning.display is True
-        assert str(warning.content.plain).startswith("⚠ agent broken would not start: required skill `nope`:")
+        assert str(warning.content.plain).startswith("⚠ agent broken would not start (e: full text): required skill `nope`:")
         assert "agent: broken" in m.query_one("#header").plain
 
 

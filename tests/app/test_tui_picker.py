@@ -100,8 +100,8 @@ async def test_k5_picker_keep_disable_write_undo(tmp_path):
         assert [s.location for s in picker.sources] == [tree.pdf_project, tree.pdf_global]
         assert [str(table.get_row_at(i)[8]) for i in range(2)] == ["ok", "ok"]
         # default: the selected row is kept, the other disabled; re-choose explicitly with keys
-        await pilot.press("k")                  # cursor on row 1 (project)
-        await pilot.press("down", "d")          # global → disable
+        await pilot.press("1")                  # cursor on row 1 (project) → keep
+        await pilot.press("j", "4")             # j moves down; global → disable
         assert picker.choices == {tree.pdf_project: Choice.KEEP, tree.pdf_global: Choice.DISABLE}
         entry = f'{{"path": "{tree.pdf_global}", "enabled": false}}'
         plan_text = static_text(picker, "#picker-plan")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual.notifications import Notify
 from textual.widgets import OptionList, Static, Tabs, TextArea
 
 from skillshelf.app.screens.index_preview import IndexPreviewScreen, SavePathScreen
@@ -81,7 +82,8 @@ async def test_p5_preview_index_truncation_and_forms():
         assert side_rows(screen) == ["✂ alpha  119 → 38 (−81)", "✂ gamma  259 → 38 (−221)"]
         summary = str(screen.query_one("#ip-summary", Static).render())
         assert "budget 200 chars\ntext   200 chars" in summary
-        assert "3 rendered · 2 truncated (cap 38)\n0 omitted · 2 search-only" in summary
+        assert "3 rendered · 2 truncated (cap 38)\n0 omitted · 2 search-only (counted, not listed)\n" in summary
+        assert area.show_cursor is False  # read-only text: no stray cursor glyph
         # selecting a truncated entry selects its description in the text
         cuts = screen.query_one("#ip-cuts", OptionList)
         cuts.focus()
@@ -97,6 +99,9 @@ async def test_p5_preview_index_truncation_and_forms():
             "- **beta**: Beta\n"
             "- **ctl**: Bell ␇ here\n"        # the BEL is shown as its control picture (SPEC X1)
             "- **delta**: Delta search")
+        # the list form lists the search-only skills (SPEC E1), and the summary says so
+        summary = str(screen.query_one("#ip-summary", Static).render())
+        assert "3 rendered · 0 truncated\n2 omitted · 2 search-only (listed)\n" in summary
         assert screen.preview.text.splitlines()[2] == "- **ctl**: Bell \x07 here"
         assert side_rows(screen) == ["✗ alpha  over budget", "✗ gamma  over budget"]
 
@@ -113,8 +118,11 @@ async def test_p5_preview_index_truncation_and_forms():
 
 
 async def test_p7_include_instructions_false_banner_copy_and_save(tmp_path):
-    app = SkillshelfApp(lambda: MemCatalog(8000, include_instructions=False), host="zuno", cwd_display="/w")
-    async with app.run_test(size=SIZE) as pilot:
+    catalog = MemCatalog(8000, include_instructions=False)
+    catalog.cwd = str(tmp_path)  # the project: relative save paths are taken from here
+    messages: list = []
+    app = SkillshelfApp(lambda: catalog, host="zuno", cwd_display="/w")
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(app, pilot)
         await pilot.press("i")
         await settle(app, pilot)
@@ -132,13 +140,31 @@ async def test_p7_include_instructions_false_banner_copy_and_save(tmp_path):
         assert side_rows(screen) == ["nothing truncated or omitted"]
         await pilot.press("c")
         assert app.clipboard == text
+        notes = [m.notification.message for m in messages if isinstance(m, Notify)]
+        assert notes[-1] == f"{len(text):,} characters sent to the terminal clipboard (OSC 52)."
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, SavePathScreen)
         box = app.screen.query_one("#save-path")
-        assert box.value == "./skill_index.txt"
+        # default: relative to the catalog's working directory (the project), keys shown
+        assert box.value == "skill_index.txt"
+        assert str(app.screen.query_one("#save-keys", Static).render()) == "enter save · esc cancel"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert (tmp_path / "skill_index.txt").read_text(encoding="utf-8") == text
+        assert isinstance(app.screen, IndexPreviewScreen)
+        # an existing file is not overwritten on the first enter
         target = tmp_path / "out.txt"
-        box.value = str(target)
+        target.write_text("keep me", encoding="utf-8")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one("#save-path").value = "out.txt"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SavePathScreen)
+        assert str(app.screen.query_one("#save-warning", Static).render()) == (
+            f"{target} exists: enter again to overwrite it, or change the path.")
+        assert target.read_text(encoding="utf-8") == "keep me"
         await pilot.press("enter")
         await pilot.pause()
         assert target.read_text(encoding="utf-8") == text

@@ -64,7 +64,9 @@ async def test_k1_d2_problems_summary_and_screen(broken_workspace):
         assert [r.name for r in main.rows if not r.item.location.startswith("builtin://")] == ["good"]  # it still starts (K1)
         line = main.query_one("#problems-line")
         assert line.display is True
-        assert line.content.plain == "✗ 1 error · 1 warning · 1 note — press e"
+        # exactly one error: it is named (cut at 100 characters), then the other counts
+        assert line.content.plain == ("✗ config-invalid: $ZUNO_CONFIG_CONTENT:1:2: Expecting property name enclosed"
+                                      " in double quotes · 1 warning · 1 note — press e")
 
         await pilot.press("e")
         await pilot.pause()
@@ -124,7 +126,9 @@ async def test_f6_rejected_and_sidecar_problems_jump_to_their_rows(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         main = app.main_screen
-        assert main.query_one("#problems-line").content.plain == "✗ 1 error · 1 warning — press e"
+        assert main.query_one("#problems-line").content.plain == (
+            "✗ rejected: …home/.agents/skills/broken-one/SKILL.md line 3 col 14: [yaml-error] mapping values are n…"
+            " · 1 warning — press e")
         main.query_one("#filter").value = "docx"  # the jump clears a filter that hides the row
         main.apply_filter()
         await pilot.press("e")
