@@ -535,26 +535,26 @@ class AmbiguityPicker(ModalScreen[None]):
         nxt = CHOICE_CYCLE[(CHOICE_CYCLE.index(current) + 1) % len(CHOICE_CYCLE)] if current in CHOICE_CYCLE else Choice.KEEP
         self.action_choose(nxt.value)
 
-    def refresh_targets(self) -> None:
+    def refresh_targets(self) -> bool:
         """Recompute the candidate targets (a ``.zuno/zuno.jsonc`` created meanwhile is offered),
-        keeping the current target when it is still a candidate."""
+        keeping the current target when it is still a candidate; returns False (and selects the
+        first candidate) when it is not."""
         current = self.target
         self.targets = candidate_targets(self.catalog)
         paths = [t.path for t in self.targets]
         if current is not None and current.path in paths:
             self.target_index = paths.index(current.path)
-        else:
-            self.target_index = 0
+            return True
+        self.target_index = 0
+        return False
 
     def action_cycle_target(self) -> None:
-        """``t``: the next candidate target (recomputed first)."""
+        """``t``: the next candidate target (recomputed first; when the current one is no longer
+        a candidate, the first candidate)."""
         if self._busy:
             return
-        self.refresh_targets()
-        if not self.targets:
-            self._replan()
-            return
-        self.target_index = (self.target_index + 1) % len(self.targets)
+        if self.refresh_targets() and self.targets:
+            self.target_index = (self.target_index + 1) % len(self.targets)
         self._replan()
 
     def action_write(self) -> None:

@@ -136,7 +136,7 @@ def test_h2_generation_diff_metadata_change_with_same_bytes(project):
 
 async def test_h2_refresh_shows_changed_notice_then_clears(project, monkeypatch):
     proj, skills, env = project
-    monkeypatch.setattr(main_mod, "CHANGES_SHOWN", 0.3)
+    monkeypatch.setattr(main_mod, "CHANGES_SHOWN", 1.0)  # long enough to outlast settle() on a busy machine
     cat = Catalog.open(str(proj), env=env, pull_remote=False)
     app = _app(cat)
     async with app.run_test(size=SIZE) as pilot:

@@ -89,3 +89,46 @@ def test_help_sections_per_screen_and_hanging_indent():
     assert lines[at + 2] == "            whether it lands)"
     assert "  1         keep the source under the cursor" in lines
     assert "  space     cycle keep → search-only → explicit → disable" in lines
+
+
+def test_header_adapts_to_width_and_counts_always_show():
+    from skillshelf.core.model import Status
+
+    a = Source(name="a", location="/p/a/SKILL.md", provenance=Provenance.PROJECT_ZUNO, canonical="/p/a/SKILL.md",
+               status=Status.KEPT_LAST_VALID)
+    g = Generation(14, "", "zuno", "/p", (), (a,), (), ())
+    cwd = "~/src/some/very/long/project/folder/name/here"
+    full = header_text("zuno", cwd, g).plain
+    assert full == (f"skillshelf ─ host zuno ─ {cwd} ─ generation 14 ─ 1 sources · 0 ambiguous · 0 broken"
+                    " · 1 kept-last-valid")
+    # the cwd's middle goes first
+    assert header_text("zuno", cwd, g, width=120).plain == (
+        "skillshelf ─ host zuno ─ ~/src/s…lder/name/here ─ generation 14 ─ 1 sources · 0 ambiguous · 0 broken"
+        " · 1 kept-last-valid")
+    # then labels are abbreviated
+    assert header_text("zuno", cwd, g, width=78).plain == (
+        "skillshelf ─ zuno ─ ~/src…/name/here ─ gen 14 ─ 1 src · 0 amb · 0 brk · 1 kept")
+    # then the name and cwd go: the counts still show
+    assert header_text("zuno", cwd, g, width=60).plain == "zuno ─ gen 14 ─ 1 src · 0 amb · 0 brk · 1 kept"
+    for width in (46, 60, 78, 100, 120, 140):
+        assert len(header_text("zuno", cwd, g, width=width).plain) <= width
+
+
+def test_details_order_verdict_and_lint_before_metadata_and_kept_note():
+    from skillshelf.core.model import Status
+    from skillshelf.widgets.source_pane import KEPT_NOTE, SourceExtras
+
+    err = Diagnostic(Severity.ERROR, "name-format", "bad name", line=2)
+    kept = Source(name="k" * 80, location="/p/k/SKILL.md", provenance=Provenance.PROJECT_ZUNO,
+                  canonical="/p/k/SKILL.md", root="/p", description=" ".join(["long"] * 20), status=Status.KEPT_LAST_VALID,
+                  content_sha256="ab" * 32, diagnostics=(err,))
+    g = Generation(1, "", "zuno", "/p", (), (kept,), (), ())
+    lint = (Diagnostic(Severity.WARNING, "desc-long", "too long", line=3),)
+    lines = details_content(build_rows(g)[0], SourceExtras(lint=lint)).plain.splitlines()
+    assert lines[0] == "k" * 59 + "…  ·  kept-last-valid"          # title capped at 60 characters
+    assert lines[1:5] == ["locator     /p/k/SKILL.md", "exposure    index — default", "enabled     yes",
+                          f"status      kept-last-valid — {KEPT_NOTE}"]
+    verdict, lint_at, prov = lines.index("host verdict (1)"), lines.index("lint (spec)  0 errors, 1 warning"), \
+        lines.index("provenance  project-zuno")
+    assert verdict < lint_at < prov < lines.index("description " + " ".join(["long"] * 20))
+    assert "kept sha256 " + "ab" * 8 + "…" in lines

@@ -81,3 +81,20 @@ def test_row_prompt_highlights_spans():
 
 def test_legend_lists_every_glyph():
     assert LEGEND == "✓ ok  ◆ ambiguous  ○ disabled  ✗ rejected  ↺ kept-last-valid  s search-only  e explicit-only  ! lint errors"
+
+
+def test_value_column_and_location_end_kept():
+    from skillshelf.widgets.rows import fit_end, prompt_fixed_width
+
+    assert fit_end("/home/u/.agents/skills/pdf", 12) == "…/skills/pdf"
+    assert fit_end("short", 12) == "short"
+    s = src("pdf", root="/very/long/root/that/is/cut", size=12345)
+    row = build_rows(gen([s]))[0]
+    # sorting by size shows the key in its own column (11 cells, right-aligned)
+    plain = row_prompt(row, 8, value="12,345 B", location_width=12).plain
+    assert plain == "✓  pdf         12,345 B index    project-zuno    …roject-zuno"
+    # the locator column keeps the END of a long path (…/skills/pdf), not its start
+    other = Source(name="x", location="/a/b/c/deep/skills/pdf/SKILL.md", provenance=Provenance.PROJECT_ZUNO,
+                   canonical="/a/b/c/deep/skills/pdf/SKILL.md", root="/elsewhere")
+    assert row_prompt(build_rows(gen([other]))[0], 8, location_width=12).plain.endswith(" …/skills/pdf")
+    assert prompt_fixed_width(8, False) == 3 + 8 + 1 + 8 + 1 + 15 + 1
