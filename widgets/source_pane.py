@@ -333,7 +333,7 @@ class SourcePane(Vertical):
     SourcePane > #source-details-scroll { height: 1fr; min-height: 3; scrollbar-gutter: stable; }
     SourcePane > #source-body-title { height: 1; background: $panel; padding: 0 1;
         text-wrap: nowrap; text-overflow: ellipsis; }
-    SourcePane > #source-body-note { height: auto; max-height: 2; padding: 0 1; color: $warning; }
+    SourcePane > #source-body-note { height: 1; padding: 0 1; color: $warning; text-wrap: nowrap; text-overflow: ellipsis; }
     SourcePane > #source-body { height: 1fr; min-height: 4; }
     """
 

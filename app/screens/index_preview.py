@@ -392,8 +392,8 @@ class IndexPreviewScreen(Screen[None]):
         for i, t in enumerate(p.truncated):
             where = self._where(t.location) if names.count(t.name) > 1 else ""
             options.append(Option(Content.assemble(
-                ("✂ ", "$warning"), visible(t.name), (where, "$foreground-muted"),
-                f"  {t.original:,} → {t.cap:,} (−{t.cut:,})"), id=f"t{i}"))
+                ("✂ ", "$warning"), visible(t.name), f"  {t.original:,} → {t.cap:,} (−{t.cut:,})",
+                (where, "$foreground-muted")), id=f"t{i}"))
         if p.result is not None:
             omitted = list(p.result.omitted_names)
             for name in omitted:

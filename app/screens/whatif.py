@@ -108,10 +108,12 @@ class WhatIfScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     WhatIfScreen { align: center middle; }
     WhatIfScreen > #wi-box { width: 96%; height: 94%; border: round $primary; background: $surface; padding: 0 1; }
-    WhatIfScreen #wi-title { height: 1; text-style: bold; }
+    WhatIfScreen #wi-title { height: auto; text-style: bold; }
+    WhatIfScreen #wi-presets { height: 1; }
+    WhatIfScreen #wi-presets Button { min-width: 5; width: auto; margin: 0 1 0 0; }
+    WhatIfScreen #wi-presets Label { color: $foreground-muted; }
     WhatIfScreen #wi-controls { height: 3; }
-    WhatIfScreen #wi-controls Button { min-width: 6; width: auto; margin: 0 1 0 0; }
-    WhatIfScreen #wi-controls Label { padding: 1 1 0 1; }
+    WhatIfScreen #wi-controls Label { padding: 1 1 0 0; }
     WhatIfScreen #wi-window { width: 1fr; min-width: 11; max-width: 18; }
     WhatIfScreen #wi-mct { width: 1fr; min-width: 11; max-width: 18; }
     WhatIfScreen #wi-now, WhatIfScreen #wi-bodies, WhatIfScreen #wi-error { height: auto; }
@@ -154,13 +156,15 @@ class WhatIfScreen(ModalScreen[None]):
         with Vertical(id="wi-box"):
             yield Static("What-if: context window / maxContextTokens — nothing is written; "
                          "enter applies both to this session", id="wi-title", markup=False)
-            with Horizontal(id="wi-controls"):
+            with Horizontal(id="wi-presets"):
                 for i, (label, _value) in enumerate(PRESETS):
-                    yield Button(label, id=f"wi-preset-{i}")
+                    yield Button(label, id=f"wi-preset-{i}", compact=True)
+                yield Label("keys 1–4 · enter applies both boxes")
+            with Horizontal(id="wi-controls"):
                 yield Label("window")
                 yield Input(str(self.start_window) if self.start_window else "", placeholder="e.g. 128k",
                             id="wi-window")
-                yield Label("maxContextTokens")
+                yield Label(" maxContextTokens")
                 yield Input(str(self.start_mct) if self.start_mct else "", placeholder="unset", id="wi-mct")
             yield Static(id="wi-now", markup=False)
             yield BudgetMeter(id="wi-meter")
