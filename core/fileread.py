@@ -15,6 +15,9 @@ import stat
 
 __all__ = ["NotRegularFileError", "read_regular"]
 
+#: Bytes per read after the first one (which asks for the whole file).
+_CHUNK = 1 << 20
+
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO"),
     (stat.S_ISSOCK, "a socket"),
@@ -44,15 +47,31 @@ def read_regular(path: str, max_bytes: int | None = None) -> bytes:
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags)
     try:
-        mode = os.fstat(fd).st_mode
+        st = os.fstat(fd)
+        mode = st.st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         if not stat.S_ISREG(mode):
             kind = next((label for test, label in _KINDS if test(mode)), "not a file")
             raise NotRegularFileError(path, kind)
-        handle = os.fdopen(fd, "rb", closefd=True)
-    except BaseException:
+        # Plain os.read on the descriptor: no buffered file object per file (half the cost of
+        # reading 10,000 skills). The first read asks for the whole file plus one byte; the loop
+        # continues until end of file in case the file grew or the OS returned less.
+        limit = None if max_bytes is None else max_bytes + 1
+        parts: list[bytes] = []
+        total = 0
+        while True:
+            if limit is None:
+                want = st.st_size + 1 if total == 0 else _CHUNK
+            else:
+                want = min(_CHUNK if total else max(st.st_size + 1, 1), limit - total)
+            if want <= 0:
+                break
+            chunk = os.read(fd, want)
+            if not chunk:
+                break
+            parts.append(chunk)
+            total += len(chunk)
+    finally:
         os.close(fd)
-        raise
-    with handle:
-        return handle.read() if max_bytes is None else handle.read(max_bytes + 1)
+    return parts[0] if len(parts) == 1 else b"".join(parts)

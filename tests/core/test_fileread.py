@@ -52,3 +52,22 @@ def test_directory_is_is_a_directory_error(tmp_path: Path) -> None:
 def test_missing_file_is_file_not_found(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         read_regular(str(tmp_path / "absent"))
+
+
+def test_reads_whole_files_and_honours_max_bytes_plus_one(tmp_path):
+    from skillshelf.core.fileread import read_regular
+
+    small = tmp_path / "s"
+    small.write_bytes(b"0123456789")
+    assert read_regular(str(small)) == b"0123456789"
+    assert read_regular(str(small), max_bytes=4) == b"01234"  # limit + 1: "too large" is visible
+    assert read_regular(str(small), max_bytes=20) == b"0123456789"
+    big = tmp_path / "b"
+    data = bytes(range(256)) * (3 * 4096 + 7)  # > 3 MiB, not a multiple of the chunk size
+    big.write_bytes(data)
+    assert read_regular(str(big)) == data
+    assert read_regular(str(big), max_bytes=len(data)) == data
+    assert read_regular(str(big), max_bytes=2_000_000) == data[:2_000_001]
+    empty = tmp_path / "e"
+    empty.write_bytes(b"")
+    assert read_regular(str(empty)) == b""
