@@ -761,31 +761,17 @@ def _fold(
     matches de-duplicated by canonical path in discovery order, later spellings as aliases;
     the scan warnings in root order. ``reuse`` (canonical → previous match) lets an unchanged
     match keep its object (same locator, same root object, same aliases)."""
-    from skillshelf.core.discovery import Match
+    from skillshelf.core.discovery import Match, dedupe
 
-    order: list[str] = []
-    first: dict[str, tuple[str, Root]] = {}
-    aliases: dict[str, list[str]] = {}
-    warnings: list[CatalogWarning] = []
-    for root, result in zip(roots, scans):
-        warnings.extend(result.warnings)
-        for location, canon in zip(result.matches, result.canonicals):
-            known = first.get(canon)
-            if known is None:
-                first[canon] = (location, root)
-                aliases[canon] = []
-                order.append(canon)
-            elif location != known[0] and location not in aliases[canon]:
-                aliases[canon].append(location)
+    found, warnings = dedupe(roots, scans)
     out: list[Any] = []
-    for c in order:
-        location, root = first[c]
-        found = tuple(aliases[c])
+    for c, location, root, also in found:
+        aliases = tuple(also)
         hit = reuse.get(c) if reuse else None
-        if hit is not None and hit.location == location and hit.root is root and hit.aliases == found:
+        if hit is not None and hit.location == location and hit.root is root and hit.aliases == aliases:
             out.append(hit)
             continue
-        out.append(Match(location=location, canonical=c, provenance=root.provenance, root=root, aliases=found))
+        out.append(Match(location=location, canonical=c, provenance=root.provenance, root=root, aliases=aliases))
     return tuple(out), warnings
 
 

@@ -269,24 +269,11 @@ def _within(candidate: str, root: str) -> bool:
 
 
 def _walk_down(cwd: str, worktree: str | None) -> list[str]:
-    """Directories from the worktree root (or ``/`` without one) down to ``cwd``, inclusive.
+    """Directories from the worktree root (or ``/`` without one) down to ``cwd``, inclusive:
+    :func:`skillshelf.core.paths.project_walk` reversed (the same stop rule as discovery, SPEC K1)."""
+    from skillshelf.core.paths import project_walk
 
-    Like Zuno's walk the stop test is equality with the (normalised) worktree; when ``cwd`` is
-    not under the worktree the walk runs to the filesystem root.
-    """
-    current = os.path.normpath(os.path.abspath(cwd))
-    stop = os.path.normpath(os.path.abspath(worktree)) if worktree else None
-    up: list[str] = []
-    while True:
-        up.append(current)
-        if stop is not None and current == stop:
-            break
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
-    up.reverse()
-    return up
+    return list(reversed(project_walk(cwd, worktree)))
 
 
 def _pair(directory: str) -> list[str]:

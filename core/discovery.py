@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from skillshelf.core.model import CatalogWarning, Diagnostic, Provenance, Root, Severity
 from skillshelf.core.paths import (
@@ -106,13 +106,28 @@ def discover(
     such as ``PathNotFound``) and ``diagnostics`` are carried into the result, ahead of scan
     warnings. Never raises for file-system problems.
     """
+    scans = [scan(root.scan_dir, dot=root.dot) for root in roots]
+    found, scan_warnings = dedupe(roots, scans)
+    matches = tuple(
+        Match(location=location, canonical=c, provenance=root.provenance, root=root, aliases=tuple(also))
+        for c, location, root, also in found
+    )
+    return Discovery(tuple(roots), matches, tuple(warnings) + tuple(scan_warnings), tuple(diagnostics))
+
+
+def dedupe(
+    roots: Sequence[Root], scans: Sequence[Any]
+) -> tuple[list[tuple[str, str, Root, list[str]]], list[CatalogWarning]]:
+    """The D5 fold over per-root scan results (each with ``matches``, ``canonicals`` and
+    ``warnings`` in the same order as ``roots``): one ``(canonical, first location, its root,
+    later spellings)`` per canonical ``SKILL.md`` in discovery order, and the scan warnings in
+    root order. The first spelling and provenance win; a later, different spelling is an alias."""
     order: list[str] = []  # canonical paths in discovery order
     first: dict[str, tuple[str, Root]] = {}
     aliases: dict[str, list[str]] = {}
-    out_warnings = list(warnings)
-    for root in roots:
-        result = scan(root.scan_dir, dot=root.dot)
-        out_warnings.extend(result.warnings)
+    warnings: list[CatalogWarning] = []
+    for root, result in zip(roots, scans):
+        warnings.extend(result.warnings)
         for location, canon in zip(result.matches, result.canonicals):
             known = first.get(canon)
             if known is None:
@@ -121,17 +136,7 @@ def discover(
                 order.append(canon)
             elif location != known[0] and location not in aliases[canon]:
                 aliases[canon].append(location)
-    matches = tuple(
-        Match(
-            location=first[c][0],
-            canonical=c,
-            provenance=first[c][1].provenance,
-            root=first[c][1],
-            aliases=tuple(aliases[c]),
-        )
-        for c in order
-    )
-    return Discovery(tuple(roots), matches, tuple(out_warnings), tuple(diagnostics))
+    return [(c, first[c][0], first[c][1], aliases[c]) for c in order], warnings
 
 
 # ---- SPEC D2: uncovered well-known folders -------------------------------------------------
