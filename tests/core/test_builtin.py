@@ -169,3 +169,27 @@ def test_builtin_parse_uses_host_parser_when_available():
         assert parsed.name == skill.name
         assert parsed.description == skill.description
         assert parsed.body == skill.body
+
+
+def test_z233_a_user_skill_does_not_silently_override_the_builtin(tmp_path):
+    """Z233 (and Z231 at catalog level): a disk copy of a built-in's name is a second source,
+    listed after the built-in, with no warning; plain-name lookup is ambiguous (SPEC B1, D6)."""
+    import os
+
+    from skillshelf.core.catalog import Catalog
+    from skillshelf.core.paths import Environment
+
+    project = os.path.realpath(str(tmp_path / "project"))
+    os.makedirs(os.path.join(project, ".git"))
+    home = str(tmp_path / "home")
+    os.makedirs(home)
+    mine = os.path.join(project, ".zuno", "skill", "writing-skills", "SKILL.md")
+    os.makedirs(os.path.dirname(mine))
+    with open(mine, "w", encoding="utf-8") as fh:
+        fh.write("---\nname: writing-skills\ndescription: mine\n---\nmy body\n")
+    gen = Catalog.open(project, env=Environment.from_mapping({"HOME": home}), pull_remote=False).current
+    assert [s.name for s in gen.sources] == [*PACK_ORDER, "writing-skills"]
+    assert gen.get("writing-skills") is None
+    assert [s.location for s in gen.named("writing-skills")] == [
+        builtin_locator("writing-skills", __version__), mine]
+    assert gen.warnings == ()

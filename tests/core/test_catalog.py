@@ -528,3 +528,58 @@ def test_edit_fast_path_is_taken_and_equals_a_full_refresh(tmp_path, monkeypatch
     assert taken[2] == {inner, outer}  # the outer skill's directory is an ancestor: re-read too
     kept = cat.current.by_location(outer)
     assert kept is not None and kept.status is Status.KEPT_LAST_VALID
+
+
+# ---------------------------------------------------------------- conformance §1 identity (catalog level)
+
+def test_z007_a_description_less_skill_loads_but_never_renders(tmp_path):
+    """Z007 / SPEC E3: listed by the catalog (and resolvable by name), absent from every form."""
+    from skillshelf.core.render import Form, render
+
+    tree = Tree(tmp_path)
+    loc = write(f"{tree.agents}/quiet/SKILL.md", "---\nname: quiet\n---\nbody of quiet\n")
+    gen = tree.open().current
+    quiet = gen.get("quiet")
+    assert quiet is not None and quiet.location == loc and quiet.description is None
+    assert gen.warnings == ()
+    for form in (Form.LIST, Form.VERBOSE, Form.INDEX):
+        assert "quiet" not in render(gen.entries(), form)
+
+
+def test_z062_updating_the_same_source_keeps_its_position_without_a_warning(tmp_path):
+    tree = Tree(tmp_path)
+    loc = write(f"{tree.agents}/a/SKILL.md", skill("a", "first"))
+    write(f"{tree.agents}/b/SKILL.md", skill("b", "other"))
+    cat = tree.open()
+    assert [s.name for s in user(cat.current)] == ["a", "b"]
+    write(loc, skill("a", "second"))
+    gen = cat.refresh()
+    assert [(s.name, s.location) for s in user(gen)] == [("a", loc), ("b", f"{tree.agents}/b/SKILL.md")]
+    assert gen.get("a").description == "second"
+    assert gen.warnings == ()
+
+
+def test_z063_same_named_skills_keep_both_source_identities_and_plain_lookup_is_ambiguous(tmp_path):
+    tree = Tree(tmp_path)
+    first = write(f"{tree.agents}/first/SKILL.md", skill("a"))
+    second = write(f"{tree.agents}/second/SKILL.md", skill("a"))
+    gen = tree.open().current
+    assert [s.location for s in user(gen)] == [first, second]
+    assert [s.location for s in gen.named("a")] == [first, second]
+    assert gen.get("a") is None
+    assert gen.ambiguous_names() == ("a",)
+    assert gen.warnings == ()
+
+
+def test_z064_source_updates_keep_their_insertion_position(tmp_path):
+    """A rename at the same source replaces the entry in place (names [renamed, b])."""
+    tree = Tree(tmp_path)
+    one = write(f"{tree.agents}/1/SKILL.md", skill("a"))
+    two = write(f"{tree.agents}/2/SKILL.md", skill("b"))
+    cat = tree.open()
+    write(one, skill("renamed"))
+    gen = cat.refresh()
+    assert [(s.name, s.location) for s in user(gen)] == [("renamed", one), ("b", two)]
+    assert gen.get("a") is None
+    assert gen.get("renamed").location == one
+    assert gen.warnings == ()
