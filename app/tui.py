@@ -327,10 +327,10 @@ class SkillshelfApp(App[int]):
         try:
             undo(result)
         except ConfigWriteError as exc:
-            self.notify(f"Not undone: {exc}", severity="error", timeout=8, markup=False)
+            self.notify(visible(f"Not undone: {exc}", multiline=True), severity="error", timeout=8, markup=False)
             return
         self.last_write = None
-        self.notify(f"Undone: {undo_words(result)}.", timeout=5, markup=False)
+        self.notify(visible(f"Undone: {undo_words(result)}.", multiline=True), timeout=5, markup=False)
         main = self.main_screen
         if main.catalog is not None:
             main.rescan_after_write()

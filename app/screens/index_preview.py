@@ -247,7 +247,7 @@ class SavePathScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"Save the preview text to (relative to {self.base}):", markup=False)
+            yield Static(f"Save the preview text to (relative to {visible(self.base)}):", markup=False)
             yield Input(value=self.default, id="save-path")
             yield Static("", id="save-warning", markup=False)
             yield Static("enter save · esc cancel", id="save-keys", markup=False)
@@ -274,7 +274,7 @@ class SavePathScreen(ModalScreen[str | None]):
         if os.path.exists(full) and self._confirm != full:
             self._confirm = full
             self.query_one("#save-warning", Static).update(
-                f"{full} exists: enter again to overwrite it, or change the path.")
+                f"{visible(full)} exists: enter again to overwrite it, or change the path.")
             return
         self.dismiss(full)
 
@@ -472,9 +472,9 @@ class IndexPreviewScreen(Screen[None]):
             try:
                 full = save_text(path, text, base=base)
             except OSError as exc:
-                self.notify(f"Not saved: {path}: {exc.strerror or exc}", severity="error", timeout=8, markup=False)
+                self.notify(visible(f"Not saved: {path}: {exc.strerror or exc}"), severity="error", timeout=8, markup=False)
                 return
-            self.notify(f"Saved {len(text):,} characters to {full}", timeout=5, markup=False)
+            self.notify(f"Saved {len(text):,} characters to {visible(full)}", timeout=5, markup=False)
 
         self.app.push_screen(SavePathScreen(DEFAULT_SAVE_NAME, base=base), done)
 

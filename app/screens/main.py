@@ -426,7 +426,7 @@ class MainScreen(Screen[None]):
         else:
             message = f"{event.worker.description or event.worker.group} failed: {type(error).__name__}: {error}"
             self._set_progress("")
-        self.notify(message, severity="error", timeout=8, markup=False)
+        self.notify(visible(message, multiline=True), severity="error", timeout=8, markup=False)
 
     @on(GenerationPublished)
     def _published(self, event: GenerationPublished) -> None:
@@ -1080,7 +1080,7 @@ class MainScreen(Screen[None]):
         self._status = ""
         if event.error:
             self._show_header()
-            self.notify(f"Pull failed: {event.error}", severity="error", timeout=8, markup=False)
+            self.notify(visible(f"Pull failed: {event.error}", multiline=True), severity="error", timeout=8, markup=False)
             return
         self.last_pull_warnings = list(event.warnings)
         if event.warnings:

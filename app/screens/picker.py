@@ -674,7 +674,8 @@ class AmbiguityPicker(ModalScreen[None]):
         self.refresh_targets()
         self._replan()
         self._set_status(event.message, error=event.error)
-        self.notify(event.message, severity="error" if event.error else "information", timeout=6, markup=False)
+        self.notify(visible(event.message, multiline=True), severity="error" if event.error else "information",
+                    timeout=6, markup=False)
 
     def _refresh_main(self) -> None:
         """Let the main screen show the published generation (it also follows ``subscribe``)."""
