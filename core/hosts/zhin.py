@@ -353,20 +353,36 @@ def _plugin_dirs(cwd: str, paths: Sequence[str], home: str | None) -> tuple[list
     return out, warnings
 
 
-def _list_dirs(path: str) -> list[tuple[str, str]]:
-    """``[(name, full path)]`` of sub-directories (symlinks followed), sorted by name."""
+def _list_dirs(path: str, warnings: list[CatalogWarning] | None = None) -> list[tuple[str, str]]:
+    """``[(name, full path)]`` of sub-directories (symlinks followed), sorted by name.
+
+    A missing ``path`` (or one that is not a directory) lists nothing, silently: the layout is
+    optional. Any other failure to read ``path`` or an entry of it (permission denied, I/O
+    error) is appended to ``warnings`` (when given) as ``unreadable`` — ``cannot read <path>:
+    <reason>``, the text the Zuno walk uses — so a skill folder Zhin cannot see is never
+    dropped silently (brief: bad input becomes a diagnostic)."""
     try:
         entries = list(os.scandir(path))
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError as exc:
+        if warnings is not None:
+            warnings.append(_unreadable(path, exc))
         return []
     out = []
     for e in entries:
         try:
             if e.is_dir():
                 out.append((e.name, e.path))
-        except OSError:
+        except OSError as exc:
+            if warnings is not None and not isinstance(exc, FileNotFoundError):
+                warnings.append(_unreadable(e.path, exc))
             continue
     return sorted(out)
+
+
+def _unreadable(path: str, exc: OSError) -> CatalogWarning:
+    return CatalogWarning("unreadable", path, f"cannot read {path}: {exc.strerror or exc.__class__.__name__}")
 
 
 def zhin_roots(cwd: str, paths: Sequence[str] = (), *, home: str | None = None) -> tuple[list[Root], list[CatalogWarning]]:
@@ -378,7 +394,7 @@ def zhin_roots(cwd: str, paths: Sequence[str] = (), *, home: str | None = None) 
     roots: list[Root] = []
     for plugin in plugins:
         roots.append(Root(Provenance.ZHIN_PLUGIN, plugin, "skills", False, os.path.isdir(os.path.join(plugin, "skills")), depth=1))
-        for agent, agent_dir in _list_dirs(os.path.join(plugin, "agents")):
+        for agent, agent_dir in _list_dirs(os.path.join(plugin, "agents"), warnings):
             if is_zhin_name(agent):
                 roots.append(Root(Provenance.ZHIN_AGENT, agent_dir, "skills", False,
                                   os.path.isdir(os.path.join(agent_dir, "skills")), depth=1))
@@ -401,7 +417,7 @@ def discover_zhin(cwd: str, paths: Sequence[str] = (), *, home: str | None = Non
                        and os.path.dirname(os.path.dirname(r.path)) == plugin]
         for root in [r for r in roots if r.path == plugin and r.provenance is Provenance.ZHIN_PLUGIN] + agent_roots:
             agent = os.path.basename(root.path) if root.provenance is Provenance.ZHIN_AGENT else None
-            for name, d in _list_dirs(root.scan_dir):
+            for name, d in _list_dirs(root.scan_dir, warnings):
                 skill_md = os.path.join(d, "SKILL.md")
                 if not is_zhin_name(name):
                     if _has_skill_file(d):
