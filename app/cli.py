@@ -12,6 +12,8 @@ import importlib
 import sys
 from typing import Sequence
 
+from skillshelf.core.hosts import DEFAULT_HOST, host_names
+
 #: subcommand name -> module under skillshelf.app.commands
 COMMANDS = {
     "debug": "debug",
@@ -44,7 +46,8 @@ def common_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("common options")
     g.add_argument("--cwd", metavar="DIR", default=None, help="working directory the host sees (default: current)")
-    g.add_argument("--host", choices=["zuno", "zhin"], default="zuno", help="whose rules apply (default zuno)")
+    g.add_argument("--host", choices=host_names(), default=DEFAULT_HOST.name,
+                   help=f"whose rules apply (default {DEFAULT_HOST.name})")
     g.add_argument("--context-window", metavar="TOKENS", type=_tokens, default=None,
                    help="model context window in tokens (drives the budgets, SPEC U)")
     g.add_argument("--path", metavar="DIR", action="append", default=[],

@@ -51,7 +51,7 @@ def open_catalog(ns: Any, *, env: Mapping[str, str] | None = None, pull_remote: 
     catalog = Catalog.open(
         cwd,
         env=environment(env),
-        host=getattr(ns, "host", "zuno") or "zuno",
+        host=ns.host,
         paths=tuple(getattr(ns, "path", None) or ()),
         config_files=tuple(os.path.abspath(f) for f in (getattr(ns, "config", None) or ())),
         context_window=getattr(ns, "context_window", None),

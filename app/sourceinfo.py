@@ -28,6 +28,8 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
+from skillshelf.core.hosts import get_host
+from skillshelf.core.hosts.base import Feature
 from skillshelf.core.model import Diagnostic, Generation, Provenance, Rejected, Severity, Source, Status
 from skillshelf.core.tokens import approx_tokens, shared_counter
 
@@ -135,7 +137,7 @@ def disk_stamp(path: str) -> str:
 def lint_target_for(host: str) -> str:
     """The lint target the browser uses for ``host`` (SPEC F5): ``"zhin"`` for host zhin
     (Zhin's keys and rules, Z2), ``"spec"`` (the Agent Skills standard) otherwise."""
-    return "zhin" if host == "zhin" else "spec"
+    return get_host(host).lint_target
 
 
 # --------------------------------------------------------------------------- sidecars / resources
@@ -409,7 +411,7 @@ class ViewInfo:
     sources: tuple[Source, ...]
     hidden: tuple[Source, ...] = ()
     used: int = 0
-    budget: int = 0
+    budget: int | None = 0
     tokens: int | None = None
     exact: bool = False
     approx: int | None = None
@@ -482,7 +484,7 @@ def view_info(catalog: Any, generation: Generation, agent: str | None, *, contex
 
     if context_window is not None or max_context_tokens is not FROM_CONFIG:
         catalog = WindowCatalog(catalog, context_window, max_context_tokens)
-    if getattr(generation, "host", "zuno") == "zhin":
+    if Feature.ALWAYS in catalog.host.features:
         return _zhin_view_info(catalog, generation, agent)
     selected_budget = getattr(catalog, "selected_budget", SELECTED_DEFAULT_TOKENS)
     if not isinstance(selected_budget, int):
@@ -539,8 +541,8 @@ def _zhin_view_info(catalog: Any, generation: Generation, agent: str | None) -> 
     skills carry their agent in the list); the index meter measures the catalog section Zhin
     would put in the prompt for ``agent``; required bodies are the ``always: true`` skills."""
     from skillshelf.core.budget import SELECTED_DEFAULT_TOKENS
-    from skillshelf.core.hosts.zhin import CATALOG_DESCRIPTION_MAX, render_zhin_catalog
-    from skillshelf.core.zhin_deps import always_bodies
+    from skillshelf.core.hosts.zhin.skills import CATALOG_DESCRIPTION_MAX, render_zhin_catalog
+    from skillshelf.core.hosts.zhin.deps import always_bodies
 
     selected_budget = getattr(catalog, "selected_budget", SELECTED_DEFAULT_TOKENS)
     if not isinstance(selected_budget, int):
@@ -548,7 +550,7 @@ def _zhin_view_info(catalog: Any, generation: Generation, agent: str | None) -> 
     texts: dict[str, str] = {}
 
     def read(source: Source) -> str:  # what always_bodies reads by default: the body, trimmed
-        from skillshelf.core.hosts.zhin import split_zhin_markdown
+        from skillshelf.core.hosts.zhin.skills import split_zhin_markdown
 
         with open(source.location, "rb") as fh:
             text = split_zhin_markdown(fh.read().decode("utf-8", errors="replace"))[1]
@@ -566,11 +568,7 @@ def _zhin_view_info(catalog: Any, generation: Generation, agent: str | None) -> 
     text = render_zhin_catalog(generation.sources, agent=agent)
     cut = sum(1 for line in text.split("\n")[1:] if line.startswith(" - ") and line.endswith("…")
               and len(line.split(": ", 1)[-1]) == CATALOG_DESCRIPTION_MAX)
-    try:
-        budget = int(catalog.index_budget)
-    except (AttributeError, ValueError, TypeError):
-        return ViewInfo(agent, generation.sources, selected_budget=selected_budget, required=tuple(required),
-                        budget_available=False)
+    budget = catalog.index_budget
     tokens, exact = count_tokens(text)
     return ViewInfo(agent, generation.sources, used=len(text), budget=budget, tokens=tokens, exact=exact,
                     approx=approx_tokens(text), truncated=cut, omitted=0, selected_budget=selected_budget,
@@ -702,8 +700,8 @@ def zhin_details(source: Source, *, search_path: str | None = None) -> ZhinDetai
     """:class:`ZhinDetails` of ``source`` (reads ``tools/`` and looks the dependencies up on
     ``search_path`` — the catalog environment's PATH, ``None`` = the process PATH; nothing is
     run). Worker thread."""
-    from skillshelf.core.hosts.zhin import catalog_description
-    from skillshelf.core.zhin_deps import check_deps, private_tools, skill_agent
+    from skillshelf.core.hosts.zhin.skills import catalog_description
+    from skillshelf.core.hosts.zhin.deps import check_deps, private_tools, skill_agent
 
     line = f" - {source.name}: {catalog_description(source.description)}"
     try:
@@ -717,7 +715,7 @@ def zhin_load_page(source: Source, *, search_path: str | None = None) -> PageRes
     """The ``load_skill`` text Zhin returns for ``source`` (SPEC Z4–Z5: dependency warning —
     dependencies looked up on ``search_path`` — + extracted instructions) as a one-page
     :class:`PageResult`; an unreadable file becomes the refusal."""
-    from skillshelf.core.zhin_load import zhin_read_instructions
+    from skillshelf.core.hosts.zhin.load import zhin_read_instructions
 
     try:
         text = zhin_read_instructions(source, which=_which(search_path))
@@ -728,7 +726,7 @@ def zhin_load_page(source: Source, *, search_path: str | None = None) -> PageRes
 
 def zhin_body_cost(source: Source, *, search_path: str | None = None) -> BodyCost:
     """What loading ``source`` with ``load_skill`` costs (the Z4 text, SPEC U3)."""
-    from skillshelf.core.zhin_load import zhin_read_instructions
+    from skillshelf.core.hosts.zhin.load import zhin_read_instructions
 
     try:
         text = zhin_read_instructions(source, which=_which(search_path))

@@ -32,27 +32,12 @@ from skillshelf.app.screens.help import HelpScreen
 from skillshelf.app.screens.main import CatalogLike, CatalogOpened, MainScreen
 from skillshelf.app.screens.palette import ActionProvider, SkillProvider
 from skillshelf.app.sourceinfo import FROM_CONFIG
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.hosts import DEFAULT_HOST, get_host, next_host
+from skillshelf.core.hosts.base import Host
 from skillshelf.core.textsafe import visible
 
-__all__ = ["SkillshelfApp", "run_tui", "display_path", "HOSTS", "reopen_catalog", "undo_words"]
-
-#: Hosts ``h`` cycles through.
-HOSTS = ("zuno", "zhin")
-
-
-def reopen_catalog(catalog: Any, host: str) -> Any:
-    """A new :class:`~skillshelf.core.catalog.Catalog` with the inputs of ``catalog`` (working
-    directory, environment, extra paths, config files, context window) under ``host``. Raises
-    ``TypeError`` for a catalog that does not carry its inputs (a test fake)."""
-    from skillshelf.core.catalog import Catalog
-
-    inputs = getattr(catalog, "_inputs", None)
-    if inputs is None:
-        raise TypeError("this catalog cannot be re-opened for another host")
-    return Catalog.open(inputs.cwd, env=inputs.env, host=host, paths=inputs.paths,
-                        config_files=inputs.config_files, context_window=inputs.context_window,
-                        pull_remote=getattr(catalog, "_pull_on_build", True))
-
+__all__ = ["SkillshelfApp", "run_tui", "display_path", "undo_words"]
 
 class SkillshelfApp(App[int]):
     """One main screen (:class:`MainScreen`) over the catalog ``open_catalog()`` returns.
@@ -62,7 +47,7 @@ class SkillshelfApp(App[int]):
     :class:`~skillshelf.core.watch.CatalogWatcher` (``watch_step`` / ``watch_debounce`` in ms,
     watchfiles semantics); off by default so tests and screenshots are deterministic —
     ``run_tui`` turns it on unless ``--no-watch``. ``open_host(host)`` opens the same inputs
-    under another host for ``h``; ``None`` uses :func:`reopen_catalog` on the open catalog.
+    under another host for ``h``; ``None`` uses :meth:`Catalog.reopen` on the open catalog.
     """
 
     CSS_PATH = "app.tcss"
@@ -99,16 +84,16 @@ class SkillshelfApp(App[int]):
         self,
         open_catalog: Callable[[], CatalogLike],
         *,
-        host: str = "zuno",
+        host: Host | str = DEFAULT_HOST,
         cwd_display: str = "",
         watch: bool = False,
         watch_step: int = 50,
         watch_debounce: int = 1600,
-        open_host: Callable[[str], CatalogLike] | None = None,
+        open_host: Callable[[Host], CatalogLike] | None = None,
     ) -> None:
         super().__init__()
         self._open_catalog = open_catalog
-        self.host = host
+        self.host: Host = get_host(host) if isinstance(host, str) else host
         self.cwd_display = cwd_display
         #: Keep the catalog live (``watch`` argument; named ``live`` because ``App.watch`` exists).
         self.live = watch
@@ -177,19 +162,22 @@ class SkillshelfApp(App[int]):
 
     # ------------------------------------------------------------------ host (issue 7)
     def action_switch_host(self) -> None:
-        """``h``: re-open the catalog with the other host (zuno ↔ zhin), same inputs, in a worker."""
+        """``h``: re-open the catalog under the next registered host, same inputs, in a worker."""
         main = self._loaded_main()
         if main is None:
             return
-        host = HOSTS[(HOSTS.index(main.host) + 1) % len(HOSTS)] if main.host in HOSTS else "zuno"
+        host = next_host(main.host)
         old = main.catalog
         opener = self._open_host
-        if opener is None and getattr(old, "_inputs", None) is None:
+        if opener is None and not isinstance(old, Catalog):
             self.notify("This catalog cannot be re-opened for another host.", timeout=4)
             return
 
         def open_catalog() -> CatalogLike:
-            return opener(host) if opener is not None else reopen_catalog(old, host)
+            if opener is not None:
+                return opener(host)
+            assert isinstance(old, Catalog)
+            return old.reopen(host)
 
         self.stop_watching()
         self.host = host
@@ -357,7 +345,6 @@ def run_tui(ns: Any) -> int:
     ``config``, ``demo``, ``no_watch``); returns the exit code (0, or 2 when the demo workspace cannot be
     prepared). ``--demo`` copies the shipped workspace to a temporary directory (SPEC C3),
     opens the catalog there with its own ``HOME``, and deletes the copy on exit."""
-    from skillshelf.core.catalog import Catalog
     from skillshelf.core.paths import Environment
 
     cwd = os.path.abspath(ns.cwd or os.getcwd())
@@ -373,9 +360,9 @@ def run_tui(ns: Any) -> int:
             return 2
         cwd, env_map, demo_root = str(demo.cwd), dict(demo.env), demo.root
     env = Environment.from_mapping(env_map)
-    host = getattr(ns, "host", "zuno") or "zuno"
+    host = get_host(ns.host)
 
-    def open_host(other: str) -> CatalogLike:
+    def open_host(other: Host) -> CatalogLike:
         return Catalog.open(
             cwd,
             env=env,

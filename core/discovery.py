@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Mapping, Sequence
 
 from skillshelf.core.model import CatalogWarning, Diagnostic, Provenance, Root, Severity
 from skillshelf.core.paths import (
@@ -26,14 +26,16 @@ from skillshelf.core.paths import (
     project_walk,
     resolve_worktree,
 )
-from skillshelf.core.scan import scan
+from skillshelf.core.scan import ScanResult, scan
 
 __all__ = [
     "Discovery",
     "Match",
     "PROJECT_HINT_FOLDERS",
     "HOME_HINT_FOLDERS",
+    "dedupe",
     "discover",
+    "fold",
     "uncovered_folders",
 ]
 
@@ -107,16 +109,31 @@ def discover(
     warnings. Never raises for file-system problems.
     """
     scans = [scan(root.scan_dir, dot=root.dot) for root in roots]
-    found, scan_warnings = dedupe(roots, scans)
-    matches = tuple(
-        Match(location=location, canonical=c, provenance=root.provenance, root=root, aliases=tuple(also))
-        for c, location, root, also in found
-    )
+    matches, scan_warnings = fold(roots, scans)
     return Discovery(tuple(roots), matches, tuple(warnings) + tuple(scan_warnings), tuple(diagnostics))
 
 
+def fold(
+    roots: Sequence[Root], scans: Sequence[ScanResult], reuse: Mapping[str, Match] | None = None
+) -> tuple[tuple[Match, ...], list[CatalogWarning]]:
+    """The D5 fold over already made scans (parallel to ``roots``): matches de-duplicated by
+    canonical path in discovery order, later spellings as aliases; the scan warnings in root
+    order. ``reuse`` (canonical → previous match) lets an unchanged match keep its object (same
+    locator, same root object, same aliases), so an incremental build can skip it cheaply."""
+    found, warnings = dedupe(roots, scans)
+    out: list[Match] = []
+    for c, location, root, also in found:
+        aliases = tuple(also)
+        hit = reuse.get(c) if reuse else None
+        if hit is not None and hit.location == location and hit.root is root and hit.aliases == aliases:
+            out.append(hit)
+            continue
+        out.append(Match(location=location, canonical=c, provenance=root.provenance, root=root, aliases=aliases))
+    return tuple(out), warnings
+
+
 def dedupe(
-    roots: Sequence[Root], scans: Sequence[Any]
+    roots: Sequence[Root], scans: Sequence[ScanResult]
 ) -> tuple[list[tuple[str, str, Root, list[str]]], list[CatalogWarning]]:
     """The D5 fold over per-root scan results (each with ``matches``, ``canonicals`` and
     ``warnings`` in the same order as ``roots``): one ``(canonical, first location, its root,

@@ -52,6 +52,12 @@ class Provenance(str, enum.Enum):
     REMOTE = "remote"
     ZHIN_PLUGIN = "zhin-plugin"
     ZHIN_AGENT = "zhin-agent"
+    #: the client hosts' tiers (SPEC N): a project folder, the user's home, a system or
+    #: managed folder. ``Root.label`` names the exact folder kind (``.claude/skills``).
+    PROJECT = "project"
+    USER = "user"
+    SYSTEM = "system"
+    MANAGED = "managed"
 
 
 @dataclass(frozen=True)
@@ -195,6 +201,13 @@ class Status(str, enum.Enum):
     OK = "ok"
     KEPT_LAST_VALID = "kept-last-valid"
     DISABLED = "disabled"
+    #: another copy wins under the host's precedence (``Source.shadowed_by``), SPEC N3
+    SHADOWED = "shadowed"
+    #: listed, but never shown to the model (``Source.status_reason`` says why), SPEC N1
+    HIDDEN = "hidden"
+    #: one of several same-name copies of which the host keeps whichever it finishes last:
+    #: either may win (opencode), SPEC N3
+    RACE = "race"
 
 
 @dataclass(frozen=True)
@@ -207,7 +220,9 @@ class Source:
     ``sidecar agents/zuno.yaml``, ``default``). ``content_sha256`` is the hex SHA-256 of the whole
     file's bytes; ``size`` is its size in bytes; ``mtime`` seconds since the epoch.
     ``frontmatter`` is the parsed mapping (for display only). ``diagnostics`` holds host and lint
-    findings together (lint never changes what the host does).
+    findings together (lint never changes what the host does). ``shadowed_by``: the locators
+    of the copies that win over this one (status ``shadowed``) or compete with it (``race``);
+    ``status_reason`` says why in the host's terms.
     """
 
     name: str
@@ -233,6 +248,8 @@ class Source:
     body: str | None = field(default=None, compare=False, hash=False, repr=False)
     builtin_profiles: tuple[str, ...] | None = None
     builtin_tools: tuple[str, ...] = ()
+    shadowed_by: tuple[str, ...] = ()
+    status_reason: str | None = None
 
     @property
     def entry(self) -> SkillEntry:

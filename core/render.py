@@ -205,7 +205,8 @@ class Budgeted:
     exposure ``search`` (in list/search, not in the index; E1). ``budget``: the budget asked for,
     in characters. ``cap``: the uniform per-description cap used in the index form (1,024, the
     searched cap, or 0 for the name-only fallback); ``None`` for the list and verbose forms and
-    when nothing was rendered.
+    when nothing was rendered. ``omitted_locations`` / ``truncated_locations``: the locators of
+    those entries, parallel to the name tuples (names are not identities, SPEC D6).
     """
 
     text: str
@@ -217,6 +218,8 @@ class Budgeted:
     search_only: int = 0
     budget: int = 0
     cap: int | None = None
+    omitted_locations: tuple[str, ...] = ()
+    truncated_locations: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------------------------
@@ -469,6 +472,7 @@ def _budgeted_index(cands: list[SkillEntry], dups: frozenset[str], budget: int, 
         if index.fits_whole(budget):
             cap = INDEX_DESCRIPTION_MAX_CHARS
             truncated: tuple[str, ...] = ()
+            cut_locations: tuple[str, ...] = ()
         else:
             low, high = 0, INDEX_DESCRIPTION_MAX_CHARS
             while low < high:
@@ -479,7 +483,9 @@ def _budgeted_index(cands: list[SkillEntry], dups: frozenset[str], budget: int, 
                     high = middle - 1
             cap = low
             lens = index.norm_lens
-            truncated = tuple(e.name for i, e in enumerate(cands) if lens[i] > cap)
+            cut = [e for i, e in enumerate(cands) if lens[i] > cap]
+            truncated = tuple(e.name for e in cut)
+            cut_locations = tuple(e.location for e in cut)
         return Budgeted(
             text=index.assemble(cap),
             rendered=n,
@@ -489,6 +495,7 @@ def _budgeted_index(cands: list[SkillEntry], dups: frozenset[str], budget: int, 
             search_only=search_only,
             budget=budget,
             cap=cap,
+            truncated_locations=cut_locations,
         )
 
     # Name-only fallback: cheapest first (line + 1, then name, then locator — the P1 position
@@ -505,9 +512,10 @@ def _budgeted_index(cands: list[SkillEntry], dups: frozenset[str], budget: int, 
     kept.sort()  # back to P1 order
     kept_set = set(kept)
     omitted = tuple(e.name for i, e in enumerate(cands) if i not in kept_set)
+    omitted_at = tuple(e.location for i, e in enumerate(cands) if i not in kept_set)
     if not kept:
         return Budgeted(text="", rendered=0, omitted=n, truncated=0, omitted_names=omitted,
-                        search_only=search_only, budget=budget)
+                        search_only=search_only, budget=budget, omitted_locations=omitted_at)
     return Budgeted(
         text=index.assemble(0, kept),
         rendered=len(kept),
@@ -518,6 +526,8 @@ def _budgeted_index(cands: list[SkillEntry], dups: frozenset[str], budget: int, 
         search_only=search_only,
         budget=budget,
         cap=0,
+        omitted_locations=omitted_at,
+        truncated_locations=tuple(cands[i].location for i in kept),
     )
 
 
@@ -536,15 +546,16 @@ def _budgeted_plain(cands: list[SkillEntry], form: Form, budget: int, search_onl
         kept.append(i)
     kept_set = set(kept)
     omitted = tuple(e.name for i, e in enumerate(cands) if i not in kept_set)
+    omitted_at = tuple(e.location for i, e in enumerate(cands) if i not in kept_set)
     if not kept:
         return Budgeted(text="", rendered=0, omitted=len(cands), truncated=0, omitted_names=omitted,
-                        search_only=search_only, budget=budget)
+                        search_only=search_only, budget=budget, omitted_locations=omitted_at)
     # The host re-sorts the kept entries by name only (stable): same-named entries stay in
     # cost order.
     kept.sort(key=primaries.__getitem__)
     return Budgeted(text=_assemble_plain([cands[i] for i in kept], form), rendered=len(kept),
                     omitted=len(omitted), truncated=0, omitted_names=omitted,
-                    search_only=search_only, budget=budget)
+                    search_only=search_only, budget=budget, omitted_locations=omitted_at)
 
 
 def render_budgeted(entries: Sequence[SkillEntry], form: Form, budget: int) -> Budgeted:

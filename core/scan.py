@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 from skillshelf.core.model import CatalogWarning
 
-__all__ = ["SKILL_FILENAME", "ScanResult", "path_sort_key", "scan"]
+__all__ = ["EMPTY_SCAN", "SKILL_FILENAME", "ScanResult", "path_sort_key", "scan"]
 
 SKILL_FILENAME = "SKILL.md"
 
@@ -60,11 +60,17 @@ class ScanResult:
     computed during the walk so discovery need not ``realpath`` every file again.
     ``warnings``: ``CatalogWarning`` kinds ``unreadable``, ``symlink-loop``,
     ``broken-symlink``, ``not-a-file``, sorted by :func:`path_sort_key` of their ``source``.
+    ``keys``: :func:`path_sort_key` of each match (parallel to ``matches``), so an incremental
+    rescan can bisect a subtree's block out; ``links``: every symlinked directory the walk
+    followed as ``(spelled, canonical target)``, ``scan_dir`` itself included when it is spelled
+    through a symlink (:mod:`skillshelf.core.incremental` maps changed paths through them).
     """
 
     matches: tuple[str, ...]
     warnings: tuple[CatalogWarning, ...]
     canonicals: tuple[str, ...] = ()
+    keys: tuple[bytes, ...] = ()
+    links: tuple[tuple[str, str], ...] = ()
 
 
 def path_sort_key(path: str) -> bytes:
@@ -96,6 +102,7 @@ class _Walk:
         self.chain: set[str] = set()
         # canonical dir -> (first match index, end index, spelling walked)
         self.done: dict[str, tuple[int, int, str]] = {}
+        self.links: list[tuple[str, str]] = []
 
     # ---- warnings -------------------------------------------------------------------------
     def unreadable(self, path: str, exc: OSError) -> None:
@@ -142,7 +149,9 @@ class _Walk:
         if stat_mod.S_ISDIR(mode):
             if name == SKILL_FILENAME:
                 self.not_a_file(path)
-            subdirs.append((path, os.path.realpath(path), -1))
+            target = os.path.realpath(path)
+            self.links.append((path, target))
+            subdirs.append((path, target, -1))
         elif name == SKILL_FILENAME:
             if stat_mod.S_ISREG(mode):
                 self.matches.append(path)
@@ -221,6 +230,9 @@ class _Walk:
             stack.extend(subdirs)
 
 
+EMPTY_SCAN = ScanResult((), ())
+
+
 def scan(scan_dir: str, *, dot: bool) -> ScanResult:
     """Every ``SKILL.md`` under ``scan_dir`` (SPEC D4; rules in the module docstring).
 
@@ -234,19 +246,29 @@ def scan(scan_dir: str, *, dot: bool) -> ScanResult:
     except FileNotFoundError:
         if os.path.islink(scan_dir):
             walk.broken(scan_dir)
-        return ScanResult((), tuple(walk.warnings), ())
+        return ScanResult((), tuple(walk.warnings))
     except NotADirectoryError:
-        return ScanResult((), (), ())
+        return EMPTY_SCAN
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             walk.loop(scan_dir, None)
         else:
             walk.unreadable(scan_dir, exc)
-        return ScanResult((), tuple(walk.warnings), ())
+        return ScanResult((), tuple(walk.warnings))
     if not stat_mod.S_ISDIR(st.st_mode):
-        return ScanResult((), (), ())
-    walk.run(scan_dir, os.path.realpath(scan_dir))
+        return EMPTY_SCAN
+    top = os.path.realpath(scan_dir)
+    walk.run(scan_dir, top)
     pairs = dict(zip(walk.matches, walk.canonicals))
-    ordered = sorted(pairs, key=path_sort_key)
+    keyed = sorted((path_sort_key(m), m) for m in pairs)
     warnings = sorted(walk.warnings, key=lambda w: path_sort_key(w.source))
-    return ScanResult(tuple(ordered), tuple(warnings), tuple(pairs[m] for m in ordered))
+    links = list(walk.links)
+    if top != scan_dir:
+        links.append((scan_dir, top))
+    return ScanResult(
+        tuple(m for _, m in keyed),
+        tuple(warnings),
+        tuple(pairs[m] for _, m in keyed),
+        tuple(k for k, _ in keyed),
+        tuple(links),
+    )

@@ -31,10 +31,10 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 from skillshelf.core.collate import locale_key, sort_key_with_location
-from skillshelf.core.model import SkillEntry
+from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.resolve import (
     EMPTY_MESSAGE,
@@ -639,6 +639,16 @@ def resource_components(requested: str) -> list[str] | None:
 
 
 # --------------------------------------------------------------------------- the tool
+
+
+@runtime_checkable
+class LiveCatalog(Protocol):
+    """What the tool needs of a live catalog: the published generation and a refresh (SPEC I3)."""
+
+    @property
+    def current(self) -> Generation: ...
+
+    def refresh(self) -> Generation: ...
 
 
 class SkillTool:

@@ -34,25 +34,15 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from skillshelf.core.model import CatalogWarning, Generation
+from skillshelf.core.model import CatalogWarning, Generation, Provenance
 
 __all__ = [
-    "CONFIG_FILE_NAMES",
-    "RELEVANT_COMPONENTS",
-    "SIDECAR_FILE_NAMES",
     "CatalogWatcher",
     "WatchSpec",
     "is_relevant",
     "watch_failed",
     "watch_plan",
 ]
-
-#: Path components that make an event relevant (conformance §6).
-RELEVANT_COMPONENTS = frozenset({"skill", "skills", ".agents", ".zuno"})
-#: Sidecar file names (inside a skill's ``agents/`` folder, SPEC E2).
-SIDECAR_FILE_NAMES = frozenset({"openai.yaml", "zuno.yaml"})
-#: Configuration file names at every layer (SPEC K1).
-CONFIG_FILE_NAMES = frozenset({"zuno.json", "zuno.jsonc"})
 
 #: Longest a stop request waits for the coordinator (seconds): it checks its stop event at least
 #: this often, however long ``poll_interval`` is; pump threads check theirs every ``step`` ms.
@@ -78,16 +68,20 @@ def is_relevant(
     overflow: bool = False,
     roots: Iterable[str] = (),
     config_files: Iterable[str] = (),
+    names: Iterable[str] = ("SKILL.md",),
+    components: Iterable[str] = (),
+    sidecars: Iterable[str] = (),
 ) -> bool:
     """Whether one watcher event can change the catalog (conformance §6, Z148).
 
     Relevant when: ``overflow`` is true (events were dropped: always a complete rescan); the
-    file name is ``SKILL.md``; any path component is ``skill``, ``skills``, ``.agents`` or
-    ``.zuno`` (Zuno's own predicate). skillshelf adds: a sidecar (``agents/openai.yaml``,
-    ``agents/zuno.yaml``); a configuration file (``zuno.json``/``zuno.jsonc`` anywhere, or one
-    of ``config_files``); and any path at, below or above one of ``roots`` (scan directories
-    and watch targets, so a configured path named e.g. ``shared`` and the appearance of a
-    missing root's ancestors count). ``path`` None without overflow → False.
+    file name is one of ``names`` (``SKILL.md``, the host's configuration file names …); any
+    path component is one of ``components`` (Zuno's own predicate: ``skill``, ``skills``,
+    ``.agents``, ``.zuno``); the file is one of ``sidecars`` inside an ``agents/`` folder; it
+    is one of ``config_files``; or it lies at, below or above one of ``roots`` (scan
+    directories and watch targets, so a configured path named e.g. ``shared`` and the
+    appearance of a missing root's ancestors count). ``path`` None without overflow → False.
+    The host supplies the sets (:class:`~skillshelf.core.hosts.base.WatchTargets`).
     """
     if overflow:
         return True
@@ -95,13 +89,14 @@ def is_relevant(
         return False
     path = os.path.normpath(path)
     parent, _, name = path.rpartition("/")
-    if name == "SKILL.md":
+    if name in set(names):
         return True
-    if any(part in RELEVANT_COMPONENTS for part in path.split("/")):
+    parts = set(components)
+    if parts and any(part in parts for part in path.split("/")):
         return True
-    if name in SIDECAR_FILE_NAMES and parent.rpartition("/")[2] == "agents":
+    if name in set(sidecars) and parent.rpartition("/")[2] == "agents":
         return True
-    if name in CONFIG_FILE_NAMES or path in set(config_files):
+    if path in set(config_files):
         return True
     for root in roots:
         if _within(path, root) or _within(root, path):
@@ -138,56 +133,28 @@ def _nearest_existing(path: str) -> str:
         current = parent
 
 
-def _shared_root(env: Any, cwd: str) -> str:
-    home = os.path.normpath(os.path.join(os.path.abspath(cwd), env.home))
-    return os.path.realpath(os.path.join(home, ".agents", "skills"))
-
-
-def watch_plan(catalog: Any, *, include_shared: bool | None = None) -> list[WatchSpec]:
+def watch_plan(catalog: Any, *, exclude: Iterable[str] = ()) -> list[WatchSpec]:
     """The watch specs for a catalog (SPEC H4; Z153–Z156). Starts nothing.
 
-    Roots come from :func:`skillshelf.core.hosts.zuno.zuno_watch_roots` over the catalog's
-    environment, working directory, merged ``skills.paths`` plus ``--path`` entries and every
-    ``skills.config`` rule path: the worktree, ``$XDG_CONFIG_HOME/zuno/skill``,
-    ``$ZUNO_CONFIG_DIR/skill``, ``~/.agents/skills`` (only when it is a directory), every
-    configured path and rule target (a ``SKILL.md`` target → its exact parent, never a wider
-    ancestor, Z156). The remote cache is never watched (Z154). ``include_shared``: force
-    ``~/.agents/skills`` out (False) — a running watcher passes whether it existed at start —
-    or leave the decision to the current file system (None).
-
-    Then the configuration directories not already under a recursive root, non-recursive:
-    ``$XDG_CONFIG_HOME/zuno``, ``$ZUNO_CONFIG_DIR``, the directory of ``$ZUNO_CONFIG`` and of
-    every ``--config`` file. Order: roots shallowest first, then configuration directories.
+    Roots come from the host (:meth:`Catalog.watch_targets
+    <skillshelf.core.catalog.Catalog.watch_targets>`); each is watched at its exact location,
+    recursively, once it is a directory, and through its nearest existing ancestor,
+    non-recursively, until then. ``exclude``: roots left out (a running watcher passes the
+    host's start-only roots that did not exist when it started, H4 Z155). Then the host's
+    configuration directories not already under a recursive root, non-recursive. Order: roots
+    as the host lists them, then configuration directories.
     """
-    from skillshelf.core.hosts.zuno import zuno_watch_roots
-
-    inputs = catalog._inputs
-    env, cwd = inputs.env, inputs.cwd
-    config = getattr(catalog, "config", None)
-    paths = tuple(getattr(config, "paths", ()) or ()) + tuple(inputs.paths)
-    rule_paths = tuple(r.raw_path for r in (getattr(config, "rules", ()) or ()))
-    roots = list(zuno_watch_roots(env, cwd, paths=paths, config_paths=rule_paths))
-    if include_shared is False:
-        shared = _shared_root(env, cwd)
-        roots = [r for r in roots if r != shared]
+    targets = catalog.watch_targets()
+    skip = set(exclude)
     specs: list[WatchSpec] = []
-    for requested in roots:
+    for requested in targets.roots:
+        if requested in skip:
+            continue
         active = _nearest_existing(requested)
         specs.append(WatchSpec(requested, active, active == requested and os.path.isdir(requested)))
     recursive = [s.active for s in specs if s.recursive]
-
-    base = os.path.abspath(cwd)
-    config_dirs = [os.path.join(os.path.normpath(os.path.join(base, env.xdg_config_home)), "zuno")]
-    extra_dir = env.get("ZUNO_CONFIG_DIR")
-    if extra_dir:
-        config_dirs.append(os.path.normpath(os.path.join(base, extra_dir)))
-    single = env.get("ZUNO_CONFIG")
-    if single:
-        config_dirs.append(os.path.dirname(os.path.normpath(os.path.join(base, single))))
-    for f in inputs.config_files:
-        config_dirs.append(os.path.dirname(os.path.normpath(os.path.join(base, f))))
     seen = {s.requested for s in specs}
-    for d in config_dirs:
+    for d in targets.config_dirs:
         d = os.path.realpath(d) if os.path.isdir(d) else d
         if d in seen or any(_within(d, r) for r in recursive):
             continue
@@ -285,7 +252,7 @@ class CatalogWatcher:
         self._queue: "queue.Queue[Any]" = queue.Queue()
         self._pumps: dict[tuple[str, bool], tuple[_Pump, tuple[int, int] | None]] = {}
         self._dead: dict[str, str] = {}
-        self._include_shared: bool | None = None
+        self._exclude: frozenset[str] = frozenset()
         self.plan: list[WatchSpec] = []
         self.ready = threading.Event()
         #: The ``stop_event`` :meth:`run` was given (checked while watches are being set up).
@@ -323,7 +290,8 @@ class CatalogWatcher:
         stop = stop_event or self._stop
         self._run_stop = stop
         try:
-            self._include_shared = os.path.isdir(_shared_root(self.catalog.env, self.catalog.cwd))
+            start_only = self.catalog.watch_targets().start_only
+            self._exclude = frozenset(r for r in start_only if not os.path.isdir(r))
             pending: set[str] = set()
             full = False
             first = True
@@ -385,17 +353,14 @@ class CatalogWatcher:
     # ------------------------------------------------------------------ internals
     def _relevance_roots(self) -> list[str]:
         roots = [s.requested for s in self.plan]
-        try:
-            roots.extend(r.scan_dir for r in self.catalog.current.roots if r.provenance.value != "remote")
-        except Exception:
-            pass
+        roots.extend(r.scan_dir for r in self.catalog.current.roots if r.provenance is not Provenance.REMOTE)
         return roots
 
     def _digest_items(self, items: Sequence[Any]) -> tuple[bool, set[str]]:
         full = False
         changed: set[str] = set()
         roots = self._relevance_roots()
-        config_files = tuple(self.catalog._inputs.config_files)
+        targets = self.catalog.watch_targets()
         for kind, path, payload in items:
             if kind == "error":
                 self._dead[path] = str(payload) or payload.__class__.__name__
@@ -407,7 +372,8 @@ class CatalogWatcher:
             for change, p in payload:
                 if change not in (_ADDED, _MODIFIED, _DELETED):
                     full = True  # overflow / rescan request (Z148)
-                elif is_relevant(p, roots=roots, config_files=config_files):
+                elif is_relevant(p, roots=roots, config_files=targets.config_files, names=targets.names,
+                                 components=targets.components, sidecars=targets.sidecars):
                     changed.add(p)
         return full, changed
 
@@ -415,7 +381,7 @@ class CatalogWatcher:
         """Bring the running watches in line with the plan; returns the recursive watch
         directories that were (re)started (to be rescanned whole)."""
         try:
-            plan = watch_plan(self.catalog, include_shared=self._include_shared)
+            plan = watch_plan(self.catalog, exclude=self._exclude)
         except Exception as exc:  # never let planning kill the watcher
             self._set_failures({self.catalog.cwd: f"cannot plan watches: {exc}"})
             return set()

@@ -36,7 +36,7 @@ def _bar(ratio: float, width: int, colour: str) -> list[tuple[str, str]]:
 def meter_text(
     label: str,
     used: int,
-    limit: int,
+    limit: int | None,
     *,
     tokens: int | None = None,
     tokens_exact: bool = True,
@@ -48,7 +48,15 @@ def meter_text(
     """The index meter line (``approx_tokens`` = the agent's chars/4 estimate, see
     :func:`tokens_text`). The bar fills ``used / limit`` of ``bar_width`` cells (a full bar when
     ``limit`` is 0); green under 80 %, warning up to the limit, error when entries were
-    omitted. Numbers use thousands separators."""
+    omitted. ``limit`` ``None``: the host has no budget — no bar, ``372 chars · no budget``.
+    Numbers use thousands separators."""
+    if limit is None:
+        parts_nb: list[str | tuple[str, str]] = [(f"{label} ", "bold"), f"{used:,} chars · no budget"]
+        if tokens is not None:
+            parts_nb.append(" · " + tokens_text(tokens, tokens_exact, approx_tokens))
+        parts_nb.append(" · ")
+        parts_nb.append((f"{truncated:,} truncated", "$warning" if truncated else ""))
+        return Content.assemble(*parts_nb)
     ratio = 1.0 if limit <= 0 else max(0.0, min(1.0, used / limit))
     filled = round(ratio * bar_width)
     if omitted:
@@ -84,7 +92,7 @@ class BudgetMeter(Widget):
 
     label: reactive[str] = reactive("index")
     used: reactive[int] = reactive(0)
-    limit: reactive[int] = reactive(0)
+    limit: reactive[int | None] = reactive(0)
     tokens: reactive[int | None] = reactive(None)
     tokens_exact: reactive[bool] = reactive(True)
     approx_tokens: reactive[int | None] = reactive(None)

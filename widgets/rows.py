@@ -216,7 +216,7 @@ def provenance_cell(item: Item) -> str:
     """The provenance column: the provenance value, or ``agent:<agent>`` for a Zhin
     agent-private skill (SPEC Z1; listed only for that agent). Raw (callers make it visible)."""
     if item.provenance is Provenance.ZHIN_AGENT and isinstance(item, Source):
-        from skillshelf.core.zhin_deps import skill_agent
+        from skillshelf.core.hosts.zhin.deps import skill_agent
 
         agent = skill_agent(item)
         if agent:

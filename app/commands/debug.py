@@ -14,7 +14,7 @@ def add_parser(sub: Any, common: Any) -> None:
     ps = dsub.add_parser("skill", parents=[common], help="every source, rejected file and warning (SPEC G1)")
     ps.add_argument("--json", action="store_true", help="print the G1 JSON document")
     ps.add_argument("--lint-target", default=None, choices=["spec", "portable", "zuno", "zhin", "none"],
-                    help="lint target shown beside the host verdict (default: spec, or zhin with --host zhin; none to skip)")
+                    help="lint target shown beside the host verdict (default: the host's own; none to skip)")
     ps.set_defaults(run=run_skill)
     pa = dsub.add_parser("agent", parents=[common], help="one agent's filtered view and budgets (SPEC G2)")
     pa.add_argument("name", metavar="NAME")
@@ -28,7 +28,7 @@ def run_skill(ns: Any) -> int:
     from skillshelf.core.report import debug_skill_document, debug_skill_text
 
     cat = open_catalog(ns)
-    target = ns.lint_target or ("zhin" if cat.host == "zhin" else "spec")
+    target = ns.lint_target or cat.host.lint_target
     if target == "none":
         target = None
     doc = debug_skill_document(cat.current, lint_target=target)

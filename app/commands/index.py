@@ -68,64 +68,67 @@ def result_document(result: Any) -> dict[str, Any]:
 
 
 def run(ns: Any) -> int:
-    """Render the current generation's entries in ``--form`` within the budget and print it."""
+    """Render the current generation's catalog within the budget and print it."""
     from skillshelf.app.common import open_catalog
+    from skillshelf.core.hosts.base import Feature
     from skillshelf.core.render import Form, render_budgeted
 
     catalog = open_catalog(ns, announce=True)
-    if catalog.host == "zhin":
-        return _run_zhin(ns, catalog)
+    if Feature.FORMS not in catalog.host.features:
+        return _run_host_catalog(ns, catalog)
     budget = ns.budget if ns.budget is not None else default_budget(catalog, ns.context_window)
     form = Form(ns.form)
     result = render_budgeted(catalog.current.entries(), form, budget)
-    config = getattr(catalog, "config", None)
-    if form is Form.INDEX and getattr(config, "include_instructions", True) is False:
+    if form is Form.INDEX and catalog.config.include_instructions is False:
         print("skillshelf: skills.includeInstructions is false: this index is not sent to the model (SPEC P7)",
               file=sys.stderr)
     if ns.json:
         json.dump(result_document(result), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        text = result.text
-        if sys.stdout.isatty():  # SPEC X1: never emit a skill's control characters raw
-            from skillshelf.core.textsafe import visible
-
-            text = visible(text, multiline=True)
-        sys.stdout.write(text + "\n")
+        _write_text(result.text)
     return 0
 
 
-def _run_zhin(ns: Any, catalog: Any) -> int:
-    """``index --host zhin``: the ``# Skills (catalog)`` section (SPEC Z3). Zhin has no
-    character budget for its catalog, so ``--budget`` and ``--form`` do not apply (a note on
-    stderr says so when given); each description is cut at 96 characters instead."""
-    from skillshelf.core.hosts.zhin import catalog_description, render_zhin_catalog
+def _write_text(text: str) -> None:
+    from skillshelf.app.common import terminal_text
 
-    if ns.budget is not None or ns.form != "index":
-        print("skillshelf: host zhin renders one catalog section; --form and --budget are ignored", file=sys.stderr)
-    sources = [s for s in catalog.current.sources if s.enabled]
-    text = render_zhin_catalog(sources)
-    shown = [s for s in sources if s.provenance.value == "zhin-plugin"]
-    cut = sorted(s.name for s in shown if catalog_description(s.description).endswith("…")
-                 and not " ".join((s.description or "").split()).endswith("…"))
+    sys.stdout.write(terminal_text(text) + "\n")  # SPEC X1: never emit a skill's control characters raw
+
+
+def _run_host_catalog(ns: Any, catalog: Any) -> int:
+    """``index`` for a host with one catalog form (zhin, the clients): exactly the text the host
+    puts in the prompt (SPEC Z3, N5). ``--form`` other than ``index`` does not apply (a note on
+    stderr); ``--budget`` replaces the host's budget rule, or is ignored with a note when the
+    host has no budget. ``--json`` adds the counts, the names cut or left out and the budget."""
+    from skillshelf.core.hosts.base import EntryState
+
+    host = catalog.host
+    if ns.form != "index":
+        print(f"skillshelf: host {host.name} renders one catalog form; --form is ignored", file=sys.stderr)
+    budget = ns.budget
+    if budget is not None and catalog.index_budget is None:
+        print(f"skillshelf: host {host.name} has no catalog budget; --budget is ignored", file=sys.stderr)
+        budget = None
+    result = catalog.model_catalog(budget=budget)
+    cut = sorted(e.name for e in result.entries if e.state in (EntryState.CUT, EntryState.NAME_ONLY))
+    omitted = sorted(e.name for e in result.entries if e.state is EntryState.OMITTED)
     if ns.json:
         doc = {
-            "host": "zhin",
-            "text": text,
-            "rendered": len(shown),
+            "host": host.name,
+            "client": host.describe(),
+            "text": result.text,
+            "rendered": result.listed,
             "truncated": len(cut),
-            "omitted": 0,
-            "omittedNames": [],
+            "omitted": len(omitted),
+            "omittedNames": omitted,
             "truncatedNames": cut,
             "searchOnly": 0,
-            "budget": None,
+            "budget": result.budget,
+            "budgetRule": result.budget_rule,
         }
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
-    if sys.stdout.isatty():
-        from skillshelf.core.textsafe import visible
-
-        text = visible(text, multiline=True)
-    sys.stdout.write(text + "\n")
+    _write_text(result.text)
     return 0

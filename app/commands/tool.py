@@ -51,9 +51,9 @@ def _emit_json(doc: Any) -> None:
 
 
 def run(ns: Any) -> int:
-    """Parse REQUEST, open the catalog, call the tool; see the module docstring for output and exits."""
+    """Parse REQUEST, open the catalog, call the host's tool; see the module docstring for output and exits."""
     from skillshelf.app.common import open_catalog
-    from skillshelf.core.tool import SkillTool, ToolError
+    from skillshelf.core.tool import ToolError
 
     try:
         request = json.loads(ns.request, parse_constant=_reject_constant)
@@ -61,10 +61,16 @@ def run(ns: Any) -> int:
         print(f"skillshelf tool: REQUEST is not valid JSON: {exc}", file=sys.stderr)
         return 2
     catalog = open_catalog(ns, announce=True)
-    if catalog.host == "zhin":
-        return _run_zhin(ns, catalog, request)
+    tool = catalog.host.skill_tool(catalog)
+    if tool is None:
+        msg = f"{catalog.host.describe()} gives the model no skill tool whose behaviour skillshelf reproduces"
+        if ns.json:
+            _emit_json({"error": {"code": "no-skill-tool", "message": msg}})
+        else:
+            print(f"skillshelf tool: {msg}", file=sys.stderr)
+        return 1
     try:
-        result = SkillTool(catalog).call(request)
+        result = tool.call(request)
     except ToolError as err:
         if ns.json:
             _emit_json({"error": err.to_json()})
@@ -75,36 +81,4 @@ def run(ns: Any) -> int:
         _emit_json(result.to_json())
     else:
         _emit_text(result.output)
-    return 0
-
-
-def _run_zhin(ns: Any, catalog: Any, request: Any) -> int:
-    """``tool --host zhin``: Zhin's ``load_skill`` (SPEC Z4). REQUEST is ``{"action": "load",
-    "name": N}`` (or ``{"name": N}``); the output is the text Zhin's loader builds (header, tools
-    block, preferred section, act-now ending). A missing name — or one declared by two or more
-    plugin roots, where Zhin fails closed — is refused with Zhin's sentence
-    ``Skill '<name>' not found in the active generation.``; other actions are refused (exit 1)."""
-    from skillshelf.core.zhin_load import zhin_read_instructions
-
-    if not isinstance(request, dict) or request.get("action", "load") != "load" or not isinstance(request.get("name"), str):
-        msg = "host zhin's skill tool is load_skill: pass {\"action\": \"load\", \"name\": \"<skill>\"}"
-        if ns.json:
-            _emit_json({"error": {"code": "invalid-arguments", "message": msg}})
-        else:
-            _emit_text(msg)
-        return 1
-    name = request["name"]
-    found = [s for s in catalog.current.sources if s.enabled and s.name == name]
-    if len(found) != 1:
-        msg = f"Skill '{name}' not found in the active generation."
-        if ns.json:
-            _emit_json({"error": {"code": "unknown-skill" if not found else "ambiguous-skill", "message": msg}})
-        else:
-            _emit_text(msg)
-        return 1
-    text = zhin_read_instructions(found[0])
-    if ns.json:
-        _emit_json({"output": text, "metadata": {"name": name, "location": found[0].location, "host": "zhin"}})
-    else:
-        _emit_text(text)
     return 0

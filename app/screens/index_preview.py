@@ -40,6 +40,7 @@ from textual.widgets.option_list import Option
 from skillshelf.app.sourceinfo import FROM_CONFIG, WindowCatalog
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
+from skillshelf.core.hosts.base import Feature, Host, HostSession
 from skillshelf.core.textsafe import visible
 
 __all__ = [
@@ -105,8 +106,8 @@ def index_budget_for(catalog: Any, context_window: int | None = None, max_contex
     ``None`` = unset) is given — recomputed with them. :data:`FROM_CONFIG` (the default) uses the
     configuration's ``maxContextTokens``, which still wins over the window (U1)."""
     if context_window is None and max_context_tokens is FROM_CONFIG:
-        return int(catalog.index_budget)
-    return int(WindowCatalog(catalog, context_window, max_context_tokens).index_budget)
+        return int(catalog.index_budget or 0)
+    return int(WindowCatalog(catalog, context_window, max_context_tokens).index_budget or 0)
 
 
 def truncated_entries(entries: Sequence[SkillEntry], result: Budgeted) -> tuple[TruncatedEntry, ...]:
@@ -162,27 +163,17 @@ def count_tokens(text: str) -> tuple[int | None, bool]:
         return None, False
 
 
-def _zhin_renderer() -> Any:
-    try:
-        from skillshelf.core.hosts import zhin  # type: ignore[attr-defined]
-    except Exception:
-        return None
-    return getattr(zhin, "render_zhin_catalog", None)
-
-
 def build_preview(generation: Generation, form: Form, budget: int, *, include_instructions: bool = True,
-                  host: str = "zuno", tokens: bool = True) -> IndexPreview:
+                  session: HostSession | None = None, title: str = "catalog", tokens: bool = True) -> IndexPreview:
     """Render ``generation`` for the preview (pure apart from token counting).
 
-    Host ``zhin`` with ``render_zhin_catalog`` available: that text, no budget result. Otherwise
-    ``render_budgeted(generation.entries(), form, budget)`` (SPEC P5–P6). ``tokens`` False skips
-    counting (``tokens`` is then ``None``)."""
-    if host == "zhin":
-        renderer = _zhin_renderer()
-        if renderer is not None:
-            text = renderer([s for s in generation.sources if s.enabled])
-            n, exact = count_tokens(text) if tokens else (None, False)
-            return IndexPreview(form, text, None, (), budget, n, exact, include_instructions, "zhin catalog")
+    A ``session`` whose host has one catalog form (no :attr:`Feature.FORMS`): that host's
+    catalog text, no budget result. Otherwise ``render_budgeted(generation.entries(), form,
+    budget)`` (SPEC P5–P6). ``tokens`` False skips counting (``tokens`` is then ``None``)."""
+    if session is not None:
+        text = session.catalog(generation).text
+        n, exact = count_tokens(text) if tokens else (None, False)
+        return IndexPreview(form, text, None, (), budget, n, exact, include_instructions, title)
     entries = generation.entries()
     result = render_budgeted(entries, form, budget)
     cut = truncated_entries(entries, result) if form is Form.INDEX else ()
@@ -325,7 +316,7 @@ class IndexPreviewScreen(Screen[None]):
         self.form = Form(form)
         self.budget = index_budget_for(catalog, context_window, max_context_tokens)
         self.include_instructions = bool(getattr(getattr(catalog, "config", None), "include_instructions", True))
-        self.host = getattr(catalog, "host", None) or generation.host or "zuno"
+        self.host: Host = catalog.host
         self.preview: IndexPreview | None = None
 
     def compose(self) -> ComposeResult:
@@ -354,15 +345,15 @@ class IndexPreviewScreen(Screen[None]):
         else:
             where += f" · session maxContextTokens {self.max_context_tokens:,}"
         self.query_one("#ip-title", Static).update(
-            f"Index preview — host {visible(self.host)} — generation {self.generation.number} — "
+            f"Index preview — host {visible(self.host.name)} — generation {self.generation.number} — "
             f"budget {self.budget:,} chars ({where})")
         banner = self.query_one("#ip-banner", Static)
         if not self.include_instructions:
             banner.update("includeInstructions: false — the index and the trigger policy are NOT in the prompt "
                           "(SPEC P7); list and search still work. Below: what the index would be.")
             banner.add_class("shown")
-        if self.host == "zhin" and _zhin_renderer() is not None:
-            self.query_one("#ip-forms", Tabs).display = False  # one Zhin catalog section, no forms
+        if Feature.FORMS not in self.host.features:
+            self.query_one("#ip-forms", Tabs).display = False  # one catalog section, no forms
         self.query_one("#ip-text", TextArea).focus()
         self.recompute()
 
@@ -375,7 +366,9 @@ class IndexPreviewScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="index-preview", exit_on_error=False, description="render index")
     def render_preview(self, form: Form) -> None:
         self.post_message(PreviewComputed(build_preview(
-            self.generation, form, self.budget, include_instructions=self.include_instructions, host=self.host)))
+            self.generation, form, self.budget, include_instructions=self.include_instructions,
+            session=None if Feature.FORMS in self.host.features else self.catalog.session,
+            title=f"{self.host.name} {self.host.labels.catalog}")))
 
     @on(PreviewComputed)
     def _computed(self, event: PreviewComputed) -> None:

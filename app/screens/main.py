@@ -41,6 +41,9 @@ from skillshelf.app.sourceinfo import (
     sidecar_origins, view_info, zhin_body_cost, zhin_details, zhin_load_page,
 )
 from skillshelf.core.filter import FilterIndex
+from skillshelf.core.hosts import DEFAULT_HOST
+from skillshelf.core.hosts.base import Host
+from skillshelf.core.hosts.zhin import ZHIN
 from skillshelf.core.model import Generation, Rejected, Source
 from skillshelf.core.render import Form, render_budgeted
 from skillshelf.core.textsafe import visible
@@ -287,7 +290,7 @@ class MainScreen(Screen[None]):
         Binding("c", "copy_locator", "Copy locator", show=False, id="main.copy"),
     ]
 
-    def __init__(self, open_catalog: Callable[[], CatalogLike], *, host: str = "zuno", cwd_display: str = "") -> None:
+    def __init__(self, open_catalog: Callable[[], CatalogLike], *, host: Host = DEFAULT_HOST, cwd_display: str = "") -> None:
         super().__init__()
         self._open_catalog = open_catalog
         self.host = host
@@ -303,7 +306,7 @@ class MainScreen(Screen[None]):
         #: Raw tool output (``v``) instead of the body only.
         self.raw = False
         #: Lint per file for the host's target (``zhin`` under host zhin, else ``spec``; SPEC F5).
-        self.lint_cache = LintCache(lint_target_for(host))
+        self.lint_cache = LintCache(host.lint_target)
         self._lint_bad: set[str] = set()
         #: Filter index of :attr:`rows`, built on the first non-empty query of a generation.
         self._index: FilterIndex | None = None
@@ -360,7 +363,7 @@ class MainScreen(Screen[None]):
         if gen is not None and self.view is not None:
             gen = filtered_generation(gen, self.view)
         mct = self._mct()
-        self.query_one(CatalogHeader).show(self.host, self.cwd_display, gen, self._status, self.agent,
+        self.query_one(CatalogHeader).show(self.host.name, self.cwd_display, gen, self._status, self.agent,
                                            changes=self.changes, window=self._window(),
                                            mct="config" if mct is FROM_CONFIG else mct)
 
@@ -477,8 +480,8 @@ class MainScreen(Screen[None]):
             warning.update("")
             warning.display = False
         meter = self.query_one(BudgetMeter)
-        meter.label = "catalog" if self.host == "zhin" else "index"
-        self.query_one(SelectedMeter).required_label = "always" if self.host == "zhin" else "required"
+        meter.label = self.host.labels.catalog
+        self.query_one(SelectedMeter).required_label = self.host.labels.selected
         if not view.budget_available:
             meter.message = "budget not available"
         else:
@@ -564,7 +567,7 @@ class MainScreen(Screen[None]):
         self._show_header()
         self.recompute_view()
 
-    def switch_host(self, host: str, open_catalog: Callable[[], CatalogLike]) -> None:
+    def switch_host(self, host: Host, open_catalog: Callable[[], CatalogLike]) -> None:
         """Show the catalog ``open_catalog()`` returns (the same inputs under ``host``, SPEC Z):
         the current catalog is dropped (results still in flight for it are ignored), the filter
         and sort are kept, the agent view is reset (no agent), the cursor goes to the first row."""
@@ -582,13 +585,13 @@ class MainScreen(Screen[None]):
         self._shown_key = self._shown_item = None
         self._show_problems(None)
         self._lint_bad = set()
-        self.lint_cache = LintCache(lint_target_for(host))
+        self.lint_cache = LintCache(host.lint_target)
         self._set_changes("")
         self.query_one(CatalogList).show_rows([], [])
         self._show_row(None)
         self.query_one(BudgetMeter).pending = True
         self.query_one(SelectedMeter).pending = True
-        self._show_header(f"opening host {host}…")
+        self._show_header(f"opening host {host.name}…")
         self.load_catalog(refresh=False)
 
     @work(thread=True, exclusive=True, group="view", exit_on_error=False, description="agent view")
@@ -802,7 +805,7 @@ class MainScreen(Screen[None]):
         cut = False
         cost = None
         zhin = None
-        if isinstance(item, Source) and self.host == "zhin" and not item.location.startswith("builtin://"):
+        if isinstance(item, Source) and self.host is ZHIN and not item.location.startswith("builtin://"):
             zhin = zhin_details(item, search_path=self._search_path())
             if item.enabled:
                 cost = zhin_body_cost(item, search_path=self._search_path())
@@ -877,7 +880,7 @@ class MainScreen(Screen[None]):
 
         item = row.item
         key = _row_key(row)
-        if self.host == "zhin" and isinstance(item, Source) and not item.location.startswith("builtin://"):
+        if self.host is ZHIN and isinstance(item, Source) and not item.location.startswith("builtin://"):
             self.post_message(PageLoaded(key, zhin_load_page(item, search_path=self._search_path())))
             return
         if isinstance(item, Rejected):
@@ -919,7 +922,7 @@ class MainScreen(Screen[None]):
         self._render_page()
 
     def _page_title(self, result: PageResult | None, state: PageState | None, *, loading: bool = False) -> str:
-        if self.host == "zhin":
+        if self.host is ZHIN:
             what = "load_skill text"
         else:
             what = "body" if state is None or state.resource is None else f"resource {state.resource}"

@@ -305,7 +305,7 @@ async def test_z1_empty_zhin_view_explains_and_host_switch_resets_the_agent(tmp_
         main.agent = "reviewer"  # an agent view of the zuno configuration
         await pilot.press("h")
         await settle(app, pilot)
-        assert main.host == "zhin" and main.agent is None
+        assert main.host.name == "zhin" and main.agent is None
         assert "agent:" not in main.query_one("#header").plain
         assert main.rows == []
         details = main.query_one(SourcePane).shown_text

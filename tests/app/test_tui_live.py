@@ -273,7 +273,7 @@ def test_no_watch_flag_reaches_the_app(monkeypatch, tmp_path):
 
     def fake_run(self, *a, **kw):
         seen["live"] = self.live
-        seen["host"] = self.host
+        seen["host"] = self.host.name
 
     monkeypatch.setattr(SkillshelfApp, "run", fake_run)
     assert build_parser().parse_args(["--no-watch"]).no_watch is True

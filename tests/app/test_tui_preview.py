@@ -7,6 +7,10 @@ from dataclasses import dataclass
 from textual.notifications import Notify
 from textual.widgets import OptionList, Static, Tabs, TextArea
 
+from skillshelf.core.hosts import DEFAULT_HOST
+from skillshelf.core.hosts.base import HostContext
+from skillshelf.core.hosts.zhin import ZHIN
+from skillshelf.core.paths import Environment
 from skillshelf.app.screens.index_preview import IndexPreviewScreen, SavePathScreen
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.model import Exposure, Generation, Provenance, Source
@@ -46,7 +50,7 @@ class MemCatalog:
         self.index_budget = budget
         self.config = Config(include_instructions)
         self.context_window = None
-        self.host = "zuno"
+        self.host = DEFAULT_HOST
 
     def refresh(self) -> Generation:
         return self.current
@@ -181,10 +185,11 @@ async def test_preview_banner_hidden_when_instructions_on():
 
 
 async def test_z3_preview_shows_zhin_catalog_for_host_zhin():
-    from skillshelf.core.hosts.zhin import CATALOG_HEADING, CATALOG_INSTRUCTION
+    from skillshelf.core.hosts.zhin.skills import CATALOG_HEADING, CATALOG_INSTRUCTION
 
     cat = MemCatalog(8000)
-    cat.host = "zhin"
+    cat.host = ZHIN
+    cat.session = ZHIN.open(HostContext("/w", Environment.from_mapping({"HOME": "/nonexistent"})))
     sources = tuple(Source(name=n, location=f"/p/skills/{n}/SKILL.md", provenance=Provenance.ZHIN_PLUGIN,
                            canonical=f"/p/skills/{n}/SKILL.md", description=d)
                     for n, d in (("web-search", "Search  the\nweb"), ("calc", "x" * 100)))

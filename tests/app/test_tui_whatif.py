@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pytest
 from textual.widgets import Input, OptionList, Static
 
+from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.app.screens.whatif import WhatIfScreen, compute_whatif, parse_tokens
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.model import Exposure, Generation, Provenance, Source
@@ -40,7 +41,7 @@ class MemCatalog:
         self.config = Config(mct)
         self.context_window = None
         self.index_budget = 8000 if mct is None else min(mct, 10_000) * 4
-        self.host = "zuno"
+        self.host = DEFAULT_HOST
 
     def refresh(self) -> Generation:
         return self.current

@@ -14,10 +14,10 @@ import pytest
 
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.catalog import Catalog
-from skillshelf.core.hosts.zhin import CATALOG_HEADING, CATALOG_INSTRUCTION, render_zhin_catalog
+from skillshelf.core.hosts.zhin.skills import CATALOG_HEADING, CATALOG_INSTRUCTION, render_zhin_catalog
 from skillshelf.core.paths import Environment
 from skillshelf.core.tokens import TokenCounter, approx_tokens
-from skillshelf.core.zhin_load import zhin_read_instructions
+from skillshelf.core.hosts.zhin.load import zhin_read_instructions
 from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.header import CatalogHeader
@@ -127,7 +127,7 @@ async def test_z5_zhin_mode_source_pane_body_and_meters(plugin):
         assert section.startswith(CATALOG_HEADING) and section.endswith(CATALOG_INSTRUCTION)
         assert " - audit:" not in section
         assert (meter.label, meter.used, meter.limit, meter.truncated, meter.omitted) == (
-            "catalog", len(section), 8000, 1, 0)
+            "catalog", len(section), None, 1, 0)
         selected = main.query_one(SelectedMeter)
         greeter_body = "## 执行规则\nSay hello."
         assert selected.required == 1 and selected.required_label == "always"
@@ -149,13 +149,13 @@ async def test_z1_h_switches_host_and_back_keeping_filter(plugin):
         assert "weather" not in names(app)  # bot/skills is not a Zuno root
         await pilot.press("h")
         await settle(app, pilot)
-        assert (app.host, main.host, main.generation.host) == ("zhin", "zhin", "zhin")
+        assert (app.host.name, main.host.name, main.generation.host) == ("zhin", "zhin", "zhin")
         assert main.generation.number == 1
         assert main.query_one(CatalogHeader).plain.startswith("skillshelf ─ host zhin ─ ~/bot ─ generation 1 ─ 4 sources")
         assert sorted(names(app)) == ["audit", "greeter", "long-desc", "weather"]
         await pilot.press("h")
         await settle(app, pilot)
-        assert (main.host, main.generation.host) == ("zuno", "zuno")
+        assert (main.host.name, main.generation.host) == ("zuno", "zuno")
         assert "weather" not in names(app)
         assert main.query_one(BudgetMeter).label == "index"
         assert main.query_one(SelectedMeter).required_label == "required"
@@ -170,7 +170,7 @@ async def test_h_without_reopen_support_says_so(tmp_path):
         await settle(app, pilot)
         await pilot.press("h")
         await settle(app, pilot)
-        assert app.main_screen.host == "zuno"
+        assert app.main_screen.host.name == "zuno"
         assert "This catalog cannot be re-opened for another host." in notes
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from skillshelf.core.config import Config
+from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.model import (
     CatalogWarning, Diagnostic, Exposure, Generation, Provenance, Rejected, Severity, Source,
 )
@@ -63,6 +65,8 @@ class FakeCatalog:
         self.current = make_generation(tmp)
         self.index_budget = budget
         self.refreshes = 0
+        self.host = DEFAULT_HOST
+        self.config = Config()
 
     def refresh(self) -> Generation:
         self.refreshes += 1

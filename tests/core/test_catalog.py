@@ -11,9 +11,11 @@ import threading
 
 import pytest
 
-from skillshelf.core import catalog as catalog_mod
-from skillshelf.core.catalog import Catalog, compute_digest
-from skillshelf.core.discovery import discover
+from skillshelf.core.hosts.zuno import build as zuno_build
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.digest import compute_digest
+from skillshelf.core.hosts.zuno.build import ZunoSession
+from skillshelf.core.discovery import discover, fold
 from skillshelf.core.model import CatalogWarning, Exposure, Provenance, Source, Status
 from skillshelf.core.paths import Environment
 from skillshelf.core.scan import scan
@@ -196,16 +198,16 @@ def test_h2_concurrent_refreshes_collapse(tmp_path, monkeypatch):
     cat = tree.open()
     started, release = threading.Event(), threading.Event()
     builds = []
-    real = Catalog._build
+    real = ZunoSession.build
 
-    def slow(self, previous, changed=None):
+    def slow(self, previous, changed=None, watch_warnings=()):
         builds.append(changed)
         if len(builds) == 1:
             started.set()
             release.wait(10)
-        return real(self, previous, changed)
+        return real(self, previous, changed, watch_warnings)
 
-    monkeypatch.setattr(Catalog, "_build", slow)
+    monkeypatch.setattr(ZunoSession, "build", slow)
     results = []
     first = threading.Thread(target=lambda: results.append(cat.refresh()))
     first.start()
@@ -254,7 +256,7 @@ def test_i3_a_renamed_locator_refreshes_once_then_reports_catalog_stale(tmp_path
 
 # ---------------------------------------------------------------- internals agree with scan/discover
 
-def test_scan_tree_equals_scan_and_fold_equals_discover(tmp_path):
+def test_fold_of_scans_equals_discover_and_scans_record_links(tmp_path):
     tree = Tree(tmp_path)
     write(f"{tree.agents}/a/SKILL.md", skill("a"))
     write(f"{tree.agents}/.hidden/b/SKILL.md", skill("b"))
@@ -265,11 +267,10 @@ def test_scan_tree_equals_scan_and_fold_equals_discover(tmp_path):
     os.symlink(tree.zuno, f"{tree.zuno}/c/loop")
     cat = tree.open()
     roots = cat.current.roots
-    scans = [catalog_mod._scan_tree(r.scan_dir, r.dot) for r in roots]
-    for r, rs in zip(roots, scans):
-        ref = scan(r.scan_dir, dot=r.dot)
-        assert (rs.matches, rs.canonicals, rs.warnings) == (ref.matches, ref.canonicals, ref.warnings)
-    matches, warnings = catalog_mod._fold(roots, scans)
+    scans = [scan(r.scan_dir, dot=r.dot) for r in roots]
+    for rs in scans:
+        assert list(rs.keys) == sorted(rs.keys) and len(rs.keys) == len(rs.matches)
+    matches, warnings = fold(roots, scans)
     disc = discover(roots)
     assert matches == disc.matches and tuple(warnings) == disc.warnings
     assert (f"{tree.zuno}/alias", os.path.realpath(f"{tree.agents}/a")) in scans[0].links + scans[1].links
@@ -501,14 +502,14 @@ def test_edit_fast_path_is_taken_and_equals_a_full_refresh(tmp_path, monkeypatch
     sidecar = write(os.path.join(tree.zuno, "other", "agents", "zuno.yaml"), "policy:\n  exposure: search\n")
     cat = tree.open()
     taken: list[set] = []
-    real = catalog_mod._edited_locations
+    real = zuno_build.edited_locations
 
     def spy(*args, **kwargs):
         result = real(*args, **kwargs)
         taken.append(result)
         return result
 
-    monkeypatch.setattr(catalog_mod, "_edited_locations", spy)
+    monkeypatch.setattr(zuno_build, "edited_locations", spy)
     edits = [
         (other, skill("other", "Edited description")),
         (sidecar, "policy:\n  exposure: explicit\n"),
@@ -520,9 +521,7 @@ def test_edit_fast_path_is_taken_and_equals_a_full_refresh(tmp_path, monkeypatch
         write(path, text)
         fast = cat.refresh_paths([path])
         assert taken[-1] is not None
-        cat._snap = None  # force the general path from the same previous generation
-        cat._current = previous
-        full = cat.refresh()
+        full = ZunoSession(cat.context).build(previous, None)  # a full rebuild from the same previous
         same(fast, full)
     assert taken[0] == {other} and taken[1] == {other}
     assert taken[2] == {inner, outer}  # the outer skill's directory is an ancestor: re-read too

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from skillshelf.core.discovery import Discovery, discover, uncovered_folders
-from skillshelf.core.hosts.zuno import (
+from skillshelf.core.hosts.zuno.roots import (
     path_not_found,
     zuno_discover,
     zuno_remote_cache_root,

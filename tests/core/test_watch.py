@@ -13,6 +13,7 @@ import time
 import pytest
 
 from skillshelf.core.catalog import Catalog
+from skillshelf.core.hosts.zuno.build import RELEVANT_COMPONENTS, RELEVANT_NAMES, SIDECAR_NAMES
 from skillshelf.core.model import Provenance, Status
 from skillshelf.core.paths import Environment
 from skillshelf.core.watch import CatalogWatcher, WatchSpec, is_relevant, watch_failed, watch_plan
@@ -77,7 +78,7 @@ def test_z148_watcher_overflow_always_requires_a_complete_rescan():
     ],
 )
 def test_relevance_predicate(path, expected):
-    assert is_relevant(path) is expected
+    assert is_relevant(path, names=RELEVANT_NAMES, components=RELEVANT_COMPONENTS, sidecars=SIDECAR_NAMES) is expected
 
 
 def test_relevance_counts_paths_at_below_or_above_a_root():
@@ -133,7 +134,8 @@ def test_z155_shared_agent_skills_are_watched_only_when_they_exist(tmp_path):
     os.makedirs(f"{t}/home/.agents/skills")
     assert f"{t}/home/.agents/skills" in roots_of(watch_plan(cat))
     # a running watcher decides at start: absent then → never watched (H4)
-    assert f"{t}/home/.agents/skills" not in roots_of(watch_plan(cat, include_shared=False))
+    assert cat.watch_targets().start_only == (f"{t}/home/.agents/skills",)
+    assert f"{t}/home/.agents/skills" not in roots_of(watch_plan(cat, exclude=cat.watch_targets().start_only))
 
 
 def test_z156_a_rule_for_a_future_skill_watches_its_exact_parent(tmp_path):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from skillshelf.core.hosts.zhin import (
+from skillshelf.core.hosts.zhin.skills import (
     CATALOG_INSTRUCTION,
     ZhinSkillError,
     build_zhin_generation,
@@ -22,13 +22,13 @@ from skillshelf.core.hosts.zhin import (
     resolve_nearest_owner,
 )
 from skillshelf.core.model import Provenance, Severity, Status
-from skillshelf.core.zhin_deps import (
+from skillshelf.core.hosts.zhin.deps import (
     always_bodies,
     check_deps,
     private_tools,
     qualified_tool_name,
 )
-from skillshelf.core.zhin_load import zhin_load_text, zhin_read_instructions
+from skillshelf.core.hosts.zhin.load import zhin_load_text, zhin_read_instructions
 
 HEADER = "Skill '{}' loaded. 请立即根据以下指导执行工具调用："
 ACT_NOW = "## 立即行动\n根据上面的指导，立即调用工具完成用户请求。禁止重复调用 load_skill，禁止用文本描述代替实际工具调用。"

@@ -10,7 +10,7 @@ import os
 import pytest
 
 from skillshelf.core.hosts import zhin
-from skillshelf.core.hosts.zhin import discover_zhin, zhin_roots
+from skillshelf.core.hosts.zhin.skills import discover_zhin, zhin_roots
 
 
 def _skill(directory, name: str) -> str:

@@ -46,7 +46,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
-from yamlcore import CCoreLoader
 
 from skillshelf.core.model import (
     CatalogWarning,
@@ -60,7 +59,10 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
-from skillshelf.core.zhin_load import JS_WHITESPACE, js_trim
+from skillshelf.core.digest import compute_digest
+from skillshelf.core.hosts.zhin.deps import check_deps, private_tool_names, qualified_tool_name, skill_agent
+from skillshelf.core.hosts.zhin.markdown import JS_WHITESPACE, js_trim, load_zhin_yaml, split_zhin_markdown
+from skillshelf.core.paths import canonical
 
 __all__ = [
     "CATALOG_HEADING",
@@ -93,11 +95,9 @@ _LIST_FIELDS = ("platforms", "scopes", "permissions", "keywords", "tags")
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 _WS = "[" + re.escape(JS_WHITESPACE) + "]"
 _NWS = "[^" + re.escape(JS_WHITESPACE) + "]"
-_FRONTMATTER = re.compile(r"\A---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|\Z)")
 _HEADING = re.compile(rf"#+{_WS}+{_NWS}")
 _HEADING_PREFIX = re.compile(rf"\A#+{_WS}*")
 _WS_RUN = re.compile(rf"{_WS}+")
-_MAX_NODES = 10_000
 
 
 def is_zhin_name(name: str) -> bool:
@@ -149,69 +149,6 @@ class ZhinSkill:
     tags: tuple[str, ...] | None = None
     always: bool | None = None
     agent: str | None = None
-
-
-class _DuplicateKey(yaml.YAMLError):
-    pass
-
-
-def _check_nodes(node: yaml.Node) -> None:
-    """Raise on duplicate mapping keys (js-yaml does) and on alias expansion past the limit."""
-    memo: dict[int, int] = {}
-    active: set[int] = set()
-
-    def walk(n: yaml.Node) -> int:
-        key = id(n)
-        if key in memo:
-            return memo[key]
-        if key in active:
-            raise yaml.YAMLError("recursive alias")
-        total = 1
-        active.add(key)
-        if isinstance(n, yaml.SequenceNode):
-            for c in n.value:
-                total += walk(c)
-        elif isinstance(n, yaml.MappingNode):
-            seen: set[Any] = set()
-            for k, v in n.value:
-                if isinstance(k, yaml.ScalarNode) and k.tag != "tag:yaml.org,2002:merge":
-                    if k.value in seen:
-                        raise _DuplicateKey(
-                            f"duplicated mapping key `{k.value}` at line {k.start_mark.line + 1}"
-                        )
-                    seen.add(k.value)
-                total += walk(k) + walk(v)
-        active.discard(key)
-        if total > _MAX_NODES:
-            raise yaml.YAMLError(f"alias expansion exceeds {_MAX_NODES} nodes")
-        memo[key] = total
-        return total
-
-    walk(node)
-
-
-def load_zhin_yaml(raw: str) -> Any:
-    """Parse a frontmatter block the way Zhin's loader sees it (YAML 1.2 core schema, duplicate
-    keys refused, bounded aliases). Returns ``None`` for an empty document. Raises
-    ``yaml.YAMLError`` (or ``RecursionError``) on bad YAML."""
-    loader = CCoreLoader(raw)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _check_nodes(node)
-        return loader.construct_document(node)
-    finally:
-        loader.dispose()
-
-
-def split_zhin_markdown(markdown: str) -> tuple[str | None, str, int]:
-    """``(frontmatter_block or None, instructions, block_first_line)`` per Zhin's pattern (module
-    docstring). Instructions are trimmed after a frontmatter block and verbatim without one."""
-    m = _FRONTMATTER.match(markdown)
-    if not m:
-        return None, markdown, 0
-    return m.group(1), js_trim(markdown[m.end():]), 2
 
 
 def _key_line(block: str, key: str) -> int | None:
@@ -491,6 +428,7 @@ def build_zhin_generation(
     version: str = "",
     home: str | None = None,
     search_path: str | None = None,
+    extra_warnings: Sequence[CatalogWarning] = (),
 ) -> Generation:
     """Build one :class:`Generation` for host ``zhin`` (SPEC Z1–Z2, Z5, H1, H3, F6).
 
@@ -500,12 +438,9 @@ def build_zhin_generation(
     ``home`` expands ``~/`` in paths; ``search_path`` is the PATH for the ``compatibility.deps``
     check (``None`` = the process PATH). Sources come in Zhin's order (per plugin: plugin skills
     then agent-private skills, each by name); the same file reached twice (symlinks, repeated
-    roots) is one source with aliases. Never raises for bad input.
+    roots) is one source with aliases. ``extra_warnings`` (a watcher's) are published last.
+    Never raises for bad input.
     """
-    from skillshelf.core.catalog import compute_digest
-    from skillshelf.core.paths import canonical
-    from skillshelf.core.zhin_deps import check_deps, private_tool_names, qualified_tool_name
-
     cwd = os.path.abspath(cwd)
     disc = discover_zhin(cwd, paths, home=home)
     prev_by_loc: dict[str, Source] = {}
@@ -617,6 +552,7 @@ def build_zhin_generation(
             frontmatter=dict(skill.metadata), diagnostics=tuple(diags),
         ))
 
+    warnings.extend(extra_warnings)
     digest = compute_digest(sources, warnings)
     number = 1 if previous is None else previous.number + 1
     return Generation(
@@ -651,8 +587,6 @@ def render_zhin_catalog(sources: Iterable[Any], *, agent: str | None = None) -> 
     with ``\\n``, then a blank line and :data:`CATALOG_INSTRUCTION`. No skills → ``""`` (Zhin
     omits the section). No trailing newline.
     """
-    from skillshelf.core.zhin_deps import skill_agent
-
     rows = []
     for s in sources:
         if not getattr(s, "enabled", True):

@@ -45,9 +45,12 @@ The dependency warning (SPEC Z5) is prefixed by :func:`zhin_read_instructions`; 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from skillshelf.core.fileread import read_regular
+from skillshelf.core.hosts.zhin.deps import declared_deps, dependency_warning_text, missing_deps
+from skillshelf.core.hosts.zhin.markdown import JS_WHITESPACE, js_trim, load_zhin_yaml
+from skillshelf.core.tool import LiveCatalog, ToolError, ToolResult
 
 __all__ = [
     "ACT_NOW",
@@ -60,6 +63,7 @@ __all__ = [
     "QUICK_ACTION_MAX_LIMIT",
     "TOOLS_HEADING",
     "TRUNCATION_MARKER",
+    "ZhinLoadTool",
     "js_trim",
     "zhin_load_text",
     "zhin_read_instructions",
@@ -82,11 +86,6 @@ MODEL_SIZE_LIMITS = {"small": 1500, "medium": 4000, "large": 8000}
 #: Intro shorter than this (characters) pulls in the rest of the body as detail.
 _SHORT_INTRO = 200
 
-#: JavaScript's ``\s`` / ``String.prototype.trim`` set (WhiteSpace + LineTerminator).
-JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 _WS = "[" + re.escape(JS_WHITESPACE) + "]"
 _NWS = "[^" + re.escape(JS_WHITESPACE) + "]"
 _DOT = "[^\n\r\u2028\u2029]"  # JavaScript ``.`` without the s flag
@@ -104,11 +103,6 @@ _QUICK_START = re.compile(
 _AUTH = re.compile(rf"## (?:认证|Authentication|Auth)[\s\S]*?{_SECTION_END}", re.IGNORECASE)
 _FIRST_H2 = re.compile(rf"\n## {_NWS}")
 _LEADING_WS = re.compile(rf"\A{_WS}+")
-
-
-def js_trim(text: str) -> str:
-    """``text`` without leading/trailing JavaScript whitespace (:data:`JS_WHITESPACE`)."""
-    return text.strip(JS_WHITESPACE)
 
 
 def _act_now() -> str:
@@ -218,8 +212,6 @@ def zhin_read_instructions(
     parsed with the YAML 1.2 core schema; unparsable frontmatter means no warning (Zhin's check
     would throw; skillshelf reports that elsewhere). Raises as :func:`zhin_load_text`.
     """
-    from skillshelf.core.zhin_deps import dependency_warning_text, declared_deps, missing_deps
-
     if isinstance(source, tuple):
         name, content = source
     else:
@@ -237,8 +229,6 @@ def zhin_read_instructions(
 
 def _safe_yaml(raw: str) -> Any:
     try:
-        from skillshelf.core.hosts.zhin import load_zhin_yaml
-
         return load_zhin_yaml(raw)
     except Exception:  # noqa: BLE001 - broken YAML: no dependency warning
         return None
@@ -250,3 +240,30 @@ def section_names() -> Sequence[str]:
         "## 快速操作", "## Quick Actions", "## 执行规则", "## Workflow", "## Instructions", "## 使用说明",
         "## 快速开始", "## Quick Start", "## Getting Started", "## 认证", "## Authentication", "## Auth",
     )
+
+
+class ZhinLoadTool:
+    """Zhin's ``load_skill`` as a skill tool (SPEC Z4) over a live catalog (``.current``).
+
+    A request is ``{"action": "load", "name": N}`` (``action`` may be left out). A name no
+    enabled source declares — or one declared by two or more plugin roots, where Zhin fails
+    closed — is refused with Zhin's sentence ``Skill '<name>' not found in the active
+    generation.``; other actions are refused with ``invalid-arguments``. Raises
+    :class:`~skillshelf.core.tool.ToolError`.
+    """
+
+    def __init__(self, catalog: LiveCatalog) -> None:
+        self._catalog = catalog
+
+    def call(self, request: Mapping[str, object]) -> ToolResult:
+        """Answer one ``load_skill`` request."""
+        name = request.get("name") if isinstance(request, Mapping) else None
+        if not isinstance(request, Mapping) or request.get("action", "load") != "load" or not isinstance(name, str):
+            raise ToolError("invalid-arguments",
+                            "host zhin's skill tool is load_skill: pass {\"action\": \"load\", \"name\": \"<skill>\"}")
+        found = [s for s in self._catalog.current.sources if s.enabled and s.name == name]
+        if len(found) != 1:
+            raise ToolError("unknown-skill" if not found else "ambiguous-skill",
+                            f"Skill '{name}' not found in the active generation.")
+        text = zhin_read_instructions(found[0])
+        return ToolResult(text, {"name": name, "location": found[0].location, "host": "zhin"})

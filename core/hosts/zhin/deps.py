@@ -19,7 +19,11 @@ import re
 import shutil
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from skillshelf.core.budget import SelectedBody
+from skillshelf.core.fileread import read_regular
+from skillshelf.core.hosts.zhin.markdown import split_zhin_markdown
 from skillshelf.core.model import Diagnostic, Generation, Provenance, Severity, Source
+from skillshelf.core.tokens import approx_tokens
 
 __all__ = [
     "DEPENDENCY_WARNING_PREFIX",
@@ -158,16 +162,13 @@ def always_sources(generation: Generation) -> tuple[Source, ...]:
     )
 
 
-def always_bodies(generation: Generation, *, read: Callable[[Source], str] | None = None) -> list[Any]:
+def always_bodies(generation: Generation, *, read: Callable[[Source], str] | None = None) -> list[SelectedBody]:
     """The ``always: true`` skills as :class:`~skillshelf.core.budget.SelectedBody` records
     (label ``always: <name>``, tokens = the agent's approximation of the injected instructions,
     characters / 4 rounded up), ready for :func:`~skillshelf.core.budget.check_selected` (SPEC
     U3, Z5). ``read`` returns the injected text of a source (default: the Zhin instructions —
     the body after the frontmatter, trimmed; an unreadable file counts 0 tokens and is labelled
     so)."""
-    from skillshelf.core.budget import SelectedBody
-    from skillshelf.core.tokens import approx_tokens
-
     out = []
     for s in always_sources(generation):
         label = f"always: {s.name}"
@@ -181,8 +182,5 @@ def always_bodies(generation: Generation, *, read: Callable[[Source], str] | Non
 
 
 def _instructions(path: str) -> str:
-    from skillshelf.core.hosts.zhin import split_zhin_markdown
-
-    with open(path, "rb") as fh:
-        text = fh.read().decode("utf-8", errors="replace")
+    text = read_regular(path).decode("utf-8", errors="replace")
     return split_zhin_markdown(text)[1]

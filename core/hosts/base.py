@@ -1,0 +1,309 @@
+"""The ``Host`` protocol: one agent's skill rules behind one interface (SPEC N1; DESIGN "Hosts").
+
+The catalog machinery (scan, dedupe, parse, generations, watch) is shared; a host supplies the
+decisions: where it looks (:meth:`Host.roots`), what it accepts from one ``SKILL.md``
+(:meth:`Host.accept`), how same-name copies are arbitrated (:meth:`Host.arbitrate`), and what
+the model is shown (:meth:`HostSession.catalog`). A :class:`~skillshelf.core.catalog.Catalog`
+opens one :class:`HostSession` per workspace; the session keeps whatever per-workspace state the
+host needs (configuration, remote pulls, incremental snapshots) and builds each
+:class:`~skillshelf.core.model.Generation`.
+
+Views never compare host names: what differs between hosts is asked of the host object
+(its :class:`Feature` set, :class:`HostLabels`, session methods).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping, Protocol, Sequence, runtime_checkable
+
+from skillshelf.core.config import Config
+from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Root, Source
+from skillshelf.core.paths import Environment
+
+if TYPE_CHECKING:
+    from skillshelf.core.tool import ToolResult
+
+__all__ = [
+    "CatalogEntry",
+    "EntryState",
+    "Feature",
+    "Host",
+    "HostCatalog",
+    "HostContext",
+    "HostLabels",
+    "HostSession",
+    "RootPlan",
+    "SkillToolLike",
+    "Verdict",
+    "WatchTargets",
+]
+
+
+class Feature(str, enum.Enum):
+    """Optional abilities a host has; views show the matching screens and meters only for these."""
+
+    #: ``skills.config`` rules and conflict resolution by writing them (SPEC K, K5).
+    CONFIG = "config"
+    #: ``agents.<name>`` views, required skills (SPEC E4, S2).
+    AGENTS = "agents"
+    #: ``skills.urls`` remote indexes (SPEC R).
+    REMOTE = "remote"
+    #: index / search / explicit exposure (SPEC E1).
+    EXPOSURE = "exposure"
+    #: several render forms (index / list / verbose, SPEC P).
+    FORMS = "forms"
+    #: a selected-body budget (SPEC U2–U3).
+    SELECTED_BUDGET = "selected-budget"
+    #: ``always: true`` bodies injected into every prompt (SPEC Z5).
+    ALWAYS = "always"
+    #: same-name copies are all kept and addressed by locator (SPEC D6: visible ambiguity).
+    AMBIGUITY = "ambiguity"
+
+
+@dataclass(frozen=True)
+class HostLabels:
+    """Words a view uses for this host.
+
+    ``catalog``: what the model-facing listing is called (``index``, ``catalog``);
+    ``selected``: the meter label for bodies added to every request (``required``, ``always``).
+    """
+
+    catalog: str = "index"
+    selected: str = "required"
+
+
+@dataclass(frozen=True)
+class HostContext:
+    """The inputs of one opened workspace, built once at the edge (SPEC C1).
+
+    ``paths``: extra ``skills.paths`` entries (``--path``); ``config_files``: extra
+    configuration layers (``--config``); ``context_window`` in tokens (``None`` = the host's
+    own default); ``pull_remote``: whether ``skills.urls`` may be downloaded.
+    """
+
+    cwd: str
+    env: Environment
+    paths: tuple[str, ...] = ()
+    config_files: tuple[str, ...] = ()
+    context_window: int | None = None
+    pull_remote: bool = True
+
+
+@dataclass(frozen=True)
+class RootPlan:
+    """The roots a host scans for one workspace, in its discovery order, plus the warnings made
+    while building them (``PathNotFound`` …) and browser-only hints (``uncovered-folder``)."""
+
+    roots: tuple[Root, ...]
+    warnings: tuple[CatalogWarning, ...] = ()
+    hints: tuple[Diagnostic, ...] = ()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a host makes of one ``SKILL.md`` (its parser's tolerance, SPEC N1–N2).
+
+    ``accepted`` False → the file is rejected; ``reason`` says why in the host's terms.
+    Accepted: ``name`` and ``description`` exactly as the host lists them (after its own
+    folding and fallbacks); ``display_name`` the frontmatter name when the host lists the skill
+    under another key; ``hidden`` the reason the model never sees it (``None`` = visible).
+    ``diagnostics`` are the host's findings (never the Agent Skills lint).
+    """
+
+    accepted: bool
+    name: str | None = None
+    description: str | None = None
+    display_name: str | None = None
+    hidden: str | None = None
+    reason: str | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+    frontmatter: Mapping[str, object] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class WatchTargets:
+    """What to watch so that every change that can alter this host's catalog is seen (SPEC H4).
+
+    ``roots``: directories watched recursively at their exact location (through their nearest
+    existing ancestor while missing); ``config_dirs``: directories watched non-recursively for
+    configuration files; ``config_files``: exact configuration files; ``names``: file names
+    whose change always matters (``SKILL.md``, sidecars, configuration file names);
+    ``components``: path components that make any event relevant; ``sidecars``: file names
+    relevant inside an ``agents/`` folder; ``start_only``: roots watched only when they
+    already existed when watching started (Zuno's ``~/.agents/skills``, SPEC H4).
+    """
+
+    roots: tuple[str, ...]
+    config_dirs: tuple[str, ...] = ()
+    config_files: tuple[str, ...] = ()
+    names: frozenset[str] = frozenset({"SKILL.md"})
+    components: frozenset[str] = frozenset()
+    sidecars: frozenset[str] = frozenset()
+    start_only: tuple[str, ...] = ()
+
+
+class EntryState(str, enum.Enum):
+    """The fate of one listed source in a host's model catalog (SPEC N4, P6)."""
+
+    LISTED = "listed"
+    #: listed with its description shortened by the budget or the per-entry cap
+    CUT = "cut"
+    #: listed by name only: the budget dropped the whole description
+    NAME_ONLY = "name-only"
+    #: left out of the catalog by the budget
+    OMITTED = "omitted"
+    #: never shown to the model (exposure, a host rule, no description …)
+    HIDDEN = "hidden"
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """One source's line in the catalog: ``state``, the description as shown (``None`` when no
+    description is shown) and a short ``note`` in the host's terms (why cut, why hidden)."""
+
+    location: str
+    name: str
+    state: EntryState
+    shown: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class HostCatalog:
+    """The text a host puts in the model's prompt for its skills, and what it cost (SPEC N5, P).
+
+    ``text``: exactly that text (``""`` when the host sends none). ``budget``: characters
+    allowed (``None`` = the host has no budget); ``used``: characters counted against it;
+    ``budget_rule``: where the budget came from, in words. ``entries``: every enabled source in
+    catalog order with its :class:`EntryState`. ``notes``: anything else the user should know
+    (an instruction section that is absent, a text the host reads at run time …).
+    """
+
+    text: str
+    budget: int | None
+    used: int
+    entries: tuple[CatalogEntry, ...] = ()
+    budget_rule: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def listed(self) -> int:
+        """Entries the model sees (listed, cut or name-only)."""
+        return sum(1 for e in self.entries if e.state in (EntryState.LISTED, EntryState.CUT, EntryState.NAME_ONLY))
+
+
+@runtime_checkable
+class SkillToolLike(Protocol):
+    """A host's skill tool: one request (the JSON object the model sends) → one result.
+    Raises :class:`skillshelf.core.tool.ToolError` when the host refuses the call."""
+
+    def call(self, request: Mapping[str, object]) -> "ToolResult": ...
+
+
+class HostSession(Protocol):
+    """One host over one workspace: builds generations and answers per-workspace questions.
+
+    ``config``: the merged configuration of the latest build (an empty :class:`Config` for
+    hosts without one); ``remote_origins``: pulled remote skill directory → (URL, version).
+    """
+
+    @property
+    def context(self) -> HostContext: ...
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def remote_origins(self) -> Mapping[str, tuple[str, str | None]]: ...
+
+    def build(self, previous: Generation | None, changed: frozenset[str] | None,
+              watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
+        """The next generation (number = previous + 1, or 1). ``changed`` None → rescan
+        everything; a set of absolute paths → the same result, re-reading only what those paths
+        can affect (hosts without an incremental path may rescan everything).
+        ``watch_warnings`` (kind ``WatchFailed``) are published after every other warning.
+        Never raises for bad skills or bad configuration."""
+        ...
+
+    def request_pull(self) -> None:
+        """Pull remote indexes again at the next build (no-op for hosts without them)."""
+        ...
+
+    def index_budget(self, context_window: int | None = None) -> int | None:
+        """The catalog budget in characters for ``context_window`` tokens (``None`` = the
+        context's); ``None`` when the host has no budget."""
+        ...
+
+    def selected_budget(self, context_window: int | None = None) -> int | None:
+        """The selected-body budget in tokens (SPEC U2), ``None`` when the host has none."""
+        ...
+
+    def watch_targets(self) -> WatchTargets:
+        """What a watcher must watch for the latest build (SPEC H4)."""
+        ...
+
+    def catalog(self, generation: Generation, *, context_window: int | None = None,
+                budget: int | None = None) -> HostCatalog:
+        """The model catalog of ``generation``: ``context_window`` tokens overrides the
+        session's, ``budget`` characters overrides the host's rule."""
+        ...
+
+
+class Host(Protocol):
+    """One agent's skill rules (SPEC N1). Hosts are immutable and registered by ``name``.
+
+    ``client`` and ``version`` name what is emulated (``Claude Code``, ``2.1.332``);
+    ``lint_target`` the :class:`skillshelf.core.lint.Target` value used for this host's lint
+    column; ``features`` the optional abilities; ``native_commands`` slash commands that
+    resolve before skills (SPEC S1).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def client(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def lint_target(self) -> str: ...
+
+    @property
+    def labels(self) -> HostLabels: ...
+
+    @property
+    def features(self) -> frozenset[Feature]: ...
+
+    @property
+    def native_commands(self) -> frozenset[str]: ...
+
+    def open(self, context: HostContext) -> HostSession:
+        """A session over ``context`` (nothing is scanned until :meth:`HostSession.build`)."""
+        ...
+
+    def roots(self, context: HostContext) -> RootPlan:
+        """The roots this host scans for ``context``, in discovery order."""
+        ...
+
+    def accept(self, location: str, data: bytes | None, *, error: str | None = None) -> Verdict:
+        """This host's verdict on one ``SKILL.md`` at ``location`` whose bytes are ``data``
+        (``None`` when it could not be read; ``error`` says why)."""
+        ...
+
+    def arbitrate(self, sources: Sequence[Source]) -> tuple[Source, ...]:
+        """Same-name (or same-key) copies settled the host's way: each source comes back with
+        its status (``ok``, ``shadowed`` with ``shadowed_by``, ``race`` …); order is kept."""
+        ...
+
+    def skill_tool(self, catalog: object) -> SkillToolLike | None:
+        """The host's skill tool over a live catalog, or ``None`` when the host gives the model
+        no skill tool with known behaviour."""
+        ...
+
+    def describe(self) -> str:
+        """One line naming what is emulated: ``Claude Code 2.1.332``."""
+        ...

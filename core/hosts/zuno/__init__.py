@@ -1,0 +1,86 @@
+"""Host ``zuno``: the Zuno coding agent's skill catalog (SPEC D, K, E, P, L, H, R; the seed system).
+
+Modules: :mod:`.roots` (the ordered root list and watch roots), :mod:`.build` (the session that
+builds and incrementally refreshes generations), :mod:`.prompt` (the budgeted index and what
+happened to each source). The shared rule families it uses — frontmatter, sidecars,
+configuration, render, tool — live in :mod:`skillshelf.core`.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from skillshelf.core.config import load_config
+from skillshelf.core.frontmatter import parse_skill_bytes, unreadable_warning
+from skillshelf.core.hosts.base import Feature, HostContext, HostLabels, RootPlan, SkillToolLike, Verdict
+from skillshelf.core.hosts.zuno.build import ZunoSession
+from skillshelf.core.hosts.zuno.roots import uncovered_folders, zuno_roots
+from skillshelf.core.model import Diagnostic, Severity, Source
+from skillshelf.core.paths import find_worktree
+from skillshelf.core.resolve import NATIVE_COMMANDS
+from skillshelf.core.tool import LiveCatalog, SkillTool
+
+__all__ = ["ZUNO", "ZunoHost", "ZunoSession"]
+
+
+class ZunoHost:
+    """Zuno 0.10.3 (SPEC D1–D6 and the rest of the seed system).
+
+    Same-name sources are all kept and addressed by locator (visible ambiguity, SPEC D6), so
+    :meth:`arbitrate` changes nothing; exposure, ``skills.config`` and sidecars decide what the
+    model sees.
+    """
+
+    name = "zuno"
+    client = "Zuno"
+    version = "0.10.3"
+    lint_target = "spec"
+    labels = HostLabels(catalog="index", selected="required")
+    features = frozenset({Feature.CONFIG, Feature.AGENTS, Feature.REMOTE, Feature.EXPOSURE, Feature.FORMS,
+                          Feature.SELECTED_BUDGET, Feature.AMBIGUITY})
+    native_commands = frozenset(NATIVE_COMMANDS)
+
+    def describe(self) -> str:
+        """``Zuno 0.10.3``."""
+        return f"{self.client} {self.version}"
+
+    def open(self, context: HostContext) -> ZunoSession:
+        """A :class:`ZunoSession` over ``context``."""
+        return ZunoSession(context)
+
+    def roots(self, context: HostContext) -> RootPlan:
+        """SPEC D1 rows 1–5 for ``context`` (configuration read for ``skills.paths``; remote
+        directories come only from a session's pull)."""
+        config = load_config(cwd=context.cwd, worktree=find_worktree(context.cwd), home=context.env.home,
+                             xdg_config_home=context.env.xdg_config_home, env=context.env.vars,
+                             extra_files=context.config_files)
+        roots, warnings = zuno_roots(context.env, context.cwd, paths=config.paths + context.paths)
+        return RootPlan(roots, warnings, uncovered_folders(context.env, context.cwd, roots))
+
+    def accept(self, location: str, data: bytes | None, *, error: str | None = None) -> Verdict:
+        """SPEC F1–F3 on one file: accepted with its name and description, or the warning."""
+        if data is None:
+            warning = unreadable_warning(location, error or "unreadable")
+            return Verdict(False, reason=warning.message,
+                           diagnostics=(Diagnostic(Severity.ERROR, "unreadable", warning.message),))
+        parse = parse_skill_bytes(data, location)
+        if parse.warning is not None or parse.name is None:
+            reason = parse.warning.message if parse.warning is not None else "no name"
+            return Verdict(False, reason=reason, diagnostics=parse.diagnostics, frontmatter=parse.frontmatter)
+        return Verdict(True, name=parse.name, description=parse.description, diagnostics=parse.diagnostics,
+                       frontmatter=parse.frontmatter,
+                       hidden=None if parse.description is not None else "no description")
+
+    def arbitrate(self, sources: Sequence[Source]) -> tuple[Source, ...]:
+        """Unchanged: every same-name source stays, ambiguous (SPEC D6)."""
+        return tuple(sources)
+
+    def skill_tool(self, catalog: object) -> SkillToolLike | None:
+        """Zuno's ``skill`` tool (SPEC L) over the live ``catalog``."""
+        if not isinstance(catalog, LiveCatalog):
+            return None
+        return SkillTool(catalog)
+
+
+#: The registered instance.
+ZUNO = ZunoHost()

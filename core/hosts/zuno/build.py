@@ -1,0 +1,468 @@
+"""Host ``zuno``: one workspace's generations, built and refreshed incrementally (SPEC D1–D6,
+K, E2, H1–H3, R).
+
+Data path: configuration layers → roots (:mod:`.roots`) → scan (:mod:`skillshelf.core.scan`) →
+fold by canonical path (:func:`skillshelf.core.discovery.fold`) → parse each ``SKILL.md``
+(:mod:`skillshelf.core.frontmatter`) → sidecars (:mod:`skillshelf.core.sidecar`) →
+``skills.config`` rules (:mod:`skillshelf.core.config`) → built-ins first → digest.
+
+:meth:`ZunoSession.build` with a set of changed paths re-reads only what they can affect
+(:mod:`skillshelf.core.incremental`) and reuses every other parse, entry and digest chunk; the
+result equals a full rebuild from the same previous generation.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Callable, Mapping, Sequence
+
+from skillshelf import __version__
+from skillshelf.core.budget import index_budget_chars, selected_budget_tokens
+from skillshelf.core.builtin import builtin_sources
+from skillshelf.core.config import Config, RuleEntry, load_config
+from skillshelf.core.digest import DigestCache, cached_digest
+from skillshelf.core.discovery import Match, fold
+from skillshelf.core.frontmatter import SkillParse, parse_skill_file
+from skillshelf.core.hosts.base import HostCatalog, HostContext, WatchTargets
+from skillshelf.core.hosts.zuno.prompt import budget_rule, zuno_catalog
+from skillshelf.core.hosts.zuno.roots import uncovered_folders, zuno_roots, zuno_watch_roots
+from skillshelf.core.incremental import edited_locations, plan_patch
+from skillshelf.core.model import (
+    CatalogWarning,
+    Diagnostic,
+    Generation,
+    Provenance,
+    Rejected,
+    Root,
+    Severity,
+    Source,
+    Status,
+)
+from skillshelf.core.paths import find_worktree
+from skillshelf.core.remote import cache_root, pull
+from skillshelf.core.scan import ScanResult, scan
+from skillshelf.core.sidecar import Sidecar, read_sidecars
+
+__all__ = ["KEEP_LAST_VALID_KINDS", "RELEVANT_COMPONENTS", "RELEVANT_NAMES", "SIDECAR_NAMES", "ZunoSession"]
+
+#: Warning kinds after which the previous valid entry of that file is kept (conformance §6, SPEC H3).
+KEEP_LAST_VALID_KINDS = frozenset(
+    {"Unreadable", "Frontmatter", "MissingName", "InvalidDescription", "MetadataUnreadable", "MetadataMalformed"}
+)
+
+#: Watch targets: components that make an event relevant (conformance §6), sidecar and
+#: configuration file names (SPEC E2, K1).
+RELEVANT_COMPONENTS = frozenset({"skill", "skills", ".agents", ".zuno"})
+RELEVANT_NAMES = frozenset({"SKILL.md", "zuno.json", "zuno.jsonc"})
+SIDECAR_NAMES = frozenset({"openai.yaml", "zuno.yaml"})
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """What reading one skill directory gave: its sidecars, its ``SKILL.md`` parse, its mtime."""
+
+    sidecar: Sidecar
+    parse: SkillParse
+    mtime: float
+
+
+@dataclass(frozen=True)
+class _Output:
+    """One match turned into a catalog entry (a :class:`Source` or :class:`Rejected`) plus its
+    warnings in publish order; ``match`` and ``rules`` are the inputs it was made from."""
+
+    match: Match
+    rules: tuple[RuleEntry, ...]
+    entry: Source | Rejected
+    warnings: tuple[CatalogWarning, ...]
+
+
+@dataclass
+class _Snapshot:
+    """The inputs behind the latest generation, kept for the next incremental build."""
+
+    generation: Generation
+    roots: tuple[Root, ...]
+    scans: tuple[ScanResult, ...]
+    matches: tuple[Match, ...]
+    parsed: dict[str, _Parsed]
+    outputs: dict[str, _Output]
+    rules: tuple[RuleEntry, ...]
+    builtins: tuple[Source, ...]
+    digest_cache: DigestCache
+    _by_dir: dict[str, str] | None = None
+
+    def location_by_dir(self) -> dict[str, str]:
+        """Skill directory (as spelled by the locator) → locator, built once per snapshot."""
+        if self._by_dir is None:
+            self._by_dir = {m.location.rpartition("/")[0]: m.location for m in self.matches}
+        return self._by_dir
+
+
+class ZunoSession:
+    """Host ``zuno`` over one workspace (a :class:`~skillshelf.core.hosts.base.HostSession`).
+
+    Holds the merged configuration of the latest build (:attr:`config`), the remote pull of
+    ``skills.urls`` (done once, on the first build, unless the context forbids it; again after
+    :meth:`request_pull`) and the snapshot the incremental path patches. Not thread-safe by
+    itself: the catalog serialises builds.
+    """
+
+    def __init__(self, context: HostContext) -> None:
+        self._context = context
+        self.config: Config = Config()
+        self._remote_dirs: tuple[str, ...] = ()
+        self._remote_warnings: tuple[CatalogWarning, ...] = ()
+        self._remote_origins: Mapping[str, tuple[str, str | None]] = MappingProxyType({})
+        self._pulled = False
+        self._snap: _Snapshot | None = None
+
+    @property
+    def context(self) -> HostContext:
+        """The workspace inputs."""
+        return self._context
+
+    @property
+    def remote_origins(self) -> Mapping[str, tuple[str, str | None]]:
+        """Pulled remote skill directory → (configured URL, index version or ``None``), SPEC R."""
+        return self._remote_origins
+
+    def index_budget(self, context_window: int | None = None) -> int:
+        """SPEC U1 in characters for ``context_window`` tokens (``None`` = the context's)."""
+        window = self._context.context_window if context_window is None else context_window
+        return index_budget_chars(max_context_tokens=self.config.max_context_tokens, context_window=window)
+
+    def selected_budget(self, context_window: int | None = None) -> int:
+        """SPEC U2 in tokens for ``context_window`` tokens (``None`` = the context's)."""
+        window = self._context.context_window if context_window is None else context_window
+        return selected_budget_tokens(context_window=window,
+                                      max_selected_context_tokens=self.config.max_selected_context_tokens)
+
+    def catalog(self, generation: Generation, *, context_window: int | None = None,
+                budget: int | None = None) -> HostCatalog:
+        """The budgeted ``<skill_index>`` (SPEC P5, U1); ``budget`` characters overrides U1."""
+        window = self._context.context_window if context_window is None else context_window
+        mct = self.config.max_context_tokens
+        if budget is None:
+            budget = index_budget_chars(max_context_tokens=mct, context_window=window)
+            rule = budget_rule(max_context_tokens=mct, context_window=window)
+        else:
+            rule = f"--budget {budget:,} characters"
+        return zuno_catalog(generation.sources, budget, rule)
+
+    def request_pull(self) -> None:
+        """Pull ``skills.urls`` again at the next build (``p`` in the TUI, ``refresh(pull_remote=True)``)."""
+        self._pulled = False
+
+    # ------------------------------------------------------------------ building
+    def _load_config(self) -> Config:
+        ctx = self._context
+        return load_config(
+            cwd=ctx.cwd,
+            worktree=find_worktree(ctx.cwd),
+            home=ctx.env.home,
+            xdg_config_home=ctx.env.xdg_config_home,
+            env=ctx.env.vars,
+            extra_files=ctx.config_files,
+        )
+
+    def _pull_remote(self, urls: Sequence[str]) -> None:
+        if self._pulled:
+            return
+        self._pulled = True
+        if not urls or not self._context.pull_remote:
+            self._remote_dirs, self._remote_warnings, self._remote_origins = (), (), MappingProxyType({})
+            return
+        res = pull(list(urls), cache_root(self._context.env.xdg_cache_home))
+        self._remote_dirs = tuple(res.roots)
+        self._remote_warnings = tuple(res.warnings)
+        self._remote_origins = MappingProxyType(dict(res.origins))
+
+    def build(self, previous: Generation | None, changed: frozenset[str] | None,
+              watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
+        """The next generation; ``changed`` None → rescan and re-read everything, a set of
+        paths → the incremental rebuild (same result). ``watch_warnings`` are published last."""
+        ctx = self._context
+        config = self._load_config()
+        self.config = config
+        self._pull_remote(config.urls)
+
+        roots, root_warnings = zuno_roots(
+            ctx.env, ctx.cwd, paths=config.paths + ctx.paths, remote_dirs=self._remote_dirs
+        )
+        snap = self._snap
+        if previous is None or snap is None or snap.generation is not previous:
+            snap = None
+        if snap is not None:  # keep the previous Root objects for equal roots (cheap identity checks)
+            same = {r: r for r in snap.roots}
+            roots = tuple(same.get(r, r) for r in roots)
+        plan = None
+        if changed is not None and snap is not None:
+            plan = plan_patch(snap.roots, snap.scans, roots, changed)
+        edited: set[str] | None = None
+        touched: Callable[[str], bool] | None = None
+        if plan is None:
+            root_scans = tuple(scan(r.scan_dir, dot=r.dot) for r in roots)
+        else:
+            assert snap is not None
+            root_scans, touched, touched_paths = plan
+            edited = edited_locations(snap.roots, snap.scans, snap.location_by_dir(), roots, root_scans,
+                                      touched_paths)
+        if edited is not None:  # same roots, same scans: the fold would give the same matches
+            assert snap is not None
+            matches = snap.matches
+            scan_warnings = [w for rs in root_scans for w in rs.warnings]
+        else:
+            reuse = {m.canonical: m for m in snap.matches} if touched is not None and snap is not None else None
+            matches, scan_warnings = fold(roots, root_scans, reuse)
+        hints = uncovered_folders(ctx.env, ctx.cwd, roots)
+
+        rules = config.rules
+        if edited is not None and snap is not None and snap.rules == rules:
+            outputs, parsed = _assemble_edited(edited, config, rules, snap)
+        else:
+            outputs, parsed = _assemble(matches, config, rules, previous, snap, touched)
+        sources: list[Source] = []
+        rejected: list[Rejected] = []
+        file_warnings: list[CatalogWarning] = []
+        for m in matches:
+            out = outputs[m.location]
+            if isinstance(out.entry, Source):
+                sources.append(out.entry)
+            else:
+                rejected.append(out.entry)
+            file_warnings.extend(out.warnings)
+
+        warnings: list[CatalogWarning] = []
+        warnings.extend(root_warnings)
+        warnings.extend(scan_warnings)
+        warnings.extend(self._remote_warnings)
+        warnings.extend(file_warnings)
+        for d in config.diagnostics:
+            if d.code == "config-invalid":
+                warnings.append(CatalogWarning("config-invalid", d.path or "", d.message))
+        warnings.extend(watch_warnings)
+
+        builtins = snap.builtins if (snap is not None and touched is not None) else tuple(builtin_sources(__version__))
+        all_sources = tuple(builtins) + tuple(sources)
+        digest, digest_cache = cached_digest(all_sources, warnings, snap.digest_cache if snap else {})
+        number = 1 if previous is None else previous.number + 1
+        gen = Generation(
+            number=number,
+            digest=digest,
+            host="zuno",
+            cwd=ctx.cwd,
+            roots=tuple(roots),
+            sources=all_sources,
+            rejected=tuple(rejected),
+            warnings=tuple(warnings),
+            diagnostics=tuple(config.diagnostics) + tuple(hints),
+        )
+        self._snap = _Snapshot(
+            generation=gen,
+            roots=tuple(roots),
+            scans=root_scans,
+            matches=tuple(matches),
+            parsed=parsed,
+            outputs=outputs,
+            rules=rules,
+            builtins=tuple(builtins),
+            digest_cache=digest_cache,
+        )
+        return gen
+
+    def watch_targets(self) -> WatchTargets:
+        """Zuno's watch roots (SPEC H4, Z153–Z156) and its configuration directories."""
+        ctx = self._context
+        env, cwd = ctx.env, ctx.cwd
+        config = self.config
+        rule_paths = tuple(r.raw_path for r in config.rules)
+        roots = zuno_watch_roots(env, cwd, paths=config.paths + ctx.paths, config_paths=rule_paths)
+        base = os.path.abspath(cwd)
+        dirs = [os.path.join(os.path.normpath(os.path.join(base, env.xdg_config_home)), "zuno")]
+        extra_dir = env.get("ZUNO_CONFIG_DIR")
+        if extra_dir:
+            dirs.append(os.path.normpath(os.path.join(base, extra_dir)))
+        single = env.get("ZUNO_CONFIG")
+        if single:
+            dirs.append(os.path.dirname(os.path.normpath(os.path.join(base, single))))
+        for f in ctx.config_files:
+            dirs.append(os.path.dirname(os.path.normpath(os.path.join(base, f))))
+        shared = os.path.realpath(os.path.join(os.path.normpath(os.path.join(base, env.home)), ".agents", "skills"))
+        return WatchTargets(
+            roots=roots,
+            config_dirs=tuple(dirs),
+            config_files=tuple(ctx.config_files),
+            names=RELEVANT_NAMES,
+            components=RELEVANT_COMPONENTS,
+            sidecars=SIDECAR_NAMES,
+            start_only=(shared,),
+        )
+
+
+def _stat(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _read(location: str) -> _Parsed:
+    return _Parsed(read_sidecars(os.path.dirname(location)), parse_skill_file(location, location=location),
+                   _stat(location))
+
+
+def _assemble(
+    matches: Sequence[Match],
+    config: Config,
+    rules: tuple[RuleEntry, ...],
+    previous: Generation | None,
+    snap: _Snapshot | None,
+    touched: Callable[[str], bool] | None,
+) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
+    """Turn every match into its entry (H3 keep-last-valid included). ``touched`` None → read
+    every skill directory; else only those it names, reusing ``snap``'s parses and, when the
+    match and the rules are unchanged too, its finished entries."""
+    old_out = snap.outputs if snap is not None else {}
+    old_parsed = snap.parsed if snap is not None else {}
+    same_rules = snap is not None and snap.rules == rules
+    prev_by_loc: dict[str, Source] | None = None
+    outputs: dict[str, _Output] = {}
+    parsed: dict[str, _Parsed] = {}
+    for m in matches:
+        loc = m.location
+        p: _Parsed | None = None
+        if touched is not None and not touched(loc):
+            o = old_out.get(loc)
+            if o is not None and same_rules and (o.match is m or o.match == m):
+                outputs[loc] = o
+                parsed[loc] = old_parsed[loc]
+                continue
+            p = old_parsed.get(loc)
+        if p is None:
+            p = _read(loc)
+        parsed[loc] = p
+        if prev_by_loc is None:
+            prev_by_loc = {}
+            if previous is not None:
+                prev_by_loc = {s.location: s for s in previous.sources if s.provenance is not Provenance.BUILTIN}
+        outputs[loc] = _assemble_one(m, p, config, rules, prev_by_loc.get(loc))
+    return outputs, parsed
+
+
+def _assemble_edited(
+    edited: set[str], config: Config, rules: tuple[RuleEntry, ...], snap: _Snapshot
+) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
+    """:func:`_assemble` for the edit fast path: the previous outputs, with only the ``edited``
+    locators' skill directories re-read. The previous entry of a locator is the one the
+    previous generation holds (its output), as keep-last-valid needs (SPEC H3)."""
+    outputs = dict(snap.outputs)
+    parsed = dict(snap.parsed)
+    for loc in edited:
+        old = snap.outputs[loc]
+        p = _read(loc)
+        parsed[loc] = p
+        prev = old.entry if isinstance(old.entry, Source) else None
+        outputs[loc] = _assemble_one(old.match, p, config, rules, prev)
+    return outputs, parsed
+
+
+def _assemble_one(m: Match, p: _Parsed, config: Config, rules: tuple[RuleEntry, ...],
+                  prev: Source | None) -> _Output:
+    """One match → its entry and warnings (sidecar warnings, then the parse warning, then
+    ``kept-last-valid``).
+
+    Keep-last-valid (SPEC H3, conformance §6): when a warning of a kind in
+    :data:`KEEP_LAST_VALID_KINDS` names the previous generation's entry for this locator —
+    its source is that entry's location or one of its metadata sources — the previous
+    **whole** entry stays (status ``kept-last-valid``, today's diagnostics), the new warning is
+    still published and a ``kept-last-valid`` warning follows it.
+    """
+    sidecar, parse = p.sidecar, p.parse
+    file_warnings = list(sidecar.warnings)
+    if parse.warning is not None:
+        file_warnings.append(parse.warning)
+
+    if prev is not None and prev.status is not Status.DISABLED:
+        names = {prev.location, *prev.metadata_sources}
+        broken = [w for w in file_warnings if w.kind in KEEP_LAST_VALID_KINDS and w.source in names]
+        if broken:
+            kept = replace(
+                prev,
+                status=Status.KEPT_LAST_VALID,
+                diagnostics=tuple(parse.diagnostics)
+                + tuple(sidecar.diagnostics)
+                + (
+                    Diagnostic(
+                        Severity.WARNING,
+                        "kept-last-valid",
+                        f"the file is broken now ({broken[0].message}); the last valid version stays in the catalog until it is fixed",
+                        path=m.location,
+                    ),
+                ),
+            )
+            file_warnings.append(
+                CatalogWarning(
+                    "kept-last-valid",
+                    m.location,
+                    f"kept the last valid version of skill {m.location}: {broken[0].message}",
+                )
+            )
+            return _Output(m, rules, kept, tuple(file_warnings))
+
+    skill_dir = os.path.dirname(m.location)
+    if parse.warning is not None or parse.name is None:
+        entry: Source | Rejected = Rejected(
+            location=m.location,
+            provenance=m.provenance,
+            canonical=m.canonical,
+            name=os.path.basename(skill_dir),
+            root=m.root.path,
+            aliases=tuple(m.aliases),
+            warning=parse.warning,
+            diagnostics=tuple(parse.diagnostics),
+            content_sha256=parse.content_sha256,
+            size=parse.size,
+            mtime=p.mtime,
+            frontmatter=dict(parse.frontmatter or {}),
+        )
+        return _Output(m, rules, entry, tuple(file_warnings))
+
+    # Exposure precedence (E2): config rule, else sidecar, else index.
+    exposure = sidecar.resolved_exposure
+    reason = sidecar.reason()
+    enabled = True
+    disabled_reason = None
+    decision = config.decide(m.canonical)
+    if decision.rule is not None:
+        enabled = decision.enabled
+        if decision.exposure is not None:
+            exposure = decision.exposure
+            reason = f"{decision.rule.describe()} (exposure: {decision.exposure.value})"
+        if not enabled:
+            disabled_reason = f"{decision.rule.describe()} (enabled: false)"
+    entry = Source(
+        name=parse.name,
+        location=m.location,
+        provenance=m.provenance,
+        canonical=m.canonical,
+        root=m.root.path,
+        aliases=tuple(m.aliases),
+        description=parse.description,
+        display_name=sidecar.display_name,
+        short_description=sidecar.short_description,
+        exposure=exposure,
+        exposure_reason=reason,
+        enabled=enabled,
+        disabled_reason=disabled_reason,
+        status=Status.OK if enabled else Status.DISABLED,
+        metadata_sources=tuple(sidecar.metadata_sources),
+        content_sha256=parse.content_sha256,
+        size=parse.size,
+        mtime=p.mtime,
+        frontmatter=dict(parse.frontmatter or {}),
+        diagnostics=tuple(parse.diagnostics) + tuple(sidecar.diagnostics),
+    )
+    return _Output(m, rules, entry, tuple(file_warnings))
