@@ -22,6 +22,7 @@ COMMANDS = {
     "tool": "tool",
     "watch": "watch",
     "resolve": "resolve",
+    "compare": "compare",
 }
 
 

@@ -30,6 +30,26 @@ def announce_problems(catalog: Any, stream: Any = None) -> int:
     return len(lines)
 
 
+def context_from(ns: Any, *, env: Mapping[str, str] | None = None, pull_remote: bool = True) -> Any:
+    """The :class:`~skillshelf.core.hosts.base.HostContext` of the COMMON options (SPEC C1).
+
+    Raises ``SystemExit(2)`` with a message on stderr when ``--cwd`` is not a directory or a
+    ``--config`` file does not exist (SPEC C2)."""
+    from skillshelf.core.hosts.base import HostContext
+
+    cwd = os.path.abspath(ns.cwd or os.getcwd())
+    if not os.path.isdir(cwd):
+        print(f"skillshelf: --cwd {cwd}: not a directory", file=sys.stderr)
+        raise SystemExit(2)
+    for f in ns.config or []:
+        if not os.path.isfile(f):
+            print(f"skillshelf: --config {f}: no such file", file=sys.stderr)
+            raise SystemExit(2)
+    return HostContext(cwd=cwd, env=environment(env), paths=tuple(ns.path or ()),
+                       config_files=tuple(os.path.abspath(f) for f in (ns.config or ())),
+                       context_window=ns.context_window, pull_remote=pull_remote)
+
+
 def open_catalog(ns: Any, *, env: Mapping[str, str] | None = None, pull_remote: bool = True,
                  announce: bool = False) -> Any:
     """Open a :class:`skillshelf.core.catalog.Catalog` from parsed COMMON options.

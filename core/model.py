@@ -165,7 +165,12 @@ class Root:
     ``path`` is the absolute, normalised directory as requested (not resolved); ``prefix`` is
     the sub-folder scanned under it (``"skill"``, ``"skills"`` or ``""``); ``dot`` says whether
     dot-directories below the prefix are scanned. ``exists`` is read once when the root list is
-    built.
+    built. ``depth``: the exact number of folder levels between the scan directory and a
+    ``SKILL.md`` (Zhin: 1); else ``min_depth`` … ``max_depth`` (``None`` = any depth; 0 = the
+    scan directory's own ``SKILL.md``). The client hosts (SPEC N) add: ``skip`` folder names
+    never entered (``node_modules``), ``file_links`` whether a symlinked ``SKILL.md`` counts,
+    ``resolve`` whether the host reports the symlink-resolved path, ``label`` the folder kind in
+    the host's words (``project .claude/skills``).
     """
 
     provenance: Provenance
@@ -174,6 +179,18 @@ class Root:
     dot: bool = False
     exists: bool = False
     depth: int | None = None
+    min_depth: int = 0
+    max_depth: int | None = None
+    skip: tuple[str, ...] = ()
+    file_links: bool = True
+    resolve: bool = False
+    label: str = ""
+
+    def depth_allowed(self, levels: int) -> bool:
+        """Whether a ``SKILL.md`` ``levels`` folders below the scan directory is read."""
+        if self.depth is not None:
+            return levels == self.depth
+        return levels >= self.min_depth and (self.max_depth is None or levels <= self.max_depth)
 
     @property
     def scan_dir(self) -> str:
@@ -184,15 +201,27 @@ class Root:
 
     def to_json(self) -> dict[str, Any]:
         """``{"provenance", "path", "exists"}`` plus ``pattern`` (SPEC G1 ``roots``)."""
-        middle = "**" if self.depth is None else "/".join(["*"] * self.depth)
+        if self.depth is not None:
+            middle = "/".join(["*"] * self.depth)
+        elif self.max_depth is None and self.min_depth == 0:
+            middle = "**"
+        elif self.max_depth is None:
+            middle = "/".join(["*"] * self.min_depth) + "/**"
+        elif self.max_depth == self.min_depth:
+            middle = "/".join(["*"] * self.min_depth)
+        else:
+            middle = f"{{{self.min_depth}..{self.max_depth} levels}}"
         pattern = (self.prefix + "/" if self.prefix else "") + (middle + "/" if middle else "") + "SKILL.md"
-        return {
+        out: dict[str, Any] = {
             "provenance": self.provenance.value,
             "path": self.path,
             "pattern": pattern,
             "dot": self.dot,
             "exists": self.exists,
         }
+        if self.label:
+            out["label"] = self.label
+        return out
 
 
 class Status(str, enum.Enum):

@@ -1,0 +1,102 @@
+"""``skillshelf compare [COMMON] [--hosts a,b,…] [--differ] [--json]``: one workspace seen by
+every host side by side (SPEC N4).
+
+Text: one line per skill file (canonical path, ``~`` for the home directory) with one cell per
+host (legend below the table), then per host the number of skills listed and the catalog
+characters against its budget. ``--differ`` keeps only the files the hosts disagree on.
+``--json`` prints ``{"hosts": [...], "rows": [{"location", "cells": {...}}]}``.
+Exit codes (SPEC C2): 0; 2 usage error (an unknown host) or unreadable ``--cwd``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from skillshelf.core.hosts import HOSTS, UnknownHostError, get_host
+
+#: Cell glyphs (the TUI uses the same; colour only reinforces them).
+GLYPHS = {
+    "listed": "✓",
+    "cut": "✓ cut",
+    "name-only": "✓ name",
+    "omitted": "− omit",
+    "shadowed": "↓",
+    "race": "⇄ race",
+    "hidden": "◌",
+    "disabled": "○",
+    "rejected": "✗",
+    "not-read": "·",
+}
+LEGEND = ("✓ listed  cut: description shortened  name: description dropped  − omitted by the budget  "
+          "↓ shadowed  ⇄ either copy may win  ◌ hidden from the model  ○ disabled  ✗ rejected  · not read")
+
+
+def _hosts(value: str) -> list[str]:
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    for n in names:
+        try:
+            get_host(n)
+        except UnknownHostError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return names
+
+
+def add_parser(sub: Any, common: Any) -> None:
+    """Register ``compare``."""
+    p = sub.add_parser("compare", parents=[common], help="one workspace seen by every host side by side (SPEC N4)")
+    p.add_argument("--hosts", type=_hosts, default=None, metavar="A,B,…",
+                   help=f"hosts to compare (default: all — {','.join(HOSTS)})")
+    p.add_argument("--differ", action="store_true", help="only the skill files the hosts disagree on")
+    p.add_argument("--json", action="store_true", help="print {hosts, rows} (SPEC N4)")
+    p.set_defaults(run=run)
+
+
+def _short(path: str, cwd: str, home: str) -> str:
+    """``path`` relative to the working directory (``./…``), else with ``~`` for the home."""
+    cwd, home = cwd.rstrip("/"), home.rstrip("/")
+    if cwd and path.startswith(cwd + "/"):
+        return "./" + path[len(cwd) + 1:]
+    if home and path.startswith(home + "/"):
+        return "~" + path[len(home):]
+    return path
+
+
+def run(ns: Any) -> int:
+    """Compare the workspace under the chosen hosts and print the table or the JSON document."""
+    from skillshelf.app.common import context_from, terminal_text
+    from skillshelf.core.compare import compare
+
+    context = context_from(ns)
+    hosts = [get_host(n) for n in (ns.hosts or list(HOSTS))]
+    result = compare(context, hosts)
+    rows = result.disagreeing() if ns.differ else result.rows
+    if ns.json:
+        doc = result.to_json()
+        if ns.differ:
+            doc["rows"] = [r for r, row in zip(doc["rows"], result.rows) if row.disagree]  # type: ignore[index]
+        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    home = context.env.home
+    names = [h.name for h in hosts]
+    paths = [_short(r.location, context.cwd, home) for r in rows]
+    width = min(max([len("skill file")] + [len(p) for p in paths]), 70)
+    cols = {n: max(len(n), 8) for n in names}
+    out = [f"{len(result.rows)} skill files · {len(hosts)} hosts"
+           + (f" · showing {len(rows)} that differ" if ns.differ else ""), ""]
+    out.append("skill file".ljust(width) + "  " + "  ".join(n.ljust(cols[n]) for n in names))
+    for row, path in zip(rows, paths):
+        shown = path if len(path) <= width else "…" + path[-(width - 1):]
+        cells = "  ".join(GLYPHS[row.cells[n].state.value].ljust(cols[n]) for n in names)
+        out.append(shown.ljust(width) + "  " + cells)
+    out.append("")
+    for h in result.hosts:
+        budget = f" / {h.budget:,} chars" if h.budget is not None else " chars (no budget)"
+        out.append(f"{h.name:<9} {h.client} {h.version}: {h.listed:,} listed · catalog {h.catalog_chars:,}{budget}")
+    out.append("")
+    out.append(LEGEND)
+    print(terminal_text("\n".join(out)))
+    return 0
