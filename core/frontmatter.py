@@ -16,8 +16,8 @@ Rules implemented (conformance ids in brackets):
   exactly ``---`` (trailing spaces/tabs ignored); the closing line's own line break (``\\n`` or
   ``\\r\\n``) is stripped from the body; without a closing line the rest of the file is
   frontmatter and the body is empty; without frontmatter there are no keys [Z010].
-- F3 typing [Z044, Z046, Z049, Z053–Z059]: YAML 1.2 core schema via ``yamlcore.CCoreLoader``
-  (safe: only core tags construct). ``name`` must be a string (else ``MissingName``);
+- F3 typing [Z044, Z046, Z049, Z053–Z059]: YAML 1.2 core schema (:mod:`skillshelf.core.yamlload`;
+  safe: only core tags construct; duplicate keys: the last one wins). ``name`` must be a string (else ``MissingName``);
   ``description`` may be absent but, when present, must be a string (else
   ``InvalidDescription``). A block that is blank or comment-only has no keys. When the first
   YAML parse fails, one sanitize retry rewrites unquoted ``key: a: b`` lines into ``|-`` blocks
@@ -34,16 +34,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-import yaml
-from yamlcore import CCoreLoader
-
-from skillshelf.core.model import CatalogWarning, Diagnostic, Severity
+from skillshelf.core import yamlload
 from skillshelf.core.fileread import read_regular
+from skillshelf.core.model import CatalogWarning, Diagnostic, Severity
+from skillshelf.core.yamlload import YamlAliasLimit, YamlError
 
 #: Largest frontmatter block accepted, in bytes of UTF-8 (SPEC F3).
 MAX_FRONTMATTER_BYTES = 64 * 1024
-#: Largest number of YAML nodes after alias expansion (SPEC F3, billion-laughs guard).
-MAX_EXPANDED_NODES = 10_000
 #: Engine tags accepted on the opening line, after lower-casing (Z050, Z051).
 YAML_ENGINES = frozenset({"yaml", "yml"})
 JSON_ENGINE = "json"
@@ -342,62 +339,6 @@ def _undecodable(data: bytes, location: str, sha: str, exc: UnicodeDecodeError) 
     )
 
 
-class _YamlBomb(Exception):
-    pass
-
-
-def _expanded_size(node: yaml.Node, limit: int) -> int:
-    """Nodes after alias expansion, counted with memoisation; raises :class:`_YamlBomb` past
-    ``limit`` or on a recursive alias."""
-    memo: dict[int, int] = {}
-    active: set[int] = set()
-
-    def size(n: yaml.Node) -> int:
-        key = id(n)
-        got = memo.get(key)
-        if got is not None:
-            return got
-        if key in active:
-            raise _YamlBomb("recursive alias")
-        total = 1
-        if isinstance(n, yaml.SequenceNode):
-            active.add(key)
-            for child in n.value:
-                total += size(child)
-                if total > limit:
-                    raise _YamlBomb("too many nodes")
-            active.discard(key)
-        elif isinstance(n, yaml.MappingNode):
-            active.add(key)
-            for k, v in n.value:
-                total += size(k) + size(v)
-                if total > limit:
-                    raise _YamlBomb("too many nodes")
-            active.discard(key)
-        memo[key] = total
-        return total
-
-    return size(node)
-
-
-def _load_yaml(raw: str) -> Any:
-    """Parse one YAML block with the core schema; raises ``yaml.YAMLError`` / :class:`_YamlBomb`.
-
-    The alias-expansion guard runs only when the block could hold aliases (``&`` and ``*``).
-    """
-    if "*" in raw and "&" in raw:
-        loader = CCoreLoader(raw)
-        try:
-            node = loader.get_single_node()
-            if node is None:
-                return None
-            _expanded_size(node, MAX_EXPANDED_NODES)
-            return loader.construct_document(node)
-        finally:
-            loader.dispose()
-    return yaml.load(raw, Loader=CCoreLoader)
-
-
 _RESOLVED_WORDS = frozenset({"true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL"})
 _KEY_FIRST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
@@ -469,13 +410,11 @@ def _is_blank_block(raw: str) -> bool:
     return True
 
 
-def yaml_error_position(exc: yaml.YAMLError, split: Split) -> tuple[int | None, int | None, str]:
+def yaml_error_position(exc: YamlError, split: Split) -> tuple[int | None, int | None, str]:
     """(file line, column, problem text) of a YAML error in ``split.raw`` (1-based)."""
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc).split("\n")[0]
-    if mark is None:
-        return None, None, problem
-    return split.raw_first_line + mark.line, mark.column + 1, problem
+    if exc.line is None:
+        return None, None, exc.problem
+    return split.raw_first_line + exc.line - 1, exc.column, exc.problem
 
 
 def _key_line(split: Split, key: str) -> int | None:
@@ -565,24 +504,21 @@ def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
             try:
                 fm = _fast_mapping(raw)
                 if fm is None:
-                    fm = _load_yaml(raw)
-            except _YamlBomb as exc:
-                detail = f"YAML alias expansion exceeds {MAX_EXPANDED_NODES} nodes ({exc})"
+                    fm = yamlload.load(raw)
+            except YamlAliasLimit as exc:
+                detail = f"YAML alias expansion exceeds {exc.limit} nodes ({exc.reason})"
                 diags.append(_err("yaml-bomb", detail, line=1))
                 return _reject(location, frontmatter_warning(location, detail), diags, _EMPTY, body, sha, size, split)
-            except (yaml.YAMLError, RecursionError, ValueError, TypeError, OverflowError) as first:
-                line, col, problem = (
-                    yaml_error_position(first, split) if isinstance(first, yaml.YAMLError)
-                    else (None, None, str(first) or type(first).__name__)
-                )
+            except YamlError as first:
+                line, col, problem = yaml_error_position(first, split)
                 retry_ok = False
                 if split.opening in ("---", "---\r"):
                     fixed = sanitize_block(raw)
                     if fixed != raw:
                         try:
-                            fm = _load_yaml(fixed)
+                            fm = yamlload.load(fixed)
                             retry_ok = True
-                        except Exception:  # noqa: BLE001 - any failure means the retry failed
+                        except YamlError:  # the retry failed too: the first error stands
                             retry_ok = False
                 if retry_ok:
                     sanitized = True

@@ -34,8 +34,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 
 import yaml
-from yamlcore import CCoreLoader
 
+from skillshelf.core import yamlload
 from skillshelf.core.frontmatter import (
     JSON_ENGINE,
     SkillParse,
@@ -279,12 +279,8 @@ def _key_positions(split: Split, parse: SkillParse) -> tuple[dict[str, _KeyPos],
         return pos, dups, kind
     if not parse.sanitized:
         try:
-            loader = CCoreLoader(split.raw)
-            try:
-                root = loader.get_single_node()
-            finally:
-                loader.dispose()
-        except Exception:  # noqa: BLE001 - broken YAML is reported elsewhere
+            root = yamlload.compose(split.raw)
+        except yamlload.YamlError:  # broken YAML is reported from the host's diagnostics
             root = None
         if root is not None:
             if isinstance(root, yaml.MappingNode):

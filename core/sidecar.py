@@ -50,10 +50,11 @@ import os
 from dataclasses import dataclass, replace
 
 import yaml
-from yamlcore import CCoreLoader
 
-from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
+from skillshelf.core import yamlload
 from skillshelf.core.fileread import NotRegularFileError, read_regular
+from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
+from skillshelf.core.yamlload import YamlAliasLimit, YamlError
 
 #: Folder holding the sidecars, relative to the skill directory (Z077).
 SIDECAR_DIR = "agents"
@@ -203,10 +204,10 @@ def _node_for(document: yaml.Node | None, keys: tuple[str, ...]) -> yaml.Node | 
 def _position(text: str, keys: tuple[str, ...]) -> tuple[int | None, int | None]:
     """1-based (line, column) of the value at ``keys`` in ``text``; ``(None, None)`` if unknown."""
     try:
-        document = next(iter(yaml.compose_all(text, Loader=CCoreLoader)), None)
-    except yaml.YAMLError:
+        documents = yamlload.compose_all(text)
+    except YamlError:
         return None, None
-    node = _node_for(document, keys)
+    node = _node_for(documents[0] if documents else None, keys)
     if node is None:
         return None, None
     return node.start_mark.line + 1, node.start_mark.column + 1
@@ -222,15 +223,14 @@ def parse_sidecar(text: str, *, native: bool) -> Sidecar:
     if _is_blank(text):
         return Sidecar()
     try:
-        documents = list(yaml.load_all(text, Loader=CCoreLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).split("\n", 1)[0]
-        if mark is not None:
-            raise SidecarMalformed(
-                f"{problem} at line {mark.line + 1} column {mark.column + 1}",
-                None, mark.line + 1, mark.column + 1) from None
-        raise SidecarMalformed(str(problem)) from None
+        documents = yamlload.load_all(text)
+    except YamlAliasLimit as exc:
+        raise SidecarMalformed(f"YAML alias expansion exceeds {exc.limit} nodes ({exc.reason})") from None
+    except YamlError as exc:
+        if exc.line is not None:
+            raise SidecarMalformed(f"{exc.problem} at line {exc.line} column {exc.column}",
+                                   None, exc.line, exc.column) from None
+        raise SidecarMalformed(exc.problem) from None
     if not documents:
         raise SidecarMalformed("metadata document is empty")
     root = documents[0]
@@ -329,10 +329,8 @@ def _read_one(path: str, *, native: bool) -> Sidecar:
     notes: tuple[Diagnostic, ...] = ()
     if not native and not _is_blank(text):
         # Zuno silently ignores `policy.exposure` in the shared file (Z072); say so.
-        try:
-            root = next(iter(yaml.load_all(text, Loader=CCoreLoader)), None)
-        except yaml.YAMLError:  # pragma: no cover - parse_sidecar already succeeded
-            root = None
+        documents = yamlload.load_all(text)  # parse_sidecar already loaded it: cannot fail
+        root = documents[0] if documents else None
         policy = root.get("policy") if isinstance(root, dict) else None
         if isinstance(policy, dict) and policy.get("exposure") is not None:
             line, column = _position(text, ("policy", "exposure"))

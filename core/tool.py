@@ -34,8 +34,9 @@ from pathlib import PurePosixPath
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 from skillshelf.core.collate import locale_key, sort_key_with_location
-from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.fileread import read_regular
+from skillshelf.core.frontmatter import parse_skill_bytes
+from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.resolve import (
     EMPTY_MESSAGE,
     ResolveError,
@@ -470,14 +471,9 @@ def _parse_document(text: str) -> tuple[str, str]:
     with Zuno's rejection detail (``invalid frontmatter: …``, ``source no longer declares a
     string `name```, ``… `description```).
 
-    Uses the shared host parser :func:`skillshelf.core.frontmatter.parse_skill_bytes` (F1–F3,
-    sanitize retry included); the private splitter below is only a fallback for a checkout
-    without that module.
+    Uses the host parser :func:`skillshelf.core.frontmatter.parse_skill_bytes` (F1–F3,
+    sanitize retry included).
     """
-    try:
-        from skillshelf.core.frontmatter import parse_skill_bytes
-    except ImportError:  # pragma: no cover - frontmatter.py is part of the package
-        return _fallback_parse(text)
     parsed = parse_skill_bytes(text.encode("utf-8", "surrogatepass"), "")
     if parsed.warning is None and parsed.name is not None:
         return parsed.name, parsed.body
@@ -492,50 +488,6 @@ def _parse_document(text: str) -> tuple[str, str]:
     if kind == "Unreadable":
         raise _ReadFailure("failed to read the selected SKILL.md: stream did not contain valid UTF-8")
     raise _ReadFailure("source no longer declares a string `name`")
-
-
-_OPEN_RE = re.compile(r"---(yaml|yml|json)?[ \t]*\r?\Z")
-_CLOSE_RE = re.compile(r"---[ \t]*\r?\Z")
-
-
-def _fallback_parse(text: str) -> tuple[str, str]:
-    """Private frontmatter splitter used until ``core/frontmatter.py`` is importable.
-
-    First line ``---`` (optional engine tag ``yaml``/``yml``/``json``), closed by the next line
-    that is exactly ``---`` (trailing blanks allowed); the body starts right after the closing
-    line's newline; an unclosed block leaves an empty body. YAML uses the 1.2 core schema.
-    """
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.split("\n")
-    opening = _OPEN_RE.match(lines[0])
-    if opening is None:
-        raise _ReadFailure("source no longer declares a string `name`")
-    engine = opening.group(1) or "yaml"
-    close = next((i for i in range(1, len(lines)) if _CLOSE_RE.match(lines[i])), None)
-    if close is None:
-        block, body = "\n".join(lines[1:]), ""
-    else:
-        block, body = "\n".join(lines[1:close]), "\n".join(lines[close + 1:])
-    block = block.replace("\r\n", "\n")
-    try:
-        if engine == "json":
-            data = json.loads(block) if block.strip() else {}
-        else:
-            import yaml
-
-            try:
-                from yamlcore import CCoreLoader as _Loader  # YAML 1.2 core schema
-            except ImportError:  # pragma: no cover
-                _Loader = yaml.SafeLoader
-            data = yaml.load(block, Loader=_Loader) if block.strip() else {}
-    except Exception as err:  # noqa: BLE001 - any parser failure is a refusal detail
-        raise _ReadFailure(f"invalid frontmatter: {err}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
-        raise _ReadFailure("source no longer declares a string `name`")
-    if "description" in data and not isinstance(data["description"], str):
-        raise _ReadFailure("source no longer declares a string `description`")
-    return data["name"], body
 
 
 def read_entry_body(entry: SkillEntry) -> str:

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Sequence
 
+from skillshelf import __version__
+from skillshelf.core.frontmatter import parse_skill_bytes
 from skillshelf.core.model import Exposure, Provenance, Source
 
 __all__ = [
@@ -70,57 +72,15 @@ class BuiltinSkill:
     frontmatter: Any = None
 
 
-def _split_fallback(data: bytes, location: str) -> tuple[dict[str, Any], str]:
-    """Minimal SPEC F2 split used only when ``skillshelf.core.frontmatter`` is unavailable.
-
-    The packaged files are well formed (a test checks it), so this handles only the plain
-    case: first line ``---``, closing line exactly ``---``, one newline after it stripped.
-    Raises ``ValueError`` naming ``location`` otherwise.
-    """
-    import yaml
-
-    text = data.decode("utf-8")
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip(" \t\r") != "---":
-        raise ValueError(f"{location}: built-in SKILL.md has no frontmatter")
-    for i in range(1, len(lines)):
-        if lines[i].rstrip(" \t\r") == "---":
-            front = "\n".join(lines[1:i])
-            body = "\n".join(lines[i + 1 :])
-            mapping = yaml.safe_load(front) or {}
-            if not isinstance(mapping, dict):
-                raise ValueError(f"{location}: built-in frontmatter is not a mapping")
-            return mapping, body
-    raise ValueError(f"{location}: built-in frontmatter is not closed")
-
-
-def _parse(data: bytes, location: str) -> tuple[str, str, str, Any]:
-    """(name, description, body, frontmatter mapping) of one packaged ``SKILL.md``.
-
-    Uses the host parser (SPEC F2–F3) when it exists, so built-ins are read by the same rules
-    as every other source. Raises ``ValueError`` if a packaged file is not a valid skill —
-    a packaging bug, never user input.
-    """
-    try:
-        from skillshelf.core.frontmatter import parse_skill_bytes  # type: ignore[attr-defined]
-    except ImportError:
-        parse_skill_bytes = None
-    if parse_skill_bytes is not None:
-        parsed = parse_skill_bytes(data, location)
-        name = getattr(parsed, "name", None)
-        description = getattr(parsed, "description", None)
-        body = getattr(parsed, "body", None)
-        mapping = getattr(parsed, "frontmatter", None)
-        if mapping is None:
-            mapping = getattr(parsed, "mapping", None)
-        if not isinstance(name, str) or not isinstance(description, str) or body is None:
-            raise ValueError(f"{location}: packaged built-in is not a valid skill: {parsed!r}")
-        return name, description, body, dict(mapping or {"name": name, "description": description})
-    mapping, body = _split_fallback(data, location)
-    name, description = mapping.get("name"), mapping.get("description")
-    if not isinstance(name, str) or not isinstance(description, str):
-        raise ValueError(f"{location}: packaged built-in lacks a string name/description")
-    return name, description, body, mapping
+def _parse(data: bytes, location: str) -> tuple[str, str, str, dict[str, Any]]:
+    """(name, description, body, frontmatter mapping) of one packaged ``SKILL.md``, read by the
+    host parser (SPEC F2–F3) like every other source. Raises ``ValueError`` if a packaged file
+    is not a valid skill with a description: a packaging bug, never user input."""
+    parsed = parse_skill_bytes(data, location)
+    if parsed.name is None or parsed.description is None:
+        reason = parsed.warning.message if parsed.warning is not None else "no description"
+        raise ValueError(f"{location}: packaged built-in is not a valid skill: {reason}")
+    return parsed.name, parsed.description, parsed.body, dict(parsed.frontmatter)
 
 
 @functools.lru_cache(maxsize=1)
@@ -214,9 +174,7 @@ def is_builtin_locator(loc: str, version: str | None = None) -> bool:
     parsed = parse_builtin_locator(loc)
     if parsed is None:
         return False
-    if version is None:
-        from skillshelf import __version__ as version
-    return parsed[0] == version and parsed[1] in PACK_ORDER
+    return parsed[0] == (version if version is not None else __version__) and parsed[1] in PACK_ORDER
 
 
 def visible_to_agent(

@@ -20,6 +20,7 @@ from skillshelf.core.builtin import (
     parse_builtin_locator,
     visible_to_agent,
 )
+from skillshelf.core.frontmatter import parse_skill_bytes
 from skillshelf.core.model import Exposure, Provenance, Source
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -158,14 +159,11 @@ def test_builtin_passes_agent_skills_rules(name):
     assert 40 <= len(lines) <= 120
 
 
-def test_builtin_parse_uses_host_parser_when_available():
-    """Built-ins go through the same F2/F3 parser as disk skills once it exists."""
-    frontmatter = pytest.importorskip("skillshelf.core.frontmatter")
-    if not hasattr(frontmatter, "parse_skill_bytes"):
-        pytest.skip("frontmatter.parse_skill_bytes not written yet")
+def test_builtin_parse_uses_the_host_parser():
+    """Built-ins go through the same F2/F3 parser as disk skills."""
     for skill in builtin_skills():
         data = _packaged_bytes(skill.name)
-        parsed = frontmatter.parse_skill_bytes(data, builtin_locator(skill.name, __version__))
+        parsed = parse_skill_bytes(data, builtin_locator(skill.name, __version__))
         assert parsed.name == skill.name
         assert parsed.description == skill.description
         assert parsed.body == skill.body

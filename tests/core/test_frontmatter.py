@@ -7,7 +7,6 @@ import os
 import pytest
 
 from skillshelf.core.frontmatter import (
-    MAX_EXPANDED_NODES,
     SkillParse,
     body_of,
     parse_skill_bytes,
@@ -16,6 +15,7 @@ from skillshelf.core.frontmatter import (
     split_document,
 )
 from skillshelf.core.model import Severity
+from skillshelf.core.yamlload import MAX_EXPANDED_NODES
 
 LOC = "/s/SKILL.md"
 

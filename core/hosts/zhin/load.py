@@ -50,6 +50,7 @@ from typing import Any, Callable, Mapping, Sequence
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.hosts.zhin.deps import declared_deps, dependency_warning_text, missing_deps
 from skillshelf.core.hosts.zhin.markdown import JS_WHITESPACE, js_trim, load_zhin_yaml
+from skillshelf.core.yamlload import YamlError
 from skillshelf.core.tool import LiveCatalog, ToolError, ToolResult
 
 __all__ = [
@@ -230,7 +231,7 @@ def zhin_read_instructions(
 def _safe_yaml(raw: str) -> Any:
     try:
         return load_zhin_yaml(raw)
-    except Exception:  # noqa: BLE001 - broken YAML: no dependency warning
+    except YamlError:  # broken YAML: no dependency warning
         return None
 
 

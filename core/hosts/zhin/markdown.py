@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
-from yamlcore import CCoreLoader
+from skillshelf.core import yamlload
+from skillshelf.core.yamlload import Duplicates
 
 __all__ = ["JS_WHITESPACE", "js_trim", "load_zhin_yaml", "split_zhin_markdown"]
 
@@ -18,7 +18,6 @@ JS_WHITESPACE = (
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 _FRONTMATTER = re.compile(r"\A---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|\Z)")
-_MAX_NODES = 10_000
 
 
 def js_trim(text: str) -> str:
@@ -26,58 +25,11 @@ def js_trim(text: str) -> str:
     return text.strip(JS_WHITESPACE)
 
 
-class _DuplicateKey(yaml.YAMLError):
-    pass
-
-
-def _check_nodes(node: yaml.Node) -> None:
-    """Raise on duplicate mapping keys (js-yaml does) and on alias expansion past the limit."""
-    memo: dict[int, int] = {}
-    active: set[int] = set()
-
-    def walk(n: yaml.Node) -> int:
-        key = id(n)
-        if key in memo:
-            return memo[key]
-        if key in active:
-            raise yaml.YAMLError("recursive alias")
-        total = 1
-        active.add(key)
-        if isinstance(n, yaml.SequenceNode):
-            for c in n.value:
-                total += walk(c)
-        elif isinstance(n, yaml.MappingNode):
-            seen: set[Any] = set()
-            for k, v in n.value:
-                if isinstance(k, yaml.ScalarNode) and k.tag != "tag:yaml.org,2002:merge":
-                    if k.value in seen:
-                        raise _DuplicateKey(
-                            f"duplicated mapping key `{k.value}` at line {k.start_mark.line + 1}"
-                        )
-                    seen.add(k.value)
-                total += walk(k) + walk(v)
-        active.discard(key)
-        if total > _MAX_NODES:
-            raise yaml.YAMLError(f"alias expansion exceeds {_MAX_NODES} nodes")
-        memo[key] = total
-        return total
-
-    walk(node)
-
-
 def load_zhin_yaml(raw: str) -> Any:
     """Parse a frontmatter block the way Zhin's loader sees it (YAML 1.2 core schema, duplicate
-    keys refused, bounded aliases). Returns ``None`` for an empty document. Raises
-    ``yaml.YAMLError`` (or ``RecursionError``) on bad YAML."""
-    loader = CCoreLoader(raw)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _check_nodes(node)
-        return loader.construct_document(node)
-    finally:
-        loader.dispose()
+    keys refused as js-yaml does, bounded aliases). Returns ``None`` for an empty document.
+    Raises :class:`skillshelf.core.yamlload.YamlError`."""
+    return yamlload.load(raw, duplicates=Duplicates.REJECT)
 
 
 def split_zhin_markdown(markdown: str) -> tuple[str | None, str, int]:

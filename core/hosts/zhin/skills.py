@@ -45,8 +45,6 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-import yaml
-
 from skillshelf.core.model import (
     CatalogWarning,
     Diagnostic,
@@ -63,6 +61,7 @@ from skillshelf.core.digest import compute_digest
 from skillshelf.core.hosts.zhin.deps import check_deps, private_tool_names, qualified_tool_name, skill_agent
 from skillshelf.core.hosts.zhin.markdown import JS_WHITESPACE, js_trim, load_zhin_yaml, split_zhin_markdown
 from skillshelf.core.paths import canonical
+from skillshelf.core.yamlload import YamlAliasLimit, YamlError, YamlSyntaxError
 
 __all__ = [
     "CATALOG_HEADING",
@@ -195,12 +194,11 @@ def parse_zhin_markdown(markdown: str, *, local_name: str, source: str,
     if block is not None:
         try:
             loaded = load_zhin_yaml(block)
-        except (yaml.YAMLError, RecursionError, ValueError, TypeError, OverflowError) as exc:
-            line = None
-            mark = getattr(exc, "problem_mark", None)
-            if mark is not None:
-                line = 2 + mark.line
-            problem = getattr(exc, "problem", None) or str(exc)
+        except YamlError as exc:
+            line = 1 + exc.line if isinstance(exc, YamlSyntaxError) and exc.line is not None else None
+            problem = exc.problem
+            if isinstance(exc, YamlAliasLimit) and exc.reason == "too many nodes":
+                problem = f"alias expansion exceeds {exc.limit} nodes"
             raise ZhinSkillError(f"Skill {source} frontmatter is not valid YAML: {problem}", "yaml-error",
                                  line=line) from None
         blank = all(not js_trim(x) or js_trim(x).startswith("#") for x in block.split("\n"))
@@ -503,7 +501,7 @@ def build_zhin_generation(
                     try:
                         loaded = load_zhin_yaml(block)
                         fm = loaded if isinstance(loaded, dict) else {}
-                    except Exception:  # noqa: BLE001 - already reported as the failure
+                    except YamlError:  # already reported as the failure
                         fm = {}
         mtime = _mtime(cand.location)
         if failure is not None:

@@ -1,0 +1,220 @@
+"""The one YAML loader: YAML 1.2 core schema, bounded aliases, a duplicate-key policy (SPEC F3).
+
+Every YAML text skillshelf reads (``SKILL.md`` frontmatter for every host, sidecars, the lint's
+key positions, packaged built-ins) goes through this module. Typing is the YAML 1.2 core schema
+at libyaml speed (``yamlcore.CCoreLoader``): ``yes``/``on`` stay strings, ``true`` is a bool,
+``123`` an int, ``~`` null, no timestamps; only core tags construct (safe).
+
+Guards, applied before anything is constructed:
+
+- alias expansion: a document whose node count after expanding aliases exceeds ``max_nodes``
+  (default :data:`MAX_EXPANDED_NODES`), or holds a recursive alias, raises
+  :class:`YamlAliasLimit` (billion laughs);
+- duplicate keys: :attr:`Duplicates.LAST_WINS` keeps PyYAML's rule (the last one wins);
+  :attr:`Duplicates.REJECT` raises :class:`YamlDuplicateKey` for a key repeated in one mapping
+  (yaml-rust2 and js-yaml refuse them). Merge keys (``<<``) are not counted.
+
+Every failure is a :class:`YamlError` (syntax, construction, limits) with the problem text
+and, where known, a 1-based line and column relative to the text given.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+from yamlcore import CCoreLoader
+
+__all__ = [
+    "MAX_EXPANDED_NODES",
+    "Duplicates",
+    "YamlAliasLimit",
+    "YamlDuplicateKey",
+    "YamlError",
+    "YamlSyntaxError",
+    "compose",
+    "compose_all",
+    "load",
+    "load_all",
+]
+
+#: Largest number of YAML nodes after alias expansion (SPEC F3, billion-laughs guard).
+MAX_EXPANDED_NODES = 10_000
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+class Duplicates(enum.Enum):
+    """What a mapping with a repeated key means."""
+
+    #: the last occurrence wins (PyYAML, Zuno's frontmatter as skillshelf reads it today)
+    LAST_WINS = "last-wins"
+    #: the document is refused (:class:`YamlDuplicateKey`)
+    REJECT = "reject"
+
+
+class YamlError(ValueError):
+    """A YAML text that cannot be loaded. ``problem``: the reason, without the position;
+    ``line`` / ``column``: 1-based, relative to the text given, ``None`` when unknown."""
+
+    def __init__(self, problem: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.line = line
+        self.column = column
+
+
+class YamlSyntaxError(YamlError):
+    """The text is not YAML, or a value cannot be constructed (PyYAML's problem text)."""
+
+
+class YamlDuplicateKey(YamlError):
+    """A key appears twice in one mapping under :attr:`Duplicates.REJECT`; ``key`` is its text."""
+
+    def __init__(self, key: str, line: int, column: int) -> None:
+        super().__init__(f"duplicated mapping key `{key}` at line {line}", line, column)
+        self.key = key
+
+
+class YamlAliasLimit(YamlError):
+    """Alias expansion goes past the node limit; ``reason`` is ``"too many nodes"`` or
+    ``"recursive alias"``; ``limit`` the node limit."""
+
+    def __init__(self, reason: str, limit: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.limit = limit
+
+
+def _syntax_error(exc: BaseException) -> YamlSyntaxError:
+    """PyYAML's error as a :class:`YamlSyntaxError`: the problem (else the context, else the
+    first line of the message) at the problem mark (else the context mark)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None)
+    if not problem:
+        problem = str(exc).split("\n", 1)[0] or type(exc).__name__
+    if mark is None:
+        return YamlSyntaxError(str(problem))
+    return YamlSyntaxError(str(problem), mark.line + 1, mark.column + 1)
+
+
+#: What composing or constructing can raise besides ``yaml.YAMLError``: deep nesting, and
+#: core-schema constructors fed odd scalars.
+_CONSTRUCT_ERRORS = (yaml.YAMLError, RecursionError, ValueError, TypeError, OverflowError)
+
+
+def _check(node: yaml.Node, duplicates: Duplicates, max_nodes: int) -> None:
+    """Raise :class:`YamlAliasLimit` when ``node`` expands past ``max_nodes`` nodes (or holds a
+    recursive alias) and, under :attr:`Duplicates.REJECT`, :class:`YamlDuplicateKey` for the
+    first repeated key in document order. Shared subtrees are counted once per reference,
+    computed once (memoised)."""
+    memo: dict[int, int] = {}
+    active: set[int] = set()
+    reject = duplicates is Duplicates.REJECT
+
+    def size(n: yaml.Node) -> int:
+        key = id(n)
+        got = memo.get(key)
+        if got is not None:
+            return got
+        if key in active:
+            raise YamlAliasLimit("recursive alias", max_nodes)
+        total = 1
+        if isinstance(n, yaml.SequenceNode):
+            active.add(key)
+            for child in n.value:
+                total += size(child)
+                if total > max_nodes:
+                    raise YamlAliasLimit("too many nodes", max_nodes)
+            active.discard(key)
+        elif isinstance(n, yaml.MappingNode):
+            active.add(key)
+            seen: set[str] = set()
+            for k, v in n.value:
+                if reject and isinstance(k, yaml.ScalarNode) and k.tag != _MERGE_TAG:
+                    if k.value in seen:
+                        raise YamlDuplicateKey(k.value, k.start_mark.line + 1, k.start_mark.column + 1)
+                    seen.add(k.value)
+                total += size(k) + size(v)
+                if total > max_nodes:
+                    raise YamlAliasLimit("too many nodes", max_nodes)
+            active.discard(key)
+        memo[key] = total
+        return total
+
+    size(node)
+
+
+def _needs_check(text: str, duplicates: Duplicates) -> bool:
+    # without both an anchor and an alias nothing can expand: skip the walk (10,000 parses)
+    return duplicates is Duplicates.REJECT or ("*" in text and "&" in text)
+
+
+def _documents(text: str, duplicates: Duplicates, max_nodes: int, *, single: bool) -> Iterator[Any]:
+    loader = CCoreLoader(text)
+    try:
+        check = _needs_check(text, duplicates)
+        if single:
+            node = loader.get_single_node()
+            if node is None:
+                yield None
+                return
+            if check:
+                _check(node, duplicates, max_nodes)
+            yield loader.construct_document(node)
+            return
+        while loader.check_node():
+            node = loader.get_node()
+            if check:
+                _check(node, duplicates, max_nodes)
+            yield loader.construct_document(node)
+    except YamlError:
+        raise
+    except _CONSTRUCT_ERRORS as exc:
+        raise _syntax_error(exc) from None
+    finally:
+        loader.dispose()
+
+
+def load(text: str, *, duplicates: Duplicates = Duplicates.LAST_WINS,
+         max_nodes: int = MAX_EXPANDED_NODES) -> Any:
+    """The single YAML document in ``text`` as Python values (``None`` for an empty one).
+    Raises :class:`YamlError`; a second document is a :class:`YamlSyntaxError`."""
+    return next(_documents(text, duplicates, max_nodes, single=True))
+
+
+def load_all(text: str, *, duplicates: Duplicates = Duplicates.LAST_WINS,
+             max_nodes: int = MAX_EXPANDED_NODES) -> list[Any]:
+    """Every document of the stream ``text``, in order (``[]`` for an empty stream); each is
+    checked against the limits. Raises :class:`YamlError` for the first bad one."""
+    return list(_documents(text, duplicates, max_nodes, single=False))
+
+
+def compose(text: str) -> yaml.Node | None:
+    """The node tree of the single document in ``text`` (aliases shared, not expanded;
+    ``None`` for an empty document), for key and value positions (``start_mark``, 0-based).
+    Raises :class:`YamlError`."""
+    loader = CCoreLoader(text)
+    try:
+        node: yaml.Node | None = loader.get_single_node()
+        return node
+    except _CONSTRUCT_ERRORS as exc:
+        raise _syntax_error(exc) from None
+    finally:
+        loader.dispose()
+
+
+def compose_all(text: str) -> list[yaml.Node]:
+    """The node trees of every document in ``text`` (see :func:`compose`). Raises :class:`YamlError`."""
+    loader = CCoreLoader(text)
+    try:
+        nodes: list[yaml.Node] = []
+        while loader.check_node():
+            nodes.append(loader.get_node())
+        return nodes
+    except _CONSTRUCT_ERRORS as exc:
+        raise _syntax_error(exc) from None
+    finally:
+        loader.dispose()
