@@ -21,10 +21,10 @@ Layers (SPEC K1), lowest precedence first — :func:`config_files` returns exact
 Empty environment values count as unset. Merging: objects merge recursively, arrays and scalars
 replace (:func:`deep_merge`).
 
-Syntax. Every layer, ``.json`` or ``.jsonc``, is read as JSONC — JSON plus ``//`` and ``/* */``
-comments and trailing commas — which is what Zuno accepts. A layer that is not strict JSONC but
-is valid JSON5 (single quotes, unquoted keys, hex numbers …) is still applied, leniently, with
-warning ``config-nonstandard`` saying where Zuno would fail. Anything else is error
+Syntax. Every layer, ``.json`` or ``.jsonc``, is read as JSONC (:mod:`skillshelf.core.jsonc`) —
+JSON plus ``//`` and ``/* */`` comments and trailing commas — which is what Zuno accepts. A
+layer that is not strict JSONC but is valid JSON5 (single quotes, unquoted keys, hex numbers …)
+is still applied, leniently, with warning ``config-nonstandard`` saying where Zuno would fail. Anything else is error
 ``config-invalid`` (message ``<file>:<line>:<column>: <reason>``, with ``path``/``line``/``column``
 set) and that layer is skipped; the other layers still apply. A UTF-8 BOM is tolerated the
 same way (``config-nonstandard``).
@@ -51,13 +51,15 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
-from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
+from skillshelf.core import jsonc
 from skillshelf.core.fileread import read_regular
+from skillshelf.core.jsonc import JsoncError
+from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
+from skillshelf.core.paths import project_walk
 
 #: Config file stem at every layer (Zuno ``CONFIG_FILE_STEM``).
 CONFIG_STEM = "zuno"
@@ -271,8 +273,6 @@ def _within(candidate: str, root: str) -> bool:
 def _walk_down(cwd: str, worktree: str | None) -> list[str]:
     """Directories from the worktree root (or ``/`` without one) down to ``cwd``, inclusive:
     :func:`skillshelf.core.paths.project_walk` reversed (the same stop rule as discovery, SPEC K1)."""
-    from skillshelf.core.paths import project_walk
-
     return list(reversed(project_walk(cwd, worktree)))
 
 
@@ -324,90 +324,19 @@ def config_files(*, cwd: str, worktree: str | None, xdg_config_home: str,
 # Parsing
 
 
-def _blank_out(text: str) -> tuple[str, bool]:
-    """JSONC → JSON, keeping every character's position: comments and trailing commas become
-    spaces (newlines inside block comments are kept). Returns ``(json_text, changed)``."""
-    out = list(text)
-    i, n = 0, len(text)
-    last_comma: int | None = None  # index of a comma with only whitespace/comments after it
-    changed = False
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            last_comma = None
-            i += 1
-            while i < n and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-            i += 1
-            continue
-        if ch == "/" and i + 1 < n and text[i + 1] == "/":
-            while i < n and text[i] != "\n":
-                out[i] = " "
-                i += 1
-            changed = True
-            continue
-        if ch == "/" and i + 1 < n and text[i + 1] == "*":
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            for k in range(i, end):
-                if text[k] not in "\r\n":
-                    out[k] = " "
-            i = end
-            changed = True
-            continue
-        if ch == ",":
-            last_comma = i
-        elif ch in "}]":
-            if last_comma is not None:
-                out[last_comma] = " "
-                changed = True
-            last_comma = None
-        elif not ch.isspace():
-            last_comma = None
-        i += 1
-    return "".join(out), changed
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _strict_jsonc(text: str, path: str) -> Any:
-    """Parse exactly what Zuno accepts (JSON + comments + trailing commas)."""
-    json_text, _ = _blank_out(text)
-    try:
-        return json.loads(json_text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise ConfigSyntaxError(path, exc.lineno, exc.colno, exc.msg) from None
-    except ValueError as exc:  # NaN / Infinity
-        raise ConfigSyntaxError(path, 1, 1, str(exc)) from None
-
-
-_JSON5_AT = re.compile(r"line (\d+) column (\d+)")
-
-
-def _json5(text: str) -> Any:
-    import json5  # json-five; imported lazily, only for non-standard files
-
-    return json5.loads(text)
-
-
 def parse_jsonc(text: str, path: str) -> Any:
-    """Parse one config text: JSONC first (what Zuno accepts), JSON5 as a lenient fallback.
+    """Parse one config text with :func:`skillshelf.core.jsonc.loads` (JSONC, JSON5 leniently).
 
     ``path`` only labels errors. Returns the parsed value (any JSON type). Raises
-    :class:`ConfigSyntaxError` with the 1-based line/column of the first JSONC error when the
-    text is neither JSONC nor JSON5. A leading UTF-8 BOM is accepted. Use
-    :func:`load_config` to learn whether the lenient path was needed.
+    :class:`ConfigSyntaxError` with the 1-based line/column of the error when the text is
+    neither JSONC nor JSON5. A leading UTF-8 BOM is accepted. Use :func:`load_config` to learn
+    whether the lenient path was needed.
     """
     body = text[1:] if text.startswith("\ufeff") else text
     try:
-        return _strict_jsonc(body, path)
-    except ConfigSyntaxError as strict:
-        try:
-            return _json5(body)
-        except Exception:  # noqa: BLE001 - json-five raises assorted errors
-            raise strict from None
+        return jsonc.loads(body).value
+    except JsoncError as exc:
+        raise ConfigSyntaxError(path, exc.line, exc.column, exc.message) from None
 
 
 def deep_merge(base: Any, overlay: Any) -> Any:
@@ -485,16 +414,16 @@ def _read_layer(path: str, kind: str, env: Mapping[str, str]) -> tuple[ConfigLay
                             "parser rejects", line=1, column=1, severity=Severity.WARNING,
                             code="config-nonstandard", hint="save the file without a BOM"))
     try:
-        data = _strict_jsonc(body, path)
-    except ConfigSyntaxError as strict:
-        try:
-            data = _json5(body)
-        except Exception:  # noqa: BLE001
-            diag = _error(path, strict.message, line=strict.line, column=strict.column)
-            return ConfigLayer(path, kind, None, diag, text), notes + [diag]
+        parsed = jsonc.loads(body)
+    except JsoncError as exc:
+        diag = _error(path, exc.message, line=exc.line, column=exc.column)
+        return ConfigLayer(path, kind, None, diag, text), notes + [diag]
+    data = parsed.value
+    if parsed.nonstandard is not None:
+        odd = parsed.nonstandard
         notes.append(_error(
-            path, f"not JSON with comments ({strict.message}); read leniently as JSON5, but "
-            "Zuno will refuse this file", line=strict.line, column=strict.column,
+            path, f"not JSON with comments ({odd.message}); read leniently as JSON5, but "
+            "Zuno will refuse this file", line=odd.line, column=odd.column,
             severity=Severity.WARNING, code="config-nonstandard"))
     if not isinstance(data, dict):
         diag = _error(path, f"the top level must be an object, got {_type_name(data)}",
@@ -522,7 +451,7 @@ class _Locator:
 
     def __init__(self, layers: Sequence[ConfigLayer]) -> None:
         self._layers = [layer for layer in layers if layer.data is not None]
-        self._models: dict[int, Any] = {}
+        self._models: dict[int, jsonc.Document | None] = {}
 
     def origin(self, keys: Sequence[str]) -> ConfigLayer | None:
         for layer in reversed(self._layers):
@@ -540,38 +469,16 @@ class _Locator:
             return None, None
         key = id(layer)
         if key not in self._models:
+            body = layer.text[1:] if layer.text.startswith("\ufeff") else layer.text
             try:
-                import json5
-                from json5.loader import ModelLoader
-
-                body = layer.text[1:] if layer.text.startswith("\ufeff") else layer.text
-                self._models[key] = json5.loads(body, loader=ModelLoader()).value
-            except Exception:  # noqa: BLE001
+                self._models[key] = jsonc.parse_document(body)
+            except JsoncError:  # the layer parsed once already; no position then
                 self._models[key] = None
-        node = self._models[key]
-        if node is None:
+        doc = self._models[key]
+        node = doc.find(steps) if doc is not None else None
+        if doc is None or node is None:
             return None, None
-        for step in steps:
-            if isinstance(step, int):
-                values = getattr(node, "values", None)
-                if not isinstance(values, list) or hasattr(node, "keys") or step >= len(values):
-                    return None, None
-                node = values[step]
-            else:
-                pairs = getattr(node, "key_value_pairs", None)
-                if pairs is None:
-                    return None, None
-                found = None
-                for pair in pairs:
-                    name = getattr(pair.key, "characters", None) or getattr(pair.key, "name", None)
-                    if name == step:
-                        found = pair.value
-                if found is None:
-                    return None, None
-                node = found
-        line = getattr(node, "lineno", None)
-        col = getattr(node, "col_offset", None)
-        return line, (col + 1 if col is not None else None)
+        return doc.position(node) or (None, None)
 
 
 class _Validator:

@@ -11,7 +11,7 @@ Rules this module keeps (each is tested in ``tests/core/test_configwrite.py``):
   created when absent. Every entry targets the source's canonical ``SKILL.md`` path, so it is a
   file target that matches exactly that source (SPEC K3).
 - Every byte of the file outside the inserted text is unchanged: the text is spliced at offsets
-  found with json-five's round-trip model (comments, trailing commas, key order, spacing, line
+  found with json-five's round-trip model (:mod:`skillshelf.core.jsonc`) (comments, trailing commas, key order, spacing, line
   endings and a BOM all survive; ``.json`` files are JSONC to Zuno too, so the same holds for
   them). The inserted text is strict JSON, indented like its neighbours. A file json-five
   cannot reproduce byte for byte, that does not parse, whose top level is not an object, or whose
@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from json5.model import JSONArray, JSONObject, Node
+
 from skillshelf.core.config import (
     CONFIG_STEM,
     PROJECT_DIR,
@@ -47,8 +49,9 @@ from skillshelf.core.config import (
     parse_jsonc,
     resolve_rule,
 )
-from skillshelf.core.model import Exposure, Generation, Source
 from skillshelf.core.fileread import read_regular
+from skillshelf.core.jsonc import Document, JsoncError, member, parse_document
+from skillshelf.core.model import Exposure, Generation, Source
 
 __all__ = [
     "Choice",
@@ -406,31 +409,12 @@ def _fresh_text(items: Sequence[Any]) -> str:
     return '{\n  "skills": {\n    "config": [\n' + lines + "\n    ]\n  }\n}\n"
 
 
-def _key_name(key: Any) -> str | None:
-    name = getattr(key, "characters", None)
-    if name is None:
-        name = getattr(key, "name", None)
-    return name
-
-
-def _start(node: Any) -> int:
-    return node._tok.index
-
-
-def _end(node: Any) -> int:
-    """Offset just after the last character of value ``node`` (comments after it excluded)."""
-    from json5.model import UnaryOp
-
-    while isinstance(node, UnaryOp):
-        node = node.value
-    tok = getattr(node, "_end_tok", None) or node._tok
-    return tok.end
-
-
 class _Splicer:
     """Collects insertions (offset, text) into one body text and applies them at once."""
 
-    def __init__(self, body: str) -> None:
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        body = doc.text
         self.body = body
         self.nl = "\r\n" if "\r\n" in body else "\n"
         self.unit = self._detect_unit()
@@ -459,23 +443,23 @@ class _Splicer:
         start = self.body.rfind("\n", 0, pos) + 1
         return self.body[start:pos].strip() == ""
 
-    def add_items(self, container: Any, children: Sequence[Any],
+    def add_items(self, container: JSONObject | JSONArray, children: Sequence[Node],
                   render: Callable[[str, bool], list[str]]) -> None:
         """Insert rendered items at the end of ``container`` (object or array). ``children`` are
         the first nodes of existing items (keys for objects); ``render(indent, inline)`` returns
         the item texts for that indentation."""
         body = self.body
-        open_end = container._tok.end
-        close = container._end_tok.index
-        closing = self.line_indent(close) if self.own_line(close) else self.line_indent(_start(container))
+        doc = self.doc
+        open_end = doc.inner_start(container)
+        close = doc.inner_end(container)
+        closing = self.line_indent(close) if self.own_line(close) else self.line_indent(doc.start(container))
         if children:
-            last_value = container.values[-1]
-            last_end = _end(last_value)
+            last_end = doc.end(container.values[-1])
             inline = "\n" not in body[open_end:close]
             indent = closing + self.unit
             for node in (children[0], children[-1]):
-                if self.own_line(_start(node)):
-                    indent = self.line_indent(_start(node))
+                if self.own_line(doc.start(node)):
+                    indent = self.line_indent(doc.start(node))
                     break
         else:
             last_end = open_end
@@ -517,11 +501,6 @@ def append_rules(text: str | None, items: Sequence[Any], *, label: str = "<confi
     """
     if text is None or not text.strip():
         return _fresh_text(items)
-    import json5
-    from json5.dumper import ModelDumper
-    from json5.loader import ModelLoader
-    from json5.model import JSONArray, JSONObject
-
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     body = text[len(bom):]
     refuse = "; skillshelf will not rewrite it (fix it, or choose another target file)"
@@ -530,26 +509,20 @@ def append_rules(text: str | None, items: Sequence[Any], *, label: str = "<confi
     except ConfigSyntaxError as exc:
         raise ConfigWriteError(f"{exc}{refuse}") from None
     try:
-        model = json5.loads(body, loader=ModelLoader())
-        same = json5.dumps(model, dumper=ModelDumper()) == body
-    except Exception as exc:  # noqa: BLE001 - json-five raises assorted errors
+        doc = parse_document(body)
+    except JsoncError as exc:  # plain JSON json-five cannot read (nesting too deep …)
         raise ConfigWriteError(f"{label}: json-five cannot read it for a faithful rewrite ({exc})"
                                f"{refuse}") from None
-    if not same:
+    if not doc.round_trips():
         raise ConfigWriteError(f"{label}: json-five cannot reproduce this file byte for byte{refuse}")
-    root = model.value
+    root = doc.root
     if not isinstance(root, JSONObject):
         raise ConfigWriteError(f"{label}: the top level is not an object{refuse}")
 
-    def member(obj: Any, key: str) -> Any:
-        found = None
-        for k, v in zip(obj.keys, obj.values):
-            if _key_name(k) == key:
-                found = v
-        return found
+    def dumps(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False)
 
-    dumps = lambda v: json.dumps(v, ensure_ascii=False)  # noqa: E731
-    sp = _Splicer(body)
+    sp = _Splicer(doc)
     u = sp.unit
     nl = sp.nl
 

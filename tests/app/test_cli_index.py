@@ -149,4 +149,4 @@ def test_a_broken_config_layer_is_announced_on_stderr_while_stdout_stays_exact(z
     out = capsys.readouterr()
     assert out.out.startswith("<skill_index>\n")
     err = out.err.splitlines()
-    assert len(err) == 1 and err[0].startswith("skillshelf: warning: $ZUNO_CONFIG_CONTENT:1:2: ")
+    assert len(err) == 1 and err[0].startswith("skillshelf: warning: $ZUNO_CONFIG_CONTENT:1:6: ")

@@ -52,7 +52,7 @@ def broken_workspace(tmp_path):
 
 async def test_k1_d2_problems_summary_and_screen(broken_workspace):
     t, catalog = broken_workspace
-    config_msg = "$ZUNO_CONFIG_CONTENT:1:2: Expecting property name enclosed in double quotes"
+    config_msg = "$ZUNO_CONFIG_CONTENT:1:6: expected ':', found `json`"
     missing_msg = f"skill path not found: {t}/missing"
     uncovered_msg = (f"1 SKILL.md file in {t}/proj/.claude/skills not covered by any root; "
                      "add it to skills.paths to load them")
@@ -65,8 +65,8 @@ async def test_k1_d2_problems_summary_and_screen(broken_workspace):
         line = main.query_one("#problems-line")
         assert line.display is True
         # exactly one error: it is named (cut at 100 characters), then the other counts
-        assert line.content.plain == ("✗ config-invalid: $ZUNO_CONFIG_CONTENT:1:2: Expecting property name enclosed"
-                                      " in double quotes · 1 warning · 1 note — press e")
+        assert line.content.plain == ("✗ config-invalid: $ZUNO_CONFIG_CONTENT:1:6: expected ':', found `json`"
+                                      " · 1 warning · 1 note — press e")
 
         await pilot.press("e")
         await pilot.pause()

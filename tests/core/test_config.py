@@ -223,7 +223,7 @@ def test_parse_jsonc_reports_line_and_column() -> None:
         parse_jsonc('{\n  // c\n  "a": 1\n  "b": 2\n}', "/p/zuno.jsonc")
     err = info.value
     assert (err.path, err.line, err.column) == ("/p/zuno.jsonc", 4, 3)
-    assert str(err) == "/p/zuno.jsonc:4:3: Expecting ',' delimiter"
+    assert str(err) == "/p/zuno.jsonc:4:3: expected ',' or '}', found `\"b\"`"
 
 
 def test_broken_layer_is_config_invalid_and_others_still_apply(t: Env) -> None:
@@ -235,7 +235,7 @@ def test_broken_layer_is_config_invalid_and_others_still_apply(t: Env) -> None:
     [diag] = cfg.diagnostics
     assert (diag.severity, diag.code, diag.path, diag.line, diag.column) == (
         Severity.ERROR, "config-invalid", str(bad), 4, 3)
-    assert diag.message == f"{bad}:4:3: Expecting ',' delimiter"
+    assert diag.message == f"{bad}:4:3: expected ']' or ',', found `}}`"
     broken = [layer for layer in cfg.layers if layer.path == str(bad)][0]
     assert broken.data is None and broken.error == diag
 

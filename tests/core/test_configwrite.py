@@ -191,7 +191,7 @@ def test_k5_json5_spelling_is_preserved_too():
 
 
 @pytest.mark.parametrize("text, why", [
-    ('{"skills": ', "Expecting value"),
+    ('{"skills": ', "expected a value, found the end of the text"),
     ("[1, 2]", "top level is not an object"),
     ('{"skills": []}', "`skills` is not an object"),
     ('{"skills": {"config": {"path": "/x"}}}', "`skills.config` is not an array"),

@@ -1,0 +1,367 @@
+"""The one JSONC reader: configuration text as Zuno reads it (SPEC K1, K5).
+
+Zuno accepts JSON plus ``//`` and ``/* */`` comments and trailing commas (JSONC), in ``.json``
+and ``.jsonc`` files alike. :func:`loads` reads such a text into Python values and says whether
+it needed anything beyond that: a text that is only valid JSON5 (unquoted keys, single quotes,
+hexadecimal numbers, ``NaN`` …) still loads, with a :class:`Nonstandard` note naming the first
+construct Zuno refuses and where it is. Anything else raises :class:`JsoncError`.
+
+Parsing is json-five's (its round-trip model); plain JSON, the common case, is read by the
+standard library first because it is the same language and a hundred times faster. Positions
+come from the model's public node attributes (``lineno``, ``col_offset``, ``end_lineno``,
+``end_col_offset``); :class:`Document` turns them into text offsets for the config writer,
+which splices entries into the original text.
+
+Lines and columns are 1-based; columns count characters. A leading BOM is the caller's
+business (strip it first).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import json5
+from json5.dumper import ModelDumper
+from json5.loader import ModelLoader
+from json5.model import (
+    BooleanLiteral,
+    DoubleQuotedString,
+    Float,
+    Identifier,
+    Infinity,
+    Integer,
+    JSONArray,
+    JSONObject,
+    JSONText,
+    NaN,
+    Node,
+    NullLiteral,
+    SingleQuotedString,
+    String,
+    UnaryOp,
+    Value,
+)
+from json5.utils import JSON5DecodeError
+
+__all__ = ["Document", "JsoncError", "Nonstandard", "Parsed", "key_name", "loads", "member", "parse_document"]
+
+
+class JsoncError(ValueError):
+    """A text that is not JSONC (nor JSON5). ``message`` is the reason without the position;
+    ``line`` / ``column`` are 1-based. ``str(exc)`` is ``"<line>:<column>: <message>"``."""
+
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(f"{line}:{column}: {message}")
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+@dataclass(frozen=True)
+class Nonstandard:
+    """The first construct of a JSON5 text that JSONC does not allow (``message`` names it:
+    ``the unquoted key `skills```), and where it starts."""
+
+    message: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A loaded text: ``value`` (any JSON value, objects as dicts, arrays as lists; a repeated
+    key keeps its last value) and ``nonstandard`` (``None`` for JSONC)."""
+
+    value: Any
+    nonstandard: Nonstandard | None = None
+
+
+class _RejectConstant(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _RejectConstant(name)
+
+
+@functools.lru_cache(maxsize=64)
+def loads(text: str) -> Parsed:
+    """Read one JSONC text (see the module docstring). Raises :class:`JsoncError`.
+
+    Results are cached by text: a configuration layer re-read on every refresh costs nothing
+    while it is unchanged. Treat the returned value as read-only.
+    """
+    try:
+        return Parsed(json.loads(text, parse_constant=_reject_constant))
+    except (ValueError, RecursionError):
+        pass  # not plain JSON: comments, trailing commas, JSON5 or broken
+    doc = parse_document(text)
+    return Parsed(doc.value(doc.root), _first_nonstandard(doc))
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+
+
+@dataclass(frozen=True)
+class Document:
+    """json-five's model of one text, with text offsets for its nodes.
+
+    ``text``: the text parsed; ``root``: the top-level value node; ``model``: the whole
+    document (with the whitespace and comments around ``root``).
+    """
+
+    text: str
+    root: Value
+    model: JSONText
+
+    @functools.cached_property
+    def _line_starts(self) -> list[int]:
+        starts = [0]
+        starts.extend(m.end() for m in re.finditer("\n", self.text))
+        return starts
+
+    def _offset(self, line: int | None, column: int | None) -> int:
+        if line is None or column is None:
+            raise ValueError("node without a position")
+        return self._line_starts[line - 1] + column
+
+    def start(self, node: Node) -> int:
+        """Offset of the first character of ``node``."""
+        return self._offset(node.lineno, node.col_offset)
+
+    def end(self, node: Node) -> int:
+        """Offset just after the last character of ``node`` (comments after it excluded)."""
+        while isinstance(node, UnaryOp):
+            node = node.value
+        if isinstance(node, String | Integer | Float):
+            # a string may span lines (line continuation): its raw text gives its length
+            return self.start(node) + len(node.raw_value)
+        return self._offset(node.end_lineno, node.end_col_offset)
+
+    def inner_start(self, container: JSONObject | JSONArray) -> int:
+        """Offset just after the opening ``{`` / ``[``."""
+        return self.start(container) + 1
+
+    def inner_end(self, container: JSONObject | JSONArray) -> int:
+        """Offset of the closing ``}`` / ``]``."""
+        return self._offset(container.end_lineno, container.end_col_offset) - 1
+
+    def round_trips(self) -> bool:
+        """Whether json-five writes the model back as exactly :attr:`text` (comments, commas,
+        spacing), the condition for splicing into the text safely."""
+        return bool(json5.dumps(self.model, dumper=ModelDumper()) == self.text)
+
+    def position(self, node: Node) -> tuple[int, int] | None:
+        """1-based (line, column) where ``node`` starts, ``None`` when the model has none."""
+        if node.lineno is None or node.col_offset is None:
+            return None
+        return node.lineno, node.col_offset + 1
+
+    def find(self, steps: Sequence[str | int]) -> Value | None:
+        """The node at ``steps`` (object keys and array indexes) from the root, ``None`` when
+        the path does not exist. A repeated key resolves to its last occurrence."""
+        node: Value = self.root
+        for step in steps:
+            if isinstance(step, int):
+                if not isinstance(node, JSONArray) or not 0 <= step < len(node.values):
+                    return None
+                node = node.values[step]
+            else:
+                if not isinstance(node, JSONObject):
+                    return None
+                found = member(node, step)
+                if found is None:
+                    return None
+                node = found
+        return node
+
+    def value(self, node: Value) -> Any:
+        """``node`` as Python values (what :func:`json.loads` would give for the same JSON)."""
+        if isinstance(node, JSONObject):
+            return {key_name(k): self.value(v) for k, v in zip(node.keys, node.values, strict=True)}
+        if isinstance(node, JSONArray):
+            return [self.value(v) for v in node.values]
+        if isinstance(node, String):
+            return _join_surrogates(node.characters)
+        if isinstance(node, UnaryOp):
+            number = self.value(node.value)
+            return -number if node.op == "-" else number
+        if isinstance(node, Integer | Float | BooleanLiteral | Infinity | NaN):
+            return node.value
+        if isinstance(node, NullLiteral):
+            return None
+        raise TypeError(f"unexpected json-five node {type(node).__name__}")
+
+
+def member(obj: JSONObject, key: str) -> Value | None:
+    """The value of ``key`` in ``obj`` (the last one when repeated), or ``None``."""
+    found: Value | None = None
+    for k, v in zip(obj.keys, obj.values, strict=True):
+        if key_name(k) == key:
+            found = v
+    return found
+
+
+def key_name(key: Node) -> str:
+    """The text of an object key (a string's characters or an identifier's name)."""
+    if isinstance(key, String):
+        return _join_surrogates(key.characters)
+    if isinstance(key, Identifier):
+        return key.name
+    raise TypeError(f"unexpected json-five key {type(key).__name__}")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _join_surrogates(text: str) -> str:
+    """json-five decodes ``\\ud83d\\ude00`` as two lone surrogates; JSON means one character."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def parse_document(text: str) -> Document:
+    """json-five's model of ``text`` (JSONC or JSON5). Raises :class:`JsoncError`."""
+    try:
+        model = json5.loads(text, loader=ModelLoader())
+    except JSON5DecodeError as exc:
+        raise _decode_error(exc, text) from None
+    except RecursionError:
+        raise JsoncError("nesting too deep", 1, 1) from None
+    assert isinstance(model, JSONText)
+    return Document(text, model.value, model)
+
+
+# --------------------------------------------------------------------------------------------
+# Errors
+
+_TOKEN_WORDS = {
+    "COMMA": "','", "COLON": "':'", "LBRACE": "'{'", "RBRACE": "'}'", "LBRACKET": "'['",
+    "RBRACKET": "']'", "key": "a key", "value": "a value", "$end": "the end of the text",
+}
+_EXPECTING = re.compile(r"Was expecting ((?:\S+)(?: or \S+)*?)(?: in or near token|\.|$)", re.MULTILINE)
+_ILLEGAL = re.compile(r"Illegal character (.+) at index (\d+)")
+_TERMINATOR = re.compile(r"Illegal line terminator \(line (\d+) column (\d+)")
+
+
+def _where(text: str, index: int) -> tuple[int, int]:
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def _decode_error(exc: JSON5DecodeError, text: str) -> JsoncError:
+    """json-five's (first) error as a short message at a line and column."""
+    detail = str(exc.args[0]) if exc.args else str(exc)
+    illegal = _ILLEGAL.search(detail)
+    if illegal is not None:
+        index = int(illegal.group(2))
+        line, column = _where(text, index)
+        if text.startswith("/*", index):
+            return JsoncError("unterminated /* comment", line, column)
+        return JsoncError(f"unexpected character {illegal.group(1)}", line, column)
+    terminator = _TERMINATOR.search(detail)
+    if terminator is not None:
+        return JsoncError("a line break inside a string", int(terminator.group(1)), int(terminator.group(2)))
+    expecting = _EXPECTING.search(detail)
+    wanted = None
+    if expecting is not None:
+        wanted = " or ".join(_TOKEN_WORDS.get(w, w) for w in expecting.group(1).split(" or "))
+    token = exc.token
+    if token is not None and token.index is not None and token.value is not None:
+        line, column = _where(text, token.index)
+        found = f"`{token.value}`" if len(token.value) <= 40 else f"`{token.value[:40]}…`"
+        if wanted:
+            return JsoncError(f"expected {wanted}, found {found}", line, column)
+        first = detail.split(" in or near token", 1)[0].split("\n", 1)[0]
+        first = first.removeprefix("Syntax Error").lstrip(":. ").rstrip(".")
+        if not first:
+            return JsoncError(f"unexpected {found}", line, column)
+        return JsoncError(f"{first[0].lower()}{first[1:]} at {found}", line, column)
+    line, column = _where(text, len(text))
+    if wanted:
+        return JsoncError(f"expected {wanted}, found the end of the text", line, column)
+    return JsoncError("unexpected end of the text", line, column)
+
+
+# --------------------------------------------------------------------------------------------
+# JSON5 constructs JSONC refuses
+
+_JSON_ESCAPES = frozenset('"\\/bfnrtu')
+_JSON_SPACE = frozenset(" \t\n\r")
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    """Every node under ``node`` in text order (keys before their values)."""
+    yield node
+    if isinstance(node, JSONObject):
+        for k, v in zip(node.keys, node.values, strict=True):
+            yield from _walk(k)
+            yield from _walk(v)
+    elif isinstance(node, JSONArray):
+        for v in node.values:
+            yield from _walk(v)
+    elif isinstance(node, UnaryOp):
+        yield from _walk(node.value)
+
+
+def _string_problem(raw: str) -> str | None:
+    body = raw[1:-1]
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\":
+            nxt = body[i + 1] if i + 1 < len(body) else ""
+            if nxt not in _JSON_ESCAPES:
+                return "an escape JSON does not have" if nxt not in "\r\n\u2028\u2029" else "a line continuation"
+            i += 2
+            continue
+        if ch < " ":
+            return "a control character inside a string"
+        i += 1
+    return None
+
+
+def _problem(node: Node) -> str | None:
+    if isinstance(node, Identifier):
+        return f"the unquoted key `{node.name}`"
+    if isinstance(node, SingleQuotedString):
+        return "a single-quoted string"
+    if isinstance(node, DoubleQuotedString):
+        return _string_problem(node.raw_value)
+    if isinstance(node, Integer) and node.is_hex:
+        return "a hexadecimal number"
+    if isinstance(node, Float) and (node.raw_value.startswith(".") or "." in node.raw_value
+                                    and not node.raw_value.split(".", 1)[1][:1].isdigit()):
+        return "a number with a bare decimal point"
+    if isinstance(node, UnaryOp) and node.op == "+":
+        return "a leading `+`"
+    if isinstance(node, Infinity | NaN):
+        return f"`{'Infinity' if isinstance(node, Infinity) else 'NaN'}`, which is not a JSON number"
+    return None
+
+
+def _odd_space(node: Node) -> bool:
+    for part in (*node.wsc_before, *node.wsc_after, *getattr(node, "leading_wsc", ())):
+        if isinstance(part, str) and not set(part) <= _JSON_SPACE:
+            return True
+    return False
+
+
+def _first_nonstandard(doc: Document) -> Nonstandard | None:
+    if _odd_space(doc.model):
+        return Nonstandard("whitespace JSON does not allow", 1, 1)
+    for node in _walk(doc.root):
+        problem = _problem(node)
+        if problem is None and _odd_space(node):
+            problem = "whitespace JSON does not allow"
+        if problem is not None:
+            line, column = doc.position(node) or (1, 1)
+            return Nonstandard(problem, line, column)
+    return None
