@@ -69,6 +69,7 @@ from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import quote
 
 
+from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import CatalogWarning
 
 
@@ -578,8 +579,7 @@ def _read_marker(root: str) -> str | None:
     if st is None or not stat.S_ISREG(st.st_mode):
         return None
     try:
-        with open(marker, "rb") as fh:
-            return fh.read(MAX_FILE_BYTES).decode("utf-8")
+        return read_regular(marker, MAX_FILE_BYTES)[:MAX_FILE_BYTES].decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -1,6 +1,7 @@
-"""Reports: the ``debug skill`` document (SPEC G1) and its readable text form.
+"""Reports: the ``debug skill`` document (SPEC G1), the ``debug agent`` report (SPEC G2) and
+their readable text forms.
 
-The JSON document has every key SPEC G1 lists, plus a few more (``lint`` per source, display
+The G1 JSON document has every key SPEC G1 lists, plus a few more (``lint`` per source, display
 fields, ``diagnostics`` for catalog-level findings such as ``config-invalid`` and
 ``uncovered-folder``). Every ``SKILL.md`` discovery reached appears exactly once, in ``sources``
 (accepted, including disabled ones) or in ``rejected``.
@@ -8,25 +9,53 @@ fields, ``diagnostics`` for catalog-level findings such as ``config-invalid`` an
 Host verdict and lint are kept apart (SPEC F): ``diagnostics`` on a source are the host's own
 findings; ``lint`` holds the Agent Skills lint for the chosen target, which never changes what the
 host does.
+
+The G2 report is an :class:`AgentReport` (:func:`agent_report`); its JSON document is
+:meth:`AgentReport.to_json`.
 """
 
 from __future__ import annotations
 
+import logging
+import sys
 from collections import Counter
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from skillshelf.core.model import Exposure, Generation, Rejected, Severity, Source
+from skillshelf.core.agents import agent_view
+from skillshelf.core.budget import SelectedBody, SelectedBudgetExceeded, check_selected
+from skillshelf.core.config import AgentConfig, Config
+from skillshelf.core.frontmatter import parse_skill_file
+from skillshelf.core.lint import Target, lint_file
+from skillshelf.core.model import Exposure, Generation, Provenance, Rejected, Source
+from skillshelf.core.render import Form, render_budgeted
+from skillshelf.core.resolve import resolve_required
+from skillshelf.core.tokens import approx_tokens, shared_counter
 
-LintFn = Callable[[Source | Rejected], Any]
+__all__ = [
+    "AGENT_PREVIEW_CHARS",
+    "AgentInputs",
+    "AgentReport",
+    "IndexCoverage",
+    "RequiredBody",
+    "SelectedCoverage",
+    "agent_report",
+    "debug_agent_document",
+    "debug_agent_report",
+    "debug_agent_text",
+    "debug_skill_document",
+    "debug_skill_text",
+    "rejected_json",
+    "source_json",
+    "summary",
+]
+
+log = logging.getLogger(__name__)
 
 
 def _lint_for(item: Source | Rejected, target: str) -> dict[str, Any] | None:
-    """Lint one listed file for ``target`` (SPEC F4–F5); ``None`` for built-ins or when lint is missing."""
+    """Lint one listed file for ``target`` (SPEC F4–F5); ``None`` for built-ins."""
     if item.location.startswith("builtin://"):
-        return None
-    try:
-        from skillshelf.core.lint import Target, lint_file
-    except ImportError:  # pragma: no cover - during bring-up
         return None
     rep = lint_file(item.location, target=Target(target))
     return {
@@ -80,7 +109,7 @@ def source_json(s: Source, *, ambiguous: bool, lint_target: str | None) -> dict[
         "sha256": s.content_sha256,
         "diagnostics": [d.to_json() for d in s.diagnostics],
     }
-    if s.provenance.value == "builtin":
+    if s.provenance is Provenance.BUILTIN:
         out["builtin"] = {
             "profiles": list(s.builtin_profiles) if s.builtin_profiles is not None else None,
             "tools": list(s.builtin_tools),
@@ -227,76 +256,210 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
 AGENT_PREVIEW_CHARS = 2_000
 
 
+class AgentInputs(Protocol):
+    """What :func:`debug_agent_document` needs from a catalog (a
+    :class:`~skillshelf.core.catalog.Catalog` has all of it)."""
+
+    @property
+    def current(self) -> Generation: ...
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def index_budget(self) -> int | None: ...
+
+    @property
+    def selected_budget(self) -> int | None: ...
+
+
+@dataclass(frozen=True)
+class IndexCoverage:
+    """The index an agent gets (SPEC U1, P6): ``text`` exactly as rendered (``""`` when
+    ``skills.includeInstructions`` is false), its budget and size in characters, the agent's
+    token estimate and the exact ``cl100k_base`` count (``None`` without tiktoken, then
+    ``exact`` is False), and what the budget did: ``rendered``, ``truncated`` and ``omitted``
+    entries with their names, ``search_only`` skills."""
+
+    text: str
+    budget_chars: int | None
+    approx_tokens: int
+    tokens: int | None
+    exact: bool
+    include_instructions: bool
+    rendered: int
+    truncated: int
+    truncated_names: tuple[str, ...]
+    omitted: int
+    omitted_names: tuple[str, ...]
+    search_only: int
+
+    @property
+    def used_chars(self) -> int:
+        """Characters of :attr:`text`."""
+        return len(self.text)
+
+
+@dataclass(frozen=True)
+class RequiredBody:
+    """One required skill's body (SPEC S2, U3): the agent's estimate ``tokens`` and the exact
+    count ``exact_tokens`` (``None`` without tiktoken)."""
+
+    name: str
+    location: str
+    tokens: int
+    exact_tokens: int | None
+
+
+@dataclass(frozen=True)
+class SelectedCoverage:
+    """The selected-body budget (SPEC U2–U3): ``budget_tokens`` (``None``: the host has none),
+    the required ``bodies`` that could be read, and the U3 refusal text when they do not fit."""
+
+    budget_tokens: int | None
+    bodies: tuple[RequiredBody, ...]
+    error: str | None
+
+    @property
+    def used_tokens(self) -> int:
+        """Sum of the bodies' estimated tokens."""
+        return sum(b.tokens for b in self.bodies)
+
+
+@dataclass(frozen=True)
+class AgentReport:
+    """What one agent sees and whether it would start (SPEC G2).
+
+    ``configured`` is False for an agent without ``agents.<name>`` (the unrestricted default
+    view). ``visible``: the agent-filtered enabled sources (E4); ``hidden``: the built-ins it may
+    not see. ``required``: required skills resolved to one source each; ``failures``:
+    ``(name, reason)`` for the others. ``problems``: why the agent would fail to start, one
+    sentence each (``ok`` is True when there is none).
+    """
+
+    host: str
+    generation: int
+    agent: str
+    configured: bool
+    profile: str | None
+    tools: tuple[str, ...] | None
+    visible: tuple[Source, ...]
+    hidden: tuple[Source, ...]
+    index: IndexCoverage
+    selected: SelectedCoverage
+    required: tuple[tuple[str, str], ...]
+    failures: tuple[tuple[str, str], ...]
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when the agent would start."""
+        return not self.problems
+
+    @property
+    def preview(self) -> str:
+        """The index text bounded to :data:`AGENT_PREVIEW_CHARS` characters."""
+        return self.index.text[:AGENT_PREVIEW_CHARS]
+
+    def to_json(self) -> dict[str, Any]:
+        """The SPEC G2 JSON document."""
+        ix, sb = self.index, self.selected
+        return {
+            "host": self.host,
+            "generation": self.generation,
+            "agent": self.agent,
+            "configured": self.configured,
+            "profile": self.profile,
+            "tools": list(self.tools) if self.tools is not None else None,
+            "sources": len(self.visible),
+            "hidden": [{"name": s.name, "location": s.location,
+                        "reason": "built-in not allowed for this profile or tool set"} for s in self.hidden],
+            "budgets": {
+                "index": {
+                    "budgetChars": ix.budget_chars,
+                    "usedChars": ix.used_chars,
+                    "approxTokens": ix.approx_tokens,
+                    "tokens": ix.tokens,
+                    "exact": ix.exact,
+                },
+                "selected": {
+                    "budgetTokens": sb.budget_tokens,
+                    "usedTokens": sb.used_tokens,
+                    "bodies": [{"name": b.name, "location": b.location, "tokens": b.tokens,
+                                "exactTokens": b.exact_tokens} for b in sb.bodies],
+                    "error": sb.error,
+                },
+            },
+            "index": {
+                "includeInstructions": ix.include_instructions,
+                "rendered": ix.rendered,
+                "truncated": ix.truncated,
+                "truncatedNames": list(ix.truncated_names),
+                "omitted": ix.omitted,
+                "omittedNames": list(ix.omitted_names),
+                "searchOnly": ix.search_only,
+            },
+            "requiredSkills": {
+                "ok": not self.failures,
+                "resolved": [{"name": n, "location": loc} for n, loc in self.required],
+                "failures": [{"name": n, "reason": r} for n, r in self.failures],
+            },
+            "preview": self.preview,
+            "previewTruncated": len(ix.text) > AGENT_PREVIEW_CHARS,
+            "ok": self.ok,
+            "problems": list(self.problems),
+        }
+
+
 def _read_body(source: Source) -> tuple[str | None, str | None]:
     """(body, error) of a source: embedded body for built-ins, else the file re-read (SPEC L6)."""
     if source.body is not None:
         return source.body, None
-    try:
-        from skillshelf.core.frontmatter import parse_skill_file
-
-        parsed = parse_skill_file(source.location)
-    except Exception as exc:  # never crash a report
-        return None, str(exc)
+    parsed = parse_skill_file(source.location)  # never raises: failures are its warning
     if parsed.warning is not None:
         return None, parsed.warning.message
     return parsed.body, None
 
 
-def _approx_tokens(text: str) -> int:
-    from skillshelf.core.budget import CHARS_PER_TOKEN
-
-    return -(-len(text) // CHARS_PER_TOKEN)
-
-
-def _exact_tokens(text: str) -> tuple[int | None, bool]:
-    try:
-        from skillshelf.core.tokens import TokenCounter
-    except ImportError:  # pragma: no cover - during bring-up
-        return None, False
-    tc = TokenCounter().count(text)
-    return tc.tokens, tc.exact
+def _exact_tokens(text: str) -> tuple[int, bool]:
+    """(tokens, exact): the ``cl100k_base`` count, or the estimate when tiktoken is unavailable."""
+    count = shared_counter().count(text)
+    return count.tokens, count.exact
 
 
-def debug_agent_document(catalog: Any, name: str) -> dict[str, Any]:
-    """The SPEC G2 document for agent ``name`` over ``catalog`` (a :class:`~skillshelf.core.catalog.Catalog`).
+def agent_report(generation: Generation, name: str, *, config: Config, index_budget: int | None,
+                 selected_budget: int | None) -> AgentReport:
+    """The SPEC G2 report for agent ``name`` over ``generation``.
 
-    Contents: the agent's configuration (``agents.<name>``: profile, tools, requiredSkills — an
-    agent that is not configured gets the unrestricted default view and ``configured: false``),
-    the agent-filtered sources (E4) and the built-ins hidden from it, both budgets (U1 in
-    characters, U2 in tokens), the index coverage (``rendered``, ``truncated``, ``omitted`` with
-    names, ``searchOnly``; P6), required-skill resolution (S2), the selected-body check (U3) and a
-    preview of the index text bounded to :data:`AGENT_PREVIEW_CHARS` characters. ``ok`` is false
-    when the agent would fail to start (an unresolvable required skill, or the selected bodies
-    over budget); ``problems`` says why, one sentence each.
+    ``config`` supplies ``agents.<name>`` (profile, tools, requiredSkills) and
+    ``skills.includeInstructions``; ``index_budget`` is the index budget in characters (U1,
+    ``None`` = unbounded) and ``selected_budget`` the selected-body budget in tokens (U2,
+    ``None`` = not checked). Reads the required skills' bodies from disk (SPEC L6).
     """
-    from skillshelf.core.agents import agent_view
-    from skillshelf.core.budget import SelectedBody, SelectedBudgetExceeded, check_selected
-    from skillshelf.core.config import AgentConfig
-    from skillshelf.core.render import Form, render_budgeted
-    from skillshelf.core.resolve import resolve_required
-
-    gen: Generation = catalog.current
-    config = getattr(catalog, "config", None)
-    agents = getattr(config, "agents", {}) or {}
-    agent = agents.get(name)
+    agent = config.agents.get(name)
     configured = agent is not None
     if agent is None:
         agent = AgentConfig(name=name)
-    enabled = [s for s in gen.sources if s.enabled]
+    enabled = [s for s in generation.sources if s.enabled]
     visible = agent_view(enabled, agent)
-    hidden = [s for s in enabled if s not in visible]
+    hidden = tuple(s for s in enabled if s not in visible)
     entries = [s.entry for s in visible]
 
-    include = bool(getattr(config, "include_instructions", True)) if config is not None else True
-    budget_chars = catalog.index_budget
-    b = render_budgeted(entries, Form.INDEX, budget_chars)
-    text = b.text if include else ""
+    include = config.include_instructions
+    rendered = render_budgeted(entries, Form.INDEX, index_budget if index_budget is not None else sys.maxsize)
+    text = rendered.text if include else ""
     exact, is_exact = _exact_tokens(text)
+    index = IndexCoverage(
+        text=text, budget_chars=index_budget, approx_tokens=approx_tokens(text), tokens=exact,
+        exact=is_exact, include_instructions=include, rendered=rendered.rendered,
+        truncated=rendered.truncated, truncated_names=tuple(rendered.truncated_names),
+        omitted=rendered.omitted, omitted_names=tuple(rendered.omitted_names),
+        search_only=rendered.search_only)
 
     req = resolve_required(name, list(agent.required_skills), entries)
     by_loc = {s.location: s for s in visible}
     bodies: list[SelectedBody] = []
-    body_rows: list[dict[str, Any]] = []
+    rows: list[RequiredBody] = []
     problems: list[str] = []
     for e in req.resolved:
         src = by_loc.get(e.location)
@@ -304,108 +467,84 @@ def debug_agent_document(catalog: Any, name: str) -> dict[str, Any]:
         if body is None:
             problems.append(f"required skill `{e.name}` cannot be read: {err}")
             continue
-        tok = _approx_tokens(body)
+        tok = approx_tokens(body)
         ex, _ = _exact_tokens(body)
         bodies.append(SelectedBody(label=f"requiredSkills: {e.name}", location=e.location, tokens=tok))
-        body_rows.append({"name": e.name, "location": e.location, "tokens": tok, "exactTokens": ex})
+        rows.append(RequiredBody(e.name, e.location, tok, ex))
     for rname, reason in req.failures:
         problems.append(f"required skill `{rname}`: {reason}")
-    selected_budget = catalog.selected_budget
     selected_error = None
-    try:
-        check_selected(bodies, selected_budget)
-    except SelectedBudgetExceeded as exc:
-        selected_error = str(exc)
-        problems.append(str(exc).splitlines()[0])
+    if selected_budget is not None:
+        try:
+            check_selected(bodies, selected_budget)
+        except SelectedBudgetExceeded as exc:
+            selected_error = str(exc)
+            problems.append(str(exc).splitlines()[0])
 
-    return {
-        "host": gen.host,
-        "generation": gen.number,
-        "agent": name,
-        "configured": configured,
-        "profile": agent.profile,
-        "tools": list(agent.tools) if agent.tools is not None else None,
-        "sources": len(visible),
-        "hidden": [{"name": s.name, "location": s.location, "reason": "built-in not allowed for this profile or tool set"} for s in hidden],
-        "budgets": {
-            "index": {
-                "budgetChars": budget_chars,
-                "usedChars": len(text),
-                "approxTokens": _approx_tokens(text),
-                "tokens": exact,
-                "exact": is_exact,
-            },
-            "selected": {
-                "budgetTokens": selected_budget,
-                "usedTokens": sum(x.tokens for x in bodies),
-                "bodies": body_rows,
-                "error": selected_error,
-            },
-        },
-        "index": {
-            "includeInstructions": include,
-            "rendered": b.rendered,
-            "truncated": b.truncated,
-            "truncatedNames": list(b.truncated_names),
-            "omitted": b.omitted,
-            "omittedNames": list(b.omitted_names),
-            "searchOnly": b.search_only,
-        },
-        "requiredSkills": {
-            "ok": req.ok,
-            "resolved": [{"name": e.name, "location": e.location} for e in req.resolved],
-            "failures": [{"name": n, "reason": r} for n, r in req.failures],
-        },
-        "preview": text[:AGENT_PREVIEW_CHARS],
-        "previewTruncated": len(text) > AGENT_PREVIEW_CHARS,
-        "ok": not problems,
-        "problems": problems,
-    }
+    return AgentReport(
+        host=generation.host, generation=generation.number, agent=name, configured=configured,
+        profile=agent.profile, tools=agent.tools, visible=tuple(visible), hidden=hidden, index=index,
+        selected=SelectedCoverage(selected_budget, tuple(rows), selected_error),
+        required=tuple((e.name, e.location) for e in req.resolved), failures=tuple(req.failures),
+        problems=tuple(problems))
 
 
-def debug_agent_text(doc: dict[str, Any]) -> str:
-    """Readable form of a G2 document."""
+def debug_agent_report(catalog: AgentInputs, name: str) -> AgentReport:
+    """:func:`agent_report` for agent ``name`` over ``catalog``'s current generation."""
+    return agent_report(catalog.current, name, config=catalog.config, index_budget=catalog.index_budget,
+                        selected_budget=catalog.selected_budget)
+
+
+def debug_agent_document(catalog: AgentInputs, name: str) -> dict[str, Any]:
+    """The SPEC G2 JSON document for agent ``name`` over ``catalog``'s current generation."""
+    return debug_agent_report(catalog, name).to_json()
+
+
+def _count(value: int | None) -> str:
+    return f"{value:,}" if value is not None else "unbounded"
+
+
+def debug_agent_text(report: AgentReport) -> str:
+    """Readable form of a G2 report (what ``debug agent`` prints without ``--json``)."""
     out: list[str] = []
-    conf = "" if doc["configured"] else "  (not configured: default unrestricted view)"
-    out.append(f"agent {doc['agent']} · host {doc['host']} · generation {doc['generation']}{conf}")
-    out.append(f"profile {doc['profile'] or '—'} · tools {', '.join(doc['tools']) if doc['tools'] is not None else 'any'}")
-    out.append(f"visible sources {doc['sources']}" + (f" · hidden built-ins {len(doc['hidden'])}" if doc["hidden"] else ""))
-    for h in doc["hidden"]:
-        out.append(f"  hidden {h['name']}  {h['location']}")
-    ib = doc["budgets"]["index"]
-    tok = f"{ib['tokens']:,} tok" if ib["tokens"] is not None else "? tok"
-    label = "" if ib["exact"] else " (approx)"
-    out.append(
-        f"index budget  {ib['usedChars']:,} / {ib['budgetChars']:,} chars · {tok}{label} · agent estimate {ib['approxTokens']:,} tok"
-    )
-    ix = doc["index"]
-    if not ix["includeInstructions"]:
+    conf = "" if report.configured else "  (not configured: default unrestricted view)"
+    out.append(f"agent {report.agent} · host {report.host} · generation {report.generation}{conf}")
+    tools = ", ".join(report.tools) if report.tools is not None else "any"
+    out.append(f"profile {report.profile or '—'} · tools {tools}")
+    out.append(f"visible sources {len(report.visible)}"
+               + (f" · hidden built-ins {len(report.hidden)}" if report.hidden else ""))
+    for h in report.hidden:
+        out.append(f"  hidden {h.name}  {h.location}")
+    ix = report.index
+    tok = f"{ix.tokens:,} tok" if ix.tokens is not None else "? tok"
+    label = "" if ix.exact else " (approx)"
+    out.append(f"index budget  {ix.used_chars:,} / {_count(ix.budget_chars)} chars · {tok}{label} · "
+               f"agent estimate {ix.approx_tokens:,} tok")
+    if not ix.include_instructions:
         out.append("  includeInstructions: false — the index is not in the prompt (list and search still work)")
-    out.append(
-        f"  rendered {ix['rendered']} · truncated {ix['truncated']} · omitted {ix['omitted']} · search-only {ix['searchOnly']}"
-    )
-    if ix["truncatedNames"]:
-        out.append("  truncated: " + ", ".join(ix["truncatedNames"]))
-    if ix["omittedNames"]:
-        out.append("  omitted: " + ", ".join(ix["omittedNames"]))
-    sb = doc["budgets"]["selected"]
-    out.append(f"selected-body budget  {sb['usedTokens']:,} / {sb['budgetTokens']:,} tok")
-    for body in sb["bodies"]:
-        out.append(f"  {body['name']}: {body['tokens']:,} tok  {body['location']}")
-    rs = doc["requiredSkills"]
-    out.append("requiredSkills: " + ("ok" if rs["ok"] else "FAIL"))
-    for r in rs["resolved"]:
-        out.append(f"  ✓ {r['name']}  {r['location']}")
-    for f in rs["failures"]:
-        out.append(f"  ✗ {f['name']}: {f['reason']}")
+    out.append(f"  rendered {ix.rendered} · truncated {ix.truncated} · omitted {ix.omitted} · "
+               f"search-only {ix.search_only}")
+    if ix.truncated_names:
+        out.append("  truncated: " + ", ".join(ix.truncated_names))
+    if ix.omitted_names:
+        out.append("  omitted: " + ", ".join(ix.omitted_names))
+    sb = report.selected
+    out.append(f"selected-body budget  {sb.used_tokens:,} / {_count(sb.budget_tokens)} tok")
+    for body in sb.bodies:
+        out.append(f"  {body.name}: {body.tokens:,} tok  {body.location}")
+    out.append("requiredSkills: " + ("FAIL" if report.failures else "ok"))
+    for rname, location in report.required:
+        out.append(f"  ✓ {rname}  {location}")
+    for rname, reason in report.failures:
+        out.append(f"  ✗ {rname}: {reason}")
     out.append("")
     out.append("index preview:")
-    out.append(doc["preview"] + ("\n…" if doc["previewTruncated"] else ""))
+    out.append(report.preview + ("\n…" if len(ix.text) > AGENT_PREVIEW_CHARS else ""))
     out.append("")
-    if doc["ok"]:
-        out.append(f"agent {doc['agent']} would start")
+    if report.ok:
+        out.append(f"agent {report.agent} would start")
     else:
-        out.append(f"agent {doc['agent']} would FAIL to start:")
-        for p in doc["problems"]:
-            out.append(f"  - {p}")
+        out.append(f"agent {report.agent} would FAIL to start:")
+        for problem in report.problems:
+            out.append(f"  - {problem}")
     return "\n".join(out)

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from skillshelf.core.budget import CHARS_PER_TOKEN
+from skillshelf.core.fileread import read_regular
 
 #: Name of the encoding counted exactly.
 ENCODING_NAME = "cl100k_base"
@@ -109,8 +110,7 @@ def load_ranks(path: str, expected_sha256: str = CL100K_SHA256) -> dict[bytes, i
     ``expected_sha256``. Returns ``None`` — never raises — when the file is missing,
     unreadable, has another hash, or does not parse."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_regular(path)
     except OSError:
         return None
     if hashlib.sha256(data).hexdigest() != expected_sha256:

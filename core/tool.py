@@ -831,8 +831,7 @@ class SkillTool:
         if st.st_size > MAX_DOCUMENT_BYTES:
             raise too_large(st.st_size)
         try:
-            with open(canonical, "rb") as fh:
-                data = fh.read(MAX_DOCUMENT_BYTES + 1)
+            data = read_regular(canonical, MAX_DOCUMENT_BYTES)
         except OSError as err:
             raise unavailable(err) from None
         if len(data) > MAX_DOCUMENT_BYTES:

@@ -43,13 +43,13 @@ def run_skill(ns: Any) -> int:
 def run_agent(ns: Any) -> int:
     """Print the G2 document; exit 1 when the agent would fail to start (S2, U3)."""
     from skillshelf.app.common import open_catalog, terminal_text
-    from skillshelf.core.report import debug_agent_document, debug_agent_text
+    from skillshelf.core.report import debug_agent_report, debug_agent_text
 
     cat = open_catalog(ns)
-    doc = debug_agent_document(cat, ns.name)
+    report = debug_agent_report(cat, ns.name)
     if ns.json:
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        print(terminal_text(debug_agent_text(doc)))  # SPEC X1
-    return 0 if doc.get("ok", True) else 1
+        print(terminal_text(debug_agent_text(report)))  # SPEC X1
+    return 0 if report.ok else 1

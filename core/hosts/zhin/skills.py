@@ -58,6 +58,7 @@ from skillshelf.core.model import (
     Status,
 )
 from skillshelf.core.digest import compute_digest
+from skillshelf.core.fileread import read_regular
 from skillshelf.core.hosts.zhin.deps import check_deps, private_tool_names, qualified_tool_name, skill_agent
 from skillshelf.core.hosts.zhin.markdown import JS_WHITESPACE, js_trim, load_zhin_yaml, split_zhin_markdown
 from skillshelf.core.paths import canonical
@@ -405,8 +406,7 @@ def discover_zhin(cwd: str, paths: Sequence[str] = (), *, home: str | None = Non
 
 def _read(path: str) -> tuple[bytes | None, str | None]:
     try:
-        with open(path, "rb") as fh:
-            return fh.read(), None
+        return read_regular(path), None  # never blocks on a FIFO or device
     except OSError as exc:
         return None, exc.strerror or str(exc)
 
