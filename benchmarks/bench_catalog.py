@@ -1,4 +1,4 @@
-"""Catalog benchmarks: cold open and index render over synthetic trees (issue item 9).
+"""Catalog benchmarks: cold open and index render over synthetic trees.
 
 Not part of the test suite (no timed assertions in tests). Run from the repository with the
 venv active::
@@ -21,8 +21,8 @@ The reported figure is the best of the runs. The OS page cache is NOT dropped be
 open after a reboot or on a network file system will be slower.
 
 The fake remote cache (``home/.cache/zuno/skills``) is handed to the catalog as if a
-``skills.urls`` pull had just returned it, by replacing ``Catalog._pull_remote`` in the child
-process; no network is touched.
+``skills.urls`` pull had just returned it (:mod:`fake_remote`, in the child process); no network
+is touched.
 """
 
 from __future__ import annotations
@@ -46,30 +46,21 @@ TARGET_RENDER_MS = 50.0  # index render over 10,000 skills
 _CHILD = r"""
 import json, sys, time
 info = json.loads(sys.argv[1])
+sys.path.insert(0, info["here"])
+import fake_remote
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.paths import Environment
 from skillshelf.core.render import Form, render_budgeted
 
-remote_dirs = tuple(info["remote_dirs"])
-
-def _pull_remote(self, urls):
-    self._remote_pulled = True
-    self._remote_dirs, self._remote_warnings, self._remote_origins = remote_dirs, (), {}
-
-Catalog._pull_remote = _pull_remote
-env = Environment.from_mapping(info["env"])
+env = Environment.from_mapping({**info["env"], **fake_remote.install(info["remote_dirs"])})
 
 t0 = time.perf_counter()
 cat = Catalog.open(info["cwd"], env=env, paths=info["paths"])
 t_open = time.perf_counter() - t0
 gen = cat.current
 
-try:
-    budget = cat.index_budget
-    budget = budget() if callable(budget) else budget
-except Exception:  # budget module not available: SPEC U1 default
-    budget = None
-if not isinstance(budget, int):
+budget = cat.index_budget
+if budget is None:
     budget = 8000
 entries = gen.entries()
 
@@ -103,7 +94,7 @@ def run_once(info: dict) -> dict:
     """One fresh-process measurement over a generated tree. Raises ``RuntimeError`` with the
     child's stderr when it fails."""
     payload = json.dumps(
-        {k: info[k] for k in ("cwd", "env", "paths", "remote_dirs")}
+        {**{k: info[k] for k in ("cwd", "env", "paths", "remote_dirs")}, "here": HERE}
     )
     child_env = dict(os.environ)
     for key in list(child_env):

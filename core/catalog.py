@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from typing import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from skillshelf.core.config import Config
 from skillshelf.core.hosts import DEFAULT_HOST, get_host
@@ -20,9 +21,20 @@ from skillshelf.core.hosts.base import Host, HostCatalog, HostContext, HostSessi
 from skillshelf.core.model import CatalogWarning, Generation
 from skillshelf.core.paths import Environment
 
-__all__ = ["Catalog"]
+__all__ = ["REBUILD_FAILED", "Catalog", "rebuild_failed"]
 
 log = logging.getLogger(__name__)
+
+#: Warning kind of a rebuild that raised (:meth:`Catalog.publish_failure`).
+REBUILD_FAILED = "RebuildFailed"
+
+
+def rebuild_failed(cwd: str, exc: BaseException, shown: int) -> CatalogWarning:
+    """The ``RebuildFailed`` warning: ``rebuilding the skill catalog failed (<type>: <detail>);
+    showing generation <shown>``."""
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return CatalogWarning(REBUILD_FAILED, cwd,
+                          f"rebuilding the skill catalog failed ({detail}); showing generation {shown}")
 
 
 class Catalog:
@@ -197,6 +209,18 @@ class Catalog:
                 return False
             self._watch_warnings = new
             return True
+
+    def publish_failure(self, exc: BaseException) -> Generation:
+        """Publish the current generation again (number + 1, same sources and digest) with a
+        ``RebuildFailed`` warning naming ``exc``, for a caller that must go on after a failed
+        :meth:`refresh` (the watcher). The next successful rebuild drops the warning."""
+        with self._lock:
+            current = self.current
+            warning = rebuild_failed(self.cwd, exc, current.number)
+            gen = replace(current, number=current.number + 1,
+                          warnings=tuple(w for w in current.warnings if w.kind != REBUILD_FAILED) + (warning,))
+            self._publish(gen)
+            return gen
 
     def _request(self, paths: set[str] | None, *, pull_remote: bool = False) -> Generation:
         with self._ticket_lock:

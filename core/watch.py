@@ -21,35 +21,45 @@ a subtree by ``refresh_paths``, and a newly watched root is rescanned whole righ
 watch is in place (so nothing written in between is lost).
 
 Threads: one coordinator (:meth:`CatalogWatcher.run`) plus one small pump thread per watched
-directory. The TUI runs :meth:`CatalogWatcher.run` inside ``@work(thread=True)`` with a
+directory, each iterating :func:`watchfiles.watch` for that directory. The TUI runs :meth:`CatalogWatcher.run` inside ``@work(thread=True)`` with a
 ``threading.Event`` it sets to stop; the CLI uses :meth:`CatalogWatcher.start` / ``stop``.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
+import watchfiles
+
+from skillshelf.core.catalog import Catalog
 from skillshelf.core.model import CatalogWarning, Generation, Provenance
 
 __all__ = [
     "CatalogWatcher",
+    "ChangeBatches",
+    "WatchRequest",
     "WatchSpec",
+    "WatchStop",
     "is_relevant",
+    "watch_changes",
     "watch_failed",
     "watch_plan",
 ]
+
+log = logging.getLogger(__name__)
 
 #: Longest a stop request waits for the coordinator (seconds): it checks its stop event at least
 #: this often, however long ``poll_interval`` is; pump threads check theirs every ``step`` ms.
 STOP_CHECK = 0.05
 
-# watchfiles / RustNotify change codes
-_ADDED, _MODIFIED, _DELETED = 1, 2, 3
+# watchfiles change codes (watchfiles.Change)
+_ADDED, _MODIFIED, _DELETED = watchfiles.Change.added, watchfiles.Change.modified, watchfiles.Change.deleted
 
 
 def watch_failed(source: str, detail: str) -> CatalogWarning:
@@ -133,7 +143,7 @@ def _nearest_existing(path: str) -> str:
         current = parent
 
 
-def watch_plan(catalog: Any, *, exclude: Iterable[str] = ()) -> list[WatchSpec]:
+def watch_plan(catalog: Catalog, *, exclude: Iterable[str] = ()) -> list[WatchSpec]:
     """The watch specs for a catalog (SPEC H4; Z153–Z156). Starts nothing.
 
     Roots come from the host (:meth:`Catalog.watch_targets
@@ -171,46 +181,123 @@ def _identity(path: str) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino)
 
 
-def _default_notifier(path: str, recursive: bool) -> Any:
-    from watchfiles._rust_notify import RustNotify
+class WatchStop:
+    """The stop event a pump hands to :func:`watchfiles.watch` (anything with ``is_set()``).
 
-    return RustNotify([path], False, False, 300, recursive, True)
+    watchfiles asks ``is_set()`` once per ``step`` from inside its wait loop, which starts only
+    once the watch is in place: the first call sets :attr:`started`. :meth:`set` stops the
+    watch (watchfiles notices within one ``step``)."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self._stop = threading.Event()
+
+    def is_set(self) -> bool:
+        self.started.set()
+        return self._stop.is_set()
+
+    def set(self) -> None:
+        """Ask the watch to stop."""
+        self._stop.set()
+
+    @property
+    def stopped(self) -> bool:
+        """True once :meth:`set` was called (does not count as watchfiles' check)."""
+        return self._stop.is_set()
+
+
+@dataclass(frozen=True)
+class WatchRequest:
+    """One directory to watch: ``path``, ``recursive``, the batching (``step`` ms of quiet ends
+    a batch, ``debounce`` ms caps it) and the ``stop`` event to pass on."""
+
+    path: str
+    recursive: bool
+    step: int
+    debounce: int
+    stop: WatchStop
+
+
+#: What a watch yields: batches of ``(change, path)`` with watchfiles' change codes.
+ChangeBatches = Iterator[set[tuple[watchfiles.Change, str]]]
+
+
+def watch_changes(request: WatchRequest) -> ChangeBatches:
+    """The batches of changes under ``request.path`` until ``request.stop`` is set
+    (:func:`watchfiles.watch`; nothing is filtered; permission errors below the root are
+    ignored). The watch starts on the first ``next()``, which raises ``FileNotFoundError`` or
+    ``OSError`` (inotify limits …) when it cannot."""
+    return watchfiles.watch(
+        request.path,
+        watch_filter=None,
+        debounce=request.debounce,
+        step=request.step,
+        stop_event=request.stop,
+        rust_timeout=0,
+        yield_on_timeout=False,
+        debug=False,
+        raise_interrupt=False,
+        force_polling=False,
+        recursive=request.recursive,
+        ignore_permission_denied=True,
+    )
+
+
+@dataclass(frozen=True)
+class _Item:
+    """What a pump hands the coordinator: a batch of ``changes`` under ``path``, or the
+    ``error`` that ended its watch."""
+
+    path: str
+    changes: frozenset[tuple[watchfiles.Change, str]] = frozenset()
+    error: BaseException | None = None
 
 
 class _Pump:
-    """One watched directory: a RustNotify handle and the thread draining it into a queue."""
+    """One watched directory: the thread draining its change batches into the coordinator's
+    queue, and the error that ended the watch."""
 
-    def __init__(self, notifier: Any, path: str, recursive: bool, out: "queue.Queue[Any]",
-                 debounce: int, step: int) -> None:
-        self.path = path
-        self.recursive = recursive
-        self.notifier = notifier
-        self.stop = threading.Event()
+    def __init__(self, changes: ChangeBatches, request: WatchRequest, out: queue.Queue[_Item]) -> None:
+        self.path = request.path
+        self.recursive = request.recursive
+        self.stop = request.stop
+        #: set when the watch is in place, or when it failed to start (then :attr:`error` is set)
+        self.settled = threading.Event()
+        self.error: BaseException | None = None
         self.thread = threading.Thread(
-            target=self._run, args=(out, debounce, step), name=f"skillshelf-watch {path}", daemon=True
+            target=self._run, args=(changes, out), name=f"skillshelf-watch {self.path}", daemon=True
         )
         self.thread.start()
 
-    def _run(self, out: "queue.Queue[Any]", debounce: int, step: int) -> None:
+    def _run(self, changes: ChangeBatches, out: queue.Queue[_Item]) -> None:
         try:
-            while not self.stop.is_set():
-                raw = self.notifier.watch(debounce, step, 500, self.stop)
-                if isinstance(raw, set):
-                    if raw:
-                        out.put(("changes", self.path, raw))
-                elif raw in ("stop", "signal"):
-                    return
-        except Exception as exc:  # a dying watch becomes a WatchFailed warning
-            if not self.stop.is_set():
-                out.put(("error", self.path, exc))
+            for batch in changes:
+                self.settled.set()
+                if batch:
+                    out.put(_Item(self.path, changes=frozenset(batch)))
+        except Exception as exc:  # the watch died (or never started): a WatchFailed warning
+            log.warning("watch of %s failed: %s", self.path, exc)
+            self.error = exc
+            if self.stop.started.is_set() and not self.stop.stopped:
+                out.put(_Item(self.path, error=exc))
+        finally:
+            self.settled.set()
+
+    def wait_settled(self, stopping: Callable[[], bool], timeout: float) -> None:
+        """Wait until the watch is in place or failed (at most ``timeout`` s, checking
+        ``stopping`` every :data:`STOP_CHECK` s)."""
+        deadline = time.monotonic() + timeout
+        while not stopping():
+            if self.settled.is_set() or self.stop.started.is_set():
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self.settled.wait(min(left, STOP_CHECK))
 
     def close(self) -> None:
         self.stop.set()
         self.thread.join(timeout=2.0)
-        try:
-            self.notifier.close()
-        except Exception:
-            pass
 
 
 class CatalogWatcher:
@@ -221,8 +308,8 @@ class CatalogWatcher:
     with every generation this watcher made the catalog publish; ``on_warning(warnings)`` with
     the current ``WatchFailed`` warnings whenever they change (empty tuple = recovered).
     ``poll_interval`` (seconds): how often the plan is re-checked without events (missing roots
-    appearing, watched directories replaced). ``notifier_factory(path, recursive)`` builds the
-    watch handle (tests inject failures; default: watchfiles' ``RustNotify``).
+    appearing, watched directories replaced). ``watch_factory(request)`` returns the change
+    batches of one :class:`WatchRequest` (tests inject failures; default :func:`watch_changes`).
 
     ``~/.agents/skills`` is watched only when it existed when the watcher started (H4, Z155).
     Watch failures become ``WatchFailed`` catalog warnings (published at once) and are retried
@@ -231,14 +318,15 @@ class CatalogWatcher:
 
     def __init__(
         self,
-        catalog: Any,
+        catalog: Catalog,
         *,
         step: int = 50,
         debounce: int = 1600,
         on_generation: Callable[[Generation], None] | None = None,
         on_warning: Callable[[tuple[CatalogWarning, ...]], None] | None = None,
         poll_interval: float = 1.0,
-        notifier_factory: Callable[[str, bool], Any] | None = None,
+        watch_factory: Callable[[WatchRequest], ChangeBatches] | None = None,
+        start_timeout: float = 30.0,
     ) -> None:
         self.catalog = catalog
         self.step = step
@@ -246,10 +334,12 @@ class CatalogWatcher:
         self.on_generation = on_generation
         self.on_warning = on_warning
         self.poll_interval = poll_interval
-        self._factory = notifier_factory or _default_notifier
+        self._factory = watch_factory or watch_changes
+        #: longest wait (s) for one new watch to be in place before the coordinator goes on
+        self.start_timeout = start_timeout
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._queue: "queue.Queue[Any]" = queue.Queue()
+        self._queue: queue.Queue[_Item] = queue.Queue()
         self._pumps: dict[tuple[str, bool], tuple[_Pump, tuple[int, int] | None]] = {}
         self._dead: dict[str, str] = {}
         self._exclude: frozenset[str] = frozenset()
@@ -275,7 +365,7 @@ class CatalogWatcher:
     def __enter__(self) -> "CatalogWatcher":
         return self.start()
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def run(self, stop_event: threading.Event | None = None) -> None:
@@ -326,7 +416,7 @@ class CatalogWatcher:
         run_stop = self._run_stop
         return self._stop.is_set() or (run_stop is not None and run_stop.is_set())
 
-    def _next_item(self, stop: threading.Event) -> Any:
+    def _next_item(self, stop: threading.Event) -> _Item | None:
         """The next queued pump item, waiting at most :attr:`poll_interval` seconds (``None`` on
         timeout). The wait is sliced into :data:`STOP_CHECK` steps so a set ``stop`` ends it
         promptly whatever the poll interval."""
@@ -356,20 +446,20 @@ class CatalogWatcher:
         roots.extend(r.scan_dir for r in self.catalog.current.roots if r.provenance is not Provenance.REMOTE)
         return roots
 
-    def _digest_items(self, items: Sequence[Any]) -> tuple[bool, set[str]]:
+    def _digest_items(self, items: Sequence[_Item]) -> tuple[bool, set[str]]:
         full = False
         changed: set[str] = set()
         roots = self._relevance_roots()
         targets = self.catalog.watch_targets()
-        for kind, path, payload in items:
-            if kind == "error":
-                self._dead[path] = str(payload) or payload.__class__.__name__
-                entry = self._pumps.pop((path, True), None) or self._pumps.pop((path, False), None)
+        for item in items:
+            if item.error is not None:
+                self._dead[item.path] = _detail(item.error)
+                entry = self._pumps.pop((item.path, True), None) or self._pumps.pop((item.path, False), None)
                 if entry is not None:
                     entry[0].stop.set()
                 full = True
                 continue
-            for change, p in payload:
+            for change, p in item.changes:
                 if change not in (_ADDED, _MODIFIED, _DELETED):
                     full = True  # overflow / rescan request (Z148)
                 elif is_relevant(p, roots=roots, config_files=targets.config_files, names=targets.names,
@@ -382,7 +472,8 @@ class CatalogWatcher:
         directories that were (re)started (to be rescanned whole)."""
         try:
             plan = watch_plan(self.catalog, exclude=self._exclude)
-        except Exception as exc:  # never let planning kill the watcher
+        except (OSError, ValueError) as exc:  # a path the OS refuses: report it, keep the old watches
+            log.warning("cannot plan watches for %s: %s", self.catalog.cwd, exc)
             self._set_failures({self.catalog.cwd: f"cannot plan watches: {exc}"})
             return set()
         self.plan = plan
@@ -396,10 +487,13 @@ class CatalogWatcher:
         for key in list(self._pumps):
             pump, ident = self._pumps[key]
             if key not in wanted or _identity(key[0]) != ident or not pump.thread.is_alive():
+                if pump.error is not None and not pump.stop.stopped:
+                    self._dead.setdefault(key[0], _detail(pump.error))
                 pump.close()
                 del self._pumps[key]
         newly: set[str] = set()
         failures: dict[str, str] = {}
+        started: list[tuple[tuple[str, bool], str, _Pump]] = []
         for key, requested in wanted.items():
             if self._stopping():
                 break  # a recursive watch on a big tree takes a while to set up: stop now
@@ -407,13 +501,24 @@ class CatalogWatcher:
                 continue
             path, rec = key
             ident = _identity(path)
+            request = WatchRequest(path, rec, self.step, self.debounce, WatchStop())
             try:
-                notifier = self._factory(path, rec)
-            except Exception as exc:
-                failures[requested] = str(exc) or exc.__class__.__name__
+                changes = self._factory(request)
+            except (OSError, RuntimeError) as exc:
+                log.warning("cannot watch %s: %s", path, exc)
+                failures[requested] = _detail(exc)
                 continue
-            self._pumps[key] = (_Pump(notifier, path, rec, self._queue, self.debounce, self.step), ident)
-            newly.add(path)
+            pump = _Pump(changes, request, self._queue)
+            self._pumps[key] = (pump, ident)
+            started.append((key, requested, pump))
+        # every new watch starts in its own thread; wait for them together (one step, not N)
+        for key, requested, pump in started:
+            pump.wait_settled(self._stopping, self.start_timeout)
+            if pump.error is not None and not pump.stop.started.is_set():
+                failures[requested] = _detail(pump.error)
+                del self._pumps[key]
+                continue
+            newly.add(key[0])
         if self._stopping():
             return newly  # the failures seen so far are incomplete: publish nothing
         # a watch that died stays reported until it runs again
@@ -437,10 +542,15 @@ class CatalogWatcher:
             return  # a rebuild after the stop request would only delay the stop
         try:
             gen = self.catalog.refresh() if full else self.catalog.refresh_paths(paths)
-        except Exception:  # a failed rebuild keeps the published generation
-            return
+        except Exception as exc:  # the watcher must outlive a failed rebuild: say so, keep watching
+            log.exception("rebuilding the catalog after file changes failed")
+            gen = self.catalog.publish_failure(exc)
         if self.on_generation is not None:
             try:
                 self.on_generation(gen)
-            except Exception:
-                pass
+            except Exception:  # a callback must never stop the watcher
+                log.exception("the watcher's on_generation callback failed (generation %d)", gen.number)
+
+
+def _detail(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__

@@ -16,7 +16,7 @@ from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts.zuno.build import RELEVANT_COMPONENTS, RELEVANT_NAMES, SIDECAR_NAMES
 from skillshelf.core.model import Provenance, Status
 from skillshelf.core.paths import Environment
-from skillshelf.core.watch import CatalogWatcher, WatchSpec, is_relevant, watch_failed, watch_plan
+from skillshelf.core.watch import CatalogWatcher, WatchSpec, is_relevant, watch_changes, watch_failed, watch_plan
 
 from test_catalog import Tree, _soak, skill, user, write
 
@@ -218,19 +218,17 @@ def test_a_vanished_root_is_watched_again_when_it_returns(tmp_path):
 
 
 def test_h4_a_watch_failure_is_a_warning_that_clears_on_recovery(tmp_path):
-    from skillshelf.core.watch import _default_notifier
-
     tree = Tree(tmp_path)
     fail = threading.Event()
     fail.set()
 
-    def factory(path, recursive):
-        if fail.is_set() and path == tree.project:
+    def factory(request):
+        if fail.is_set() and request.path == tree.project:
             raise OSError(28, "inotify watch limit reached")
-        return _default_notifier(path, recursive)
+        return watch_changes(request)
 
     cat = tree.open()
-    with watcher(cat, notifier_factory=factory):
+    with watcher(cat, watch_factory=factory):
         gen = wait_for(cat, lambda g: any(w.kind == "WatchFailed" for w in g.warnings))
         assert [w for w in gen.warnings if w.kind == "WatchFailed"] == [
             watch_failed(tree.project, "[Errno 28] inotify watch limit reached")
@@ -292,17 +290,62 @@ def test_stop_before_the_watches_are_set_up_starts_no_more_of_them(tmp_path):
     stop = threading.Event()
     made = []
 
-    def factory(path, recursive):
-        from skillshelf.core.watch import _default_notifier
-
-        made.append(path)
+    def factory(request):
+        made.append(request.path)
         stop.set()  # the stop request arrives while the first watch is being set up
-        return _default_notifier(path, recursive)
+        return watch_changes(request)
 
-    w = CatalogWatcher(cat, step=50, poll_interval=30.0, notifier_factory=factory)
+    w = CatalogWatcher(cat, step=50, poll_interval=30.0, watch_factory=factory)
     thread = threading.Thread(target=w.run, args=(stop,), daemon=True)
     thread.start()
     thread.join(timeout=2)
     assert not thread.is_alive()
     assert len(made) == 1
     assert not any(w.kind == "WatchFailed" for w in cat.current.warnings)
+
+
+def test_h4_a_watch_that_cannot_start_in_its_thread_is_a_warning(tmp_path):
+    """watchfiles raises only when the watch starts (first ``next()``, in the pump thread): that
+    failure is still reported as a WatchFailed warning, naming the directory."""
+    tree = Tree(tmp_path)
+
+    def refuse():
+        raise OSError(28, "inotify watch limit reached")
+        yield set()  # a generator, like watchfiles.watch
+
+    def factory(request):
+        return refuse() if request.path == tree.project else watch_changes(request)
+
+    cat = tree.open()
+    with watcher(cat, watch_factory=factory):
+        gen = wait_for(cat, lambda g: any(w.kind == "WatchFailed" for w in g.warnings))
+    [failed] = [w for w in gen.warnings if w.kind == "WatchFailed"]
+    assert failed.source == tree.project
+    assert failed == watch_failed(tree.project, "[Errno 28] inotify watch limit reached")
+
+
+def test_a_failed_rebuild_is_published_as_a_warning_and_the_watcher_goes_on(tmp_path, caplog):
+    tree = Tree(tmp_path)
+    cat = tree.open()
+    session = cat.session
+    real_build = session.build
+    broken = threading.Event()
+    broken.set()
+
+    def build(previous, changed, watch_warnings=()):
+        if broken.is_set():
+            raise RuntimeError("disk on fire")
+        return real_build(previous, changed, watch_warnings)
+
+    session.build = build
+    with caplog.at_level("ERROR", logger="skillshelf.core.watch"), watcher(cat):
+        write(f"{tree.agents}/sheet/SKILL.md", skill("spreadsheet"))
+        gen = wait_for(cat, lambda g: any(w.kind == "RebuildFailed" for w in g.warnings))
+        [failed] = [w for w in gen.warnings if w.kind == "RebuildFailed"]
+        assert failed.message == ("rebuilding the skill catalog failed (RuntimeError: disk on fire); "
+                                  f"showing generation {gen.number - 1}")
+        broken.clear()
+        write(f"{tree.agents}/pdf/SKILL.md", skill("pdf"))
+        gen = wait_for(cat, lambda g: "pdf" in names(g))
+    assert not any(w.kind == "RebuildFailed" for w in gen.warnings)
+    assert "rebuilding the catalog after file changes failed" in caplog.text
