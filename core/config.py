@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -60,6 +61,8 @@ from skillshelf.core.fileread import read_regular
 from skillshelf.core.jsonc import JsoncError
 from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
 from skillshelf.core.paths import project_walk
+
+log = logging.getLogger(__name__)
 
 #: Config file stem at every layer (Zuno ``CONFIG_FILE_STEM``).
 CONFIG_STEM = "zuno"
@@ -554,6 +557,11 @@ def load_config(*, cwd: str, worktree: str | None, home: str, xdg_config_home: s
         layer, notes = _read_layer(path, kind, env)
         layers.append(layer)
         diagnostics.extend(notes)
+        for note in notes:
+            if layer.data is None:
+                log.warning("configuration layer skipped: %s", note.message)
+            else:
+                log.info("configuration layer read leniently: %s", note.message)
         if layer.data is not None:
             merged = deep_merge(merged, layer.data)
 

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import logging
 import os
 import shutil
 import stat
@@ -65,15 +66,21 @@ import types
 import uuid
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from urllib.parse import quote
 
+import platformdirs
 
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import CatalogWarning
 
+if TYPE_CHECKING:
+    import httpx
 
-def _httpx():
+log = logging.getLogger(__name__)
+
+
+def _httpx() -> types.ModuleType:
     """httpx, imported on first use: importing it pulls in rich/click through its CLI module, which
     the pure core must not load unless a remote pull actually happens."""
     import httpx
@@ -154,8 +161,6 @@ def cache_root(xdg_cache_home: str | None = None) -> str:
     """
     if xdg_cache_home is not None:
         return os.path.join(xdg_cache_home, "zuno", "skills")
-    import platformdirs
-
     return os.path.join(platformdirs.user_cache_dir("zuno"), "skills")
 
 
@@ -773,7 +778,8 @@ def _refresh_guarded(
     """:func:`_refresh`, with any unexpected error turned into a warning (failures are never fatal)."""
     try:
         return _refresh(ctx, base, entry, lock)
-    except Exception as exc:  # noqa: BLE001 - the catalog must always load (SPEC R3)
+    except Exception as exc:  # the catalog must always load (SPEC R3): an unforeseen error is logged
+        log.exception("refreshing remote skill %r from %s failed unexpectedly", entry.name, base)
         return None, [_w_download(entry.name, str(exc) or type(exc).__name__)]
 
 
@@ -879,9 +885,11 @@ def pull(
     urls = list(urls)
     if not urls:
         return RemotePull()
+    hx = _httpx()
     try:
         client = client_factory() if client_factory is not None else _default_client(timeout)
-    except Exception as exc:  # a broken proxy setting, for example
+    except (hx.HTTPError, hx.InvalidURL, OSError, ValueError, TypeError) as exc:  # a broken proxy setting …
+        log.warning("cannot make the HTTP client for skills.urls: %s", exc)
         for url in urls:
             warnings.append(_w_index_unreachable(url, str(exc) or type(exc).__name__))
         return RemotePull((), tuple(warnings), types.MappingProxyType({}))
@@ -892,6 +900,8 @@ def pull(
     finally:
         try:
             client.close()
-        except Exception:
-            pass
+        except (hx.HTTPError, OSError) as exc:  # the pull is done; only the connection pool is left
+            log.warning("closing the HTTP client failed: %s", exc)
+    for w in warnings:
+        log.warning("remote skills: %s", w.message)
     return RemotePull(tuple(roots), tuple(warnings), types.MappingProxyType(dict(origins)))

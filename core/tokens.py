@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import logging
 import os
 import tempfile
 import threading
@@ -37,6 +38,8 @@ from typing import Any, Mapping
 
 from skillshelf.core.budget import CHARS_PER_TOKEN
 from skillshelf.core.fileread import read_regular
+
+log = logging.getLogger(__name__)
 
 #: Name of the encoding counted exactly.
 ENCODING_NAME = "cl100k_base"
@@ -148,7 +151,8 @@ def _encoding_from(path: str) -> Any:
                 mergeable_ranks=ranks,
                 special_tokens=dict(CL100K_SPECIAL_TOKENS),
             )
-        except Exception:  # tiktoken missing or broken: fall back, never crash (T1)
+        except (ImportError, ValueError) as exc:  # tiktoken missing or broken: approximate (T1)
+            log.warning("cannot build the cl100k_base encoding from %s: %s; token counts are estimates", path, exc)
             encoding = None
     _ENCODINGS[path] = encoding
     return encoding
@@ -213,10 +217,7 @@ class TokenCounter:
         self.warm()
         encoding = self._encoding
         if encoding is not None:
-            try:
-                return TokenCount(len(encoding.encode_ordinary(text)), True, ENCODING_NAME)
-            except Exception:  # pragma: no cover - tiktoken already repairs surrogates
-                pass
+            return TokenCount(len(encoding.encode_ordinary(text)), True, ENCODING_NAME)
         return TokenCount(approx_tokens(text), False, APPROX)
 
 

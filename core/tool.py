@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import stat
@@ -45,6 +46,8 @@ from skillshelf.core.resolve import (
     resolve,
     stale_error,
 )
+
+log = logging.getLogger(__name__)
 
 #: The wire id the model calls.
 WIRE_ID = "skill"
@@ -614,28 +617,31 @@ class SkillTool:
     resolve (SPEC I3, Z112).
     """
 
-    def __init__(self, source: Any) -> None:
-        self._source = source
-        self._live = hasattr(source, "current") and hasattr(source, "refresh")
-        if not self._live:
-            # a Generation (or anything with ``entries()``) is a fixed catalog too
-            entries = source.entries() if callable(getattr(source, "entries", None)) else source
-            self._fixed: tuple[SkillEntry, ...] = tuple(entries)
+    def __init__(self, source: LiveCatalog | Generation | Sequence[SkillEntry]) -> None:
+        self._live: LiveCatalog | None = None
+        self._fixed: tuple[SkillEntry, ...] = ()
+        if isinstance(source, Generation):
+            self._fixed = source.entries()
+        elif isinstance(source, LiveCatalog):
+            self._live = source
+        else:
+            self._fixed = tuple(source)
 
     # -- catalog access
 
     def _snapshot(self) -> Sequence[SkillEntry]:
-        if self._live:
-            return self._source.current.entries()
+        if self._live is not None:
+            return self._live.current.entries()
         return self._fixed
 
     def _refresh(self) -> Sequence[SkillEntry] | None:
-        if not self._live:
+        if self._live is None:
             return None
         try:
-            return self._source.refresh().entries()
-        except Exception:  # noqa: BLE001 - a failed refresh leaves the published generation
-            return self._source.current.entries()
+            return self._live.refresh().entries()
+        except OSError as exc:  # the rescan failed: answer from the published generation (SPEC I3)
+            log.warning("refreshing the catalog for a skill-tool call failed: %s", exc)
+            return self._live.current.entries()
 
     # -- dispatch
 
@@ -728,9 +734,9 @@ class SkillTool:
         stale = (source is not None and _mismatch(entries, source, name)) or (
             source is None and not named(entries, name)
         )
-        if stale and self._live:
+        if stale and self._live is not None:
             entries = self._refresh() or entries
-        if source is not None and self._live and _mismatch(entries, source, name):
+        if source is not None and self._live is not None and _mismatch(entries, source, name):
             raise _from_resolve(stale_error(entries, name, source))
         try:
             document = load_document(entries, name, source)
@@ -783,7 +789,7 @@ class SkillTool:
         entries = self._snapshot()
         if source is not None and _mismatch(entries, source, name):
             entries = self._refresh() or entries
-            if self._live and _mismatch(entries, source, name):
+            if self._live is not None and _mismatch(entries, source, name):
                 raise _from_resolve(stale_error(entries, name, source))
         try:
             entry = resolve(entries, name, source)
