@@ -48,15 +48,7 @@ ROOT_KINDS: tuple[tuple[str, str, float], ...] = (
     ("remote", "home/.cache/zuno/skills", 0.10),
 )
 
-_WORDS = (
-    "analyze audit build cache check clean compose convert debug deploy design diff document "
-    "draft export extract format generate index inspect lint migrate monitor optimize parse "
-    "plan profile refactor release render review scan schedule search test trace translate "
-    "validate verify api changelog commit container csv database docker docs dataset email "
-    "excel form git graph image invoice json kubernetes log markdown metric migration notebook "
-    "pdf pipeline query queue report schema script secret service slide spreadsheet sql "
-    "terraform ticket token upload webhook workflow yaml"
-).split()
+_WORDS = ["analyze", "audit", "build", "cache", "check", "clean", "compose", "convert", "debug", "deploy", "design", "diff", "document", "draft", "export", "extract", "format", "generate", "index", "inspect", "lint", "migrate", "monitor", "optimize", "parse", "plan", "profile", "refactor", "release", "render", "review", "scan", "schedule", "search", "test", "trace", "translate", "validate", "verify", "api", "changelog", "commit", "container", "csv", "database", "docker", "docs", "dataset", "email", "excel", "form", "git", "graph", "image", "invoice", "json", "kubernetes", "log", "markdown", "metric", "migration", "notebook", "pdf", "pipeline", "query", "queue", "report", "schema", "script", "secret", "service", "slide", "spreadsheet", "sql", "terraform", "ticket", "token", "upload", "webhook", "workflow", "yaml"]
 
 _BODY_LINES = (
     "1. Read the relevant files before changing anything.",
@@ -95,7 +87,7 @@ def _skill_bytes(rng: random.Random, name: str, fault: str | None) -> bytes:
         front = f"description: {json.dumps(desc)}\n"
     else:
         front = f"name: {name}\ndescription: {json.dumps(desc)}\n"
-    data = f"---\n{front}---\n\n{body}".encode("utf-8")
+    data = f"---\n{front}---\n\n{body}".encode()
     if fault == "not-utf8":
         data = data.replace(b"# ", b"# \xff\xfe ", 1)
     return data
@@ -142,7 +134,7 @@ def generate(root: str, n: int, seed: int = 0) -> dict:
     remote_dirs: list[str] = []
     same_names = 0
     index = 0
-    for (kind, rel, _), count in zip(ROOT_KINDS, shares):
+    for (kind, rel, _), count in zip(ROOT_KINDS, shares, strict=True):
         base = os.path.join(root, rel)
         for _ in range(count):
             index += 1
@@ -196,7 +188,7 @@ def generate(root: str, n: int, seed: int = 0) -> dict:
         {"path": ".zuno/skill/cat-02", "recursive": True, "exposure": "explicit"},
         {"path": "~/.agents/skills/cat-03", "recursive": True, "enabled": False},
     ]
-    for kind, skill_dir, _name_ in placed[:7]:
+    for kind, skill_dir, _ in placed[:7]:
         if kind.startswith("project"):
             rules.append({"path": os.path.join(skill_dir, "SKILL.md"), "exposure": "search"})
     _write(

@@ -13,7 +13,9 @@ does restrict (Z235: an incomplete explicit list hides the skill).
 
 from __future__ import annotations
 
-from typing import Iterable, TypeVar
+import enum
+from collections.abc import Iterable
+from typing import Literal, TypeVar
 
 from skillshelf.core.config import AgentConfig
 from skillshelf.core.model import SkillEntry, Source
@@ -21,7 +23,11 @@ from skillshelf.core.model import SkillEntry, Source
 #: Locator scheme of built-in skills (SPEC B1).
 BUILTIN_SCHEME = "builtin://"
 
-_UNSET: object = object()
+class _Unset(enum.Enum):
+    UNSET = enum.auto()
+
+
+_UNSET = _Unset.UNSET
 _S = TypeVar("_S", Source, SkillEntry)
 
 
@@ -31,8 +37,8 @@ def is_builtin(location: str) -> bool:
 
 
 def visible_to(source_or_entry: Source | SkillEntry, agent: AgentConfig | None,
-               builtin_profiles: tuple[str, ...] | None | object = _UNSET,
-               builtin_tools: tuple[str, ...] | object = _UNSET) -> bool:
+               builtin_profiles: tuple[str, ...] | Literal[_Unset.UNSET] | None = _UNSET,
+               builtin_tools: tuple[str, ...] | Literal[_Unset.UNSET] = _UNSET) -> bool:
     """Whether ``agent`` can see ``source_or_entry`` (SPEC E4).
 
     ``builtin_profiles``: the profiles allowed to use the built-in (``None`` = any profile);
@@ -44,16 +50,16 @@ def visible_to(source_or_entry: Source | SkillEntry, agent: AgentConfig | None,
     """
     if agent is None or not is_builtin(source_or_entry.location):
         return True
+    source = source_or_entry if isinstance(source_or_entry, Source) else None
     if builtin_profiles is _UNSET:
-        builtin_profiles = getattr(source_or_entry, "builtin_profiles", None)
+        builtin_profiles = source.builtin_profiles if source is not None else None
     if builtin_tools is _UNSET:
-        builtin_tools = getattr(source_or_entry, "builtin_tools", ())
-    if builtin_profiles is not None and agent.profile is not None:
-        if agent.profile not in builtin_profiles:  # type: ignore[operator]
-            return False
+        builtin_tools = source.builtin_tools if source is not None else ()
+    if builtin_profiles is not None and agent.profile is not None and agent.profile not in builtin_profiles:
+        return False
     if agent.tools is not None:
         have = set(agent.tools)
-        if any(tool not in have for tool in builtin_tools):  # type: ignore[union-attr]
+        if any(tool not in have for tool in builtin_tools):
             return False
     return True
 

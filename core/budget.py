@@ -22,8 +22,9 @@ Edge behaviour (decided here, the same in every caller):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 #: Characters per approximate token (SPEC U1; Codex uses the same figure, Zuno's docs don't
 #: state one).

@@ -71,7 +71,7 @@ class Catalog:
         config_files: Sequence[str] = (),
         context_window: int | None = None,
         pull_remote: bool = True,
-    ) -> "Catalog":
+    ) -> Catalog:
         """Build the first generation (number 1) for ``cwd`` under ``host`` (a registered host
         or its name; :class:`~skillshelf.core.hosts.UnknownHostError` for an unknown name).
 
@@ -93,14 +93,14 @@ class Catalog:
         return cls.from_context(host, context)
 
     @classmethod
-    def from_context(cls, host: Host | str, context: HostContext) -> "Catalog":
+    def from_context(cls, host: Host | str, context: HostContext) -> Catalog:
         """:meth:`open` from a ready :class:`HostContext`."""
         resolved = get_host(host) if isinstance(host, str) else host
         cat = cls(resolved, resolved.open(context))
         cat._publish(cat._session.build(None, None, ()))
         return cat
 
-    def reopen(self, host: Host | str) -> "Catalog":
+    def reopen(self, host: Host | str) -> Catalog:
         """A new catalog over the same workspace inputs under another ``host`` (the TUI's ``h``)."""
         return Catalog.from_context(host, self._session.context)
 

@@ -52,9 +52,10 @@ import functools
 import json
 import logging
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from skillshelf.core import jsonc
 from skillshelf.core.fileread import read_regular
@@ -347,7 +348,7 @@ def deep_merge(base: Any, overlay: Any) -> Any:
     in overlay order); otherwise — arrays, scalars, type changes — ``overlay`` replaces ``base``.
     Returns a new structure; inputs are not modified."""
     if isinstance(base, Mapping) and isinstance(overlay, Mapping):
-        merged = {k: v for k, v in base.items()}
+        merged = dict(base.items())
         for key, value in overlay.items():
             merged[key] = deep_merge(merged[key], value) if key in merged else _copy(value)
         return merged

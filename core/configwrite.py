@@ -31,12 +31,14 @@ Rules this module keeps (each is tested in ``tests/core/test_configwrite.py``):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from json5.model import JSONArray, JSONObject, Node
 
@@ -588,10 +590,8 @@ def _atomic_write(path: str, data: bytes, *, mode: int | None) -> None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     try:
         dir_fd = os.open(directory, os.O_RDONLY)

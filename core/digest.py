@@ -8,7 +8,7 @@ between generations (the incremental refresh keeps source objects, so identity i
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from skillshelf.core.model import CatalogWarning, Source
 

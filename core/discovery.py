@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from skillshelf.core.model import CatalogWarning, Diagnostic, Provenance, Root, Severity
 from skillshelf.core.paths import (
@@ -29,10 +29,10 @@ from skillshelf.core.paths import (
 from skillshelf.core.scan import ScanResult, scan
 
 __all__ = [
+    "HOME_HINT_FOLDERS",
+    "PROJECT_HINT_FOLDERS",
     "Discovery",
     "Match",
-    "PROJECT_HINT_FOLDERS",
-    "HOME_HINT_FOLDERS",
     "dedupe",
     "discover",
     "fold",
@@ -143,9 +143,9 @@ def dedupe(
     first: dict[str, tuple[str, Root]] = {}
     aliases: dict[str, list[str]] = {}
     warnings: list[CatalogWarning] = []
-    for root, result in zip(roots, scans):
+    for root, result in zip(roots, scans, strict=True):
         warnings.extend(result.warnings)
-        for location, canon in zip(result.matches, result.canonicals):
+        for location, canon in zip(result.matches, result.canonicals, strict=True):
             known = first.get(canon)
             if known is None:
                 first[canon] = (location, root)

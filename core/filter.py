@@ -35,14 +35,14 @@ highlighting); empty when the match was outside the name or cannot be located.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, NamedTuple, Sequence
-
 import re
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
 from rapidfuzz import fuzz, process, utils
 from rapidfuzz.distance import DamerauLevenshtein
 
-__all__ = ["FilterHit", "FilterIndex", "filter_sources", "keywords_of", "FUZZY_CUTOFF"]
+__all__ = ["FUZZY_CUTOFF", "FilterHit", "FilterIndex", "filter_sources", "keywords_of"]
 
 #: Minimum fuzzy score (0–100) for a fuzzy-only hit.
 FUZZY_CUTOFF = 70.0
@@ -142,7 +142,7 @@ class FilterIndex:
         wordy: list[FilterHit] = []
         rest: list[int] = []
         texts = self.texts
-        for i, (name, name_cf) in enumerate(zip(self.names, self.names_cf)):
+        for i, (name, name_cf) in enumerate(zip(self.names, self.names_cf, strict=True)):
             if name_cf == q:
                 exact.append(FilterHit(i, 100.0, ((0, len(name)),) if len(name_cf) == len(name) else ()))
             elif name_cf.startswith(q):
@@ -199,7 +199,7 @@ def _fuzzy(q: str, rest: list[int], names: list[str], names_cf: list[str], texts
             if not name:
                 continue
             if DamerauLevenshtein.distance(q, name, score_cutoff=1) <= 1:
-                if TRANSPOSED_NAME_SCORE > best.get(i, 0.0):
+                if best.get(i, 0.0) < TRANSPOSED_NAME_SCORE:
                     best[i] = TRANSPOSED_NAME_SCORE
                     part_spans[i] = (0, len(name))
                 continue
@@ -207,7 +207,7 @@ def _fuzzy(q: str, rest: list[int], names: list[str], names_cf: list[str], texts
                 if m.end() - m.start() == len(name):
                     break
                 if DamerauLevenshtein.distance(q, m.group(), score_cutoff=1) <= 1:
-                    if TRANSPOSED_PART_SCORE > best.get(i, 0.0):
+                    if best.get(i, 0.0) < TRANSPOSED_PART_SCORE:
                         best[i] = TRANSPOSED_PART_SCORE
                         part_spans[i] = (m.start(), m.end())
                     break

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from skillshelf.core import yamlload
 from skillshelf.core.fileread import read_regular

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import os
 import stat as stat_mod
-from typing import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from skillshelf.core.model import Root
 from skillshelf.core.scan import EMPTY_SCAN, SKILL_FILENAME, ScanResult, path_sort_key, scan
@@ -145,7 +145,7 @@ def plan_patch(
     spelled = spellings(changed, old_scans)
     if spelled is None:
         return None
-    old = dict(zip(old_roots, old_scans))
+    old = dict(zip(old_roots, old_scans, strict=True))
     scans: list[ScanResult] = []
     touched = set(spelled)
     for root in roots:
@@ -178,9 +178,9 @@ def edited_locations(old_roots: Sequence[Root], old_scans: Sequence[ScanResult],
     whose skill directory is a changed path or one of its ancestors — found by walking up from
     each path instead of testing all matches (``by_dir``: skill directory → locator of the
     previous matches). ``None`` → use the general path."""
-    if len(roots) != len(old_roots) or any(a is not b for a, b in zip(roots, old_roots)):
+    if len(roots) != len(old_roots) or any(a is not b for a, b in zip(roots, old_roots, strict=True)):
         return None
-    if any(a is not b and a != b for a, b in zip(scans, old_scans)):
+    if any(a is not b and a != b for a, b in zip(scans, old_scans, strict=True)):
         return None
     scan_dirs = {r.scan_dir for r in roots}
     out: set[str] = set()

@@ -337,8 +337,8 @@ def _problem(node: Node) -> str | None:
         return _string_problem(node.raw_value)
     if isinstance(node, Integer) and node.is_hex:
         return "a hexadecimal number"
-    if isinstance(node, Float) and (node.raw_value.startswith(".") or "." in node.raw_value
-                                    and not node.raw_value.split(".", 1)[1][:1].isdigit()):
+    if isinstance(node, Float) and (node.raw_value.startswith(".") or ("." in node.raw_value
+                                    and not node.raw_value.split(".", 1)[1][:1].isdigit())):
         return "a number with a bare decimal point"
     if isinstance(node, UnaryOp) and node.op == "+":
         return "a leading `+`"

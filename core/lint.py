@@ -29,8 +29,9 @@ import os
 import re
 import stat
 import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 from urllib.parse import unquote
 
 import yaml
@@ -295,7 +296,7 @@ def _key_positions(split: Split, parse: SkillParse) -> tuple[dict[str, _KeyPos],
                         dups.append((key, kp.line, kp.column))
                     else:
                         seen.add(key)
-                    pos[key] = kp if key not in pos else pos[key]
+                    pos[key] = pos.get(key, kp)
                 return pos, dups, "mapping"
             return pos, dups, "sequence" if isinstance(root, yaml.SequenceNode) else "scalar"
     # line-scan fallback (sanitized or unparsable blocks): top-level `key:` lines
@@ -591,7 +592,7 @@ def _zhin_authoring_checks(body: str, body_line: int | None, out: _Out) -> None:
     loaded whole as the ``## 指导`` intro, and a one-paragraph skill is not held to the template).
     Position: the first ``## `` heading, column 1.
     """
-    heads = [m for m in re.finditer(r"^## +(\S.*)$", body, re.M)]
+    heads = list(re.finditer(r"^## +(\S.*)$", body, re.M))
     if not heads:
         return
     sections = []
@@ -624,7 +625,7 @@ def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out) -> N
     n = body_line
     for line in body.split("\n"):
         s = line.lstrip()
-        if s.startswith("```") or s.startswith("~~~"):
+        if s.startswith(("```", "~~~")):
             mark = s[:3]
             if fence is None:
                 fence = mark

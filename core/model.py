@@ -11,8 +11,9 @@ are bytes; token counts say so in their names.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 
 class Severity(str, enum.Enum):

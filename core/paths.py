@@ -11,9 +11,9 @@ except :func:`canonical`.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 __all__ = [
     "AUTO_WORKTREE",
@@ -46,7 +46,7 @@ class Environment:
     vars: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
     @classmethod
-    def from_mapping(cls, env: Mapping[str, str] | None = None) -> "Environment":
+    def from_mapping(cls, env: Mapping[str, str] | None = None) -> Environment:
         """Snapshot ``env`` (``None`` → a copy of ``os.environ``, the only place that is read).
 
         Never raises. ``HOME`` missing or empty → ``os.path.expanduser('~')`` (which consults
@@ -98,7 +98,7 @@ class _AutoWorktree:
 AUTO_WORKTREE = _AutoWorktree()
 
 
-def resolve_worktree(cwd: str, worktree: "str | None | _AutoWorktree") -> str | None:
+def resolve_worktree(cwd: str, worktree: str | _AutoWorktree | None) -> str | None:
     """``find_worktree(cwd)`` for :data:`AUTO_WORKTREE`, else ``worktree`` unchanged."""
     if isinstance(worktree, _AutoWorktree):
         return find_worktree(cwd)
@@ -152,10 +152,7 @@ def expand_path(entry: str, *, home: str, cwd: str) -> str:
     the host does (``strip_prefix("~/")``): a bare ``~`` or ``~user`` is an ordinary relative
     name. ``.`` and ``..`` components are folded lexically; symlinks are not resolved.
     """
-    if entry.startswith("~/"):
-        expanded = os.path.join(home, entry[2:])
-    else:
-        expanded = entry
+    expanded = os.path.join(home, entry[2:]) if entry.startswith("~/") else entry
     if not os.path.isabs(expanded):
         expanded = os.path.join(os.path.abspath(cwd), expanded)
     return _normal(expanded)

@@ -55,6 +55,7 @@ Units: sizes are bytes, times are seconds.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
 import logging
 import os
@@ -64,9 +65,10 @@ import threading
 import time
 import types
 import uuid
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import platformdirs
@@ -450,9 +452,8 @@ def _fetch(
             if not 200 <= status < 300:
                 raise _FetchFailed(f"HTTP {status}", status=status)
             declared = response.headers.get("content-length")
-            if declared is not None and declared.strip().isdigit():
-                if int(declared) > MAX_FILE_BYTES:
-                    raise _FetchFailed(f"response body exceeds {MAX_FILE_BYTES} bytes")
+            if declared is not None and declared.strip().isdigit() and int(declared) > MAX_FILE_BYTES:
+                raise _FetchFailed(f"response body exceeds {MAX_FILE_BYTES} bytes")
             chunks: list[bytes] = []
             size = 0
             for chunk in response.iter_bytes(_CHUNK):
@@ -475,7 +476,7 @@ def _fetch(
         raise _FetchFailed(_http_detail(url, exc)) from None
 
 
-def _default_client(timeout: float) -> "httpx.Client":
+def _default_client(timeout: float) -> httpx.Client:
     return _httpx().Client(
         timeout=_httpx().Timeout(timeout),
         follow_redirects=True,
@@ -530,10 +531,8 @@ def _make_dirs(cache_abs: str, dirs: Sequence[str]) -> None:
     for d in dirs:
         if not _inside(cache_abs, d):
             raise _Unsafe(f"refusing to write outside the cache directory: {d}")
-        try:
+        with contextlib.suppress(FileExistsError):
             os.mkdir(d, 0o755)
-        except FileExistsError:
-            pass
         st = os.lstat(d)
         if stat.S_ISLNK(st.st_mode):
             raise _Unsafe(f"refusing to follow a symlink inside the cache: {d}")
@@ -650,10 +649,8 @@ def _download(
                 except OSError:
                     _write_new(dest, body)  # no hard links on this filesystem
             finally:
-                try:
+                with contextlib.suppress(OSError):
                     os.unlink(part)
-                except OSError:
-                    pass
         else:
             _write_new(dest, body)
     except _Unsafe as exc:
@@ -717,10 +714,8 @@ def _swap(staging: str, root: str, backup: str, version: str) -> None:
         os.rename(staging, root)
     except BaseException:
         if cached:
-            try:
+            with contextlib.suppress(OSError):
                 os.rename(backup, root)
-            except OSError:
-                pass
         raise
     if cached:
         _remove_tree(backup)
@@ -845,7 +840,7 @@ def _pull_one(
         max_workers=min(SKILL_CONCURRENCY, len(usable)), thread_name_prefix="remote-skill"
     ) as pool:
         results = list(pool.map(lambda e: _refresh_guarded(ctx, base, e, locks[e.name]), usable))
-    for entry, (root, entry_warnings) in zip(usable, results):
+    for entry, (root, entry_warnings) in zip(usable, results, strict=True):
         warnings.extend(entry_warnings)
         if root is not None:
             if root not in origins:

@@ -30,19 +30,19 @@ from __future__ import annotations
 import enum
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Sequence
 
 from skillshelf.core.collate import TABLE
 from skillshelf.core.model import Exposure, SkillEntry
 
 __all__ = [
-    "Budgeted",
-    "Form",
     "INDEX_DESCRIPTION_MAX_CHARS",
     "INDEX_FRAME_CHARS",
     "NO_SKILLS",
+    "Budgeted",
+    "Form",
     "duplicate_names",
     "escape_html",
     "normalize_description",
@@ -319,7 +319,7 @@ class _Index:
         self.escs = escs
         self.norm_lens = [len(d) for d in norms]
         # whole line: attrs + ">" + ESC + "</skill>", or name-only when the description is empty
-        self.full_lens = [a + (9 + len(x) if x else 3) for a, x in zip(self.attr_lens, escs)]
+        self.full_lens = [a + (9 + len(x) if x else 3) for a, x in zip(self.attr_lens, escs, strict=True)]
         self._described = True
 
     def _sort_by_length(self) -> None:

@@ -13,8 +13,9 @@ skillshelf's and say so where they are defined.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 from skillshelf.core.collate import locale_key
 from skillshelf.core.model import SkillEntry

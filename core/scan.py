@@ -259,7 +259,7 @@ def scan(scan_dir: str, *, dot: bool) -> ScanResult:
         return EMPTY_SCAN
     top = os.path.realpath(scan_dir)
     walk.run(scan_dir, top)
-    pairs = dict(zip(walk.matches, walk.canonicals))
+    pairs = dict(zip(walk.matches, walk.canonicals, strict=True))
     keyed = sorted((path_sort_key(m), m) for m in pairs)
     warnings = sorted(walk.warnings, key=lambda w: path_sort_key(w.source))
     links = list(walk.links)

@@ -154,7 +154,7 @@ class Sidecar:
             return f"sidecar {origin} allow_implicit_invocation: false"
         return "default"
 
-    def overlay(self, other: "Sidecar") -> "Sidecar":
+    def overlay(self, other: Sidecar) -> Sidecar:
         """``self`` with every field ``other`` sets replacing it (Zuno ``overlay``, Z076).
 
         Sources, warnings and diagnostics are concatenated (``self`` first).

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["visible", "visible_line", "UNSAFE"]
+__all__ = ["UNSAFE", "visible", "visible_line"]
 
 #: Every character :func:`visible` replaces (the ``multiline`` exceptions are ``\n`` and ``\t``).
 UNSAFE = re.compile(

@@ -33,8 +33,9 @@ import logging
 import os
 import tempfile
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from skillshelf.core.budget import CHARS_PER_TOKEN
 from skillshelf.core.fileread import read_regular
@@ -232,6 +233,7 @@ def shared_counter(env: Mapping[str, str] | None = None) -> TokenCounter:
     with _LOCK:
         counter = _DEFAULT.get(key)
         if counter is None:
-            counter = _DEFAULT[key] = TokenCounter(env={k: v for k, v in zip(
-                ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"), key) if v is not None})
+            names = ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR")
+            counter = _DEFAULT[key] = TokenCounter(
+                env={k: v for k, v in zip(names, key, strict=True) if v is not None})
     return counter

@@ -30,9 +30,10 @@ import logging
 import os
 import re
 import stat
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from skillshelf.core.collate import locale_key, sort_key_with_location
 from skillshelf.core.fileread import read_regular

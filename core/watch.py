@@ -32,8 +32,8 @@ import os
 import queue
 import threading
 import time
-from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 import watchfiles
 
@@ -108,10 +108,7 @@ def is_relevant(
         return True
     if path in set(config_files):
         return True
-    for root in roots:
-        if _within(path, root) or _within(root, path):
-            return True
-    return False
+    return any(_within(path, root) or _within(root, path) for root in roots)
 
 
 @dataclass(frozen=True)
@@ -349,7 +346,7 @@ class CatalogWatcher:
         self._run_stop: threading.Event | None = None
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> "CatalogWatcher":
+    def start(self) -> CatalogWatcher:
         """Run :meth:`run` in a daemon thread; returns self once the first watches are in place."""
         self._thread = threading.Thread(target=self.run, name="skillshelf-watcher", daemon=True)
         self._thread.start()
@@ -362,7 +359,7 @@ class CatalogWatcher:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=timeout)
 
-    def __enter__(self) -> "CatalogWatcher":
+    def __enter__(self) -> CatalogWatcher:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -432,7 +429,7 @@ class CatalogWatcher:
         return None
 
     @staticmethod
-    def _close_pumps(pumps: Sequence["_Pump"]) -> None:
+    def _close_pumps(pumps: Sequence[_Pump]) -> None:
         """Stop every pump at once, then wait for them: each notices within one ``step``, so
         closing N pumps costs one step, not N."""
         for pump in pumps:

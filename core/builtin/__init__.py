@@ -14,20 +14,21 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Sequence
+from typing import Any
 
 from skillshelf import __version__
 from skillshelf.core.frontmatter import parse_skill_bytes
 from skillshelf.core.model import Exposure, Provenance, Source
 
 __all__ = [
-    "BuiltinSkill",
-    "PACK_ORDER",
     "LOCATOR_SCHEME",
-    "builtin_skills",
+    "PACK_ORDER",
+    "BuiltinSkill",
     "builtin_locator",
+    "builtin_skills",
     "builtin_sources",
     "is_builtin_locator",
     "parse_builtin_locator",
@@ -193,6 +194,4 @@ def visible_to_agent(
     allowed = source.builtin_profiles
     if allowed is not None and profile is not None and profile not in allowed:
         return False
-    if tools is not None and any(t not in tools for t in source.builtin_tools):
-        return False
-    return True
+    return not (tools is not None and any(t not in tools for t in source.builtin_tools))

@@ -6,8 +6,8 @@ The protocol and shared types live in :mod:`skillshelf.core.hosts.base`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 from skillshelf.core.hosts.base import Host
 from skillshelf.core.hosts.zhin import ZHIN

@@ -15,8 +15,9 @@ Views never compare host names: what differs between hosts is asked of the host 
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from skillshelf.core.config import Config
 from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Root, Source
@@ -199,7 +200,7 @@ class SkillToolLike(Protocol):
     """A host's skill tool: one request (the JSON object the model sends) → one result.
     Raises :class:`skillshelf.core.tool.ToolError` when the host refuses the call."""
 
-    def call(self, request: Mapping[str, object]) -> "ToolResult": ...
+    def call(self, request: Mapping[str, object]) -> ToolResult: ...
 
 
 class HostSession(Protocol):

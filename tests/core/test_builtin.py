@@ -57,7 +57,7 @@ def test_z232_one_entry_per_descriptor_with_original_bodies():
     sources = builtin_sources(__version__)
     assert len(sources) == len(skills) == len(PACK_ORDER)
     assert len({s.name for s in sources}) == len(sources)
-    for skill, source in zip(skills, sources):
+    for skill, source in zip(skills, sources, strict=True):
         data = _packaged_bytes(skill.name)
         body = _body_after_frontmatter(data)
         assert skill.body == body

@@ -11,11 +11,11 @@ import threading
 
 import pytest
 
-from skillshelf.core.hosts.zuno import build as zuno_build
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.digest import compute_digest
-from skillshelf.core.hosts.zuno.build import ZunoSession
 from skillshelf.core.discovery import discover, fold
+from skillshelf.core.hosts.zuno import build as zuno_build
+from skillshelf.core.hosts.zuno.build import ZunoSession
 from skillshelf.core.model import CatalogWarning, Exposure, Provenance, Source, Status
 from skillshelf.core.paths import Environment
 from skillshelf.core.scan import scan
@@ -368,7 +368,7 @@ def _soak(tree: Tree, rng: random.Random, n_ops: int, on_step) -> None:
     def skill_dirs():
         out = []
         for r in roots:
-            for dirpath, dirnames, filenames in os.walk(r):
+            for dirpath, _, filenames in os.walk(r):
                 if "SKILL.md" in filenames:
                     out.append(dirpath)
         return sorted(out)

@@ -41,7 +41,7 @@ class Env:
         return path
 
     def load(self, env: dict[str, str] | None = None, extra: tuple[str, ...] = (),
-             worktree: Path | None | str = "repo") -> Config:
+             worktree: Path | str | None = "repo") -> Config:
         wt = self.repo if worktree == "repo" else worktree
         return load_config(cwd=str(self.cwd), worktree=str(wt) if wt else None,
                            home=str(self.home), xdg_config_home=str(self.xdg),
@@ -236,7 +236,7 @@ def test_broken_layer_is_config_invalid_and_others_still_apply(t: Env) -> None:
     assert (diag.severity, diag.code, diag.path, diag.line, diag.column) == (
         Severity.ERROR, "config-invalid", str(bad), 4, 3)
     assert diag.message == f"{bad}:4:3: expected ']' or ',', found `}}`"
-    broken = [layer for layer in cfg.layers if layer.path == str(bad)][0]
+    broken = next(layer for layer in cfg.layers if layer.path == str(bad))
     assert broken.data is None and broken.error == diag
 
 

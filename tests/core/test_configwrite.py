@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +22,6 @@ from skillshelf.core.configwrite import (
     undo,
 )
 from skillshelf.core.model import Exposure, Provenance, Source
-
 
 # ------------------------------------------------------------------------------------ fixtures
 
@@ -65,7 +65,7 @@ def _write(path, text: str) -> str:
 
 
 def test_k5_jsonc_comments_and_trailing_commas_every_other_byte_unchanged(two):
-    tmp_path, proj, a, b = two
+    _tmp_path, proj, a, b = two
     before = (
         "// project settings\n"
         "{\n"
@@ -99,7 +99,7 @@ def test_k5_jsonc_comments_and_trailing_commas_every_other_byte_unchanged(two):
 
 
 def test_k5_json_file_with_comments_no_trailing_comma(two):
-    tmp_path, proj, a, b = two
+    _tmp_path, proj, a, b = two
     before = (
         "{\n"
         "    // rules\n"
@@ -127,7 +127,7 @@ def test_k5_json_file_with_comments_no_trailing_comma(two):
 
 
 def test_k5_strict_json_only_the_entries_are_added(two):
-    tmp_path, proj, a, b = two
+    _tmp_path, proj, a, b = two
     before = '{\n  "model": "m",\n  "skills": {\n    "config": [\n      {"path": "/y"}\n    ]\n  },\n  "z": [1, 2]\n}\n'
     target = _write(proj / ".zuno" / "zuno.json", before)
     plan = plan_resolution([_source(a), _source(b)], "pdf",
@@ -159,7 +159,7 @@ def test_k5_file_absent_created_with_only_our_keys(two):
 
 
 def test_k5_skills_present_without_config(two):
-    tmp_path, proj, a, b = two
+    _tmp_path, proj, a, b = two
     before = '{\n  "skills": {\n    "paths": ["~/x"]\n  },\n  "other": true\n}\n'
     target = _write(proj / ".zuno" / "zuno.json", before)
     plan = plan_resolution([_source(a), _source(b)], "pdf",
@@ -241,7 +241,7 @@ def test_k4_kept_source_under_earlier_recursive_disable_gets_enabling_entry(two)
 
 
 def test_k5_sources_already_in_chosen_state_get_no_entry(two):
-    tmp_path, proj, a, b = two
+    _tmp_path, proj, a, b = two
     target = str(proj / ".zuno" / "zuno.json")
     plan = plan_resolution([_source(a), _source(b, exposure=Exposure.SEARCH)], "pdf",
                            {a: Choice.KEEP, b: Choice.SEARCH}, target=target)
@@ -266,7 +266,7 @@ def test_k5_entries_target_the_canonical_skill_md(tmp_path):
 
 
 def test_k5_unknown_locator_and_builtin_are_refused(two):
-    tmp_path, proj, a, b = two
+    _tmp_path, proj, a, b = two
     target = str(proj / ".zuno" / "zuno.json")
     with pytest.raises(ConfigWriteError, match="is not a source of skill `pdf`"):
         plan_resolution([_source(a), _source(b)], "pdf", {"/nope/SKILL.md": Choice.KEEP}, target=target)
@@ -327,7 +327,7 @@ def test_targets_prefer_existing_jsonc(tmp_path):
 
 
 def _plan(two, before: str | None):
-    tmp_path, proj, a, b = two
+    _tmp_path, proj, a, b = two
     path = proj / ".zuno" / "zuno.jsonc"
     if before is not None:
         _write(path, before)
@@ -343,7 +343,7 @@ def test_k5_backup_holds_previous_bytes_and_undo_restores_them(two):
     os.chmod(path, 0o640)
     result = apply_plan(plan)
     assert result.backup == str(path) + ".bak"
-    assert open(result.backup, "rb").read() == BEFORE.encode()
+    assert Path(result.backup).read_bytes() == BEFORE.encode()
     assert path.read_text() == plan.after
     assert os.stat(path).st_mode & 0o777 == 0o640
     undo(result)
@@ -357,10 +357,10 @@ def test_k5_undo_puts_back_an_older_bak_byte_for_byte(two):
     with open(str(path) + ".bak", "wb") as fh:
         fh.write(older)
     result = apply_plan(plan)
-    assert open(result.backup, "rb").read() == BEFORE.encode()
+    assert Path(result.backup).read_bytes() == BEFORE.encode()
     undo(result)
     assert path.read_bytes() == BEFORE.encode()
-    assert open(str(path) + ".bak", "rb").read() == older
+    assert Path(str(path) + ".bak").read_bytes() == older
 
 
 def test_k5_undo_deletes_a_created_file_and_its_new_directory(two):
@@ -394,7 +394,7 @@ def test_k5_file_changed_on_disk_after_planning_is_refused(two):
     with pytest.raises(ConfigWriteError, match="changed on disk since the plan was made"):
         apply_plan(plan)
     assert path.read_text() == BEFORE + "\n"
-    tmp_path, proj, a, b = two
+    _tmp_path, proj, a, b = two
     absent = proj / "sub" / "zuno.json"
     created_plan = plan_resolution([_source(a), _source(b)], "pdf",
                                    {a: Choice.KEEP, b: Choice.DISABLE}, target=str(absent))
@@ -422,4 +422,4 @@ def test_k5_symlinked_config_is_written_through(two, tmp_path):
                            target=str(link))
     apply_plan(plan)
     assert link.is_symlink()
-    assert open(real).read() == plan.after
+    assert Path(real).read_text() == plan.after

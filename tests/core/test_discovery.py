@@ -342,7 +342,7 @@ def test_relative_cwd_resolves_against_the_process_directory(T, monkeypatch):
     skill(T, "proj/.agents/skills/a")
     monkeypatch.chdir(T)
     roots, _ = zuno_roots(env_for(T), "proj")
-    assert [r.path for r in roots][0] == str(T / "proj/.agents")
+    assert next(r.path for r in roots) == str(T / "proj/.agents")
 
 
 # ---- watch roots (SPEC H4) -----------------------------------------------------------------

@@ -371,7 +371,7 @@ def test_f3_json_error_has_line_and_column():
 
 def test_f3_yaml_error_position_is_relative_to_the_file():
     r = parse_skill_bytes(b"\xef\xbb\xbf---\nname: a\nmetadata:\n\tversion: 1\n---\n", LOC)
-    d = [x for x in r.diagnostics if x.code == "yaml-error"][0]
+    d = next(x for x in r.diagnostics if x.code == "yaml-error")
     assert (d.line, d.column) == (4, 1)
 
 

@@ -17,7 +17,6 @@ from skillshelf.core.paths import (
     resolve_worktree,
 )
 
-
 # ---- Environment ---------------------------------------------------------------------------
 
 def test_environment_from_mapping_defaults_xdg_under_home():

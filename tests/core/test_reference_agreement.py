@@ -32,7 +32,7 @@ REASONS = {"allowed-tools-not-checked", "metadata-stringified", "substring-delim
 def reference_valid(skill_md: Path) -> bool:
     try:
         return not validator.validate(skill_md.parent)
-    except Exception:  # noqa: BLE001 - the reference crashes on some files (non-UTF-8)
+    except Exception:
         return False
 
 

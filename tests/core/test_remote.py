@@ -64,7 +64,7 @@ class Server:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (stdlib name)
+            def do_GET(self) -> None:
                 with server._lock:
                     server.requests.append(self.path)
                     server.accepts.append(self.headers.get("Accept", ""))
@@ -95,7 +95,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         self.thread.start()
         return self
 
@@ -711,9 +711,9 @@ def test_a_url_that_is_not_a_url_is_malformed(cache: Path) -> None:
 
 def test_lone_surrogates_in_names_and_files_are_warnings_not_crashes(cache: Path) -> None:
     doc = (
-        '{"skills":[{"name":"\\udc80","files":["SKILL.md"]},'
-        '{"name":"odd","files":["SKILL.md","x\\udc80"]}]}'
-    ).encode()
+        b'{"skills":[{"name":"\\udc80","files":["SKILL.md"]},'
+        b'{"name":"odd","files":["SKILL.md","x\\udc80"]}]}'
+    )
     routes = {"/index.json": doc, "/odd/SKILL.md": skill_md("odd", "d")}
     with Server(routes) as srv:
         result = pull([srv.url], str(cache))

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from test_remote import DEAD, Server, index, skill_md
+
 from skillshelf import __version__
 from skillshelf.core.builtin import PACK_ORDER
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.paths import Environment
-
-from test_remote import DEAD, Server, index, skill_md
 
 
 def open_catalog(t: Path, urls: list[str]) -> Catalog:

@@ -577,7 +577,7 @@ def test_load_cursor_round_trip_over_multibyte_page_edges():
         else:
             assert lines[:3] == ["Continuing skill `big`.", "Source: `/skills/big/SKILL.md`", ""]
             marker = "--- CONTINUE SKILL BODY ---"
-        head, _, rest = r.output.partition(marker + "\n")
+        _head, _, rest = r.output.partition(marker + "\n")
         if r.metadata["complete"]:
             assert rest.endswith("\n--- END SKILL BODY ---")
             chunk = rest[: -len("\n--- END SKILL BODY ---")]

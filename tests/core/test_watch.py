@@ -11,14 +11,13 @@ import threading
 import time
 
 import pytest
+from test_catalog import Tree, _soak, skill, user, write
 
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts.zuno.build import RELEVANT_COMPONENTS, RELEVANT_NAMES, SIDECAR_NAMES
 from skillshelf.core.model import Provenance, Status
 from skillshelf.core.paths import Environment
 from skillshelf.core.watch import CatalogWatcher, WatchSpec, is_relevant, watch_changes, watch_failed, watch_plan
-
-from test_catalog import Tree, _soak, skill, user, write
 
 DEADLINE = 10.0
 

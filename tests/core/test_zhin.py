@@ -11,6 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from skillshelf.core.hosts.zhin.deps import (
+    always_bodies,
+    check_deps,
+    private_tools,
+    qualified_tool_name,
+)
+from skillshelf.core.hosts.zhin.load import zhin_load_text, zhin_read_instructions
 from skillshelf.core.hosts.zhin.skills import (
     CATALOG_INSTRUCTION,
     ZhinSkillError,
@@ -22,13 +29,6 @@ from skillshelf.core.hosts.zhin.skills import (
     resolve_nearest_owner,
 )
 from skillshelf.core.model import Provenance, Severity, Status
-from skillshelf.core.hosts.zhin.deps import (
-    always_bodies,
-    check_deps,
-    private_tools,
-    qualified_tool_name,
-)
-from skillshelf.core.hosts.zhin.load import zhin_load_text, zhin_read_instructions
 
 HEADER = "Skill '{}' loaded. 请立即根据以下指导执行工具调用："
 ACT_NOW = "## 立即行动\n根据上面的指导，立即调用工具完成用户请求。禁止重复调用 load_skill，禁止用文本描述代替实际工具调用。"
@@ -307,7 +307,7 @@ def test_z4_quick_actions_only_at_small_limits():
 def test_z4_tools_block_only_for_block_lists():
     block = "---\nname: a\ntools:\n  - memory_upsert\n  - memory_search\n---\n## 执行规则\nr"
     assert zhin_load_text(("a", block)).split("\n")[2:6] == [
-        "## 可用工具", "tools:\n  - memory_upsert\n  - memory_search".split("\n")[0], "  - memory_upsert",
+        "## 可用工具", ["tools:", "  - memory_upsert", "  - memory_search"][0], "  - memory_upsert",
         "  - memory_search"]
     flow = "---\nname: a\ntools: [x, y]\n---\n## 执行规则\nr"
     assert "## 可用工具" not in zhin_load_text(("a", flow))

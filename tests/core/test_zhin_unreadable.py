@@ -49,7 +49,7 @@ def test_z1_unreadable_agents_folder_is_a_warning_once(tmp_path, deny):
     _skill(tmp_path / "agents" / "helper" / "skills", "x")
     agents = str(tmp_path / "agents")
     deny.add(agents)
-    roots, warnings = zhin_roots(str(tmp_path))
+    _roots, warnings = zhin_roots(str(tmp_path))
     assert [(w.kind, w.message) for w in warnings] == [("unreadable", f"cannot read {agents}: Permission denied")]
     disc = discover_zhin(str(tmp_path))
     assert [(w.kind, w.source) for w in disc.warnings] == [("unreadable", agents)]

@@ -9,8 +9,8 @@ Modules: :mod:`.markdown` (JavaScript whitespace, the frontmatter split, the YAM
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Mapping, Sequence
 
 from skillshelf import __version__
 from skillshelf.core.budget import selected_budget_tokens

@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from skillshelf.core.budget import SelectedBody
 from skillshelf.core.fileread import read_regular

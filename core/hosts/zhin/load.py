@@ -45,13 +45,14 @@ The dependency warning (SPEC Z5) is prefixed by :func:`zhin_read_instructions`; 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.hosts.zhin.deps import declared_deps, dependency_warning_text, missing_deps
 from skillshelf.core.hosts.zhin.markdown import JS_WHITESPACE, js_trim, load_zhin_yaml
-from skillshelf.core.yamlload import YamlError
 from skillshelf.core.tool import LiveCatalog, ToolError, ToolResult
+from skillshelf.core.yamlload import YamlError
 
 __all__ = [
     "ACT_NOW",

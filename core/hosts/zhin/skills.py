@@ -42,9 +42,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
+from skillshelf.core.digest import compute_digest
+from skillshelf.core.fileread import read_regular
+from skillshelf.core.hosts.zhin.deps import check_deps, private_tool_names, qualified_tool_name, skill_agent
+from skillshelf.core.hosts.zhin.markdown import JS_WHITESPACE, js_trim, load_zhin_yaml, split_zhin_markdown
 from skillshelf.core.model import (
     CatalogWarning,
     Diagnostic,
@@ -57,17 +62,13 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
-from skillshelf.core.digest import compute_digest
-from skillshelf.core.fileread import read_regular
-from skillshelf.core.hosts.zhin.deps import check_deps, private_tool_names, qualified_tool_name, skill_agent
-from skillshelf.core.hosts.zhin.markdown import JS_WHITESPACE, js_trim, load_zhin_yaml, split_zhin_markdown
 from skillshelf.core.paths import canonical
 from skillshelf.core.yamlload import YamlAliasLimit, YamlError, YamlSyntaxError
 
 __all__ = [
+    "CATALOG_DESCRIPTION_MAX",
     "CATALOG_HEADING",
     "CATALOG_INSTRUCTION",
-    "CATALOG_DESCRIPTION_MAX",
     "ZhinSkill",
     "ZhinSkillError",
     "build_zhin_generation",
@@ -203,7 +204,7 @@ def parse_zhin_markdown(markdown: str, *, local_name: str, source: str,
             raise ZhinSkillError(f"Skill {source} frontmatter is not valid YAML: {problem}", "yaml-error",
                                  line=line) from None
         blank = all(not js_trim(x) or js_trim(x).startswith("#") for x in block.split("\n"))
-        if loaded is None and not blank or (loaded is not None and not isinstance(loaded, dict)):
+        if (loaded is None and not blank) or (loaded is not None and not isinstance(loaded, dict)):
             raise ZhinSkillError(f"Skill {source} frontmatter must be an object", "yaml-not-mapping", line=2)
         meta = loaded or {}
         if "name" in meta:

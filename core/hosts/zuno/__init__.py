@@ -8,7 +8,7 @@ configuration, render, tool — live in :mod:`skillshelf.core`.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from skillshelf.core.config import load_config
 from skillshelf.core.frontmatter import parse_skill_bytes, unreadable_warning

@@ -14,9 +14,9 @@ result equals a full rebuild from the same previous generation.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
 
 from skillshelf import __version__
 from skillshelf.core.budget import index_budget_chars, selected_budget_tokens

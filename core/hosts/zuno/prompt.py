@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from skillshelf.core.budget import index_budget_chars
 from skillshelf.core.hosts.base import CatalogEntry, EntryState, HostCatalog

@@ -24,8 +24,8 @@ Z018, Z019); :func:`skillshelf.core.discovery.uncovered_folders` hints about the
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 from skillshelf.core.discovery import Discovery, discover, uncovered_folders
 from skillshelf.core.model import CatalogWarning, Provenance, Root
