@@ -1,7 +1,12 @@
 """skillshelf.core never imports Textual or Rich (DESIGN "Measured here": harlequin's rule)."""
 
+import ast
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+import skillshelf.core as core_package
 
 
 def test_core_never_imports_textual():
@@ -19,13 +24,8 @@ def test_core_never_imports_textual():
 
 def test_no_core_module_mentions_textual_or_rich_imports():
     """Static check as well: no ``import textual`` / ``from rich`` in any core source file, even lazily."""
-    import ast
-    from pathlib import Path
-
-    import skillshelf.core as c
-
     offenders = []
-    for path in Path(c.__file__).parent.rglob("*.py"):
+    for path in Path(core_package.__file__).parent.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             names = []
@@ -37,3 +37,58 @@ def test_no_core_module_mentions_textual_or_rich_imports():
                 if n.split(".")[0] in ("textual", "rich") or n.startswith(("skillshelf.widgets", "skillshelf.app")):
                     offenders.append(f"{path.name}:{node.lineno} {n}")
     assert offenders == []
+
+
+#: The package as one tree (package/, core/, widgets/, app/ linked the way setuptools maps them),
+#: so grimp can walk it: the editable install maps folders with an import hook grimp cannot follow.
+TREE = Path(__file__).resolve().parents[1] / ".ci" / "tree"
+
+_CYCLES = r"""
+import grimp
+graph = grimp.build_graph("skillshelf")
+index, low, stack, on, cycles = {}, {}, [], set(), []
+
+def visit(v):  # Tarjan's strongly connected components, iteratively
+    work = [(v, iter(sorted(graph.find_modules_directly_imported_by(v))))]
+    index[v] = low[v] = len(index)
+    stack.append(v)
+    on.add(v)
+    while work:
+        node, children = work[-1]
+        for w in children:
+            if w not in index:
+                index[w] = low[w] = len(index)
+                stack.append(w)
+                on.add(w)
+                work.append((w, iter(sorted(graph.find_modules_directly_imported_by(w)))))
+                break
+            if w in on:
+                low[node] = min(low[node], index[w])
+        else:
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    component.append(w)
+                    if w == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(" <-> ".join(sorted(component)))
+
+assert len(graph.modules) > 50, sorted(graph.modules)  # the whole package was found
+for m in sorted(graph.modules):
+    if m not in index:
+        visit(m)
+print("\n".join(cycles))
+"""
+
+
+def test_no_import_cycles_in_the_package():
+    """No module of skillshelf imports itself through others (grimp's graph of the package)."""
+    env = {**os.environ, "PYTHONPATH": str(TREE)}
+    out = subprocess.run([sys.executable, "-c", _CYCLES], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == ""
