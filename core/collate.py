@@ -36,6 +36,6 @@ def locale_key(name: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(_primary(c) for c in name), tuple(_case(c) for c in name)
 
 
-def sort_key_with_location(name: str, location: str) -> tuple:
+def sort_key_with_location(name: str, location: str) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], bytes]:
     """Locale key of ``name`` then the UTF-8 bytes of ``location`` (SPEC P1 render order)."""
     return locale_key(name), location.encode("utf-8", "surrogatepass")

@@ -336,7 +336,7 @@ def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str,
     before = _read_text(target)
     created = before is None
     owner, relation = _ownership(config, target)
-    if relation == "above" and entries:
+    if owner is not None and relation == "above" and entries:
         where = ("$ZUNO_CONFIG_CONTENT" if owner.kind == "env-content" else owner.path)
         hint = ("edit that variable instead" if owner.kind == "env-content"
                 else f"write there instead (target {owner.path})")
@@ -352,7 +352,7 @@ def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str,
         except ConfigSyntaxError as exc:
             raise ConfigWriteError(f"{exc}; skillshelf will not rewrite a config file it cannot "
                                    "parse (fix it, or choose another target file)") from None
-    if relation == "below" and entries and not target_has_rules:
+    if owner is not None and owner.data is not None and relation == "below" and entries and not target_has_rules:
         inherited = tuple(owner.data["skills"]["config"]) if isinstance(
             owner.data["skills"]["config"], list) else ()
         if inherited:

@@ -21,6 +21,7 @@ from skillshelf.core.model import CatalogWarning, Diagnostic, Provenance, Root, 
 from skillshelf.core.paths import (
     AUTO_WORKTREE,
     Environment,
+    WorktreeArg,
     canonical,
     is_within,
     project_walk,
@@ -216,7 +217,7 @@ def _hint_entry(path: str, home: str) -> str:
 
 
 def uncovered_folders(env: Environment, cwd: str, roots: Sequence[Root],
-                      *, worktree=AUTO_WORKTREE) -> tuple[Diagnostic, ...]:
+                      *, worktree: WorktreeArg = AUTO_WORKTREE) -> tuple[Diagnostic, ...]:
     """Info diagnostics for well-known skill folders that no root covers (SPEC D2).
 
     Looks only at the exact folders of :data:`PROJECT_HINT_FOLDERS` (in every directory of

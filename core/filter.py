@@ -58,7 +58,7 @@ class FilterHit(NamedTuple):
     """One match: ``index`` into the input sequence, ``score`` (0–100, see module doc) and
     ``spans`` (half-open character ranges in the name)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index on purpose: callers read hit.index
     score: float
     spans: tuple[tuple[int, int], ...]
 

@@ -155,7 +155,10 @@ class Document:
     def round_trips(self) -> bool:
         """Whether json-five writes the model back as exactly :attr:`text` (comments, commas,
         spacing), the condition for splicing into the text safely."""
-        return bool(json5.dumps(self.model, dumper=ModelDumper()) == self.text)
+        dumper = ModelDumper()  # json5.dumps(model, dumper=ModelDumper()), without its too-narrow annotation
+        dumper.dump(self.model)
+        dumper.env.outfile.seek(0)
+        return bool(dumper.env.outfile.read() == self.text)
 
     def position(self, node: Node) -> tuple[int, int] | None:
         """1-based (line, column) where ``node`` starts, ``None`` when the model has none."""

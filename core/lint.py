@@ -302,12 +302,12 @@ def _key_positions(split: Split, parse: SkillParse) -> tuple[dict[str, _KeyPos],
     # line-scan fallback (sanitized or unparsable blocks): top-level `key:` lines
     n = first
     for line in split.raw.split("\n"):
-        m = re.match(r"([^\s#:'\"-][^:]*?|'[^']*'|\"[^\"]*\")\s*:(\s|$)", line)
-        if m:
-            key = m.group(1).strip("'\"")
+        hit = re.match(r"([^\s#:'\"-][^:]*?|'[^']*'|\"[^\"]*\")\s*:(\s|$)", line)
+        if hit:
+            key = hit.group(1).strip("'\"")
             if key not in pos:
-                rest = line[m.end():]
-                vcol = m.end() + 1 + (len(rest) - len(rest.lstrip()))
+                rest = line[hit.end():]
+                vcol = hit.end() + 1 + (len(rest) - len(rest.lstrip()))
                 pos[key] = _KeyPos(n, 1, n, vcol)
         n += 1
     return pos, dups, "mapping" if pos else None
@@ -399,6 +399,8 @@ def _quote_findings(split: Split, out: _Out) -> None:
 
 def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, target: Target,
                   out: _Out, *, has_block_line: int | None) -> None:
+    hint: str | None  # each check below sets its own
+
     def at(key: str) -> tuple[int | None, int | None]:
         p = pos.get(key)
         return (p.line, p.column) if p else (has_block_line, None)
@@ -740,9 +742,10 @@ class _Filtered(_Out):
         self.items = inner.items
         self._drop = drop
 
-    def add(self, code: str, message: str, **kw: Any) -> None:  # type: ignore[override]
+    def add(self, code: str, message: str, *, field: str | None = None, line: int | None = None,
+            column: int | None = None, hint: str | None = None) -> None:
         if code not in self._drop:
-            super().add(code, message, **kw)
+            super().add(code, message, field=field, line=line, column=column, hint=hint)
 
 
 def _outer_skill(skill_dir: str) -> str | None:

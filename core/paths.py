@@ -17,7 +17,9 @@ from types import MappingProxyType
 
 __all__ = [
     "AUTO_WORKTREE",
+    "AutoWorktree",
     "Environment",
+    "WorktreeArg",
     "canonical",
     "expand_path",
     "find_worktree",
@@ -86,7 +88,7 @@ def _normal(path: str) -> str:
     return out
 
 
-class _AutoWorktree:
+class AutoWorktree:
     """Type of :data:`AUTO_WORKTREE`."""
 
     def __repr__(self) -> str:
@@ -95,12 +97,15 @@ class _AutoWorktree:
 
 #: Default for ``worktree=`` parameters: "find it with :func:`find_worktree`". Pass ``None``
 #: explicitly for "no worktree" (the walk then runs to ``/``).
-AUTO_WORKTREE = _AutoWorktree()
+AUTO_WORKTREE = AutoWorktree()
+
+#: A ``worktree=`` argument: a directory, ``None`` (no worktree) or :data:`AUTO_WORKTREE`.
+WorktreeArg = str | AutoWorktree | None
 
 
-def resolve_worktree(cwd: str, worktree: str | _AutoWorktree | None) -> str | None:
+def resolve_worktree(cwd: str, worktree: WorktreeArg) -> str | None:
     """``find_worktree(cwd)`` for :data:`AUTO_WORKTREE`, else ``worktree`` unchanged."""
-    if isinstance(worktree, _AutoWorktree):
+    if isinstance(worktree, AutoWorktree):
         return find_worktree(cwd)
     return worktree
 

@@ -477,7 +477,7 @@ def _fetch(
 
 
 def _default_client(timeout: float) -> httpx.Client:
-    return _httpx().Client(
+    client: httpx.Client = _httpx().Client(
         timeout=_httpx().Timeout(timeout),
         follow_redirects=True,
         limits=_httpx().Limits(
@@ -485,6 +485,7 @@ def _default_client(timeout: float) -> httpx.Client:
             max_keepalive_connections=SKILL_CONCURRENCY * FILE_CONCURRENCY,
         ),
     )
+    return client
 
 
 # --------------------------------------------------------------------------------------------

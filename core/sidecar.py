@@ -48,6 +48,7 @@ from __future__ import annotations
 import errno
 import os
 from dataclasses import dataclass, replace
+from typing import Any
 
 import yaml
 
@@ -240,7 +241,7 @@ def parse_sidecar(text: str, *, native: bool) -> Sidecar:
     def where(*keys: str) -> tuple[int | None, int | None]:
         return _position(text, keys)
 
-    def mapping(key: str) -> dict | None:
+    def mapping(key: str) -> dict[str, Any] | None:
         value = root.get(key)
         if value is None:
             return None
@@ -248,7 +249,7 @@ def parse_sidecar(text: str, *, native: bool) -> Sidecar:
             return value
         raise SidecarMalformed(f"`{key}` must be a mapping when present", key, *where(key))
 
-    def string(section: str, table: dict | None, key: str) -> str | None:
+    def string(section: str, table: dict[str, Any] | None, key: str) -> str | None:
         if table is None:
             return None
         value = table.get(key)
@@ -333,12 +334,12 @@ def _read_one(path: str, *, native: bool) -> Sidecar:
         root = documents[0] if documents else None
         policy = root.get("policy") if isinstance(root, dict) else None
         if isinstance(policy, dict) and policy.get("exposure") is not None:
-            line, column = _position(text, ("policy", "exposure"))
+            at_line, at_column = _position(text, ("policy", "exposure"))
             notes = (Diagnostic(
                 Severity.INFO, "sidecar-ignored-field",
                 f"{path}: `policy.exposure` is ignored in {rel}; only "
                 f"{SIDECAR_DIR}/{NATIVE_SIDECAR} can set it",
-                field="policy.exposure", line=line, column=column,
+                field="policy.exposure", line=at_line, column=at_column,
                 hint=f"move it to {SIDECAR_DIR}/{NATIVE_SIDECAR}", path=path),)
     return replace(parsed, metadata_sources=(path,), diagnostics=notes,
                    allow_implicit_source=rel if parsed.allow_implicit_invocation is not None

@@ -222,7 +222,7 @@ class TokenCounter:
         return TokenCount(approx_tokens(text), False, APPROX)
 
 
-_DEFAULT: dict[tuple, TokenCounter] = {}
+_DEFAULT: dict[tuple[str | None, ...], TokenCounter] = {}
 
 
 def shared_counter(env: Mapping[str, str] | None = None) -> TokenCounter:

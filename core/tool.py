@@ -149,7 +149,7 @@ class ToolResult:
     """One successful tool answer: the text the model reads, its metadata, and its title."""
 
     output: str
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
     title: str = ""
 
     def to_json(self) -> dict[str, Any]:

@@ -224,8 +224,8 @@ def parse_zhin_markdown(markdown: str, *, local_name: str, source: str,
                    if "description" in meta else markdown_summary(instructions, directory))
     lists: dict[str, tuple[str, ...] | None] = {}
     for fld in _LIST_FIELDS:
-        lists[fld] = _string_list(meta[fld], fld, line_of(fld)) if fld in meta else None
-        if fld == "scopes" and lists[fld] is not None and any(s not in ZHIN_SCOPES for s in lists[fld]):
+        values = lists[fld] = _string_list(meta[fld], fld, line_of(fld)) if fld in meta else None
+        if fld == "scopes" and values is not None and any(s not in ZHIN_SCOPES for s in values):
             raise ZhinSkillError("Skill frontmatter scopes must be private, group, or channel", "scopes-invalid",
                                  "scopes", line_of("scopes"))
     always = None

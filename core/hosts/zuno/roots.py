@@ -32,6 +32,7 @@ from skillshelf.core.model import CatalogWarning, Provenance, Root
 from skillshelf.core.paths import (
     AUTO_WORKTREE,
     Environment,
+    WorktreeArg,
     canonical,
     expand_path,
     is_within,
@@ -45,6 +46,7 @@ __all__ = [
     "DISABLE_PROJECT_CONFIG",
     "PROJECT_CONFIG_DIR",
     "path_not_found",
+    "uncovered_folders",
     "zuno_discover",
     "zuno_remote_cache_root",
     "zuno_roots",
@@ -89,7 +91,7 @@ def zuno_roots(
     *,
     paths: Sequence[str] = (),
     remote_dirs: Sequence[str] = (),
-    worktree=AUTO_WORKTREE,
+    worktree: WorktreeArg = AUTO_WORKTREE,
 ) -> tuple[tuple[Root, ...], tuple[CatalogWarning, ...]]:
     """The host-``zuno`` roots for working directory ``cwd``, in discovery order (SPEC D1).
 
@@ -166,7 +168,7 @@ def zuno_discover(
     *,
     paths: Sequence[str] = (),
     remote_dirs: Sequence[str] = (),
-    worktree=AUTO_WORKTREE,
+    worktree: WorktreeArg = AUTO_WORKTREE,
     hints: bool = False,
 ) -> Discovery:
     """:func:`zuno_roots` then :func:`~skillshelf.core.discovery.discover` in one call.
@@ -186,7 +188,7 @@ def zuno_watch_roots(
     *,
     paths: Sequence[str] = (),
     config_paths: Sequence[str] = (),
-    worktree=AUTO_WORKTREE,
+    worktree: WorktreeArg = AUTO_WORKTREE,
 ) -> tuple[str, ...]:
     """Directories whose changes can alter host-``zuno`` discovery (SPEC H4; host
     ``SkillOptions::watch_roots``), including ones that do not exist yet.
