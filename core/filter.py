@@ -1,9 +1,9 @@
 """The catalog filter behind the TUI's ``/`` box: substring first, then typo-tolerant fuzzy.
 
-:func:`filter_sources` is pure: it takes the rows (anything with a ``name``; ``description``,
-``short_description``, ``display_name`` and ``frontmatter`` are used when present, so both
-:class:`~skillshelf.core.model.Source` and :class:`~skillshelf.core.model.Rejected` work) and a
-query, and returns hits in display order. Matching is case-insensitive (``str.casefold``).
+:func:`filter_sources` is pure: it takes the rows (:class:`~skillshelf.core.model.Source` and
+:class:`~skillshelf.core.model.Rejected`; a source's description, short description and display
+name and either's frontmatter keywords are searched besides the name) and a query, and returns
+hits in display order. Matching is case-insensitive (``str.casefold``).
 
 Tiers, best first; inside a tier the catalog order is kept (the fuzzy tier sorts by score
 first). The ``score`` of a hit says which tier it came from:
@@ -41,6 +41,8 @@ from typing import Any, NamedTuple
 
 from rapidfuzz import fuzz, process, utils
 from rapidfuzz.distance import DamerauLevenshtein
+
+from skillshelf.core.model import Rejected, Source
 
 __all__ = ["FUZZY_CUTOFF", "FilterHit", "FilterIndex", "filter_sources", "keywords_of"]
 
@@ -84,14 +86,12 @@ def keywords_of(frontmatter: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _text_of(item: Any) -> str:
+def _text_of(item: Source | Rejected) -> str:
     """Everything but the name that a query may match, casefolded, newline-joined."""
     parts: list[str] = []
-    for attr in ("description", "short_description", "display_name"):
-        value = getattr(item, attr, None)
-        if isinstance(value, str) and value:
-            parts.append(value)
-    parts.extend(keywords_of(getattr(item, "frontmatter", None)))
+    if isinstance(item, Source):
+        parts.extend(v for v in (item.description, item.short_description, item.display_name) if v)
+    parts.extend(keywords_of(item.frontmatter))
     return "\n".join(parts).casefold()
 
 
@@ -112,15 +112,13 @@ class FilterIndex:
     the TUI keeps one per generation so each keystroke only does the matching.
     """
 
-    def __init__(self, sources: Sequence[Any]) -> None:
+    def __init__(self, sources: Sequence[Source | Rejected]) -> None:
         self.sources = sources
         self.names: list[str] = []
         self.names_cf: list[str] = []
         self.texts: list[str] = []
         for item in sources:
-            name = getattr(item, "name", "") or ""
-            if not isinstance(name, str):
-                name = str(name)
+            name = item.name
             self.names.append(name)
             self.names_cf.append(name.casefold())
             self.texts.append(_text_of(item))
@@ -161,12 +159,12 @@ class FilterIndex:
         return hits[:limit]
 
 
-def filter_sources(sources: Sequence[Any], query: str, limit: int = 500) -> list[FilterHit]:
+def filter_sources(sources: Sequence[Source | Rejected], query: str, limit: int = 500) -> list[FilterHit]:
     """Rank ``sources`` against ``query``; return at most ``limit`` hits, best first.
 
     An empty or blank query returns every row in catalog order (score 100, no spans) and
     ignores ``limit``. Otherwise tiers are as in the module doc. ``limit`` < 1 returns ``[]``
-    for a non-empty query. Never raises on odd rows (missing attributes count as empty).
+    for a non-empty query.
     """
     return FilterIndex(sources).search(query, limit)
 

@@ -351,7 +351,8 @@ def _problem(node: Node) -> str | None:
 
 
 def _odd_space(node: Node) -> bool:
-    for part in (*node.wsc_before, *node.wsc_after, *getattr(node, "leading_wsc", ())):
+    leading = node.leading_wsc if isinstance(node, JSONObject | JSONArray) else ()
+    for part in (*node.wsc_before, *node.wsc_after, *leading):
         if isinstance(part, str) and not set(part) <= _JSON_SPACE:
             return True
     return False

@@ -91,8 +91,10 @@ class YamlAliasLimit(YamlError):
 def _syntax_error(exc: BaseException) -> YamlSyntaxError:
     """PyYAML's error as a :class:`YamlSyntaxError`: the problem (else the context, else the
     first line of the message) at the problem mark (else the context mark)."""
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or getattr(exc, "context", None)
+    mark, problem = None, None
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context
     if not problem:
         problem = str(exc).split("\n", 1)[0] or type(exc).__name__
     if mark is None:

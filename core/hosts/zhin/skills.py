@@ -577,22 +577,21 @@ def catalog_description(description: str | None) -> str:
     return one[: CATALOG_DESCRIPTION_MAX - 1] + "…"
 
 
-def render_zhin_catalog(sources: Iterable[Any], *, agent: str | None = None) -> str:
+def render_zhin_catalog(sources: Iterable[Source], *, agent: str | None = None) -> str:
     """The ``# Skills (catalog)`` section Zhin puts in its system prompt (SPEC Z3, H025).
 
-    ``sources`` are :class:`Source` (or anything with ``name``, ``description``, ``enabled`` and
-    ``provenance``); disabled ones are skipped, and agent-private skills appear only for the
+    Disabled ``sources`` are skipped, and agent-private skills appear only for the
     selected ``agent`` (H011). Lines ``" - <name>: <desc>"`` sorted by name (code points), joined
     with ``\\n``, then a blank line and :data:`CATALOG_INSTRUCTION`. No skills → ``""`` (Zhin
     omits the section). No trailing newline.
     """
     rows = []
     for s in sources:
-        if not getattr(s, "enabled", True):
+        if not s.enabled:
             continue
-        if getattr(s, "provenance", None) is Provenance.ZHIN_AGENT and skill_agent(s) != agent:
+        if s.provenance is Provenance.ZHIN_AGENT and skill_agent(s) != agent:
             continue
-        rows.append((s.name, getattr(s, "location", ""), catalog_description(s.description)))
+        rows.append((s.name, s.location, catalog_description(s.description)))
     if not rows:
         return ""
     rows.sort()
