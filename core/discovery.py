@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from skillshelf.core.model import CatalogWarning, Diagnostic, Provenance, Root, Severity
 from skillshelf.core.paths import (
@@ -34,9 +34,7 @@ __all__ = [
     "PROJECT_HINT_FOLDERS",
     "Discovery",
     "Match",
-    "dedupe",
     "discover",
-    "fold",
     "uncovered_folders",
 ]
 
@@ -71,13 +69,16 @@ class Discovery:
     each root's matches in path order). ``warnings``: catalog warnings in order — those passed
     in (for instance ``PathNotFound`` from building the roots) first, then each root's scan
     warnings (``unreadable``, ``symlink-loop``, ``broken-symlink``, ``not-a-file``) in root
-    order. ``diagnostics``: browser-only hints (info ``uncovered-folder``, SPEC D2).
+    order. ``diagnostics``: browser-only hints (info ``uncovered-folder``, SPEC D2). ``scans``:
+    each root's :class:`~skillshelf.core.scan.ScanResult`, parallel to ``roots`` (what an
+    incremental rebuild patches).
     """
 
     roots: tuple[Root, ...]
     matches: tuple[Match, ...]
     warnings: tuple[CatalogWarning, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
+    scans: tuple[ScanResult, ...] = field(default=(), compare=False, repr=False)
 
     def dirs(self) -> list[str]:
         """The parent directory of every match, in discovery order, each once (Z009, Z030)."""
@@ -100,52 +101,31 @@ def discover(
     *,
     warnings: Sequence[CatalogWarning] = (),
     diagnostics: Sequence[Diagnostic] = (),
+    scans: Sequence[ScanResult] | None = None,
+    reuse: Mapping[str, Match] | None = None,
 ) -> Discovery:
-    """Scan ``roots`` in order and de-duplicate by canonical path (SPEC D1, D4, D5).
+    """Scan ``roots`` in order and de-duplicate by canonical path (SPEC D1, D4, D5): the one
+    discovery every host catalog runs.
 
     Each root's :attr:`~skillshelf.core.model.Root.scan_dir` is scanned with its ``dot``
     rule; a missing one is silent (its ``exists`` flag is informational only, so a root that
-    appeared since the list was built is still scanned). ``warnings`` (root-building warnings
-    such as ``PathNotFound``) and ``diagnostics`` are carried into the result, ahead of scan
-    warnings. Never raises for file-system problems.
+    appeared since the list was built is still scanned). ``scans`` (parallel to ``roots``)
+    replaces the scanning when an incremental rebuild already patched them. ``reuse``
+    (canonical → previous match) lets an unchanged match keep its object (same locator, same
+    root object, same aliases), so an incremental build can skip it cheaply. ``warnings``
+    (root-building warnings such as ``PathNotFound``) and ``diagnostics`` are carried into the
+    result, ahead of scan warnings. Never raises for file-system problems.
+
+    The fold: the identity of a ``SKILL.md`` is its canonical path; the first spelling and
+    provenance that reach it win, a later, different spelling becomes an alias.
     """
-    scans = [scan(root.scan_dir, dot=root.dot) for root in roots]
-    matches, scan_warnings = fold(roots, scans)
-    return Discovery(tuple(roots), matches, tuple(warnings) + tuple(scan_warnings), tuple(diagnostics))
-
-
-def fold(
-    roots: Sequence[Root], scans: Sequence[ScanResult], reuse: Mapping[str, Match] | None = None
-) -> tuple[tuple[Match, ...], list[CatalogWarning]]:
-    """The D5 fold over already made scans (parallel to ``roots``): matches de-duplicated by
-    canonical path in discovery order, later spellings as aliases; the scan warnings in root
-    order. ``reuse`` (canonical → previous match) lets an unchanged match keep its object (same
-    locator, same root object, same aliases), so an incremental build can skip it cheaply."""
-    found, warnings = dedupe(roots, scans)
-    out: list[Match] = []
-    for c, location, root, also in found:
-        aliases = tuple(also)
-        hit = reuse.get(c) if reuse else None
-        if hit is not None and hit.location == location and hit.root is root and hit.aliases == aliases:
-            out.append(hit)
-            continue
-        out.append(Match(location=location, canonical=c, provenance=root.provenance, root=root, aliases=aliases))
-    return tuple(out), warnings
-
-
-def dedupe(
-    roots: Sequence[Root], scans: Sequence[ScanResult]
-) -> tuple[list[tuple[str, str, Root, list[str]]], list[CatalogWarning]]:
-    """The D5 fold over per-root scan results (each with ``matches``, ``canonicals`` and
-    ``warnings`` in the same order as ``roots``): one ``(canonical, first location, its root,
-    later spellings)`` per canonical ``SKILL.md`` in discovery order, and the scan warnings in
-    root order. The first spelling and provenance win; a later, different spelling is an alias."""
+    done = tuple(scans) if scans is not None else tuple(scan(root.scan_dir, dot=root.dot) for root in roots)
     order: list[str] = []  # canonical paths in discovery order
     first: dict[str, tuple[str, Root]] = {}
     aliases: dict[str, list[str]] = {}
-    warnings: list[CatalogWarning] = []
-    for root, result in zip(roots, scans, strict=True):
-        warnings.extend(result.warnings)
+    scan_warnings: list[CatalogWarning] = []
+    for root, result in zip(roots, done, strict=True):
+        scan_warnings.extend(result.warnings)
         for location, canon in zip(result.matches, result.canonicals, strict=True):
             known = first.get(canon)
             if known is None:
@@ -154,7 +134,17 @@ def dedupe(
                 order.append(canon)
             elif location != known[0] and location not in aliases[canon]:
                 aliases[canon].append(location)
-    return [(c, first[c][0], first[c][1], aliases[c]) for c in order], warnings
+    matches: list[Match] = []
+    for c in order:
+        location, root = first[c]
+        also = tuple(aliases[c])
+        hit = reuse.get(c) if reuse else None
+        if hit is not None and hit.location == location and hit.root is root and hit.aliases == also:
+            matches.append(hit)
+            continue
+        matches.append(Match(location=location, canonical=c, provenance=root.provenance, root=root, aliases=also))
+    return Discovery(tuple(roots), tuple(matches), tuple(warnings) + tuple(scan_warnings), tuple(diagnostics),
+                     done)
 
 
 # ---- SPEC D2: uncovered well-known folders -------------------------------------------------

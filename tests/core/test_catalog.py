@@ -13,12 +13,11 @@ import pytest
 
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.digest import compute_digest
-from skillshelf.core.discovery import discover, fold
 from skillshelf.core.hosts.zuno import build as zuno_build
 from skillshelf.core.hosts.zuno.build import ZunoSession
+from skillshelf.core.hosts.zuno.roots import zuno_discover
 from skillshelf.core.model import CatalogWarning, Exposure, Provenance, Source, Status
 from skillshelf.core.paths import Environment
-from skillshelf.core.scan import scan
 
 SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared")
 
@@ -254,26 +253,44 @@ def test_i3_a_renamed_locator_refreshes_once_then_reports_catalog_stale(tmp_path
     assert cat.current.number == 2  # exactly one refresh
 
 
-# ---------------------------------------------------------------- internals agree with scan/discover
+# ---------------------------------------------------------------- one discovery
 
-def test_fold_of_scans_equals_discover_and_scans_record_links(tmp_path):
+def test_the_catalog_runs_the_discovery_the_discovery_tests_use(tmp_path):
+    """``zuno_discover`` (what tests/core/test_discovery.py exercises) and the catalog see the
+    same roots, the same files in the same order with the same aliases, the same scan warnings
+    and hints; the scans record symlink aliases."""
     tree = Tree(tmp_path)
     write(f"{tree.agents}/a/SKILL.md", skill("a"))
     write(f"{tree.agents}/.hidden/b/SKILL.md", skill("b"))
     write(f"{tree.zuno}/c/SKILL.md", skill("c"))
     write(f"{tree.zuno}/.hidden/d/SKILL.md", skill("d"))
+    write(f"{tree.zuno}/broken/SKILL.md", "---\nname: [x\n---\n")
+    write(f"{tree.project}/.claude/skills/e/SKILL.md", skill("e"))
+    write(f"{tree.shared}/f/SKILL.md", skill("f"))
     os.symlink(f"{tree.agents}/a", f"{tree.zuno}/alias")
     os.symlink(f"{tree.t}/nowhere", f"{tree.zuno}/dangling")
     os.symlink(tree.zuno, f"{tree.zuno}/c/loop")
-    cat = tree.open()
-    roots = cat.current.roots
-    scans = [scan(r.scan_dir, dot=r.dot) for r in roots]
-    for rs in scans:
+    gen = tree.open(paths=[tree.shared, f"{tree.t}/missing"]).current
+    disc = zuno_discover(tree.env, tree.project, paths=[tree.shared, f"{tree.t}/missing"], hints=True)
+
+    assert disc.roots == gen.roots
+    sources = {s.location: s for s in user(gen)}
+    rejected = {r.location: r for r in gen.rejected}
+    assert [m.location for m in disc.matches if m.location in sources] == list(sources)
+    assert [m.location for m in disc.matches if m.location in rejected] == list(rejected) == [
+        f"{tree.zuno}/broken/SKILL.md"]
+    assert len(disc.matches) == len(sources) + len(rejected)
+    for m in disc.matches:
+        listed = sources.get(m.location) or rejected[m.location]
+        assert (listed.aliases, listed.provenance) == (m.aliases, m.provenance)
+    assert [w for w in gen.warnings if w in disc.warnings] == list(disc.warnings)
+    assert {w.kind for w in disc.warnings} >= {"PathNotFound"}
+    assert [d for d in gen.diagnostics if d.code == "uncovered-folder"] == list(disc.diagnostics)
+    assert disc.diagnostics
+    for rs in disc.scans:
         assert list(rs.keys) == sorted(rs.keys) and len(rs.keys) == len(rs.matches)
-    matches, warnings = fold(roots, scans)
-    disc = discover(roots)
-    assert matches == disc.matches and tuple(warnings) == disc.warnings
-    assert (f"{tree.zuno}/alias", os.path.realpath(f"{tree.agents}/a")) in scans[0].links + scans[1].links
+    assert (f"{tree.zuno}/alias", os.path.realpath(f"{tree.agents}/a")) in [
+        link for rs in disc.scans for link in rs.links]
 
 
 # ---------------------------------------------------------------- incremental == full

@@ -2,7 +2,7 @@
 K, E2, H1–H3, R).
 
 Data path: configuration layers → roots (:mod:`.roots`) → scan (:mod:`skillshelf.core.scan`) →
-fold by canonical path (:func:`skillshelf.core.discovery.fold`) → parse each ``SKILL.md``
+fold by canonical path (:func:`skillshelf.core.discovery.discover`) → parse each ``SKILL.md``
 (:mod:`skillshelf.core.frontmatter`) → sidecars (:mod:`skillshelf.core.sidecar`) →
 ``skills.config`` rules (:mod:`skillshelf.core.config`) → built-ins first → digest.
 
@@ -23,7 +23,7 @@ from skillshelf.core.budget import index_budget_chars, selected_budget_tokens
 from skillshelf.core.builtin import builtin_sources
 from skillshelf.core.config import Config, RuleEntry, load_config
 from skillshelf.core.digest import DigestCache, cached_digest
-from skillshelf.core.discovery import Match, fold
+from skillshelf.core.discovery import Match, discover
 from skillshelf.core.frontmatter import SkillParse, parse_skill_file
 from skillshelf.core.hosts.base import HostCatalog, HostContext, WatchTargets
 from skillshelf.core.hosts.zuno.prompt import budget_rule, zuno_catalog
@@ -216,7 +216,8 @@ class ZunoSession:
             scan_warnings = [w for rs in root_scans for w in rs.warnings]
         else:
             reuse = {m.canonical: m for m in snap.matches} if touched is not None and snap is not None else None
-            matches, scan_warnings = fold(roots, root_scans, reuse)
+            found = discover(roots, scans=root_scans, reuse=reuse)
+            matches, scan_warnings = found.matches, list(found.warnings)
         hints = uncovered_folders(ctx.env, ctx.cwd, roots)
 
         rules = config.rules
