@@ -17,14 +17,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from skillshelf.core.config import Config
 from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Root, Source
 from skillshelf.core.paths import Environment
-
-if TYPE_CHECKING:
-    from skillshelf.core.tool import ToolResult
+from skillshelf.core.tool import ToolResult
 
 __all__ = [
     "CatalogEntry",
