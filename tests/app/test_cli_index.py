@@ -6,16 +6,7 @@ import json
 
 import pytest
 
-try:
-    import skillshelf.core.catalog  # noqa: F401
-
-    HAVE_CATALOG = True
-except ImportError:  # pragma: no cover - only while the catalog is being written
-    HAVE_CATALOG = False
-
 from skillshelf.app.cli import main
-
-pytestmark = pytest.mark.skipif(not HAVE_CATALOG, reason="skillshelf.core.catalog is not importable yet")
 
 
 def write_skill(folder, name, description):

@@ -11,9 +11,7 @@ import os
 
 import pytest
 
-pytest.importorskip("skillshelf.core.catalog", reason="the catalog module is not importable yet")
-
-from skillshelf.app.cli import main  # noqa: E402
+from skillshelf.app.cli import main
 
 
 @pytest.fixture()

@@ -8,6 +8,8 @@ import os
 import pytest
 
 from skillshelf.app.demo import GIT_MARKER, DemoWorkspace, demo_env, demo_source, prepare_demo
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.paths import Environment
 
 # Every SKILL.md the demo ships, relative to the workspace root.
 EXPECTED_SKILLS = {
@@ -138,10 +140,7 @@ def test_c3_config_declares_search_explicit_disabled_and_a_small_budget(demo):
 
 
 def _catalog(demo):
-    catalog_mod = pytest.importorskip("skillshelf.core.catalog")
-    from skillshelf.core.paths import Environment
-
-    return catalog_mod.Catalog.open(
+    return Catalog.open(
         demo.cwd, env=Environment.from_mapping(demo.env), pull_remote=False
     ).current
 
@@ -178,8 +177,7 @@ def test_c3_catalog_shows_conflict_rejections_and_uncovered_folder(demo):
 def test_c3_catalog_applies_demo_config(demo):
     """skills.paths, skills.config and maxContextTokens from project/.zuno/zuno.json (SPEC K)."""
     gen = _catalog(demo)
-    if gen.get("team-conventions") is None and not gen.named("team-conventions"):
-        pytest.xfail("catalog does not read zuno.json yet (config integration pending)")
+    assert gen.named("team-conventions")
     by_name = {s.name: s for s in gen.sources if s.name != "pdf"}
     assert by_name["csv-cleanup"].location == f"{demo.root}/project/extra-skills/data/csv-cleanup/SKILL.md"
     assert by_name["k8s-manifests"].exposure.value == "search"
