@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 
 def environment(env: Mapping[str, str] | None = None) -> Any:

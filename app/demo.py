@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
 
-__all__ = ["DemoWorkspace", "prepare_demo", "DEMO_PACKAGE_DIR", "GIT_MARKER"]
+__all__ = ["DEMO_PACKAGE_DIR", "GIT_MARKER", "DemoWorkspace", "prepare_demo"]
 
 DEMO_PACKAGE_DIR = "demo_workspace"
 """Folder of package data (inside ``skillshelf.app``) holding the demo tree."""

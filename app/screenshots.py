@@ -19,10 +19,11 @@ import asyncio
 import os
 import shutil
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
-__all__ = ["SIZE", "THEME", "SHOTS", "PNG_FONT", "ZHIN_PLUGIN", "take_screenshots", "svg_to_png", "main"]
+__all__ = ["PNG_FONT", "SHOTS", "SIZE", "THEME", "ZHIN_PLUGIN", "main", "svg_to_png", "take_screenshots"]
 
 #: Terminal size of every screenshot, in cells (columns, rows).
 SIZE = (140, 42)
@@ -143,9 +144,9 @@ async def _shoot_demo(outdir: Path) -> list[Path]:
 
 
 async def _shoot_corpus(outdir: Path, corpus: Path) -> list[Path]:
-    from skillshelf.app.demo import demo_env
-
     import tempfile
+
+    from skillshelf.app.demo import demo_env
 
     root = tempfile.mkdtemp(prefix="skillshelf-shot-")
     try:

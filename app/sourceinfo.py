@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any
 
 from skillshelf.core.hosts import get_host
 from skillshelf.core.hosts.base import Feature
@@ -34,12 +35,42 @@ from skillshelf.core.model import Diagnostic, Generation, Provenance, Rejected, 
 from skillshelf.core.tokens import approx_tokens, shared_counter
 
 __all__ = [
-    "LintCache", "lint_target_for", "disk_stamp", "FROM_CONFIG", "first_error", "ResourceFile", "sidecar_origins", "list_resources", "PageResult", "load_page",
-    "body_only", "body_first_line", "ViewInfo", "RequiredBody", "view_info", "BodyCost", "body_cost", "count_tokens",
-    "row_tokens", "remote_origin", "RESOURCE_DEPTH", "RESOURCE_CAP",
-    "GenerationDiff", "generation_diff", "ZhinDetails", "zhin_details", "zhin_load_page", "zhin_body_cost",
-    "WindowCatalog", "Problem", "problems", "problem_counts", "problems_summary", "REJECTED_KIND",
-    "single_error_text", "ERROR_NAMED_MAX",
+    "ERROR_NAMED_MAX",
+    "FROM_CONFIG",
+    "REJECTED_KIND",
+    "RESOURCE_CAP",
+    "RESOURCE_DEPTH",
+    "BodyCost",
+    "GenerationDiff",
+    "LintCache",
+    "PageResult",
+    "Problem",
+    "RequiredBody",
+    "ResourceFile",
+    "ViewInfo",
+    "WindowCatalog",
+    "ZhinDetails",
+    "body_cost",
+    "body_first_line",
+    "body_only",
+    "count_tokens",
+    "disk_stamp",
+    "first_error",
+    "generation_diff",
+    "lint_target_for",
+    "list_resources",
+    "load_page",
+    "problem_counts",
+    "problems",
+    "problems_summary",
+    "remote_origin",
+    "row_tokens",
+    "sidecar_origins",
+    "single_error_text",
+    "view_info",
+    "zhin_body_cost",
+    "zhin_details",
+    "zhin_load_page",
 ]
 
 Item = Source | Rejected
@@ -161,7 +192,7 @@ def sidecar_origins(source: Source) -> dict[str, str]:
         try:
             with open(path, "rb") as fh:
                 parsed = parse_sidecar(fh.read().decode("utf-8"), native=native)
-        except (OSError, UnicodeDecodeError, SidecarMalformed, Exception):  # noqa: BLE001
+        except (OSError, UnicodeDecodeError, SidecarMalformed, Exception):
             continue
         if parsed.display_name is not None:
             out["display_name"] = path
@@ -541,8 +572,8 @@ def _zhin_view_info(catalog: Any, generation: Generation, agent: str | None) -> 
     skills carry their agent in the list); the index meter measures the catalog section Zhin
     would put in the prompt for ``agent``; required bodies are the ``always: true`` skills."""
     from skillshelf.core.budget import SELECTED_DEFAULT_TOKENS
-    from skillshelf.core.hosts.zhin.skills import CATALOG_DESCRIPTION_MAX, render_zhin_catalog
     from skillshelf.core.hosts.zhin.deps import always_bodies
+    from skillshelf.core.hosts.zhin.skills import CATALOG_DESCRIPTION_MAX, render_zhin_catalog
 
     selected_budget = getattr(catalog, "selected_budget", SELECTED_DEFAULT_TOKENS)
     if not isinstance(selected_budget, int):
@@ -601,7 +632,7 @@ def body_cost(source: Source) -> BodyCost:
         body = read_entry_body(source.entry)
     except ToolError as err:
         return BodyCost(source.location, error=err.message)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return BodyCost(source.location, error=str(exc))
     tokens, exact = count_tokens(body)
     return BodyCost(source.location, approx_tokens(body), tokens if exact else None)
@@ -700,8 +731,8 @@ def zhin_details(source: Source, *, search_path: str | None = None) -> ZhinDetai
     """:class:`ZhinDetails` of ``source`` (reads ``tools/`` and looks the dependencies up on
     ``search_path`` — the catalog environment's PATH, ``None`` = the process PATH; nothing is
     run). Worker thread."""
-    from skillshelf.core.hosts.zhin.skills import catalog_description
     from skillshelf.core.hosts.zhin.deps import check_deps, private_tools, skill_agent
+    from skillshelf.core.hosts.zhin.skills import catalog_description
 
     line = f" - {source.name}: {catalog_description(source.description)}"
     try:
@@ -849,7 +880,7 @@ def problem_counts(found: Sequence[Problem]) -> tuple[int, int, int]:
 def problems_summary(found: Sequence[Problem]) -> str:
     """``1 error · 2 warnings · 1 note`` (zero counts left out); ``""`` when ``found`` is empty."""
     parts = []
-    for n, word in zip(problem_counts(found), ("error", "warning", "note")):
+    for n, word in zip(problem_counts(found), ("error", "warning", "note"), strict=True):
         if n:
             parts.append(f"{n:,} {word}{'' if n == 1 else 's'}")
     return " · ".join(parts)

@@ -19,8 +19,9 @@ import os
 import shutil
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from textual import on, work
 from textual.app import App
@@ -37,7 +38,7 @@ from skillshelf.core.hosts import DEFAULT_HOST, get_host, next_host
 from skillshelf.core.hosts.base import Host
 from skillshelf.core.textsafe import visible
 
-__all__ = ["SkillshelfApp", "run_tui", "display_path", "undo_words"]
+__all__ = ["SkillshelfApp", "display_path", "run_tui", "undo_words"]
 
 class SkillshelfApp(App[int]):
     """One main screen (:class:`MainScreen`) over the catalog ``open_catalog()`` returns.
@@ -230,9 +231,7 @@ class SkillshelfApp(App[int]):
     # ------------------------------------------------------------------ K5 / P / U screens
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Disable the main-screen actions (``a`` ``i`` ``w`` ``e`` ``h`` ``ctrl+z``) while another screen is on top."""
-        if action in self.MAIN_ONLY_ACTIONS and not isinstance(self.screen, MainScreen):
-            return False
-        return True
+        return not (action in self.MAIN_ONLY_ACTIONS and not isinstance(self.screen, MainScreen))
 
     def _loaded_main(self) -> MainScreen | None:
         main = self.main_screen

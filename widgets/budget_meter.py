@@ -13,7 +13,7 @@ from textual.widget import Widget
 
 from skillshelf.core.textsafe import visible
 
-__all__ = ["BudgetMeter", "SelectedMeter", "meter_text", "tokens_text", "selected_meter_text"]
+__all__ = ["BudgetMeter", "SelectedMeter", "meter_text", "selected_meter_text", "tokens_text"]
 
 
 def tokens_text(tokens: int | None, exact: bool, estimate: int | None) -> str:

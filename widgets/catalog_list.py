@@ -13,7 +13,7 @@ so the option list does not measure each prompt (1,000 rows: ~25 ms instead of ~
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rich.cells import cell_len
 from textual.binding import Binding
@@ -57,13 +57,13 @@ class CatalogList(OptionList):
     class RowHighlighted(Message):
         """The cursor moved to row ``row`` (index into the rows last shown), or ``None``."""
 
-        def __init__(self, catalog_list: "CatalogList", row: int | None) -> None:
+        def __init__(self, catalog_list: CatalogList, row: int | None) -> None:
             super().__init__()
             self.catalog_list = catalog_list
             self.row = row
 
         @property
-        def control(self) -> "CatalogList":
+        def control(self) -> CatalogList:
             return self.catalog_list
 
     class RowChosen(RowHighlighted):

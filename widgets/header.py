@@ -17,7 +17,7 @@ from textual.widgets import Static
 from skillshelf.core.model import Generation, Status
 from skillshelf.core.textsafe import visible
 
-__all__ = ["CatalogHeader", "header_text", "counts_text", "middle_ellipsis", "CWD_MIN"]
+__all__ = ["CWD_MIN", "CatalogHeader", "counts_text", "header_text", "middle_ellipsis"]
 
 #: Fewest cells the working directory keeps before the header switches to short labels.
 CWD_MIN = 12

@@ -10,9 +10,10 @@ worker (widgets never touch the file system). Skill text is shown through plain 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any, Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -23,7 +24,7 @@ from skillshelf.core.model import Diagnostic, Rejected, Severity, Source, Status
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.rows import CatalogRow
 
-__all__ = ["SourcePane", "SourceExtras", "details_content", "diagnostic_line", "TITLE_MAX", "KEPT_NOTE"]
+__all__ = ["KEPT_NOTE", "TITLE_MAX", "SourceExtras", "SourcePane", "details_content", "diagnostic_line"]
 
 #: Most characters of the skill name in the pane's title line (then ``…``).
 TITLE_MAX = 60
@@ -86,7 +87,7 @@ def _when(mtime: float) -> str:
     if not mtime:
         return "—"
     try:
-        return datetime.fromtimestamp(mtime, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        return datetime.fromtimestamp(mtime, UTC).strftime("%Y-%m-%d %H:%M UTC")
     except (OverflowError, OSError, ValueError):
         return "—"
 

@@ -76,7 +76,7 @@ def run(ns: Any) -> int:
     if ns.json:
         doc = result.to_json()
         if ns.differ:
-            doc["rows"] = [r for r, row in zip(doc["rows"], result.rows) if row.disagree]  # type: ignore[index]
+            doc["rows"] = [r for r, row in zip(doc["rows"], result.rows, strict=True) if row.disagree]  # type: ignore[index]
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
@@ -88,7 +88,7 @@ def run(ns: Any) -> int:
     out = [f"{len(result.rows)} skill files · {len(hosts)} hosts"
            + (f" · showing {len(rows)} that differ" if ns.differ else ""), ""]
     out.append("skill file".ljust(width) + "  " + "  ".join(n.ljust(cols[n]) for n in names))
-    for row, path in zip(rows, paths):
+    for row, path in zip(rows, paths, strict=True):
         shown = path if len(path) <= width else "…" + path[-(width - 1):]
         cells = "  ".join(GLYPHS[row.cells[n].state.value].ljust(cols[n]) for n in names)
         out.append(shown.ljust(width) + "  " + cells)

@@ -5,7 +5,7 @@ indent under the description column (computed for the shown width, not left to t
 from __future__ import annotations
 
 import textwrap
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,7 +16,7 @@ from textual.widgets import Footer, Static
 
 from skillshelf.widgets.rows import LEGEND_ITEMS
 
-__all__ = ["HelpScreen", "help_content", "HELP_ROWS", "HELP_SECTIONS", "KEY_WIDTH"]
+__all__ = ["HELP_ROWS", "HELP_SECTIONS", "KEY_WIDTH", "HelpScreen", "help_content"]
 
 #: Width of the keys column, in cells (descriptions start here; continuation lines too).
 KEY_WIDTH = 12

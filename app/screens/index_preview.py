@@ -24,8 +24,9 @@ from __future__ import annotations
 import html
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -38,9 +39,9 @@ from textual.widgets import Footer, Input, OptionList, Static, Tab, Tabs, TextAr
 from textual.widgets.option_list import Option
 
 from skillshelf.app.sourceinfo import FROM_CONFIG, WindowCatalog
+from skillshelf.core.hosts.base import Feature, Host, HostSession
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
-from skillshelf.core.hosts.base import Feature, Host, HostSession
 from skillshelf.core.textsafe import visible
 
 __all__ = [

@@ -18,8 +18,9 @@ Keys added for issues 2–4 and 8 (ids in :attr:`MainScreen.BINDINGS`, listed on
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -33,12 +34,37 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from skillshelf.app.screens.agent_picker import (
-    BODY_CHOICE, NO_AGENT, AgentChoice, ChoiceScreen, agent_options, resource_options,
+    BODY_CHOICE,
+    NO_AGENT,
+    AgentChoice,
+    ChoiceScreen,
+    agent_options,
+    resource_options,
 )
 from skillshelf.app.sourceinfo import (
-    FROM_CONFIG, BodyCost, LintCache, first_error, PageResult, Problem, ViewInfo, body_cost, filtered_generation, generation_diff,
-    lint_target_for, list_resources, load_page, problem_counts, problems, problems_summary, remote_origin, single_error_text, empty_catalog_text, row_tokens,
-    sidecar_origins, view_info, zhin_body_cost, zhin_details, zhin_load_page,
+    FROM_CONFIG,
+    BodyCost,
+    LintCache,
+    PageResult,
+    Problem,
+    ViewInfo,
+    body_cost,
+    empty_catalog_text,
+    filtered_generation,
+    generation_diff,
+    list_resources,
+    load_page,
+    problem_counts,
+    problems,
+    problems_summary,
+    remote_origin,
+    row_tokens,
+    sidecar_origins,
+    single_error_text,
+    view_info,
+    zhin_body_cost,
+    zhin_details,
+    zhin_load_page,
 )
 from skillshelf.core.filter import FilterIndex
 from skillshelf.core.hosts import DEFAULT_HOST
@@ -55,8 +81,16 @@ from skillshelf.widgets.rows import LEGEND, CatalogRow, build_rows, group_hits, 
 from skillshelf.widgets.source_pane import SourceExtras, SourcePane
 
 __all__ = [
-    "MainScreen", "CatalogLike", "BudgetInfo", "CatalogLoaded", "CatalogOpened", "GenerationPublished",
-    "index_budget_info", "read_body", "PageState", "CHANGES_SHOWN",
+    "CHANGES_SHOWN",
+    "BudgetInfo",
+    "CatalogLike",
+    "CatalogLoaded",
+    "CatalogOpened",
+    "GenerationPublished",
+    "MainScreen",
+    "PageState",
+    "index_budget_info",
+    "read_body",
 ]
 
 #: Filter debounce, seconds.
@@ -435,9 +469,9 @@ class MainScreen(Screen[None]):
     def _published(self, event: GenerationPublished) -> None:
         if event.catalog is not None and event.catalog is not self.catalog:
             return  # a catalog left behind by a host switch
-        if self.generation is None or event.generation.number > self.generation.number:
-            if self.catalog is not None:
-                self.load_catalog(refresh=False)
+        newer = self.generation is None or event.generation.number > self.generation.number
+        if newer and self.catalog is not None:
+            self.load_catalog(refresh=False)
 
     @on(CatalogLoaded)
     def _loaded(self, event: CatalogLoaded) -> None:

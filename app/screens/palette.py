@@ -8,9 +8,10 @@ inject markup (SPEC X1).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
@@ -21,7 +22,7 @@ from skillshelf.widgets.rows import short_location
 if TYPE_CHECKING:
     from skillshelf.app.screens.main import MainScreen
 
-__all__ = ["ActionProvider", "PaletteAction", "PALETTE_ACTIONS", "SkillProvider"]
+__all__ = ["PALETTE_ACTIONS", "ActionProvider", "PaletteAction", "SkillProvider"]
 
 _DISCOVER_MAX = 50
 
@@ -60,7 +61,7 @@ PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
 )
 
 
-def _main_screen(provider: Provider) -> "MainScreen | None":
+def _main_screen(provider: Provider) -> MainScreen | None:
     from skillshelf.app.screens.main import MainScreen
 
     for screen in (provider.screen, *provider.app.screen_stack):
@@ -105,7 +106,7 @@ class SkillProvider(Provider):
     """Finds catalog rows by fuzzy name (``textual.fuzzy`` scoring); selecting one moves the
     catalog cursor to it (clearing a filter that hides it)."""
 
-    def _main(self) -> "MainScreen | None":
+    def _main(self) -> MainScreen | None:
         from skillshelf.app.screens.main import MainScreen
 
         for screen in (self.screen, *self.app.screen_stack):

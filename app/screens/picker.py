@@ -25,11 +25,13 @@ visible with :func:`skillshelf.core.textsafe.visible`; markup is never parsed.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -58,6 +60,7 @@ from skillshelf.core.paths import find_worktree
 from skillshelf.core.textsafe import visible
 
 __all__ = [
+    "CHOICE_CYCLE",
     "AmbiguityPicker",
     "SourceFacts",
     "Target",
@@ -65,9 +68,8 @@ __all__ = [
     "candidate_targets",
     "default_choices",
     "picker_advice",
-    "stays_ambiguous",
-    "CHOICE_CYCLE",
     "source_facts",
+    "stays_ambiguous",
 ]
 
 #: Most diff lines shown (a longer diff is cut with a note).
@@ -184,7 +186,8 @@ def source_facts(source: Source) -> SourceFacts:
         diags = source.diagnostics
     else:
         try:
-            from skillshelf.core.lint import Target as LintTarget, lint_file
+            from skillshelf.core.lint import Target as LintTarget
+            from skillshelf.core.lint import lint_file
 
             diags = lint_file(source.location, target=LintTarget.SPEC).diagnostics
         except Exception as exc:  # lint is best effort here; the note says so
@@ -602,10 +605,8 @@ class AmbiguityPicker(ModalScreen[None]):
                 undone = "the change was undone"
             except ConfigWriteError as exc:
                 undone = f"undo failed: {exc}"
-            try:
+            with contextlib.suppress(Exception):
                 gen = self._generation_after(gen.number)
-            except Exception:
-                pass
             self.post_message(WriteDone(gen, None, "the catalog does not show the chosen outcome ("
                                         + "; ".join(problems) + f"); {undone}", error=True))
             return
@@ -662,7 +663,7 @@ class AmbiguityPicker(ModalScreen[None]):
         if not (event.error and event.result is None):
             # a failure that wrote nothing keeps the previous write undoable
             self.last_result = event.result
-            setattr(self.app, "last_write", event.result)
+            self.app.last_write = event.result
         if event.generation is not None:
             self.generation = event.generation
             self.sources = [s for s in event.generation.sources if s.name == self.skill_name]

@@ -12,7 +12,7 @@ file dismisses the screen with that locator (the app moves the catalog cursor th
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from textual import on
 from textual.app import ComposeResult
@@ -27,7 +27,7 @@ from skillshelf.app.sourceinfo import REJECTED_KIND, Problem, problems_summary
 from skillshelf.core.model import Severity
 from skillshelf.core.textsafe import visible
 
-__all__ = ["ProblemsScreen", "problem_content", "group_title", "SEVERITY_GLYPH"]
+__all__ = ["SEVERITY_GLYPH", "ProblemsScreen", "group_title", "problem_content"]
 
 #: Glyph and style per severity (``•`` for notes: ``ℹ`` is missing from common monospace fonts).
 SEVERITY_GLYPH = {Severity.ERROR: ("✗", "$error"), Severity.WARNING: ("⚠", "$warning"), Severity.INFO: ("•", "$accent")}

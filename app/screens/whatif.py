@@ -34,7 +34,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from skillshelf.app.screens.index_preview import TruncatedEntry, index_budget_for, truncated_entries
+from skillshelf.app.screens.index_preview import TruncatedEntry, truncated_entries
 from skillshelf.app.sourceinfo import FROM_CONFIG
 from skillshelf.core.budget import index_budget_chars, selected_budget_tokens
 from skillshelf.core.model import Generation
@@ -311,7 +311,7 @@ class WhatIfScreen(ModalScreen[None]):
         if callable(apply):
             apply(window, mct)
         else:
-            setattr(self.app, "session_context_window", window)
+            self.app.session_context_window = window
         self.session_window, self.session_mct = window, mct
         self._show_now()
         shown = f"{window:,} tokens" if window else "unknown"

@@ -40,11 +40,11 @@ def run_cli(capsys, *args):
 
 
 def test_index_prints_the_rendered_text_and_one_newline(workspace, capsys):
-    from skillshelf.app.common import open_catalog
     from skillshelf.app.cli import build_parser
+    from skillshelf.app.common import open_catalog
     from skillshelf.core.render import Form, render_budgeted
 
-    code, out, err = run_cli(capsys, "--cwd", workspace["proj"])
+    code, out, _err = run_cli(capsys, "--cwd", workspace["proj"])
     assert code == 0
     assert out.endswith("</skill_index>\n") and not out.endswith("\n\n")
     lines = out.split("\n")
@@ -74,7 +74,7 @@ def test_index_json_document(workspace, capsys):
 
 def test_index_budget_override_keeps_name_only_lines(workspace, capsys):
     # frame 28 + the cheapest name-only line: zz-docx costs 19 + 7 + 1 = 27 → 55 fits it alone
-    code, out, _ = run_cli(capsys, "--cwd", workspace["proj"], "--budget", "55", "--json")
+    _code, out, _ = run_cli(capsys, "--cwd", workspace["proj"], "--budget", "55", "--json")
     doc = json.loads(out)
     assert doc["text"] == '<skill_index>\n  <skill name="zz-docx" />\n</skill_index>'
     assert (doc["rendered"], doc["truncated"], doc["truncatedNames"]) == (1, 1, ["zz-docx"])

@@ -57,7 +57,7 @@ def index_text(capsys, proj):
 
 
 def test_resolve_keep_project_source_disables_the_other(ws, capsys):
-    tmp_path, proj, project_pdf, home_pdf = ws
+    _tmp_path, proj, project_pdf, home_pdf = ws
     ambiguous, _ = debug_pdf(capsys, proj)
     assert ambiguous == ["pdf"]
     assert f'<skill name="pdf" source="{project_pdf}">' in index_text(capsys, proj)
@@ -86,7 +86,7 @@ def test_resolve_keep_project_source_disables_the_other(ws, capsys):
 
 
 def test_resolve_json_and_existing_jsonc_keeps_every_other_byte(ws, capsys):
-    tmp_path, proj, project_pdf, home_pdf = ws
+    _tmp_path, proj, project_pdf, home_pdf = ws
     before = (
         "// my project\n{\n  \"model\": \"big\", // pinned\n  \"skills\": {\n"
         "    \"config\": [\n      /* none yet */\n    ],\n  },\n}\n"
@@ -110,7 +110,7 @@ def test_resolve_json_and_existing_jsonc_keeps_every_other_byte(ws, capsys):
 
 
 def test_resolve_dry_run_writes_nothing(ws, capsys):
-    tmp_path, proj, project_pdf, home_pdf = ws
+    _tmp_path, proj, project_pdf, home_pdf = ws
     code, out, _ = run(capsys, "resolve", "pdf", "--keep", project_pdf, "--cwd", str(proj), "--dry-run")
     assert code == 0
     assert out.endswith("dry run: nothing written\n")
@@ -119,7 +119,7 @@ def test_resolve_dry_run_writes_nothing(ws, capsys):
 
 
 def test_resolve_bad_keep_lists_locators_exit_2(ws, capsys):
-    tmp_path, proj, project_pdf, home_pdf = ws
+    _tmp_path, proj, project_pdf, home_pdf = ws
     code, out, err = run(capsys, "resolve", "pdf", "--keep", "/elsewhere/SKILL.md", "--cwd", str(proj))
     assert (code, out) == (2, "")
     assert err == (
@@ -129,7 +129,7 @@ def test_resolve_bad_keep_lists_locators_exit_2(ws, capsys):
 
 
 def test_resolve_unknown_or_unambiguous_name_exit_1(ws, capsys):
-    tmp_path, proj, project_pdf, _ = ws
+    _tmp_path, proj, project_pdf, _ = ws
     code, _, err = run(capsys, "resolve", "nope", "--keep", project_pdf, "--cwd", str(proj))
     assert (code, err) == (1, "skillshelf resolve: no skill named `nope`\n")
     notes = str(proj / ".agents" / "skills" / "notes" / "SKILL.md")
@@ -138,7 +138,7 @@ def test_resolve_unknown_or_unambiguous_name_exit_1(ws, capsys):
 
 
 def test_resolve_others_search_stays_ambiguous(ws, capsys):
-    tmp_path, proj, project_pdf, home_pdf = ws
+    _tmp_path, proj, project_pdf, home_pdf = ws
     code, out, _ = run(capsys, "resolve", "pdf", "--keep", project_pdf, "--others", "search",
                        "--cwd", str(proj))
     assert code == 0
@@ -169,7 +169,7 @@ def test_resolve_file_zuno_does_not_read_is_undone(ws, capsys):
 
 
 def test_resolve_refuses_unparsable_config(ws, capsys):
-    tmp_path, proj, project_pdf, _ = ws
+    _tmp_path, proj, project_pdf, _ = ws
     target = proj / ".zuno" / "zuno.json"
     target.parent.mkdir()
     target.write_text('{"skills": ')
@@ -189,7 +189,7 @@ class _Terminal(io.StringIO):
 
 def test_x1_resolve_messages_on_a_terminal_show_escapes_visibly(ws, monkeypatch):
     """SPEC X1: a --keep that names no source echoes it (and the locators) on stderr."""
-    tmp_path, proj, project_pdf, home_pdf = ws
+    _tmp_path, proj, _project_pdf, _home_pdf = ws
     tty = _Terminal()
     monkeypatch.setattr("sys.stderr", tty)
     code = main(["resolve", "pdf", "--keep", "/x\x1b]0;t\x07/SKILL.md", "--cwd", str(proj)])

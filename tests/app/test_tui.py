@@ -7,6 +7,7 @@ import re
 
 import pytest
 from textual.widgets import Input
+from tui_fixtures import X1_DESCRIPTION, FakeCatalog
 
 from skillshelf.app.screens.help import HelpScreen
 from skillshelf.app.screens.main import MainScreen
@@ -16,8 +17,6 @@ from skillshelf.core.tokens import TokenCounter
 from skillshelf.widgets.budget_meter import BudgetMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.source_pane import SourcePane
-
-from tui_fixtures import X1_DESCRIPTION, FakeCatalog
 
 SIZE = (120, 40)
 

@@ -8,28 +8,37 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
-from pathlib import Path
 
+from test_tui_picker import Tree, row_of
 from textual.notifications import Notify
 from textual.widgets import Input, TextArea
+from tui_fixtures import FakeCatalog
 
 import skillshelf.app.screens.main as main_mod
 from skillshelf.app.screens.picker import AmbiguityPicker, picker_advice, stays_ambiguous
 from skillshelf.app.sourceinfo import (
-    LintCache, body_first_line, empty_catalog_text, problems,
+    LintCache,
+    body_first_line,
+    empty_catalog_text,
+    problems,
 )
 from skillshelf.app.tui import SkillshelfApp, undo_words
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.configwrite import Choice, WriteResult
 from skillshelf.core.model import (
-    CatalogWarning, Diagnostic, Generation, Provenance, Rejected, Root, Severity, Source, Status,
+    CatalogWarning,
+    Diagnostic,
+    Generation,
+    Provenance,
+    Rejected,
+    Root,
+    Severity,
+    Source,
+    Status,
 )
 from skillshelf.core.paths import Environment
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.source_pane import SourcePane
-
-from test_tui_picker import Tree, row_of
-from tui_fixtures import FakeCatalog
 
 SIZE = (130, 40)
 
@@ -239,7 +248,7 @@ async def test_k5_picker_keys_targets_recomputed_and_ambiguity_warned(tmp_path):
         jsonc.write_text("{ /* made meanwhile */ }\n", encoding="utf-8")
         await pilot.press("t")
         # the project file is now the .jsonc (core prefers it); the old target is gone, so t selects it
-        assert [(t.kind, t.path) for t in picker.targets][0] == ("project", str(jsonc))
+        assert next((t.kind, t.path) for t in picker.targets) == ("project", str(jsonc))
         assert picker.target.path == str(jsonc)
         await pilot.press("t")
         assert picker.target.kind == "global"

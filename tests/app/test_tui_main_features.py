@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
+from tui_fixtures import FakeCatalog
 
 from skillshelf.app.screens.agent_picker import ChoiceScreen
 from skillshelf.app.screens.main import MainScreen
@@ -27,8 +28,6 @@ from skillshelf.core.tool import READ_PAGE_CONTENT_BYTES
 from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.source_pane import SourcePane
-
-from tui_fixtures import FakeCatalog
 
 SIZE = (130, 42)
 
@@ -115,7 +114,7 @@ def pane(app) -> SourcePane:
 
 
 async def test_f5_lint_flag_and_pane_for_unquoted_colon(tree):
-    app, catalog = open_app(tree)
+    app, _catalog = open_app(tree)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         m = main(app)
@@ -137,7 +136,7 @@ async def test_f5_lint_flag_and_pane_for_unquoted_colon(tree):
 
 async def test_e2_exposure_why_and_sidecar_origin(tree):
     _, _, paths = tree
-    app, catalog = open_app(tree)
+    app, _catalog = open_app(tree)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await select(app, pilot, "docx")
@@ -167,7 +166,7 @@ async def test_u2_meters_exact_beside_agent_estimate(tree):
 
 
 async def test_e4_agent_switch_hides_builtins_and_reports_required_skills(tree):
-    app, catalog = open_app(tree)
+    app, _catalog = open_app(tree)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert "writing-skills" in shown_names(app)
@@ -252,7 +251,7 @@ async def test_l6_builtin_body_and_bodyless_refusal(tree):
 
 
 async def test_l5_resources_listed_and_read(tree):
-    app, catalog = open_app(tree)
+    app, _catalog = open_app(tree)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await select(app, pilot, "docx")
@@ -405,7 +404,7 @@ async def test_f5_lint_progress_reported_then_cleared(tree, monkeypatch):
         if isinstance(message, main_module.LintProgress):
             seen.append((message.done, message.total))
 
-    app, catalog = open_app(tree)
+    app, _catalog = open_app(tree)
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         await settle(app, pilot)
         assert seen and seen[0] == (1, 5)  # five files on disk, built-ins are not linted

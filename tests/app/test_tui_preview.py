@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from textual.notifications import Notify
 from textual.widgets import OptionList, Static, Tabs, TextArea
 
+from skillshelf.app.screens.index_preview import IndexPreviewScreen, SavePathScreen
+from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.hosts.base import HostContext
 from skillshelf.core.hosts.zhin import ZHIN
-from skillshelf.core.paths import Environment
-from skillshelf.app.screens.index_preview import IndexPreviewScreen, SavePathScreen
-from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.model import Exposure, Generation, Provenance, Source
+from skillshelf.core.paths import Environment
 
 SIZE = (140, 42)
 

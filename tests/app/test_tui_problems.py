@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from tui_fixtures import FakeCatalog, make_generation
 
 from skillshelf.app.screens.help import HelpScreen
 from skillshelf.app.screens.index_preview import IndexPreviewScreen
@@ -18,8 +19,6 @@ from skillshelf.core.catalog import Catalog
 from skillshelf.core.model import CatalogWarning, Diagnostic, Severity
 from skillshelf.core.paths import Environment
 from skillshelf.widgets.catalog_list import CatalogList
-
-from tui_fixtures import FakeCatalog, make_generation
 
 SIZE = (120, 40)
 

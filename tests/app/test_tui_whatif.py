@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import pytest
 from textual.widgets import Input, OptionList, Static
 
-from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.app.screens.whatif import WhatIfScreen, compute_whatif, parse_tokens
 from skillshelf.app.tui import SkillshelfApp
+from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.model import Exposure, Generation, Provenance, Source
 from skillshelf.widgets.budget_meter import BudgetMeter
 

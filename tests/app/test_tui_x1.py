@@ -8,6 +8,7 @@ from pathlib import Path
 
 from textual.notifications import Notify
 from textual.widgets import Static
+from tui_fixtures import FakeCatalog
 
 from skillshelf.app.screens.index_preview import IndexPreviewScreen, SavePathScreen
 from skillshelf.app.screens.main import PullDone
@@ -15,8 +16,6 @@ from skillshelf.app.screens.picker import AmbiguityPicker, WriteDone
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.paths import Environment
-
-from tui_fixtures import FakeCatalog
 
 SIZE = (140, 42)
 #: An OSC title-setting escape plus markup: neither may reach the terminal as such.

@@ -14,10 +14,10 @@ import pytest
 
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.catalog import Catalog
+from skillshelf.core.hosts.zhin.load import zhin_read_instructions
 from skillshelf.core.hosts.zhin.skills import CATALOG_HEADING, CATALOG_INSTRUCTION, render_zhin_catalog
 from skillshelf.core.paths import Environment
 from skillshelf.core.tokens import TokenCounter, approx_tokens
-from skillshelf.core.hosts.zhin.load import zhin_read_instructions
 from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.header import CatalogHeader

@@ -7,7 +7,14 @@ from pathlib import Path
 from skillshelf.core.config import Config
 from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.model import (
-    CatalogWarning, Diagnostic, Exposure, Generation, Provenance, Rejected, Severity, Source,
+    CatalogWarning,
+    Diagnostic,
+    Exposure,
+    Generation,
+    Provenance,
+    Rejected,
+    Severity,
+    Source,
 )
 
 X1_DESCRIPTION = "Review code [bold red]x[/] then \x1b[31mred\x1b[0m done"

@@ -6,7 +6,13 @@ from skillshelf.app.screens.help import HELP_ROWS, help_content
 from skillshelf.app.screens.main import MainScreen
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.model import (
-    CatalogWarning, Diagnostic, Generation, Provenance, Rejected, Severity, Source,
+    CatalogWarning,
+    Diagnostic,
+    Generation,
+    Provenance,
+    Rejected,
+    Severity,
+    Source,
 )
 from skillshelf.widgets.budget_meter import meter_text
 from skillshelf.widgets.catalog_list import CatalogList

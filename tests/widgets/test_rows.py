@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 from skillshelf.core.model import (
-    Diagnostic, Exposure, Generation, Provenance, Rejected, Severity, Source, Status,
+    Diagnostic,
+    Exposure,
+    Generation,
+    Provenance,
+    Rejected,
+    Severity,
+    Source,
+    Status,
 )
 from skillshelf.widgets.rows import (
-    LEGEND, build_rows, fit, group_hits, row_prompt, short_location,
+    LEGEND,
+    build_rows,
+    fit,
+    group_hits,
+    row_prompt,
+    short_location,
 )
 
 
