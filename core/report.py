@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable
 
+from skillshelf.core.hostlint import host_lint_file, host_targets
+from skillshelf.core.lint import Target, lint_file
 from skillshelf.core.model import Exposure, Generation, Rejected, Severity, Source
 
 LintFn = Callable[[Source | Rejected], Any]
@@ -24,11 +26,11 @@ def _lint_for(item: Source | Rejected, target: str) -> dict[str, Any] | None:
     """Lint one listed file for ``target`` (SPEC F4–F5); ``None`` for built-ins or when lint is missing."""
     if item.location.startswith("builtin://"):
         return None
-    try:
-        from skillshelf.core.lint import Target, lint_file
-    except ImportError:  # pragma: no cover - during bring-up
-        return None
-    rep = lint_file(item.location, target=Target(target))
+    hosts = host_targets()
+    if target in hosts:
+        rep = host_lint_file(hosts[target], item.location)
+    else:
+        rep = lint_file(item.location, target=Target(target))
     return {
         "target": target,
         "valid": rep.valid,
@@ -75,6 +77,8 @@ def source_json(s: Source, *, ambiguous: bool, lint_target: str | None) -> dict[
         "described": s.described,
         "ambiguous": ambiguous,
         "status": s.status.value,
+        "shadowedBy": list(s.shadowed_by),
+        "statusReason": s.status_reason,
         "metadataSources": list(s.metadata_sources),
         "size": s.size,
         "sha256": s.content_sha256,
@@ -112,7 +116,7 @@ def rejected_json(r: Rejected, *, lint_target: str | None) -> dict[str, Any]:
     return out
 
 
-def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec") -> dict[str, Any]:
+def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", client: str | None = None) -> dict[str, Any]:
     """The SPEC G1 JSON document for ``gen``.
 
     ``lint_target`` (``spec``/``portable``/``zuno``/``zhin`` or ``None`` to skip) adds a ``lint``
@@ -121,6 +125,7 @@ def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec") -
     counts = Counter(s.name for s in gen.sources if s.enabled)
     return {
         "host": gen.host,
+        "client": client,
         "cwd": gen.cwd,
         "generation": gen.number,
         "digest": gen.digest,
@@ -154,7 +159,7 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
     """Readable text form of a G1 document (what ``debug skill`` prints without ``--json``)."""
     out: list[str] = []
     s = doc["summary"]
-    out.append(f"host {doc['host']} · cwd {doc['cwd']} · generation {doc['generation']} · digest {doc['digest'][:16]}")
+    out.append(f"host {doc['host']}" + (f" ({doc['client']})" if doc.get("client") else "") + f" · cwd {doc['cwd']} · generation {doc['generation']} · digest {doc['digest'][:16]}")
     out.append("")
     out.append("roots (discovery order):")
     for r in doc["roots"]:
@@ -168,8 +173,8 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
             flags.append("AMBIGUOUS")
         if not src["enabled"]:
             flags.append("disabled")
-        if src["status"] == "kept-last-valid":
-            flags.append("kept-last-valid")
+        if src["status"] in ("kept-last-valid", "shadowed", "hidden", "race"):
+            flags.append("either may win" if src["status"] == "race" else src["status"])
         if not src["described"]:
             flags.append("no description")
         flag = f"  [{', '.join(flags)}]" if flags else ""
@@ -179,6 +184,10 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
             out.append(f"      exposure: {src['exposureReason']}")
         if src.get("disabledReason"):
             out.append(f"      disabled by {src['disabledReason']}")
+        if src.get("statusReason"):
+            out.append(f"      {src['status']}: {src['statusReason']}")
+        for by in src.get("shadowedBy", ()):
+            out.append(f"      {'competes with' if src['status'] == 'race' else 'shadowed by'} {by}")
         for a in src["aliases"]:
             out.append(f"      alias {a}")
         for d in src["diagnostics"]:
