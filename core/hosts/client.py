@@ -27,11 +27,14 @@ from typing import Callable, Hashable, Iterable, Mapping, Sequence
 from skillshelf.core.config import Config
 from skillshelf.core.digest import compute_digest
 from skillshelf.core.fileread import read_regular
+from skillshelf.core.frontmatter import split_document
 from skillshelf.core.hosts.base import (
+    Fact,
     Feature,
     HostCatalog,
     HostContext,
     HostLabels,
+    LoadedPage,
     RootPlan,
     SkillToolLike,
     Verdict,
@@ -314,6 +317,26 @@ class ClientSession:
         result = self._host.render_catalog([s for s in generation.sources if s.enabled], chars)
         rule = self._host.budget_rule(window) if budget is None else f"--budget {budget:,} characters"
         return replace(result, budget=chars, budget_rule=rule)
+
+    def source_facts(self, source: Source) -> tuple[Fact, ...]:
+        """Nothing beyond the shared fields (status, shadowed copies and reasons are on the
+        source itself)."""
+        return ()
+
+    def load_page(self, source: Source, cursor: str | None = None, *, resource: str | None = None) -> LoadedPage:
+        """The ``SKILL.md`` body as one page (what a client reads when the skill is invoked,
+        frontmatter removed); resource files are read by the client's own file tools, so
+        ``resource`` is refused."""
+        label = "SKILL.md body"
+        if resource is not None:
+            return LoadedPage("", None, True, label, error_code="no-resources",
+                              error=f"{self._host.client} reads a skill's other files with its own file tools")
+        try:
+            split = split_document(read_regular(source.location, MAX_SKILL_BYTES).decode("utf-8", errors="replace"))
+        except OSError as exc:
+            return LoadedPage("", None, True, label, error=f"cannot read {source.location}: {exc.strerror or exc}",
+                              error_code="unreadable")
+        return LoadedPage(split.body, None, True, label, first_line=split.body_line or 1, pages=1)
 
     def watch_targets(self) -> WatchTargets:
         """Every root's scan directory (watched through its nearest ancestor while missing)."""
