@@ -2,7 +2,7 @@
 generation, grouped by kind (SPEC K1 "the browser still starts and shows it", D2 uncovered-folder
 hints, D4 scan warnings, R remote failures, H3 kept-last-valid, F6 rejected files).
 
-The entries come from :func:`skillshelf.app.sourceinfo.problems` (pure, folded so nothing is
+The entries come from :func:`skillshelf.app.problems.problems` (pure, folded so nothing is
 listed twice). Each shows a severity glyph (``✗`` error, ``⚠`` warning, ``•`` note), the exact
 message, the path / URL / variable it is about and the hint, all as plain ``Content`` made
 visible (SPEC X1: no markup, control characters shown). ``enter`` on an entry that names a skill
@@ -23,7 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from skillshelf.app.sourceinfo import REJECTED_KIND, Problem, problems_summary
+from skillshelf.app.problems import REJECTED_KIND, Problem, problems_summary
 from skillshelf.core.model import Severity
 from skillshelf.core.textsafe import visible
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from skillshelf.core.model import Diagnostic, Generation, Provenance, Rejected, Severity, Source
 from skillshelf.widgets.budget_meter import selected_meter_text, tokens_text
 from skillshelf.widgets.header import header_text
-from skillshelf.widgets.rows import SORTS, build_rows, next_sort, sort_order
+from skillshelf.widgets.rows import SORTS, build_rows, next_sort, row_tokens, sort_order
 from skillshelf.widgets.source_pane import SourceExtras, details_content
 
 
@@ -38,8 +38,6 @@ def test_sorts_cycle_and_orders():
     by_prov = sort_order(rows, base, "provenance", lambda item: 0)
     assert [rows[i].name for i in by_prov] == ["alpha", "bad", "Beta", "zeta", "alpha"]
     assert [rows[i].item.size for i in sort_order(rows, base, "size", lambda item: 0)] == [4000, 500, 20, 10, 8]
-    from skillshelf.app.sourceinfo import row_tokens
-
     assert [row_tokens(rows[i].item) for i in sort_order(rows, base, "tokens", row_tokens)] == [1000, 10, 2, 2, 1]
 
 
@@ -71,7 +69,7 @@ def test_details_lint_sidecars_remote_resources():
     assert "origin      (unknown: not pulled in this session)" in pending
     assert "display     R! — from a sidecar" in pending and "lint (spec)  computing…" in pending
     lint = (Diagnostic(Severity.ERROR, "yaml-error", "bad", line=3, column=14, hint='description: "a: b"'),)
-    extras = SourceExtras(lint=lint, sidecars={"display_name": "/c/r/agents/zuno.yaml"},
+    extras = SourceExtras(lint=lint, display_origin="/c/r/agents/zuno.yaml",
                           remote=("https://x/index.json", None), resources=(("a.md", 5), ("d/b.txt", 1200)),
                           resources_cut=True)
     text = details_content(row, extras).plain
