@@ -70,6 +70,7 @@ class CatalogList(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     CatalogList {
         height: 1fr;
+        padding: 0 1;
         color: $foreground;
         background: $surface;
         overflow-x: hidden;

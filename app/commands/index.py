@@ -21,6 +21,9 @@ import json
 import sys
 from typing import Any
 
+from skillshelf.core.budget import index_budget_chars
+from skillshelf.core.catalog import Catalog
+
 
 def _budget_chars(value: str) -> int:
     try:
@@ -44,13 +47,10 @@ def add_parser(sub: Any, common: Any) -> None:
     p.set_defaults(run=run)
 
 
-def default_budget(catalog: Any, context_window: int | None) -> int:
-    """SPEC U1 budget in characters: the catalog's config ``max_context_tokens`` (when it exposes
-    one) and ``context_window`` tokens."""
-    from skillshelf.core.budget import index_budget_chars
-
-    max_context_tokens = getattr(getattr(catalog, "config", None), "max_context_tokens", None)
-    return index_budget_chars(max_context_tokens=max_context_tokens, context_window=context_window)
+def default_budget(catalog: Catalog, context_window: int | None) -> int:
+    """SPEC U1 budget in characters: the configuration's ``maxContextTokens`` and
+    ``context_window`` tokens."""
+    return index_budget_chars(max_context_tokens=catalog.config.max_context_tokens, context_window=context_window)
 
 
 def result_document(result: Any) -> dict[str, Any]:
