@@ -15,7 +15,7 @@ from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.core.budget import index_budget_chars
 from skillshelf.core.tokens import approx_tokens, shared_counter
 
-__all__ = ["SessionBudget", "TokenCount", "count_tokens", "index_budget", "selected_budget"]
+__all__ = ["NO_WHAT_IF", "SessionBudget", "TokenCount", "count_tokens", "index_budget", "selected_budget"]
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,11 @@ class SessionBudget:
     replaces_max_context_tokens: bool = False
 
 
-def index_budget(catalog: AppCatalog, budget: SessionBudget = SessionBudget()) -> int | None:
+#: No what-if values: the catalog's own window and the configuration's ``maxContextTokens``.
+NO_WHAT_IF = SessionBudget()
+
+
+def index_budget(catalog: AppCatalog, budget: SessionBudget = NO_WHAT_IF) -> int | None:
     """The catalog budget in characters under ``budget``; ``None`` when the host has none."""
     base = catalog.session.index_budget(budget.context_window)
     if base is None or not budget.replaces_max_context_tokens:
@@ -42,7 +46,7 @@ def index_budget(catalog: AppCatalog, budget: SessionBudget = SessionBudget()) -
     return index_budget_chars(max_context_tokens=budget.max_context_tokens, context_window=window)
 
 
-def selected_budget(catalog: AppCatalog, budget: SessionBudget = SessionBudget()) -> int | None:
+def selected_budget(catalog: AppCatalog, budget: SessionBudget = NO_WHAT_IF) -> int | None:
     """The selected-body budget in tokens under ``budget`` (SPEC U2); ``None`` when the host has none."""
     return catalog.session.selected_budget(budget.context_window)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from skillshelf.app.budgets import SessionBudget, count_tokens, index_budget, selected_budget
+from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, count_tokens, index_budget, selected_budget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.loaded_text import loaded_text
 from skillshelf.core.agents import agent_view
@@ -123,7 +123,7 @@ def _required_bodies(catalog: AppCatalog, agent: str, config: AgentConfig,
 
 
 def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
-                 budget: SessionBudget = SessionBudget()) -> CatalogView:
+                 budget: SessionBudget = NO_WHAT_IF) -> CatalogView:
     """The :class:`CatalogView` of ``generation`` for ``agent`` (``None`` = no agent) with the
     session's what-if ``budget``. ``agent`` is ignored for hosts without
     :attr:`Feature.AGENTS`. The catalog text counts as empty when the configuration says
@@ -132,7 +132,8 @@ def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
     if Feature.AGENTS not in features:
         agent = None
     enabled = tuple(s for s in generation.sources if s.enabled)
-    listed, hidden = generation.sources, ()
+    listed: tuple[Source, ...] = generation.sources
+    hidden: tuple[Source, ...] = ()
     agent_config = None
     if agent is not None:
         agent_config = catalog.config.agents.get(agent) or AgentConfig(name=agent)

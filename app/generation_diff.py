@@ -48,7 +48,8 @@ def generation_diff(old: Generation | None, new: Generation) -> GenerationDiff:
     before: dict[str, Source | Rejected] = {s.location: s for s in old.sources}
     before.update((r.location, r) for r in old.rejected)
     added = changed = seen = 0
-    for item in (*new.sources, *new.rejected):
+    items: tuple[Source | Rejected, ...] = (*new.sources, *new.rejected)
+    for item in items:
         prev = before.get(item.location)
         if prev is None:
             added += 1

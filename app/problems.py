@@ -97,10 +97,10 @@ def problems(generation: Generation) -> tuple[Problem, ...]:
         found.append(Problem(_WARNING_SEVERITY.get(w.kind, Severity.WARNING), w.kind, w.message, w.source,
                              location=_skill_file(w.source)))
     for r in generation.rejected:
-        d = first_error(r.diagnostics)
-        if d is not None:
-            found.append(Problem(Severity.ERROR, REJECTED_KIND, d.message, r.location, d.hint, _position(d), d.code,
-                                 r.location))
+        error = first_error(r.diagnostics)
+        if error is not None:
+            found.append(Problem(Severity.ERROR, REJECTED_KIND, error.message, r.location, error.hint, _position(error),
+                                 error.code, r.location))
         else:
             message = r.warning.message if r.warning is not None else "refused by the host"
             code = r.warning.kind if r.warning is not None else ""
@@ -133,7 +133,7 @@ def problem_counts(found: Sequence[Problem]) -> ProblemCounts:
 def problems_summary(found: Sequence[Problem]) -> str:
     """``1 error · 2 warnings · 1 note`` (zero counts left out); ``""`` when ``found`` is empty."""
     parts = []
-    for n, word in zip(problem_counts(found), ("error", "warning", "note")):
+    for n, word in zip(problem_counts(found), ("error", "warning", "note"), strict=True):
         if n:
             parts.append(f"{n:,} {word}{'' if n == 1 else 's'}")
     return " · ".join(parts)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Timings"]
+__all__ = ["DEFAULT_TIMINGS", "Timings"]
 
 
 @dataclass(frozen=True)
@@ -27,3 +27,7 @@ class Timings:
     watcher_wait: float = 2.0
     watch_step: int = 50
     watch_debounce: int = 1600
+
+
+#: The delays the shipped app uses.
+DEFAULT_TIMINGS = Timings()

@@ -27,7 +27,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from skillshelf.app.budgets import SessionBudget, index_budget
+from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.demo import prepare_demo
 from skillshelf.app.live import GenerationFeed, LiveWatch
@@ -39,7 +39,7 @@ from skillshelf.app.screens.palette import ActionProvider, SkillProvider
 from skillshelf.app.screens.picker import AmbiguityPicker
 from skillshelf.app.screens.problems import ProblemsScreen
 from skillshelf.app.screens.whatif import WhatIfScreen
-from skillshelf.app.timings import Timings
+from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.undo import undo_words
 from skillshelf.core import configwrite
 from skillshelf.core.catalog import Catalog
@@ -93,7 +93,7 @@ class SkillshelfApp(App[int]):
         host: Host | str = DEFAULT_HOST,
         cwd_display: str = "",
         watch: bool = False,
-        timings: Timings = Timings(),
+        timings: Timings = DEFAULT_TIMINGS,
         open_host: Callable[[Host], AppCatalog] | None = None,
     ) -> None:
         super().__init__()
@@ -105,7 +105,7 @@ class SkillshelfApp(App[int]):
         self.timings = timings
         self._open_host = open_host
         #: What-if values applied to this session (``enter`` on the what-if screen).
-        self.budget = SessionBudget()
+        self.budget = NO_WHAT_IF
         #: The last config write made from the ambiguity picker (``ctrl+z`` undoes it), or ``None``.
         self.last_write: WriteResult | None = None
         #: The catalog being watched, its watcher and its generations, or ``None``.

@@ -11,7 +11,7 @@ read-only ``TextArea`` (100 KB in ~0.1 s; ``Markdown`` would take seconds, DESIG
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 

@@ -39,7 +39,7 @@ from textual.widgets import Footer, Input, OptionList, Static, Tab, Tabs, TextAr
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection
 
-from skillshelf.app.budgets import SessionBudget, count_tokens, index_budget
+from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, count_tokens, index_budget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.core.hosts.base import Feature, Host, HostSession
 from skillshelf.core.model import Generation, SkillEntry
@@ -291,7 +291,7 @@ class IndexPreviewScreen(Screen[None]):
         Binding("q", "close", "Close", show=False, id="preview.close-q"),
     ]
 
-    def __init__(self, catalog: AppCatalog, generation: Generation, *, budget: SessionBudget = SessionBudget(),
+    def __init__(self, catalog: AppCatalog, generation: Generation, *, budget: SessionBudget = NO_WHAT_IF,
                  form: Form = Form.INDEX) -> None:
         super().__init__()
         self.catalog = catalog

@@ -23,6 +23,7 @@ screen; ``g`` applies only to hosts with agents, ``p`` only to hosts with remote
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable
 
 from textual import on, work
@@ -35,7 +36,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState
 
-from skillshelf.app.budgets import SessionBudget
+from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.catalog_view import CatalogView, catalog_view
 from skillshelf.app.components.agent_view import AgentView
@@ -48,7 +49,7 @@ from skillshelf.app.empty_catalog import empty_catalog_text
 from skillshelf.app.generation_diff import generation_diff
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.problems import Problem
-from skillshelf.app.timings import Timings
+from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.hosts.base import Feature, Host
 from skillshelf.core.model import Generation
@@ -134,7 +135,7 @@ class MainScreen(Screen[None]):
     ACTION_FEATURES = {"pick_agent": Feature.AGENTS, "pull": Feature.REMOTE}
 
     def __init__(self, open_catalog: Callable[[], AppCatalog], *, host: Host = DEFAULT_HOST, cwd_display: str = "",
-                 timings: Timings = Timings(),
+                 timings: Timings = DEFAULT_TIMINGS,
                  generation_after_write: Callable[[AppCatalog, int], Generation] | None = None) -> None:
         super().__init__()
         self._open_catalog = open_catalog
@@ -148,7 +149,7 @@ class MainScreen(Screen[None]):
         #: The agent view (``agents.<name>``), ``None`` = no agent (every source).
         self.agent: str | None = None
         #: What-if values applied to this session (attributes down from the app).
-        self.budget = SessionBudget()
+        self.budget = NO_WHAT_IF
         #: Lint per file for the host's lint target (shared by the catalog pane and the details).
         self.lint_cache = LintCache(host.lint_target)
         #: Warnings of the last ``pull now`` (display strings).
@@ -263,7 +264,7 @@ class MainScreen(Screen[None]):
             catalog = self._open_catalog()
             if epoch != self._epoch:
                 return
-            catalog.subscribe(lambda gen, cat=catalog: self.post_message(GenerationPublished(gen, cat)))
+            catalog.subscribe(partial(self._post_published, catalog))
             self.post_message(CatalogOpened(catalog))
             generation = catalog.current
         elif after_write and self._after_write is not None:
@@ -273,6 +274,10 @@ class MainScreen(Screen[None]):
         else:
             generation = catalog.current
         self.post_message(_Shown(catalog, generation, catalog_view(catalog, generation, self.agent, self.budget), epoch))
+
+    def _post_published(self, catalog: AppCatalog, generation: Generation) -> None:
+        """``catalog`` published ``generation`` (called from the publishing thread)."""
+        self.post_message(GenerationPublished(generation, catalog))
 
     @work(thread=True, exclusive=True, group="view", exit_on_error=False, description="catalog view")
     def recompute_view(self) -> None:

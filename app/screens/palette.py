@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
@@ -84,7 +84,7 @@ class ActionProvider(Provider):
     key (on the app or on the main screen). The palette closes before the command runs, so the
     action sees the screen the key would have seen."""
 
-    def _runner(self, entry: PaletteAction) -> Callable[[], Awaitable[None]] | None:
+    def _runner(self, entry: PaletteAction) -> Callable[[], Awaitable[Any]] | None:
         main = _main_screen(self)
         if main is None or (entry.feature is not None and entry.feature not in main.host.features):
             return None

@@ -119,7 +119,11 @@ class ProblemsScreen(ModalScreen[str | None]):
     def entry_texts(self) -> list[str]:
         """Every option as plain text (group titles and entries, in order; for tests)."""
         lst = self.query_one(OptionList)
-        return [Content.assemble(lst.get_option_at_index(i).prompt).plain for i in range(lst.option_count)]
+        texts = []
+        for i in range(lst.option_count):
+            prompt = lst.get_option_at_index(i).prompt
+            texts.append(prompt.plain if isinstance(prompt, Content) else str(prompt))
+        return texts
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -39,10 +39,10 @@ from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from skillshelf.app.budgets import SessionBudget, index_budget
+from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, index_budget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.screens.index_preview import TruncatedEntry, truncated_entries
-from skillshelf.app.timings import Timings
+from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.core.budget import index_budget_chars, selected_budget_tokens
 from skillshelf.core.hosts.base import EntryState, Feature
 from skillshelf.core.model import Generation
@@ -167,8 +167,8 @@ class WhatIfScreen(ModalScreen[None]):
         Binding("q", "close", "Close", show=False, id="whatif.close-q"),
     ]
 
-    def __init__(self, catalog: AppCatalog, generation: Generation, *, budget: SessionBudget = SessionBudget(),
-                 timings: Timings = Timings()) -> None:
+    def __init__(self, catalog: AppCatalog, generation: Generation, *, budget: SessionBudget = NO_WHAT_IF,
+                 timings: Timings = DEFAULT_TIMINGS) -> None:
         super().__init__()
         self.catalog = catalog
         self.generation = generation

@@ -23,7 +23,6 @@ from textual.widgets import Input, Static
 from skillshelf.app import tui as tui_mod
 from skillshelf.app.cli import build_parser
 from skillshelf.app.generation_diff import GenerationDiff, generation_diff
-from skillshelf.app.timings import Timings
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.budget import index_budget_chars, selected_budget_tokens
 from skillshelf.core.catalog import Catalog

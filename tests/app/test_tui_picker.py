@@ -8,7 +8,6 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from textual.notifications import Notify
 from textual.widgets import DataTable, Static
 
@@ -106,7 +105,7 @@ async def test_k5_picker_keep_disable_write_undo(tmp_path):
         assert picker.choices == {tree.pdf_project: Choice.KEEP, tree.pdf_global: Choice.DISABLE}
         entry = f'{{"path": "{tree.pdf_global}", "enabled": false}}'
         plan_text = static_text(picker, "#picker-plan")
-        assert f"target project ./.zuno/zuno.json" in plan_text
+        assert "target project ./.zuno/zuno.json" in plan_text
         assert "append to skills.config:\n" + entry + "\n" in plan_text
         diff = static_text(picker, "#picker-diff")
         assert "-project line\n+global line\n" in diff
