@@ -41,6 +41,7 @@ from skillshelf.app.screens.problems import ProblemsScreen
 from skillshelf.app.screens.whatif import WhatIfScreen
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.undo import undo_words
+from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core import configwrite
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.configwrite import ConfigWriteError, WriteResult
@@ -54,7 +55,7 @@ from skillshelf.core.watch import CatalogWatcher
 __all__ = ["SkillshelfApp", "display_path", "run_tui"]
 
 
-class SkillshelfApp(App[int]):
+class SkillshelfApp(ReportsWorkerErrors, App[int]):
     """One main screen (:class:`MainScreen`) over the catalog ``open_catalog()`` returns.
 
     ``open_catalog`` runs in a worker thread (it may take ~1 s on 10k skills). ``host`` and

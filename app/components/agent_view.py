@@ -21,13 +21,14 @@ from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.catalog_view import CatalogView, catalog_view
 from skillshelf.app.screens.choice import NO_AGENT, AgentChoice, ChoiceScreen, agent_options
 from skillshelf.app.timings import Timings
+from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.model import Generation
 from skillshelf.core.textsafe import visible
 
 __all__ = ["AgentView"]
 
 
-class AgentView(Static):
+class AgentView(ReportsWorkerErrors, Static):
     """The banner line of the agent view; hidden while the agent would start (or none is chosen)."""
 
     DEFAULT_CSS = """

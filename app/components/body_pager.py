@@ -19,6 +19,7 @@ from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.components.catalog_pane import RowKey, row_key
 from skillshelf.app.loaded_text import BodyCost, body_cost
 from skillshelf.app.screens.choice import BODY_CHOICE, ChoiceScreen, resource_options
+from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.hosts.base import LoadedPage
 from skillshelf.core.model import Rejected, Source
@@ -63,7 +64,7 @@ class PageState:
     line_starts: list[int] = field(default_factory=list)
 
 
-class BodyPager(BodyView):
+class BodyPager(ReportsWorkerErrors, BodyView):
     """:class:`~skillshelf.widgets.source_pane.BodyView` that loads the pages in a worker."""
 
     class CostKnown(Message):

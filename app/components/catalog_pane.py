@@ -20,10 +20,11 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.timings import Timings
+from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.filter import FilterHit, FilterIndex
 from skillshelf.core.model import Generation, Rejected, Source
 from skillshelf.core.textsafe import visible
@@ -49,7 +50,7 @@ def row_key(row: CatalogRow) -> RowKey:
     return RowKey(row.location, row.rejected)
 
 
-class CatalogPane(Vertical):
+class CatalogPane(ReportsWorkerErrors, Vertical):
     """Rows of one generation, filtered and sorted; lints every listed file in a worker.
 
     ``filter_limit``: most hits listed for a non-empty query (the title gives the true count).
@@ -111,6 +112,13 @@ class CatalogPane(Vertical):
     def catalog_list(self) -> CatalogList:
         """The list widget."""
         return self.query_one(CatalogList)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failed lint is reported (:class:`ReportsWorkerErrors`) and its progress cleared."""
+        super().on_worker_state_changed(event)
+        if event.state is WorkerState.ERROR:
+            self._lint_progress = ""
+            self.border_subtitle = self.progress
 
     def watch_progress(self, text: str) -> None:
         self.border_subtitle = text or self._lint_progress

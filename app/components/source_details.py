@@ -19,6 +19,7 @@ from skillshelf.app.components.catalog_pane import RowKey, row_key
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.origins import remote_origin, sidecar_origins
 from skillshelf.app.resources import list_resources
+from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.model import Severity, Source
 from skillshelf.widgets.rows import CatalogRow
 from skillshelf.widgets.source_pane import SourceDetails, SourceExtras
@@ -26,7 +27,7 @@ from skillshelf.widgets.source_pane import SourceDetails, SourceExtras
 __all__ = ["DetailsPanel"]
 
 
-class DetailsPanel(SourceDetails):
+class DetailsPanel(ReportsWorkerErrors, SourceDetails):
     """:class:`~skillshelf.widgets.source_pane.SourceDetails` that computes its extras in a worker."""
 
     class LintErrors(Message):

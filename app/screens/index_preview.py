@@ -41,6 +41,7 @@ from textual.widgets.text_area import Selection
 
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, count_tokens, index_budget
 from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.hosts.base import Feature, Host, HostSession
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
@@ -268,7 +269,7 @@ def save_text(path: str, text: str, *, base: str | None = None) -> str:
     return full
 
 
-class IndexPreviewScreen(Screen[None]):
+class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
     """The exact prompt index (see the module docstring). ``context_window`` (tokens) is the
     session what-if window, ``None`` for the catalog's own budget."""
 

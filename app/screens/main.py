@@ -50,6 +50,7 @@ from skillshelf.app.generation_diff import generation_diff
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.problems import Problem
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
+from skillshelf.app.worker_errors import report_failure
 from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.hosts.base import Feature, Host
 from skillshelf.core.model import Generation
@@ -289,20 +290,19 @@ class MainScreen(Screen[None]):
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
-        """A worker that failed is logged and shown, never silent (the app keeps running)."""
+        """A worker that failed is logged and shown, never silent (the app keeps running); a
+        catalog that cannot be opened also says so in the header and the source pane."""
         if event.state is not WorkerState.ERROR:
             return
+        if event.worker.group != "catalog":
+            report_failure(self, event.worker)
+            return
         error = event.worker.error
-        what = event.worker.description or event.worker.group
-        self.log.error(f"worker {what!r} failed", error)
-        if event.worker.group == "catalog":
-            message = f"cannot open the catalog: {type(error).__name__}: {error}"
-            self.catalog_pane.catalog_list.loading = False
-            self._show_header(message)
-            self.query_one(DetailsPanel).show_message(message)
-        else:
-            message = f"{what} failed: {type(error).__name__}: {error}"
-            self.catalog_pane.progress = ""
+        message = f"cannot open the catalog: {type(error).__name__}: {error}"
+        self.log.error(message, error)
+        self.catalog_pane.catalog_list.loading = False
+        self._show_header(message)
+        self.query_one(DetailsPanel).show_message(message)
         self.notify(visible(message, multiline=True), severity="error", timeout=8, markup=False)
 
     @on(GenerationPublished)

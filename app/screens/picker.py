@@ -46,6 +46,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.undo import undo_words
+from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.configwrite import (
     Choice,
     ConfigWriteError,
@@ -256,7 +257,7 @@ class WriteDone(Message):
         self.error = error
 
 
-class AmbiguityPicker(ModalScreen[None]):
+class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
     """Resolve the ambiguous skill ``name`` (SPEC K5). See the module docstring for the keys.
 
     ``name`` is kept as :attr:`skill_name`. ``catalog``: the live catalog; ``generation``: the

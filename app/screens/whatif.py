@@ -43,6 +43,7 @@ from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, index_budget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.screens.index_preview import TruncatedEntry, truncated_entries
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
+from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.budget import index_budget_chars, selected_budget_tokens
 from skillshelf.core.hosts.base import EntryState, Feature
 from skillshelf.core.model import Generation
@@ -128,7 +129,7 @@ class WhatIfComputed(Message):
         self.whatif = whatif
 
 
-class WhatIfScreen(ModalScreen[None]):
+class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
     """The what-if panel (module docstring). ``budget``: the session's what-if values in force
     (the boxes start from them, else from the catalog's). :attr:`current` is the last outcome."""
 
