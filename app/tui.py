@@ -309,6 +309,8 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         if result is None:
             self.notify("Nothing to undo.", timeout=3)
             return
+        catalog = self.main_screen.catalog
+        before = catalog.current.number if catalog is not None else 0
         try:
             configwrite.undo(result)
         except ConfigWriteError as exc:
@@ -316,7 +318,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
             return
         self.last_write = None
         self.notify(visible(f"Undone: {undo_words(result)}.", multiline=True), timeout=5, markup=False)
-        self.main_screen.rescan_after_write()
+        self.main_screen.rescan_after_write(before)
 
 
 def display_path(path: str, home: str | None) -> str:

@@ -254,9 +254,10 @@ class MainScreen(Screen[None]):
         self._show_header(status)
 
     @work(thread=True, exclusive=True, group="catalog", exit_on_error=False, description="open catalog")
-    def load_catalog(self, refresh: bool = False, after_write: bool = False) -> None:
+    def load_catalog(self, refresh: bool = False, after_write: int | None = None) -> None:
         """Open (first call) or refresh the catalog and compute the view; ``after_write``: the
-        rescan follows a config write (one generation step: the watcher's when it is live)."""
+        rescan follows a config write made when the generation was that number (one
+        generation step: the watcher's when it is live)."""
         epoch = self._epoch
         catalog = self.catalog
         if catalog is None or refresh:
@@ -268,8 +269,8 @@ class MainScreen(Screen[None]):
             catalog.subscribe(partial(self._post_published, catalog))
             self.post_message(CatalogOpened(catalog))
             generation = catalog.current
-        elif after_write and self._after_write is not None:
-            generation = self._after_write(catalog, catalog.current.number)
+        elif after_write is not None and self._after_write is not None:
+            generation = self._after_write(catalog, after_write)
         elif refresh:
             generation = catalog.refresh()
         else:
@@ -337,10 +338,11 @@ class MainScreen(Screen[None]):
         self._show_header()
         self.catalog_pane.show_generation(event.view.shown(event.generation))
 
-    def rescan_after_write(self) -> None:
-        """Show the generation of a config write or undo just made (``ctrl+z``)."""
+    def rescan_after_write(self, before: int) -> None:
+        """Show the generation of a config write or undo just made (``ctrl+z``) to the catalog
+        whose generation was ``before``."""
         if self.catalog is not None:
-            self.load_catalog(refresh=True, after_write=True)
+            self.load_catalog(refresh=True, after_write=before)
 
     def apply_budget(self, budget: SessionBudget) -> None:
         """The session's what-if values changed: recompute both meters (SPEC U1–U2)."""
