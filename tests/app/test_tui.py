@@ -9,10 +9,13 @@ import pytest
 from textual.notifications import Notify
 from textual.widgets import Input, TextArea
 
+from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.screens.help import HelpScreen
 from skillshelf.app.screens.main import MainScreen
 from skillshelf.app.tui import display_path
+from skillshelf.core.catalog import Catalog
 from skillshelf.core.filter import FilterIndex
+from skillshelf.core.paths import Environment
 from skillshelf.core.render import Form, render_budgeted
 from skillshelf.core.tokens import TokenCounter
 from skillshelf.widgets.budget_meter import BudgetMeter
@@ -289,3 +292,10 @@ async def test_filter_counts_no_match_sort_column_copy_and_line_numbers(tmp_path
         assert pane.body_text == "---\nname: broken-one\ndescription: a: b: c\n---\n"
         assert area.line_number_start == 1
         assert pane.body_note == "rejected by the host: the skill tool cannot load it; the file is shown as is"
+
+
+def test_fakes_and_the_real_catalog_are_app_catalogs(tmp_path):
+    assert isinstance(FakeCatalog(tmp_path), AppCatalog)
+    (tmp_path / "real").mkdir()
+    real = Catalog.open(str(tmp_path / "real"), env=Environment.from_mapping({"HOME": str(tmp_path)}), pull_remote=False)
+    assert isinstance(real, AppCatalog)
