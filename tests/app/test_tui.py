@@ -155,7 +155,7 @@ async def test_help_opens_and_closes(catalog):
         assert "next ambiguous name (conflict)" in screen_text(app)
         text = app.screen.query_one("#help-text").content.plain  # the whole (scrollable) help
         assert "↺  kept-last-valid" in text
-        for keys in ("s", "g", "]", "[", "v", "R", "p"):  # issue 2-4, 8 bindings are listed
+        for keys in ("s", "g", "]", "[", "v", "R", "p"):  # sort, agents, pages, raw, files, pull are listed
             assert f"\n  {keys:<10}" in text
         await pilot.press("escape")
         await pilot.pause()

@@ -204,7 +204,7 @@ async def test_h2_watcher_applies_edit_keeping_filter_and_selection(project):
 
 
 async def test_h2_bulk_install_1000_picked_up_while_keys_pressed(project):
-    """Issue 5: 1,000 skills written into a watched root while keys are pressed; every key moves
+    """1,000 skills written into a watched root while keys are pressed; every key moves
     the cursor, the final generation holds all of them, the list shows every row."""
     proj, skills, env = project
     cat = Catalog.open(str(proj), env=env, pull_remote=False)

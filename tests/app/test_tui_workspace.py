@@ -109,7 +109,7 @@ def pane(app) -> SourcePane:
     return main(app).query_one(SourcePane)
 
 
-# --------------------------------------------------------------------------- issue 2: lint
+# --------------------------------------------------------------------------- lint (F5)
 
 
 async def test_f5_lint_flag_and_pane_for_unquoted_colon(tree):
@@ -130,7 +130,7 @@ async def test_f5_lint_flag_and_pane_for_unquoted_colon(tree):
         assert lst.line_content(lst.highlighted).plain.startswith("✓! colon")
 
 
-# --------------------------------------------------------------------------- issue 3: why, meters, agents
+# --------------------------------------------------------------------------- exposure why, meters, agents (E2–E4, U)
 
 
 async def test_e2_exposure_why_and_sidecar_origin(tree):
@@ -200,7 +200,7 @@ async def test_e4_agent_switch_hides_builtins_and_reports_required_skills(tree):
         assert "agent: broken" in m.query_one("#header").plain
 
 
-# --------------------------------------------------------------------------- issue 4: body pages, resources
+# --------------------------------------------------------------------------- body pages, files of the skill folder (L3–L6)
 
 
 async def test_l3_paged_body_next_previous_and_raw_view(tree):
@@ -317,7 +317,7 @@ async def test_h1_selection_and_filter_kept_when_a_generation_arrives(tree):
         assert "colon" in pane(app).details_text.splitlines()[0]
 
 
-# --------------------------------------------------------------------------- issue 8: remote
+# --------------------------------------------------------------------------- remote (R)
 
 
 class RemoteCatalog(FakeCatalog):

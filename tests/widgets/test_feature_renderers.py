@@ -1,6 +1,6 @@
-"""Pure renderers added for issues 2-4 and 8: sort orders, meters with exact and estimated
-tokens, header with an agent, source details with lint / sidecars / remote / resources
-(SPEC F5, E3, E4, U1-U3, R, X1)."""
+"""Pure renderers: sort orders, meters with exact and estimated tokens (and without a budget),
+header with an agent and the client emulated, source details with lint / sidecars / remote /
+resources / the host's facts (SPEC F5, E3, E4, U1-U3, R, X1)."""
 
 from __future__ import annotations
 
@@ -77,3 +77,23 @@ def test_details_lint_sidecars_remote_resources():
     assert "display     R! — from sidecar /c/r/agents/zuno.yaml" in text
     assert "lint (spec)  1 error, 0 warnings\n  line 3 col 14 error[yaml-error] bad\n    hint: description: \"a: b\"" in text
     assert "resources (2+)  R to read one\n  a.md  5 B\n  d/b.txt  1,200 B" in text
+
+
+def test_u_meters_without_a_budget_and_header_names_the_client():
+    assert selected_meter_text("bodies", 40, None, tokens=41, tokens_exact=True, selected="pdf").plain == (
+        "bodies 41 tok (agent est. 40) · no budget · pdf")
+    assert header_text("claude", "~/p", _gen(), client="Claude Code 2.1.332").plain.startswith(
+        "skillshelf ─ host claude · Claude Code 2.1.332 ─ ~/p ─ generation 3 ─ ")
+
+
+def test_host_facts_section_and_status_reason():
+    from skillshelf.core.hosts.base import Fact
+    from skillshelf.core.model import Status
+
+    s = _src("w", "/c/w/SKILL.md", Provenance.PROJECT_ZUNO, root="/c", status=Status.SHADOWED,
+             status_reason="a project copy wins", shadowed_by=("/p/w/SKILL.md",))
+    row = build_rows(Generation(1, "", "zuno", "/p", (), (s,), (), ()))[0]
+    facts = (Fact("catalog", " - w: W"), Fact("tools", "1 private", ("🔒 skill__w__t\x1b",), Severity.WARNING))
+    text = details_content(row, SourceExtras(facts=facts, facts_title="zhin")).plain
+    assert "status      shadowed — a project copy wins\nshadowed by /p/w/SKILL.md\n" in text
+    assert "\nzhin\ncatalog      - w: W\ntools       1 private\n  🔒 skill__w__t␛\n" in text
