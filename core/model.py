@@ -185,6 +185,7 @@ class Root:
     file_links: bool = True
     resolve: bool = False
     label: str = ""
+    unread: str = ""
 
     def depth_allowed(self, levels: int) -> bool:
         """Whether a ``SKILL.md`` ``levels`` folders below the scan directory is read."""
@@ -221,6 +222,8 @@ class Root:
         }
         if self.label:
             out["label"] = self.label
+        if self.unread:
+            out["unread"] = self.unread
         return out
 
 

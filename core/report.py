@@ -164,6 +164,8 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
     out.append("roots (discovery order):")
     for r in doc["roots"]:
         mark = "" if r["exists"] else "   (missing)"
+        if r.get("unread"):
+            mark += f"   (not read: {r['unread']})"
         out.append(f"  {r['provenance']:<16} {r['path']}  [{r['pattern']}]{mark}")
     out.append("")
     out.append(f"sources ({len(doc['sources'])}):")
