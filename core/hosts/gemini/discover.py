@@ -77,9 +77,9 @@ def root_plan(setup: GeminiSetup, bundle: str | None) -> tuple[list[Root], list[
     roots.append(_root(Provenance.USER, os.path.join(home, ".agents", "skills"), "user .agents/skills", off))
     ws_off = off
     if not off and not setup.trusted:
-        ws_off = (f"the workspace is not trusted ({setup.trust_reason}): Gemini CLI does not read its "
-                  f".gemini/skills and .agents/skills; {trust_hint(setup)}")
-        warnings.append(CatalogWarning("gemini-untrusted", setup.cwd, ws_off))
+        ws_off = ("Gemini CLI does not read the workspace skill folders: the workspace is not trusted "
+                  f"({setup.trust_reason})")
+        warnings.append(CatalogWarning("gemini-untrusted", setup.cwd, f"{ws_off}; {trust_hint(setup)}"))
     roots.append(_root(Provenance.PROJECT, os.path.join(setup.cwd, ".gemini", "skills"), "workspace .gemini/skills",
                        ws_off))
     roots.append(_root(Provenance.PROJECT, os.path.join(setup.cwd, ".agents", "skills"), "workspace .agents/skills",

@@ -33,7 +33,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -233,27 +232,52 @@ def _get(data: Any, *keys: str) -> Any:
 
 
 # --------------------------------------------------------------------------- system files
-def _insecure(path: str) -> str | None:
-    """Why a system settings file is skipped (``checkPosixStatsSecurity``), or ``None``."""
-    real = os.path.realpath(path)
-    chain = [real]
-    cur = os.path.dirname(real)
+def _path_insecure(path: str, kind: str) -> str | None:
+    """``checkPosixStatsSecurity`` of one path (``kind`` ``Directory`` or ``File``)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if st.st_uid != 0:
+        return (f"{kind} '{path}' is not owned by root (uid 0). Current uid: {st.st_uid}. To fix this, run: "
+                f'sudo chown root:root "{path}"')
+    if st.st_mode & 0o022:
+        return (f"{kind} '{path}' is writable by group or others (mode: {st.st_mode:o}). To fix this, run: "
+                f'sudo chmod g-w,o-w "{path}"')
+    return None
+
+
+def _ancestors(path: str) -> list[str]:
+    out = []
+    cur = os.path.dirname(path)
     while True:
-        chain.append(cur)
+        out.append(cur)
         nxt = os.path.dirname(cur)
         if nxt == cur:
-            break
+            return out
         cur = nxt
-    for p in chain:
-        try:
-            st = os.stat(p)
-        except OSError:
-            continue
-        kind = "Directory" if stat.S_ISDIR(st.st_mode) else "File"
-        if st.st_uid != 0:
-            return f"{kind} '{p}' is not owned by root (uid 0)"
-        if st.st_mode & 0o022:
-            return f"{kind} '{p}' is writable by group or others (mode: {st.st_mode:o})"
+
+
+def _insecure(path: str) -> str | None:
+    """Why a system settings file is skipped (``isFileAndDirectorySecureSync``), or ``None``:
+    every folder above it (nearest first), then the file, then its resolved target."""
+    path = os.path.normpath(os.path.abspath(path))
+    for folder in _ancestors(path):
+        why = _path_insecure(folder, "Directory")
+        if why:
+            return f"Parent directory '{folder}' is insecure: {why}"
+    why = _path_insecure(path, "File")
+    if why:
+        return f"File is insecure: {why}"
+    real = os.path.realpath(path)
+    if real != path:
+        why = _path_insecure(real, "File")
+        if why:
+            return f"Resolved target file is insecure: {why}"
+        for folder in _ancestors(real):
+            why = _path_insecure(folder, "Directory")
+            if why:
+                return f"Resolved target parent directory '{folder}' is insecure: {why}"
     return None
 
 
