@@ -741,3 +741,39 @@ def test_watch_targets_include_settings_and_trust_files(tree: Tree) -> None:
     assert str(tree.home / ".gemini" / "trustedFolders.json") in targets.config_files
     assert str(tree.wa) in targets.roots
     assert "settings.json" in targets.names
+
+
+# --------------------------------------------------------------------------- the commands
+@pytest.fixture
+def cli_env(tree: Tree, monkeypatch: pytest.MonkeyPatch) -> Tree:
+    for key in list(os.environ):
+        if key.startswith(("GEMINI_", "SKILLSHELF_", "XDG_")):
+            monkeypatch.delenv(key, raising=False)
+    for key, value in tree.env().items():
+        monkeypatch.setenv(key, value)
+    return tree
+
+
+def test_index_prints_the_section_and_notes(cli_env: Tree, capsys: pytest.CaptureFixture[str]) -> None:
+    from skillshelf.app.cli import main
+
+    skill(cli_env.ug, "u", "u", "user skill")
+    assert main(["index", "--host", "gemini", "--cwd", str(cli_env.ws)]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(MODERN + "<available_skills>\n")
+    assert f"    <location>{cli_env.ug / 'u' / 'SKILL.md'}</location>\n  </skill>\n</available_skills>\n" in out
+    assert "skillshelf: gemini: model auto (the default, resolves to gemini-3-pro-preview)" in err
+    assert main(["index", "--host", "gemini", "--cwd", str(cli_env.ws), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["client"], doc["budget"], doc["rendered"]) == ("Gemini CLI 0.61.0", None, 3)
+    assert any("stand-ins" in n for n in doc["notes"])
+
+
+def test_tool_command_answers_and_refuses(cli_env: Tree, capsys: pytest.CaptureFixture[str]) -> None:
+    from skillshelf.app.cli import main
+
+    skill(cli_env.ug, "u", "u", "user skill", body="Do it.\n")
+    assert main(["tool", "--host", "gemini", "--cwd", str(cli_env.ws), '{"name": "u"}']) == 0
+    assert capsys.readouterr().out.startswith('<activated_skill name="u">\n  <instructions>\n    Do it.\n')
+    assert main(["tool", "--host", "gemini", "--cwd", str(cli_env.ws), '{"name": "U"}']) == 1
+    assert capsys.readouterr().out == "params/name must be equal to one of the allowed values"
