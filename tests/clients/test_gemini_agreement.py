@@ -319,7 +319,8 @@ def test_rules_workspace(tmp_path: Path) -> None:
 
 def test_home_extensions_and_model(tmp_path: Path) -> None:
     """GEMINI_CLI_HOME moves the user roots and the extensions; extensions load in folder order,
-    fill in ${…} values, and one disabled here is left out; the model comes from model.name."""
+    fill in ${…} values, and one disabled here is left out; one file through two roots is two
+    locations; the model comes from model.name."""
     realclients.require("gemini")
     ws, home, gh = tmp_path / "ws", tmp_path / "home", tmp_path / "gh"
     skill(home / ".gemini" / "skills", "ignored-home", "ignored-home", "HOME is not read when GEMINI_CLI_HOME is set")
@@ -336,7 +337,9 @@ def test_home_extensions_and_model(tmp_path: Path) -> None:
     skill(ext / "broken-ext" / "skills", "x", "from-broken", "never loaded")
     write(ext / "extension-enablement.json", json.dumps({"ext-off": {"overrides": ["!/*"]}}))
     skill(gh / ".gemini" / "skills", "shared", "ext-shared", "the user copy wins over extensions")
-    skill(ws / ".agents" / "skills", "w", "ws-skill", "workspace skill")
+    skill(ws / ".gemini" / "skills", "w", "ws-skill", "workspace skill, reached twice")
+    (ws / ".agents").mkdir()
+    os.symlink(ws / ".gemini" / "skills", ws / ".agents" / "skills")  # one file through two roots: two locations
     write(gh / ".gemini" / "settings.json", json.dumps({"model": {"name": "gemini-3-pro-preview"}}))
     env = {"GEMINI_CLI_HOME": str(gh)}
     gen, session = open_mine(ws, home, env)
@@ -382,6 +385,17 @@ def test_trust(tmp_path: Path, variant: str) -> None:
     if not trusted:
         assert all("not trusted" in r.unread for r in unread)
         assert any(w.kind == "gemini-untrusted" for w in gen.warnings)
+
+
+def test_workspace_is_home(tmp_path: Path) -> None:
+    """cwd = HOME: each root is read twice; every file is listed once, .agents wins."""
+    realclients.require("gemini")
+    home = tmp_path / "home"
+    skill(home / ".gemini" / "skills", "same", "same", "the .gemini copy")
+    skill(home / ".agents" / "skills", "same", "same", "the .agents copy")
+    skill(home / ".gemini" / "skills", "g", "only-g", "only in .gemini")
+    gen, session = open_mine(home, home)
+    assert_agree(listing_differences(gen, session, probe.run_list(str(home), str(home)), home, home), "ws-is-home")
 
 
 def test_skills_switched_off(tmp_path: Path) -> None:
