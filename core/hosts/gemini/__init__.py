@@ -144,7 +144,11 @@ class GeminiSession(ClientSession):
             os.path.normpath(os.path.join(e.path, "skills")): {
                 "extensionPath": e.path, "workspacePath": self._setup.cwd, "/": "/", "pathSeparator": "/"}
             for e in self._setup.extensions if e.active}
-        return root_plan(self._setup, self._bundle)
+        roots, warnings = root_plan(self._setup, self._bundle)
+        for extra in ctx.paths:
+            warnings.append(CatalogWarning("gemini-path-ignored", extra,
+                                           f"{extra}: Gemini CLI has no extra skill folders (--path is ignored)"))
+        return roots, warnings
 
     def hydration(self, source: Source) -> dict[str, str] | None:
         """The ``${…}`` values of the extension ``source`` comes from, or ``None``."""
@@ -257,6 +261,9 @@ class GeminiSession(ClientSession):
             "you can call the `activate_skill` tool"
         notes.append(f"model {setup.model} ({setup.model_by}, resolves to {resolved}): the sentence says \"{lead}\"; "
                      "set GEMINI_MODEL or model.name to see another model's form")
+        if not setup.trusted and not setup.fatal:
+            notes.append("the workspace is not trusted: interactively Gemini CLI first asks whether to trust it; "
+                         "`gemini -p` refuses to run here (exit 55) unless given --skip-trust")
         if not setup.catalog_in_prompt:
             notes.append("GEMINI_PROMPT_AGENTSKILLS is 0/false: the section is left out of the system prompt; "
                          "activate_skill still works")

@@ -777,3 +777,15 @@ def test_tool_command_answers_and_refuses(cli_env: Tree, capsys: pytest.CaptureF
     assert capsys.readouterr().out.startswith('<activated_skill name="u">\n  <instructions>\n    Do it.\n')
     assert main(["tool", "--host", "gemini", "--cwd", str(cli_env.ws), '{"name": "U"}']) == 1
     assert capsys.readouterr().out == "params/name must be equal to one of the allowed values"
+
+
+def test_extra_paths_are_not_gemini_roots(tree: Tree) -> None:
+    extra = tree.tmp / "extra"
+    skill(extra, "x", "x", "d")
+    ctx = HostContext(cwd=str(tree.ws), env=Environment.from_mapping(tree.env()), paths=(str(extra),))
+    gen = Catalog.from_context(GEMINI, ctx).current
+    assert [s.name for s in gen.sources if s.provenance is not Provenance.BUILTIN] == []
+    assert [(w.kind, w.message) for w in gen.warnings if w.kind == "gemini-path-ignored"] == [
+        ("gemini-path-ignored", f"{extra}: Gemini CLI has no extra skill folders (--path is ignored)")]
+    untrusted = Catalog.from_context(GEMINI, tree.context(trusted=False))
+    assert any("exit 55" in n for n in untrusted.model_catalog().notes)
