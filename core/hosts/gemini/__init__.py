@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -66,6 +67,9 @@ _NODE_ERRORS = {errno.ENOENT: "ENOENT: no such file or directory, open '{path}'"
                 errno.EISDIR: "EISDIR: illegal operation on a directory, read",
                 errno.EACCES: "EACCES: permission denied, open '{path}'",
                 errno.ELOOP: "ELOOP: too many symbolic links encountered, open '{path}'"}
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")  # bytes that are not UTF-8, as os functions hand them over
 
 
 def _read(path: str) -> tuple[bytes | None, str | None]:
@@ -330,7 +334,7 @@ class GeminiHost(ClientHost):
     def accept(self, location: str, data: bytes | None, *, error: str | None = None) -> Verdict:
         """Gemini CLI's parser on one file: dropped (why), or the name it is listed under (sanitised)
         and the description it holds, with the fallbacks it took as diagnostics."""
-        if any(0xDC80 <= ord(c) <= 0xDCFF for c in location):
+        if _ESCAPED.search(location):
             reason = "the path is not valid UTF-8; Gemini CLI never matches it"
             return Verdict(False, reason=reason, diagnostics=(Diagnostic(Severity.ERROR, "gemini-path-not-utf8",
                                                                          reason),))

@@ -369,17 +369,87 @@ _Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_yaml_map)
 _Loader.add_constructor("tag:yaml.org,2002:seq", SafeConstructor.construct_yaml_seq)  # type: ignore[type-var]
 
 
+# --------------------------------------------------------------------------- the fast path
+# libyaml composes the text when nothing in it is where js-yaml and PyYAML differ (tabs,
+# special characters, properties, aliases, merges, quoted scalars over several lines); the
+# nodes are then typed the js-yaml way. Anything else takes the patched pure-Python loader.
+_CLOADER: Any = getattr(yaml, "CSafeLoader", None)
+_SLOW_CHARS = re.compile("[\t\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\ufffe\uffff\u2028\u2029]")
+_PROPERTY = re.compile(r"(?:^|[\s\[\]{},:?-])[&*!]|<<|[|>][-+0-9]*#|(?:^|[\s:,\[{-])[\[{]")
+
+
+class _Slow(Exception):
+    """The fast path cannot decide this text."""
+
+
+def _construct(node: Node) -> Any:
+    if isinstance(node, ScalarNode):
+        if node.style in ('"', "'"):
+            if node.start_mark.line != node.end_mark.line:
+                raise _Slow
+            return node.value
+        if node.style:  # a literal or folded block (libyaml marks plain scalars with '')
+            return node.value
+        kind = plain_tag(node.value).rsplit(":", 1)[1]
+        if kind == "str":
+            return node.value
+        if kind == "null":
+            return None
+        if kind == "merge":
+            raise _Slow
+        return JsValue(kind, node.value)
+    if isinstance(node, MappingNode):
+        out: dict[Any, Any] = {}
+        seen: set[str] = set()
+        for k, v in node.value:
+            key = _construct(k)
+            if isinstance(key, (list, dict)):
+                raise _Slow
+            ks = _key_string(key)
+            if ks in seen:
+                raise JsYamlError("duplicated mapping key")
+            seen.add(ks)
+            out[key] = _construct(v)
+        return out
+    return [_construct(item) for item in node.value]
+
+
+def _fast(text: str) -> Any:
+    if _CLOADER is None or _SLOW_CHARS.search(text) or _PROPERTY.search(text):
+        raise _Slow
+    try:
+        node = yaml.compose(text, Loader=_CLOADER)
+    except yaml.YAMLError:
+        raise _Slow from None
+    return None if node is None else _construct(node)
+
+
+def _ended(text: str) -> str:
+    return text + "\n" if text and text[-1] not in "\n\r" else text
+
+
 def load(text: str) -> Any:
     """js-yaml ``load(text)``. Raises :class:`JsYamlError` or :class:`yaml.YAMLError` where
     js-yaml throws. A final line break is added when the text lacks one, as js-yaml does."""
-    if text and text[-1] not in "\n\r":
-        text += "\n"
+    text = _ended(text)
+    try:
+        return _fast(text)
+    except _Slow:
+        pass
     return yaml.load(_protect(text), Loader=_Loader)
+
+
+def load_slow(text: str) -> Any:
+    """:func:`load` without the libyaml fast path (what the fast path is checked against)."""
+    return yaml.load(_protect(_ended(text)), Loader=_Loader)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def js_string(value: str) -> str:
     """A JS (UTF-16) string as Python text: surrogate pairs from escapes become one character;
     a lone surrogate becomes U+FFFD (what Gemini CLI prints for it)."""
-    if not any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+    if not _SURROGATE.search(value):
         return value
     return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

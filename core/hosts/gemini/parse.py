@@ -21,6 +21,7 @@ Line numbers in findings are 1-based and count from the file's first line.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -184,8 +185,10 @@ def _fallback(fm: str, diags: list[Diagnostic]) -> tuple[str | None, str | None,
 _QUOTED = re.compile(r"""^(["']).*\1$""")
 
 
+@functools.lru_cache(maxsize=8192)
 def parse_skill(data: bytes) -> Parsed:
-    """Gemini CLI's reading of one ``SKILL.md`` (module docstring). Never raises."""
+    """Gemini CLI's reading of one ``SKILL.md`` (module docstring). Never raises. The result
+    depends only on the bytes and is immutable, so the last 8,192 are kept for rebuilds."""
     text = data.decode("utf-8", "replace")
     diags: list[Diagnostic] = []
     try:

@@ -789,3 +789,32 @@ def test_extra_paths_are_not_gemini_roots(tree: Tree) -> None:
         ("gemini-path-ignored", f"{extra}: Gemini CLI has no extra skill folders (--path is ignored)")]
     untrusted = Catalog.from_context(GEMINI, tree.context(trusted=False))
     assert any("exit 55" in n for n in untrusted.model_catalog().notes)
+
+
+def test_libyaml_fast_path_agrees_with_the_patched_loader() -> None:
+    """The libyaml shortcut gives what the js-yaml-patched pure loader gives, or steps aside."""
+    import random
+
+    from skillshelf.core.hosts.gemini.jsyaml import JsValue, load_slow
+
+    def norm(v: object) -> object:
+        if isinstance(v, JsValue):
+            return ("js", v.kind, v.text)
+        if isinstance(v, dict):
+            return tuple((norm(k), norm(x)) for k, x in v.items())
+        if isinstance(v, list):
+            return ("list", *[norm(x) for x in v])
+        return v
+
+    def outcome(fn: object, text: str) -> object:
+        try:
+            return norm(fn(text))  # type: ignore[operator]
+        except Exception as exc:  # noqa: BLE001 - both must fail alike
+            return ("error", type(exc).__name__ == "JsYamlError")
+
+    bits = ["name: ", "description: ", "x: ", "- ", "  ", "\n", "\r\n", "'", '"', "#", ": ", "|", ">-", "[", "]",
+            "{", "}", ",", "true", "1e3", "0x1F", "~", "2024-01-02", "yes", "a b", "é", "日本", "\\", "?", "---", "..."]
+    rng = random.Random(3)
+    for _ in range(3000):
+        text = "".join(rng.choice(bits) for _ in range(rng.randint(1, 16)))
+        assert outcome(js_load, text) == outcome(load_slow, text), repr(text)
