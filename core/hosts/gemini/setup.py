@@ -561,7 +561,12 @@ def load_setup(cwd: str, home: str, env: Mapping[str, str]) -> GeminiSetup:
     for layer in layers:
         entries = _get(layer.data, "skills", "disabled") if layer.used else None
         if isinstance(entries, list):
-            for entry in entries:
+            for n, entry in enumerate(entries, 1):
+                if not isinstance(entry, str):
+                    warnings.append(CatalogWarning(
+                        "gemini-settings-value", layer.path,
+                        f"skills.disabled entry {n} in {layer.path} is not a string ({json.dumps(entry)}): Gemini CLI "
+                        "lower-cases every entry and may fail on it; skillshelf ignores it"))
                 if isinstance(entry, str):
                     disabled.setdefault(entry, [])
                     if layer.path not in disabled[entry]:

@@ -319,6 +319,14 @@ def test_skills_disabled_union_case_insensitive_sanitised_builtin(tree: Tree) ->
     assert "skill-creator [Disabled] [Built-in]\n" in listing
 
 
+def test_non_string_disabled_entry_is_a_warning(tree: Tree) -> None:
+    user = write(tree.home / ".gemini" / "settings.json", '{"skills": {"disabled": [3, "x"]}}')
+    gen, _ = tree.open()
+    expected = (f"skills.disabled entry 1 in {user} is not a string (3): Gemini CLI lower-cases every entry and "
+                "may fail on it; skillshelf ignores it")
+    assert [w.message for w in gen.warnings if w.kind == "gemini-settings-value"] == [expected]
+
+
 def test_admin_skills_setting_has_no_effect(tree: Tree) -> None:
     write(tree.home / ".gemini" / "settings.json", '{"admin": {"skills": {"enabled": false}}}')
     skill(tree.ug, "u", "u", "d")
