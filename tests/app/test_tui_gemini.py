@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.model import Status
