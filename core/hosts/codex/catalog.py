@@ -73,7 +73,9 @@ PROSE: Mapping[str, tuple[int, str]] = {
 _ANCHORS: Mapping[str, tuple[bytes, bytes]] = {
     "intro_aliased": (b"A skill is a set of local instructions to follow that is stored in a `SKILL.md` file.",
                       b"using the skill roots table."),
-    "intro_unaliased": (b"A skill is a set of instructions provided through a `SKILL.md` source.",
+    "intro_unaliased": (b"A skill is a set of instructions provided through a `SKILL.md` source. Below is the list of "
+                        b"skills that can be used. Each entry includes a name, description, and source locator. "
+                        b"`file` locators",
                         b"use their provider's access mechanism."),
     "usage_aliased": (b"- Discovery: The list above is the skills available in this session (name + description + short path)",
                       b"pick the next-best approach, and continue."),

@@ -99,12 +99,14 @@ class CodexError:
 class CodexListing:
     """``skills/list`` for one working directory: ``skills`` in Codex's order, ``errors`` in walk
     order (once per root that reached the file), ``roots`` every candidate root as
-    ``(path, scope)`` in root order, ``root_order`` the canonical roots that supplied skills."""
+    ``(path, scope)`` in root order, ``root_order`` the canonical roots that supplied skills,
+    ``silent`` the errors Codex drops without a word (system skills); skillshelf still shows them."""
 
     skills: tuple[CodexSkill, ...]
     errors: tuple[CodexError, ...]
     roots: tuple[tuple[str, str], ...]
     root_order: tuple[str, ...]
+    silent: tuple[CodexError, ...] = ()
 
 
 def _realpath(p: str) -> str | None:
