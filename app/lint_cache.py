@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import threading
 
+from skillshelf.core.hostlint import host_lint_file, host_targets
 from skillshelf.core.lint import Target, lint_file
 from skillshelf.core.model import Diagnostic, Rejected, Severity, Source, Status
 
@@ -26,8 +27,9 @@ def disk_stamp(path: str) -> str:
 
 
 class LintCache:
-    """Lint findings per file (SPEC F4–F5) for one lint ``target`` (``Host.lint_target``:
-    ``"spec"``, ``"zhin"`` …).
+    """Lint findings per file (SPEC F4–F5) for one lint ``target`` (``Host.lint_target``: one of
+    the rule sets of :class:`~skillshelf.core.lint.Target` — ``"spec"``, ``"zhin"`` … — or a
+    client host's own verdict, ``"gemini"``, SPEC N6).
 
     Key: ``(locator, content_sha256)`` — lint depends on the bytes *and* on the folder (name
     mismatch, missing references), so a file moved or edited is linted again. A kept-last-valid
@@ -37,7 +39,8 @@ class LintCache:
     """
 
     def __init__(self, target: str = "spec") -> None:
-        self.target = Target(target).value
+        self._host = host_targets().get(target)
+        self.target = target if self._host is not None else Target(target).value
         self._lock = threading.Lock()
         self._reports: dict[tuple[str, str], tuple[Diagnostic, ...]] = {}
 
@@ -67,7 +70,10 @@ class LintCache:
             found = self._reports.get(key)
         if found is not None:
             return found
-        diags = tuple(lint_file(item.location, target=Target(self.target)).diagnostics)
+        if self._host is not None:
+            diags = tuple(host_lint_file(self._host, item.location).diagnostics)
+        else:
+            diags = tuple(lint_file(item.location, target=Target(self.target)).diagnostics)
         with self._lock:
             self._reports[key] = diags
         return diags

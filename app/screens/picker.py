@@ -45,6 +45,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.undo import undo_words
 from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.configwrite import (
@@ -60,8 +61,6 @@ from skillshelf.core.configwrite import (
     undo,
 )
 from skillshelf.core.fileread import read_regular
-from skillshelf.core.lint import Target as LintTarget
-from skillshelf.core.lint import lint_file
 from skillshelf.core.model import Generation, Severity, Source
 from skillshelf.core.paths import find_worktree
 from skillshelf.core.textsafe import visible
@@ -118,9 +117,9 @@ class Target:
 @dataclass(frozen=True)
 class SourceReading:
     """What the worker reads for one source: its ``body`` (whole file text, UTF-8 with
-    replacement, cut at :data:`BODY_MAX_BYTES`), lint ``errors`` / ``warnings`` counts
-    (:func:`skillshelf.core.lint.lint_file` for the host's lint target; the source's own
-    diagnostics for a built-in) and ``note`` (why reading failed, or that it was cut)."""
+    replacement, cut at :data:`BODY_MAX_BYTES`), lint ``errors`` / ``warnings`` counts (for the
+    host's lint target; the source's own diagnostics for a built-in) and ``note`` (why reading
+    failed, or that it was cut)."""
 
     location: str
     body: str
@@ -181,14 +180,11 @@ def _read_body(source: Source) -> tuple[str, str]:
     return text, ("cut at 256 KiB" if len(data) > BODY_MAX_BYTES else "")
 
 
-def read_source(source: Source, lint_target: str = "spec") -> SourceReading:
-    """Read and lint one source for ``lint_target`` (worker thread). Never raises for
-    file-system problems (they become the note)."""
+def read_source(source: Source, lint: LintCache) -> SourceReading:
+    """Read and lint one source with ``lint`` (the host's lint target; worker thread). Never
+    raises for file-system problems (they become the note)."""
     body, note = _read_body(source)
-    if source.location.startswith("builtin://"):
-        diags = source.diagnostics
-    else:
-        diags = lint_file(source.location, target=LintTarget(lint_target)).diagnostics
+    diags = source.diagnostics if source.location.startswith("builtin://") else lint.lint(source)
     errors = sum(1 for d in diags if d.severity is Severity.ERROR)
     warnings = sum(1 for d in diags if d.severity is Severity.WARNING)
     return SourceReading(source.location, body, errors, warnings, note)
@@ -422,8 +418,8 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
     @work(thread=True, exclusive=True, group="picker-facts", exit_on_error=False, description="lint sources")
     def load_facts(self, sources: tuple[Source, ...]) -> None:
         """Read and lint every source off the event loop; posts :class:`SourcesRead`."""
-        target = self.catalog.host.lint_target
-        self.post_message(SourcesRead({s.location: read_source(s, target) for s in sources}))
+        lint = LintCache(self.catalog.host.lint_target)
+        self.post_message(SourcesRead({s.location: read_source(s, lint) for s in sources}))
 
     @on(SourcesRead)
     def _sources_read(self, event: SourcesRead) -> None:

@@ -93,10 +93,13 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
     a folder holding a ``SKILL.md`` is not descended into (the client treats it as one skill).
     Siblings are visited in name order. Problems (unreadable folders, loops, dangling links)
     become warnings labelled as skillshelf's observations; the client itself is silent.
+    A root the client does not read here (``root.unread``) yields nothing.
     Never raises for file-system problems.
     """
     found: list[Found] = []
     warnings: list[CatalogWarning] = []
+    if root.unread:
+        return found, warnings
     top = root.scan_dir
     try:
         if not os.path.isdir(top):
@@ -331,6 +334,8 @@ class ClientSession:
         if resource is not None:
             return LoadedPage("", None, True, label, error_code="no-resources",
                               error=f"{self._host.client} reads a skill's other files with its own file tools")
+        if source.body is not None:  # a skill shipped inside the client
+            return LoadedPage(source.body, None, True, label, pages=1)
         try:
             split = split_document(read_regular(source.location, MAX_SKILL_BYTES).decode("utf-8", errors="replace"))
         except OSError as exc:
