@@ -120,7 +120,7 @@ class ClaudeHost(ClientHost):
     client = "Claude Code"
     version = "2.1.332"
     labels = HostLabels(catalog="catalog", selected="selected")
-    native_commands = frozenset(n for n, _ in BUILTIN_COMMANDS if not any(n == b.name for b in BUILTIN_SKILLS))
+    native_commands: frozenset[str] = frozenset()  # a skill may take a slash command's name
     fold_aliases = False
     default_context_window = 1_000_000
 

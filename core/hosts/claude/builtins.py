@@ -57,7 +57,8 @@ BUILTIN_SKILLS: tuple[BuiltinSkill, ...] = (
 )
 
 #: Every built-in command and skill name the client registers, with its aliases, in its
-#: order; a frontmatter name that resolves to one of these is not shown in the listing.
+#: order; a frontmatter name equal to one of these names is not shown in the listing (the
+#: aliases only matter for the Skill tool's "did you mean").
 BUILTIN_COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("deep-research", ()), ("dataviz", ()), ("update-config", ()), ("verify", ()), ("debug", ()),
     ("code-review", ("review",)), ("simplify", ()), ("batch", ()), ("fewer-permission-prompts", ()),
@@ -69,6 +70,16 @@ BUILTIN_COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("reload-plugins", ()), ("reload-skills", ()), ("rename", ("name",)), ("security-review", ()),
     ("usage", ("cost", "stats")), ("insights", ()), ("recap", ()), ("goal", ()), ("list-agents", ("peers",)),
     ("team-onboarding", ()),
+    # interactive commands: not in the initialize answer, but a frontmatter name equal to one
+    # of them is not shown in the listing either (measured on 2.1.332)
+    ("add-dir", ()), ("background", ()), ("branch", ()), ("btw", ()), ("bug", ()), ("cd", ()), ("copy", ()),
+    ("diff", ()), ("exit", ()), ("export", ()), ("feedback", ()), ("fork", ()), ("help", ()), ("hooks", ()),
+    ("ide", ()), ("keybindings", ()), ("login", ()), ("logout", ()), ("memory", ()), ("mobile", ()),
+    ("passes", ()), ("permissions", ()), ("plan", ()), ("plugin", ()), ("powerup", ()),
+    ("pro-trial-expired", ()), ("radio", ()), ("release-notes", ()), ("resume", ()), ("rewind", ()),
+    ("scroll-speed", ()), ("setup-bedrock", ()), ("setup-vertex", ()), ("skills", ()), ("status", ()),
+    ("stickers", ()), ("subtask", ()), ("tasks", ()), ("terminal-setup", ()), ("theme", ()), ("tui", ()),
+    ("workflows", ()),
 )
 
 

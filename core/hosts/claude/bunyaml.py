@@ -114,7 +114,7 @@ def _bool(loader: yaml.SafeLoader, node: Node) -> bool:
 def _int(loader: yaml.SafeLoader, node: Node) -> int | float:
     assert isinstance(node, ScalarNode)
     v = str(loader.construct_scalar(node))
-    if v.startswith("0o") or v.startswith("0x"):
+    if v.startswith(("0o", "0x")):
         r = int(v, 0)
     else:
         r = int(v, 10)
