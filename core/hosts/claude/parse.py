@@ -426,8 +426,9 @@ def parse_skill(data: bytes, key: str, *, command: bool = False) -> ClaudeSkill:
         if raw_desc is None or isinstance(raw_desc, str):
             where = f"line {fm.body_line + idx}" if idx is not None else "none: no body text"
             if raw_desc is None:
+                why = "the metadata was dropped" if fm.error is not None else "no description"
                 diags.append(_info("claude-description-fallback",
-                                   f"no description: Claude Code uses the first body line ({where})",
+                                   f"{why}: Claude Code uses the first body line ({where})",
                                    "description", fm.body_line + idx if idx is not None else None))
     description = sanitize(desc)
     if description != desc and "<" not in desc and ">" not in desc:
@@ -465,7 +466,8 @@ def parse_skill(data: bytes, key: str, *, command: bool = False) -> ClaudeSkill:
             diags.append(_info("claude-name-not-listed", f"the model listing shows `- {key}` without the frontmatter "
                                "name (it holds characters other than letters, digits and _:.-)", "name", name_line))
     elif raw_name is None and not command:
-        diags.append(_info("claude-name-from-folder", f"no name: Claude Code names it `{key}` after its folder"))
+        why = "the metadata was dropped" if fm.error is not None else "no name"
+        diags.append(_info("claude-name-from-folder", f"{why}: Claude Code names it `{key}` after its folder"))
 
     when: str | None = None
     if meta.get("when_to_use") is not None:
