@@ -80,8 +80,15 @@ def rel(path: str | None, ws: Path, home: Path) -> str:
     return path
 
 
+#: Where the host remembers the offsets of the built-in strings in the installed client.
+_CACHE = Path(os.environ.get("TMPDIR", "/tmp")) / f"skillshelf-claude-test-cache-{os.getuid()}"
+
+
 def host_view(ws: Path, home: Path, env: Mapping[str, str]) -> tuple[Any, Any]:
-    ctx = HostContext(cwd=str(ws), env=Environment.from_mapping({"HOME": str(home), **env}))
+    """The host over the same workspace; it may read the built-in descriptions from the
+    installed client (``SKILLSHELF_CLIENTS_DIR``), so those lines are compared exactly too."""
+    extra = {"SKILLSHELF_CLIENTS_DIR": os.environ.get(realclients.CLIENTS_ENV, ""), "XDG_CACHE_HOME": str(_CACHE)}
+    ctx = HostContext(cwd=str(ws), env=Environment.from_mapping({"HOME": str(home), **env, **extra}))
     cat = Catalog.from_context(get_host("claude"), ctx)
     return cat.current, cat.model_catalog()
 

@@ -545,9 +545,16 @@ def render_catalog(generation: Generation, settings: ClaudeSettings, budget: flo
             b = by_name[s.name]
             text = texts.text(b)
             missing_text = missing_text or text is None
-            full = f"- {b.name}: {text if text is not None else marker(b)}"
-            listed.append((s, ListingEntry(b.name, full, f"- {b.name}", b.line_width, len(b.name) + 2, b.fixed,
-                                           usage.get(b.name, 0.0)), False, ""))
+            if text is not None:
+                desc, cut = full_description(text, cap)
+                full = f"- {b.name}: {desc}"
+                columns = width(full)
+            else:
+                cut = b.description_len > cap
+                full = f"- {b.name}: {marker(b, cap if cut else None)}"
+                columns = b.line_width if not cut else len(b.name) + 4 + b.width_of_prefix(cap - 1) + 1
+            listed.append((s, ListingEntry(b.name, full, f"- {b.name}", columns, len(b.name) + 2, b.fixed,
+                                           usage.get(b.name, 0.0)), cut, ""))
             continue
         mode = settings.mode(s.name, _dmi(s))
         if mode == "name-only":

@@ -426,9 +426,9 @@ def parse_skill(data: bytes, key: str, *, command: bool = False) -> ClaudeSkill:
         if raw_desc is None or isinstance(raw_desc, str):
             where = f"line {fm.body_line + idx}" if idx is not None else "none: no body text"
             if raw_desc is None:
-                why = "the metadata was dropped" if fm.error is not None else "no description"
+                cause = "the metadata was dropped" if fm.error is not None else "no description"
                 diags.append(_info("claude-description-fallback",
-                                   f"{why}: Claude Code uses the first body line ({where})",
+                                   f"{cause}: Claude Code uses the first body line ({where})",
                                    "description", fm.body_line + idx if idx is not None else None))
     description = sanitize(desc)
     if description != desc and "<" not in desc and ">" not in desc:
@@ -453,9 +453,9 @@ def parse_skill(data: bytes, key: str, *, command: bool = False) -> ClaudeSkill:
             diags.append(_info("claude-name-ignored", f"frontmatter name is empty: Claude Code shows `{key}`",
                                "name", name_line))
         else:
-            why = shown_refusal(shown)
-            if why is not None:
-                diags.append(_warn("claude-name-ignored", f"frontmatter name is not shown because {why}: Claude Code "
+            unfit = shown_refusal(shown)
+            if unfit is not None:
+                diags.append(_warn("claude-name-ignored", f"frontmatter name is not shown because {unfit}: Claude Code "
                                    f"shows `{key}`", "name", name_line))
             else:
                 display = shown
@@ -466,8 +466,8 @@ def parse_skill(data: bytes, key: str, *, command: bool = False) -> ClaudeSkill:
             diags.append(_info("claude-name-not-listed", f"the model listing shows `- {key}` without the frontmatter "
                                "name (it holds characters other than letters, digits and _:.-)", "name", name_line))
     elif raw_name is None and not command:
-        why = "the metadata was dropped" if fm.error is not None else "no name"
-        diags.append(_info("claude-name-from-folder", f"{why}: Claude Code names it `{key}` after its folder"))
+        cause = "the metadata was dropped" if fm.error is not None else "no name"
+        diags.append(_info("claude-name-from-folder", f"{cause}: Claude Code names it `{key}` after its folder"))
 
     when: str | None = None
     if meta.get("when_to_use") is not None:
@@ -486,9 +486,9 @@ def parse_skill(data: bytes, key: str, *, command: bool = False) -> ClaudeSkill:
 
     refused: str | None = None
     if not command:
-        why = key_refusal(key)
-        if why is not None:
-            refused = f"[names] {key} is not offered: {why}"
+        unfit = key_refusal(key)
+        if unfit is not None:
+            refused = f"[names] {key} is not offered: {unfit}"
         elif reserved_name(key) or (display is not None and reserved_name(display)):
             which = "its folder name" if reserved_name(key) else "its frontmatter name"
             refused = (f"not loading {key!r}: {which} uses \"anthropic-skills\", a name reserved for the skills "

@@ -776,3 +776,71 @@ def test_git_init_workspace_builds(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(w.ws)], check=True)
     skill(w.project, "x", fm("x", "d"))
     assert [s.name for s in w.files()] == ["x"]
+
+
+def test_entry_cap_cuts_built_ins_too(w: WS, monkeypatch: pytest.MonkeyPatch) -> None:
+    import skillshelf.core.hosts.claude as claude_mod
+    from skillshelf.core.hosts.claude.installed import BuiltinTexts
+
+    monkeypatch.setattr(claude_mod, "builtin_texts", lambda env: BuiltinTexts())
+    write(w.ws / ".claude" / "settings.json", '{"skillListingMaxDescChars": 250}')
+    cat = w.open({"SLASH_COMMAND_TOOL_CHAR_BUDGET": "100000"}).model_catalog()
+    assert "\n- claude-api: <<Claude Code built-in description: 1157 characters, cut to 250>>\n" in cat.text
+    assert "\n- init: <<Claude Code built-in description: 59 characters>>\n" in cat.text
+    # each cut line is name + 4 + 249 + "…" columns; claude-api's first line break (offset 150) counts 0
+    cut = {"dataviz": 7, "update-config": 13, "code-review": 11, "loop": 4, "claude-api": 10, "run": 3,
+           "plugin-authoring": 16}
+    whole = {"keybindings-help": 248, "simplify": 188, "fewer-permission-prompts": 191, "workflow-authoring": 252,
+             "init": 67, "security-review": 90}
+    columns = sum(n + 4 + 250 for n in cut.values()) - 1 + sum(whole.values()) + 12
+    assert cat.used == columns
+
+
+# ------------------------------------------------------------------------------------- built-in text from an installed client
+
+def _fake_binary(path: Path, strings: list[tuple[str, str]]) -> Path:
+    """A file laid out like the client's bytecode string table: length (bit 31 = Latin-1),
+    4 bytes of hash, the characters; noise around."""
+    import struct
+
+    out = bytearray(b"\x7fELF" + b"\0" * 1000)
+    for text, enc in strings:
+        raw = text.encode("latin-1") if enc == "latin1" else text.encode("utf-16-le")
+        n = len(text) if enc == "latin1" else len(raw) // 2
+        out += struct.pack("<I", n | (0x80000000 if enc == "latin1" else 0)) + b"HASH" + raw + b"\0" * 37
+    path.write_bytes(bytes(out))
+    return path
+
+
+def test_built_in_text_is_read_and_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    from skillshelf.core.hosts.claude import installed
+    from skillshelf.core.hosts.claude.builtins import BuiltinSkill
+
+    def h(t: str) -> str:
+        return hashlib.sha256(t.encode()).hexdigest()
+
+    one, two = "First part of a made-up description.", "Second part — with a dash."
+    fake = BuiltinSkill("made-up", 0, 0, True, h(one + " - " + two),
+                        ((len(one), "latin1", h(one)[:16]), " - ", (len(two), "utf16", h(two)[:16])))
+    wrong = BuiltinSkill("wrong", 0, 0, True, "0" * 64, ((len(one), "latin1", h(one)[:16]),))
+    monkeypatch.setattr(installed, "BUILTIN_SKILLS", (fake, wrong))
+    binary = _fake_binary(tmp_path / "claude", [("noise", "latin1"), (two, "utf16"), (one, "latin1")])
+    texts, offsets = installed.read_texts(str(binary))
+    assert texts == {"made-up": one + " - " + two}  # "wrong": its parts are found, the whole hash does not match
+    again, _ = installed.read_texts(str(binary), offsets)
+    assert again == texts
+    monkeypatch.setattr(installed, "candidates", lambda env: [str(binary)])
+    env = Environment.from_mapping({"HOME": str(tmp_path / "home")})
+    got = installed.builtin_texts(env)
+    assert (got.texts, got.origin) == (texts, str(binary))
+    assert (tmp_path / "home" / ".cache" / "skillshelf" / "claude-builtins.json").is_file()
+    assert installed.builtin_texts(env).texts == texts  # from the remembered offsets
+
+
+def test_no_installed_client_means_no_text(tmp_path: Path) -> None:
+    from skillshelf.core.hosts.claude.installed import builtin_texts
+
+    env = Environment.from_mapping({"HOME": str(tmp_path), "PATH": str(tmp_path / "bin")})
+    assert builtin_texts(env).texts == {}
