@@ -171,6 +171,8 @@ def differences(ws: Path, home: Path, env: Mapping[str, str] | None = None) -> t
 def check(name: str, ws: Path, home: Path, env: Mapping[str, str] | None = None) -> dict[str, int]:
     diffs, counts = differences(ws, home, env)
     left = known.unexplained("claude", name, diffs)
+    print(f"[claude agreement] {name}: skills {counts['rows_agree']}/{counts['rows']}, listing lines "
+          f"{counts['lines_agree']}/{counts['lines']}, differences {len(diffs)} ({len(left)} unexplained)")
     assert not left, f"{name}: {len(left)} unexplained difference(s):\n" + "\n".join(map(str, left[:40]))
     return counts
 
@@ -340,6 +342,8 @@ def test_precedence_roots_commands_settings(tmp_path: Path) -> None:
     write(home / ".claude" / "settings.json",
           '{"skillOverrides": {"ovoff": "off", "ovname": "name-only", "ovuio": "user-invocable-only"},'
           ' "skillListingMaxDescChars": 250}')
+    write(repo / ".claude" / "settings.json", '{"skillOverrides": {"pc": "off"}}')  # not the cwd: not read
+    write(cwd / ".claude" / "settings.local.json", '{"skillOverrides": {"uif": "name-only"}}')
     # the same file through two roots, and a hard link
     skill(tmp_path / "pool", "shared", fm("shared", "one file, two roots"))
     os.symlink(tmp_path / "pool" / "shared", u / "shared-user")
@@ -385,7 +389,7 @@ def _budget_workspace(tmp_path: Path) -> tuple[Path, Path]:
     p = ws / ".claude" / "skills"
     for i in range(12):
         skill(u, f"u{i:02d}", fm(f"u{i:02d}", "user " + "x" * rng.randrange(20, 700)))
-    for i in range(40):
+    for i in range(60):
         skill(p, f"p{i:02d}", fm(f"p{i:02d}-fm" if i % 5 == 0 else None,
                                  "project " + "y" * rng.randrange(10, 900)))
     skill(p, "wide", fm("wide", "漢字" * 200))

@@ -612,6 +612,8 @@ def test_budget_rules(w: WS) -> None:
     assert w.open({"SLASH_COMMAND_TOOL_CHAR_BUDGET": "4999.7"}).index_budget == 4_999
     assert w.open({"SLASH_COMMAND_TOOL_CHAR_BUDGET": "junk"}).index_budget == 30_000
     assert w.open({"SLASH_COMMAND_TOOL_CHAR_BUDGET": "0"}).index_budget == 30_000
+    unlimited = w.open({"SLASH_COMMAND_TOOL_CHAR_BUDGET": "Infinity"})
+    assert (unlimited.index_budget, unlimited.model_catalog().budget) == (None, None)
     write(w.home / ".claude" / "settings.json", '{"skillListingBudgetFraction": 0.02, "model": "claude-haiku-4-5"}')
     assert w.open().index_budget == 16_000
 
