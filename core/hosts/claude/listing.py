@@ -21,11 +21,11 @@ extra columns still fit in what is left — greedy, a miss does not stop later, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skillshelf.core.hosts.claude.parse import listing_name_ok
-from skillshelf.core.hosts.claude.text import u16len, u16slice, width
+from skillshelf.core.hosts.claude.text import u16len, u16slice
 
 __all__ = ["HEADER", "Command", "Decision", "ListingEntry", "decide", "full_description", "name_part"]
 
@@ -52,15 +52,13 @@ def _lookup(name: str, commands: Sequence[Command]) -> Command | None:
     return None
 
 
-def name_part(key: str, shown: str, commands: Sequence[Command], self_index: int | None = None) -> str:
-    """``key`` or ``key (shown)`` (module docstring). ``self_index``: this skill's position in
-    ``commands`` when several share its key (the lookup must find this very one)."""
+def name_part(key: str, shown: str, commands: Sequence[Command]) -> str:
+    """``key`` or ``key (shown)`` (module docstring): the lookup of ``shown`` must land on a
+    command keyed ``key``."""
     if shown == key or key.endswith(":" + shown) or not listing_name_ok(shown):
         return key
     hit = _lookup(shown, commands)
     if hit is None or hit.key != key:
-        return key
-    if self_index is not None and hit is not commands[self_index]:
         return key
     return f"{key} ({shown})"
 
@@ -121,13 +119,3 @@ def decide(entries: Sequence[ListingEntry], budget: float) -> Decision:
                 keep[i] = False
     used = sum(e.full_width if k else e.name_width for e, k in zip(entries, keep)) + (n - 1)
     return Decision(tuple(keep), total, used, over)
-
-
-def entry_widths(full: str, name_only: str) -> tuple[int, int]:
-    """Terminal columns of a full and a name-only line."""
-    return width(full), width(name_only)
-
-
-def scores_for(keys: Sequence[str], usage: Mapping[str, float]) -> list[float]:
-    """The usage score of each key (0 when never used)."""
-    return [usage.get(k, 0.0) for k in keys]
