@@ -386,8 +386,7 @@ class ClaudeSession(ClientSession):
             text = texts.text(b)
             out.append(Source(name=b.name, location=BUILTIN_SCHEME + b.name, provenance=Provenance.BUILTIN,
                               canonical=BUILTIN_SCHEME + b.name, description=text if text is not None else marker(b),
-                              exposure_reason="Claude Code built-in" + (" (bundled)" if b.fixed else ""),
-                              size=b.description_len))
+                              exposure_reason="Claude Code built-in" + (" (bundled)" if b.fixed else "")))
         return out
 
     # ---- budget and catalog
