@@ -265,6 +265,49 @@ def _arbitrate(sources: tuple[Source, ...], settings: ClaudeSettings) -> tuple[S
     return tuple(out)
 
 
+def _listing_notes(sources: tuple[Source, ...], settings: ClaudeSettings) -> tuple[Source, ...]:
+    """Findings only the whole workspace decides, added to each listed file: a frontmatter name
+    the listing does not show because it resolves to another command or skill, and a
+    description the per-entry cap cuts."""
+    loaded = [s for s in sources if not _is_builtin(s) and not _is_conditional(s)]
+    commands = [Command(s.name, s.display_name or s.name) for s in loaded]
+    commands += [Command(n, n, a) for n, a in BUILTIN_COMMANDS]
+    cap = settings.entry_cap
+    out = list(sources)
+    for i, s in enumerate(sources):
+        if _is_builtin(s) or s.status is not Status.OK:
+            continue
+        extra: list[Diagnostic] = []
+        line = next((d.line for d in s.diagnostics if d.field == "name" and d.line is not None), None)
+        shown = s.display_name
+        if (shown is not None and listing_name_part_plain(s.name, shown)
+                and name_part(s.name, shown, commands) == s.name):
+            named = next((c.key for c in commands if c.key == shown), None)
+            first = next((c.key for c in commands if c.shown == shown), None)
+            why = (f"`{shown}` is the name of /{named}" if named is not None
+                   else f"/{first} comes first with the frontmatter name `{shown}`")
+            extra.append(Diagnostic(Severity.INFO, "claude-name-not-listed",
+                                    f"the listing shows `- {s.name}` without the frontmatter name: {why}",
+                                    field="name", line=line))
+        if settings.mode(s.name, _dmi(s)) != "name-only":
+            _, cut = full_description(_listing_description(s), cap)
+            if cut:
+                extra.append(Diagnostic(Severity.INFO, "claude-description-cut",
+                                        f"the listing cuts the description (with when_to_use) to {cap:,} characters",
+                                        field="description"))
+        if extra:
+            out[i] = replace(s, diagnostics=s.diagnostics + tuple(extra))
+    return tuple(out)
+
+
+def listing_name_part_plain(key: str, shown: str) -> bool:
+    """Whether ``shown`` could appear as ``key (shown)`` by its characters alone (so a plain
+    ``- key`` comes from the name lookup)."""
+    from skillshelf.core.hosts.claude.parse import listing_name_ok
+
+    return shown != key and not key.endswith(":" + shown) and listing_name_ok(shown)
+
+
 class ClaudeSession(ClientSession):
     """Host ``claude`` over one workspace: builds generations, the catalog and the budget from
     the workspace's roots, settings and environment. Every build rescans everything."""
@@ -328,7 +371,7 @@ class ClaudeSession(ClientSession):
         loaded = skills + locale_sorted(commands, lambda s: s.name)
         loaded = _fold_same_file(loaded)
         builtins = self._builtin_sources()
-        ordered = _arbitrate(tuple(loaded + builtins), settings)
+        ordered = _listing_notes(_arbitrate(tuple(loaded + builtins), settings), settings)
         warnings = list(plan.warnings) + scan_warnings + file_warnings + list(watch_warnings)
         number = 1 if previous is None else previous.number + 1
         return Generation(number=number, digest=compute_digest(ordered, warnings), host=self._claude.name,

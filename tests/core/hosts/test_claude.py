@@ -846,3 +846,21 @@ def test_no_installed_client_means_no_text(tmp_path: Path) -> None:
 
     env = Environment.from_mapping({"HOME": str(tmp_path), "PATH": str(tmp_path / "bin")})
     assert builtin_texts(env).texts == {}
+
+
+def test_workspace_findings_on_listed_files(w: WS) -> None:
+    skill(w.project, "fm-help", fm("help", "x"))
+    skill(w.project, "one", fm("same", "a"))
+    skill(w.project, "two", fm("same", "b"))
+    skill(w.project, "long", fm("long", "L" * 1600))
+    notes = {s.name: [(d.code, d.message, d.field, d.line) for d in s.diagnostics
+                      if d.code in ("claude-name-not-listed", "claude-description-cut")] for s in w.files()}
+    assert notes == {
+        "fm-help": [("claude-name-not-listed", ("the listing shows `- fm-help` without the frontmatter name: `help` "
+                     "is the name of /help"), "name", 2)],
+        "long": [("claude-description-cut", "the listing cuts the description (with when_to_use) to 1,536 characters",
+                  "description", None)],
+        "one": [],
+        "two": [("claude-name-not-listed", ("the listing shows `- two` without the frontmatter name: /one comes first "
+                 "with the frontmatter name `same`"), "name", 2)],
+    }
