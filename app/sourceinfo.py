@@ -113,6 +113,8 @@ class LintCache:
         from skillshelf.core.lint import Target, lint_file
         from skillshelf.core.model import Severity
 
+        from skillshelf.core.hostlint import host_lint_file, host_targets
+
         try:
             hosts = host_targets()
             if self.target in hosts:
