@@ -5,7 +5,10 @@ notice (made visible, SPEC X1)."""
 
 from __future__ import annotations
 
-from textual.dom import DOMNode
+from typing import Any
+
+from textual.app import App
+from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from skillshelf.core.textsafe import visible
@@ -19,7 +22,7 @@ def failure_text(worker: Worker[object]) -> str:
     return f"{worker.description or worker.group} failed: {type(error).__name__}: {error}"
 
 
-def report_failure(node: DOMNode, worker: Worker[object]) -> str:
+def report_failure(node: Widget | App[Any], worker: Worker[object]) -> str:
     """Log ``worker``'s error on ``node`` and show it as an error notice; returns the message."""
     message = failure_text(worker)
     node.log.error(message, worker.error)
@@ -31,5 +34,5 @@ class ReportsWorkerErrors:
     """Mixin for a widget, screen or app: :func:`report_failure` for each of its workers that fails."""
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR and isinstance(self, DOMNode):
+        if event.state is WorkerState.ERROR and isinstance(self, (Widget, App)):
             report_failure(self, event.worker)
