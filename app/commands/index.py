@@ -126,6 +126,7 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
             "searchOnly": 0,
             "budget": result.budget,
             "budgetRule": result.budget_rule,
+            "notes": list(result.notes),
         }
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
