@@ -146,7 +146,7 @@ def verdict(location: str, data: bytes | None, *, error: str | None = None) -> V
         msg = r.message if r else "invalid front matter"
         reason = (f"failed to load skill: {location}: Failed to parse YAML frontmatter: {msg} "
                   f"(first attempt: {_first_failure(outcome)}; the sanitize retry failed too; opencode logs an ERROR)")
-        diags.append(Diagnostic(_ERR, "opencode-invalid-frontmatter", reason,
+        diags.append(Diagnostic(_ERR, "opencode-frontmatter-error", reason,
                                 line=r.line if r else None, column=r.column if r else None))
         return _drop(reason, diags)
     if outcome.kind == "unsupported":
