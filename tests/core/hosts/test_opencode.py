@@ -12,7 +12,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.compare import CellState, compare
 from skillshelf.core.hostlint import host_lint_file
@@ -203,10 +202,10 @@ def test_skills_paths_entries(ws: Path) -> None:
     assert rel(ws, cat) == ["abs/d/SKILL.md", "home/hp/c/SKILL.md", "repo/sub/rel/a/SKILL.md"]
     missing = [(w.kind, w.message) for w in cat.current.warnings if w.kind == "PathNotFound"]
     assert missing == [
-        ("PathNotFound", f"skill path not found path={sub / 'missing'} (skills.paths entry 'missing'; opencode logs a "
-                         "WARN and skips it)"),
-        ("PathNotFound", f"skill path not found path={sub / 'afile'} (skills.paths entry 'afile'; opencode logs a "
-                         "WARN and skips it)"),
+        ("PathNotFound", (f"skill path not found path={sub / 'missing'} (skills.paths entry 'missing'; opencode logs a "
+                         "WARN and skips it)")),
+        ("PathNotFound", (f"skill path not found path={sub / 'afile'} (skills.paths entry 'afile'; opencode logs a "
+                         "WARN and skips it)")),
     ]
 
 
@@ -567,7 +566,7 @@ def test_no_description_is_listed_but_hidden(ws: Path) -> None:
     cat = open_ws(ws)
     s = cat.current.by_location(str(f))
     assert (s.status, s.description) == (Status.HIDDEN, None)
-    entry = [e for e in cat.model_catalog().entries if e.location == str(f)][0]
+    entry = next(e for e in cat.model_catalog().entries if e.location == str(f))
     assert (entry.state, entry.note) == (EntryState.HIDDEN, "no description key")
 
 
