@@ -33,8 +33,9 @@ from typing import Any, ClassVar
 
 import realclients
 
-#: Address-space limit of one client process (bytes).
-MEMORY_LIMIT = 4 * 1024 ** 3
+#: Address-space limit of one client process (bytes): ``debug skill`` runs in under 4 GiB of
+#: address space, a whole ``run`` session needs more (the JavaScript heap reserves it).
+MEMORY_LIMIT = 8 * 1024 ** 3
 #: Seconds one client process may run.
 TIMEOUT = 90
 
