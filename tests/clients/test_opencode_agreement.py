@@ -29,7 +29,6 @@ import known
 import opencode_probe
 import pytest
 import realclients
-
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts.base import HostContext
 from skillshelf.core.hosts.opencode import BUILTIN_LOCATION, OPENCODE, catalog_of
@@ -355,7 +354,7 @@ def catalog_check(name: str, cwd: Path, home: Path, env: Mapping[str, str]) -> N
 
 def test_rules_workspace(tmp_path: Path, client_env: dict[str, str]) -> None:
     cwd, home = build_rules(tmp_path)
-    cat, records = check("rules", cwd, home, tmp_path, client_env)
+    cat, _ = check("rules", cwd, home, tmp_path, client_env)
     gen = cat.current
     # the rules this workspace is built for, seen from the host side (the client agreed above)
     names = {s.name for s in gen.sources}
@@ -488,7 +487,7 @@ def test_corpus_workspace(tmp_path: Path, client_env: dict[str, str]) -> None:
     if not corpus.is_dir():
         pytest.skip("../shared/corpus is absent")
     cwd, home = build_corpus(tmp_path, corpus)
-    cat, records = check("corpus", cwd, home, tmp_path, client_env)
+    cat, _ = check("corpus", cwd, home, tmp_path, client_env)
     assert len(cat.current.sources) > 1000
     races = {s.name for s in cat.current.sources if s.status is Status.RACE}
     assert len(races) > 40
