@@ -74,9 +74,11 @@ class LintCache:
     """
 
     def __init__(self, target: str = "spec") -> None:
+        from skillshelf.core.hostlint import host_targets
         from skillshelf.core.lint import Target
 
-        self.target = Target(target).value
+        # a client host's own verdict (``lint --target claude``) or one of the rule sets
+        self.target = target if target in host_targets() else Target(target).value
         self._lock = threading.Lock()
         self._reports: dict[tuple[str, str], tuple[Diagnostic, ...]] = {}
 
@@ -109,8 +111,14 @@ class LintCache:
         from skillshelf.core.lint import Target, lint_file
         from skillshelf.core.model import Severity
 
+        from skillshelf.core.hostlint import host_lint_file, host_targets
+
         try:
-            diags = tuple(lint_file(item.location, target=Target(self.target)).diagnostics)
+            hosts = host_targets()
+            if self.target in hosts:
+                diags = tuple(host_lint_file(hosts[self.target], item.location).diagnostics)
+            else:
+                diags = tuple(lint_file(item.location, target=Target(self.target)).diagnostics)
         except Exception as exc:  # lint never breaks the browser
             diags = (Diagnostic(Severity.WARNING, "lint-failed", f"lint could not run: {type(exc).__name__}: {exc}"),)
         with self._lock:
