@@ -262,7 +262,7 @@ def _builtin_source(texts: BuiltinTexts) -> Source:
     body = texts.content if texts.content is not None else BUILTIN.content_marker()
     return Source(name=BUILTIN.name, location=BUILTIN_LOCATION, provenance=Provenance.BUILTIN,
                   canonical=BUILTIN_LOCATION, description=description, exposure_reason="built-in",
-                  body=body, size=len(body.encode("utf-8")))
+                  body=body)
 
 
 def _denied(source: Source, rules: Sequence[Rule]) -> bool:

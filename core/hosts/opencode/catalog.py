@@ -55,6 +55,7 @@ def _collator() -> Any:
     return pyuca.Collator()
 
 
+@lru_cache(maxsize=16_384)
 def collation_key(name: str) -> tuple[int, ...]:
     """A sort key ordering names as ``a.localeCompare(b)`` does in opencode's runtime."""
     return tuple(_collator().sort_key(name))

@@ -145,7 +145,9 @@ def verdict(location: str, data: bytes | None, *, error: str | None = None) -> V
         r = outcome.retry_error
         msg = r.message if r else "invalid front matter"
         reason = (f"failed to load skill: {location}: Failed to parse YAML frontmatter: {msg} "
-                  f"(first attempt: {_first_failure(outcome)}; the sanitize retry failed too; opencode logs an ERROR)")
+                  f"(first attempt: {_first_failure(outcome)}; the sanitize retry failed too; opencode logs an ERROR, "
+                  "for the first of byte-identical copies only: the others hit gray-matter's cache and are dropped "
+                  "without a log)")
         diags.append(Diagnostic(_ERR, "opencode-frontmatter-error", reason,
                                 line=r.line if r else None, column=r.column if r else None))
         return _drop(reason, diags)
