@@ -63,8 +63,9 @@ def count_tokens(text: str) -> tuple[int, bool]:
 class LintCache:
     """Lint findings per file (SPEC F4–F5) for one lint ``target``, thread-safe.
 
-    ``target``: the :class:`skillshelf.core.lint.Target` value (``"spec"``, ``"zhin"`` …) — the
-    browser lints with ``zhin`` under host zhin and ``spec`` under zuno (:func:`lint_target_for`).
+    ``target``: the :class:`skillshelf.core.lint.Target` value (``"spec"``, ``"zhin"`` …) or a
+    client host's own verdict (``"gemini"``, SPEC N6) — the browser lints with the host's lint
+    target (:func:`lint_target_for`).
     Key: ``(locator, content_sha256)`` — lint depends on the bytes *and* on the folder (name
     mismatch, missing references), so a file moved or edited is linted again. A kept-last-valid
     source (SPEC H3) carries the hash of the *old* version the host keeps, while lint reads the
@@ -77,7 +78,7 @@ class LintCache:
         from skillshelf.core.hostlint import host_targets
         from skillshelf.core.lint import Target
 
-        # a client host's own verdict (``lint --target claude``) or one of the rule sets
+        # a client host's own verdict (``lint --target gemini``) or one of the lint rule sets
         self.target = target if target in host_targets() else Target(target).value
         self._lock = threading.Lock()
         self._reports: dict[tuple[str, str], tuple[Diagnostic, ...]] = {}
@@ -108,6 +109,7 @@ class LintCache:
             found = self._reports.get(key)
         if found is not None:
             return found
+        from skillshelf.core.hostlint import host_lint_file, host_targets
         from skillshelf.core.lint import Target, lint_file
         from skillshelf.core.model import Severity
 

@@ -185,6 +185,7 @@ class Root:
     file_links: bool = True
     resolve: bool = False
     label: str = ""
+    unread: str = ""
 
     def depth_allowed(self, levels: int) -> bool:
         """Whether a ``SKILL.md`` ``levels`` folders below the scan directory is read."""
@@ -221,6 +222,8 @@ class Root:
         }
         if self.label:
             out["label"] = self.label
+        if self.unread:
+            out["unread"] = self.unread
         return out
 
 
@@ -383,9 +386,10 @@ class Generation:
         return None
 
     def ambiguous_names(self) -> tuple[str, ...]:
-        """Names declared by two or more enabled sources, in first-appearance order (SPEC D6)."""
+        """Names declared by two or more enabled sources, in first-appearance order (SPEC D6).
+        A copy another one shadows (status ``shadowed``) does not count: the host settled it."""
         counts: dict[str, int] = {}
         for s in self.sources:
-            if s.enabled:
+            if s.enabled and s.status is not Status.SHADOWED:
                 counts[s.name] = counts.get(s.name, 0) + 1
         return tuple(n for n, c in counts.items() if c > 1)

@@ -100,7 +100,8 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
     """``index`` for a host with one catalog form (zhin, the clients): exactly the text the host
     puts in the prompt (SPEC Z3, N5). ``--form`` other than ``index`` does not apply (a note on
     stderr); ``--budget`` replaces the host's budget rule, or is ignored with a note when the
-    host has no budget. ``--json`` adds the counts, the names cut or left out and the budget."""
+    host has no budget. ``--json`` adds the counts, the names cut or left out, the budget and the
+    host's notes (which the text form prints to stderr)."""
     from skillshelf.core.hosts.base import EntryState
 
     host = catalog.host
@@ -131,5 +132,7 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
+    for note in result.notes:
+        print(f"skillshelf: {host.name}: {note}", file=sys.stderr)
     _write_text(result.text)
     return 0

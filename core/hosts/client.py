@@ -90,10 +90,13 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
     a folder holding a ``SKILL.md`` is not descended into (the client treats it as one skill).
     Siblings are visited in name order. Problems (unreadable folders, loops, dangling links)
     become warnings labelled as skillshelf's observations; the client itself is silent.
+    A root the client does not read here (``root.unread``) yields nothing.
     Never raises for file-system problems.
     """
     found: list[Found] = []
     warnings: list[CatalogWarning] = []
+    if root.unread:
+        return found, warnings
     top = root.scan_dir
     try:
         if not os.path.isdir(top):

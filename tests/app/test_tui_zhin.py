@@ -14,6 +14,7 @@ import pytest
 
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.catalog import Catalog
+from skillshelf.core.hosts import host_names
 from skillshelf.core.hosts.zhin.skills import CATALOG_HEADING, CATALOG_INSTRUCTION, render_zhin_catalog
 from skillshelf.core.paths import Environment
 from skillshelf.core.tokens import TokenCounter, approx_tokens
@@ -153,9 +154,7 @@ async def test_z1_h_switches_host_and_back_keeping_filter(plugin):
         assert main.generation.number == 1
         assert main.query_one(CatalogHeader).plain.startswith("skillshelf ─ host zhin ─ ~/bot ─ generation 1 ─ 4 sources")
         assert sorted(names(app)) == ["audit", "greeter", "long-desc", "weather"]
-        from skillshelf.core.hosts import HOSTS
-
-        for _ in range(len(HOSTS) - 1):  # the other registered hosts, then back to the first
+        for _ in range(len(host_names()) - 1):  # on through the other registered hosts, back to zuno
             await pilot.press("h")
             await settle(app, pilot)
         assert (main.host.name, main.generation.host) == ("zuno", "zuno")
