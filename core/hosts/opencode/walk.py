@@ -55,6 +55,8 @@ def walk(root: Root, budget: WalkBudget) -> tuple[list[Found], list[CatalogWarni
     for what opencode skips silently. Never raises; stops when ``budget`` runs out."""
     found: list[Found] = []
     warnings: list[CatalogWarning] = []
+    if root.unread:
+        return found, warnings
     top = root.scan_dir
     try:
         if not stat_mod.S_ISDIR(os.stat(top).st_mode):

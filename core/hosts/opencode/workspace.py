@@ -35,6 +35,8 @@ config folder, every project ``.opencode``, ``~/.opencode`` and ``$OPENCODE_CONF
 ``skills.paths`` entry (``**/SKILL.md``, no dot folders; ``~/`` is ``home``, relative entries join
 ``cwd``; a missing one is a WARN ``skill path not found``). ``skills.urls`` needs the network and
 is not read here. A *file* named ``.opencode`` among the config folders makes opencode exit 1.
+Roots a switch turns off are kept with ``Root.unread`` naming the switch; when opencode would
+refuse to start, every root it would have read is kept with the refusal as ``unread``.
 """
 
 from __future__ import annotations
@@ -549,37 +551,57 @@ def load_workspace(context: HostContext) -> Workspace:
         own = agents.get(agent_name) if isinstance(agents, dict) else None
         if isinstance(own, dict) and own.get("permission") is not None:
             rules += _rules_from(own["permission"], f"{section}.{agent_name}.permission", os_home)
+    dropped_dirs = [d for d in up([".opencode"], cwd, worktree) if d not in config_dirs] if no_project else []
     roots = _roots(cwd=cwd, home=home, worktree=worktree, config_dirs=config_dirs, config_dir=config_dir,
                    config_dir_env=config_dir_env, no_external=no_external, no_claude=no_claude,
-                   config=config, extra_paths=context.paths, warnings=warnings)
+                   config=config, extra_paths=context.paths, warnings=warnings, dropped_dirs=dropped_dirs)
     return Workspace(cwd=cwd, home=home, config_dir=config_dir, worktree=worktree, worktree_note=note, walk=walk,
                      roots=roots, warnings=tuple(warnings), rules=tuple(rules), config=config,
                      config_files=tuple(files), config_dirs=config_dirs)
 
 
 def _refused(base: Workspace, reason: str, config_files: tuple[str, ...] = ()) -> Workspace:
+    """opencode exits: the roots it would have read, every one ``unread`` with ``reason``."""
     warning = CatalogWarning("opencode-refuses-start", base.cwd, reason)
+    dirs = tuple(dict.fromkeys([base.config_dir, *up([".opencode"], base.cwd, base.worktree),
+                                *up([".opencode"], base.home, base.home)]))
+    roots = _roots(cwd=base.cwd, home=base.home, worktree=base.worktree, config_dirs=dirs, config_dir=base.config_dir,
+                   config_dir_env=None, no_external=False, no_claude=False, config={}, extra_paths=(),
+                   warnings=[], fatal=reason)
     return Workspace(cwd=base.cwd, home=base.home, config_dir=base.config_dir, worktree=base.worktree,
-                     worktree_note=base.worktree_note, walk=base.walk, warnings=(warning,), fatal=reason,
+                     worktree_note=base.worktree_note, walk=base.walk, roots=roots, warnings=(warning,), fatal=reason,
                      config_files=config_files)
 
 
 def _roots(*, cwd: str, home: str, worktree: str, config_dirs: Sequence[str], config_dir: str,
            config_dir_env: str | None, no_external: bool, no_claude: bool, config: Mapping[str, Any],
-           extra_paths: Sequence[str], warnings: list[CatalogWarning]) -> tuple[Root, ...]:
+           extra_paths: Sequence[str], warnings: list[CatalogWarning], dropped_dirs: Sequence[str] = (),
+           fatal: str = "") -> tuple[Root, ...]:
+    """The roots in scan order. Roots a switch turns off stay in the list with ``unread`` saying
+    which (so a view can tell why a file there is not read); with ``fatal`` every root is unread."""
+
+    def off(kind: str) -> str:
+        if fatal:
+            return fatal
+        if no_external:
+            return "OPENCODE_DISABLE_EXTERNAL_SKILLS is on: opencode reads no .claude or .agents skills"
+        if no_claude and kind == ".claude":
+            return "OPENCODE_DISABLE_CLAUDE_CODE(_SKILLS) is on: opencode reads no .claude skills"
+        return ""
+
     roots: list[Root] = []
-    if not no_external:
-        kinds = ([] if no_claude else [".claude"]) + [".agents"]
-        for kind in kinds:
-            folder = os.path.join(home, kind)
-            if _is_dir(folder):
-                roots.append(Root(Provenance.USER, folder, "skills", dot=True, exists=_is_dir(folder + "/skills"),
-                                  label=f"~/{kind}/skills"))
-        for folder in up(kinds, cwd, worktree):
-            kind = os.path.basename(folder)
-            roots.append(Root(Provenance.PROJECT, folder, "skills", dot=True, exists=_is_dir(folder + "/skills"),
-                              label=f"project {kind}/skills"))
-    for d in config_dirs:
+    kinds = [".claude", ".agents"]
+    for kind in kinds:
+        folder = os.path.join(home, kind)
+        if _is_dir(folder):
+            roots.append(Root(Provenance.USER, folder, "skills", dot=True, exists=_is_dir(folder + "/skills"),
+                              label=f"~/{kind}/skills", unread=off(kind)))
+    for folder in up(kinds, cwd, worktree):
+        kind = os.path.basename(folder)
+        roots.append(Root(Provenance.PROJECT, folder, "skills", dot=True, exists=_is_dir(folder + "/skills"),
+                          label=f"project {kind}/skills", unread=off(kind)))
+    dropped = "OPENCODE_DISABLE_PROJECT_CONFIG is on: opencode reads no project .opencode folder"
+    for d in [*config_dirs, *dropped_dirs]:
         if d == config_dir:
             provenance, label = Provenance.USER, "~/.config/opencode"
         elif d == config_dir_env:
@@ -590,7 +612,7 @@ def _roots(*, cwd: str, home: str, worktree: str, config_dirs: Sequence[str], co
             provenance, label = Provenance.PROJECT, "project .opencode"
         for prefix in ("skill", "skills"):
             roots.append(Root(provenance, d, prefix, dot=False, exists=_is_dir(os.path.join(d, prefix)),
-                              label=f"{label}/{prefix}"))
+                              label=f"{label}/{prefix}", unread=fatal or (dropped if d in dropped_dirs else "")))
     skills = config.get("skills") if isinstance(config.get("skills"), dict) else {}
     assert isinstance(skills, dict)
     entries = [(p, "skills.paths") for p in (skills.get("paths") or [])] + [(p, "--path") for p in extra_paths]
@@ -602,7 +624,8 @@ def _roots(*, cwd: str, home: str, worktree: str, config_dirs: Sequence[str], co
                                            f"skill path not found path={folder} ({label} entry {item!r}; opencode "
                                            "logs a WARN and skips it)"))
             continue
-        roots.append(Root(Provenance.CONFIGURED_PATH, folder, "", dot=False, exists=True, label=label))
+        roots.append(Root(Provenance.CONFIGURED_PATH, folder, "", dot=False, exists=True, label=label,
+                          unread=fatal))
     for url in skills.get("urls") or []:
         warnings.append(CatalogWarning("opencode-skills-url", str(url),
                                        f"skills.urls entry {url} is downloaded by opencode into "

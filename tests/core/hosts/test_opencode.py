@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from skillshelf.core.catalog import Catalog
-from skillshelf.core.compare import CellState, compare
+from skillshelf.core.compare import CellState, compare, unread_reason
 from skillshelf.core.hostlint import host_lint_file
 from skillshelf.core.hosts import get_host, host_names
 from skillshelf.core.hosts.base import EntryState, HostContext
@@ -770,3 +770,22 @@ def test_compare_shows_the_race(ws: Path) -> None:
                           env=Environment.from_mapping({"HOME": str(ws / "home"), "PATH": PATH}))
     rows = compare(context, [OPENCODE]).rows
     assert [r.cells["opencode"].state for r in rows] == [CellState.RACE, CellState.RACE]
+
+
+def test_roots_a_switch_turns_off_say_why(ws: Path) -> None:
+    a = skill(ws / "home/.agents/skills/a", "a")
+    b = skill(ws / "repo/.opencode/skills/b", "b")
+    env = {"HOME": str(ws / "home"), "PATH": PATH, "OPENCODE_DISABLE_EXTERNAL_SKILLS": "1",
+           "OPENCODE_DISABLE_PROJECT_CONFIG": "true"}
+    context = HostContext(cwd=str(ws / "repo/sub"), env=Environment.from_mapping(env))
+    cells = {r.location: r.cells["opencode"] for r in compare(context, [OPENCODE, get_host("zuno")]).rows}
+    assert (cells[str(a)].state, cells[str(a)].reason) == (
+        CellState.NOT_READ, "OPENCODE_DISABLE_EXTERNAL_SKILLS is on: opencode reads no .claude or .agents skills")
+    roots = Catalog.from_context(OPENCODE, context).current.roots
+    assert unread_reason(OPENCODE, roots, [str(b)]) == (
+        "OPENCODE_DISABLE_PROJECT_CONFIG is on: opencode reads no project .opencode folder")
+
+
+def test_refusal_keeps_the_roots_as_unread(ws: Path) -> None:
+    cat = open_ws(ws, OPENCODE_PURE="nope")
+    assert cat.current.roots and all(r.unread.startswith("opencode would refuse to start") for r in cat.current.roots)
