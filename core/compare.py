@@ -143,7 +143,7 @@ def unread_reason(host: Host, roots: Sequence[Root], spellings: Sequence[str]) -
             where = root.label or base
             if any(p.startswith(".") for p in parts) and not root.dot:
                 return f"in a dot folder below {where}; {client} skips dot folders there"
-            skipped = [p for p in parts if p in root.skip]
+            skipped = [p for p in parts if root.skips(p)]
             if skipped:
                 return f"inside {skipped[0]}/ below {where}; {client} does not look there"
             if not root.depth_allowed(len(parts)):

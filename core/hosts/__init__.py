@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from skillshelf.core.hosts.base import Host
+from skillshelf.core.hosts.claude import CLAUDE
 from skillshelf.core.hosts.codex import CODEX
 from skillshelf.core.hosts.gemini import GEMINI
 from skillshelf.core.hosts.opencode import OPENCODE
@@ -22,6 +23,7 @@ __all__ = ["DEFAULT_HOST", "HOSTS", "UnknownHostError", "get_host", "host_names"
 HOSTS: Mapping[str, Host] = MappingProxyType({h.name: h for h in (
     ZUNO,
     ZHIN,
+    CLAUDE,
     CODEX,
     OPENCODE,
     GEMINI,

@@ -143,7 +143,7 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
                     continue
                 if name.startswith(".") and not root.dot:
                     continue
-                if name in root.skip:
+                if root.skips(name):
                     continue
                 if is_link:
                     try:
