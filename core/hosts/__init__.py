@@ -13,6 +13,7 @@ from skillshelf.core.hosts.base import Host
 from skillshelf.core.hosts.claude import CLAUDE
 from skillshelf.core.hosts.codex import CODEX
 from skillshelf.core.hosts.gemini import GEMINI
+from skillshelf.core.hosts.opencode import OPENCODE
 from skillshelf.core.hosts.zhin import ZHIN
 from skillshelf.core.hosts.zuno import ZUNO
 
@@ -24,6 +25,7 @@ HOSTS: Mapping[str, Host] = MappingProxyType({h.name: h for h in (
     ZHIN,
     CLAUDE,
     CODEX,
+    OPENCODE,
     GEMINI,
 )})
 

@@ -349,13 +349,18 @@ class ClientSession:
         dirs = tuple(dict.fromkeys(r.scan_dir for r in plan.roots))
         return WatchTargets(roots=dirs, names=frozenset({SKILL_FILENAME}))
 
+    def _walk(self, root: Root) -> tuple[list[Found], list[CatalogWarning]]:
+        """One root's matches (:func:`walk_root` by default; a session may walk its own way)."""
+        return walk_root(root, stop_at_skill=self._host.stop_at_skill)
+
     def _found(self, plan: RootPlan) -> tuple[list[Found], list[CatalogWarning], dict[str, list[str]]]:
         found: list[Found] = []
         warnings: list[CatalogWarning] = []
         aliases: dict[str, list[str]] = {}
         first: dict[str, Found] = {}
+        spelled: set[str] = set()
         for root in plan.roots:
-            matches, notes = walk_root(root, stop_at_skill=self._host.stop_at_skill)
+            matches, notes = self._walk(root)
             warnings.extend(notes)
             for f in matches:
                 if self._host.fold_aliases:
@@ -366,16 +371,21 @@ class ClientSession:
                         continue
                     first[f.canonical] = f
                     aliases[f.location] = []
+                elif f.location in spelled:
+                    continue  # the same spelling reached through two roots is one file to every client
+                spelled.add(f.location)
                 found.append(f)
         return found, warnings, aliases
 
-    def build(self, previous: Generation | None, changed: frozenset[str] | None,
-              watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
-        """Rescan every root (``changed`` is not used) and build the next generation."""
-        host, ctx = self._host, self._context
-        plan = host.roots(ctx)
-        self._plan = plan
-        found, scan_warnings, aliases = self._found(plan)
+    def _plan_roots(self) -> RootPlan:
+        """The roots of this build (the host's :meth:`ClientHost.roots` by default)."""
+        return self._host.roots(self._context)
+
+    def _read(self, found: Sequence[Found], aliases: Mapping[str, Sequence[str]]
+              ) -> tuple[list[Source], list[Rejected], list[CatalogWarning]]:
+        """Read every found file and ask the host's parser: accepted sources, rejected files and
+        one warning per rejection."""
+        host = self._host
         sources: list[Source] = []
         rejected: list[Rejected] = []
         file_warnings: list[CatalogWarning] = []
@@ -411,7 +421,22 @@ class ClientSession:
                 content_sha256=sha, size=size, mtime=mtime, frontmatter=dict(verdict.frontmatter),
                 diagnostics=verdict.diagnostics,
             ))
-        ordered = host.order(host.arbitrate(sources))
+        return sources, rejected, file_warnings
+
+    def _settle(self, sources: Sequence[Source], rejected: Sequence[Rejected]) -> tuple[Source, ...]:
+        """The listed sources in the host's order after its precedence (``arbitrate`` then
+        ``order`` by default; ``rejected`` is there for hosts whose outcome depends on them)."""
+        return self._host.order(self._host.arbitrate(sources))
+
+    def build(self, previous: Generation | None, changed: frozenset[str] | None,
+              watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
+        """Rescan every root (``changed`` is not used) and build the next generation."""
+        host, ctx = self._host, self._context
+        plan = self._plan_roots()
+        self._plan = plan
+        found, scan_warnings, aliases = self._found(plan)
+        sources, rejected, file_warnings = self._read(found, aliases)
+        ordered = self._settle(sources, rejected)
         warnings = list(plan.warnings) + scan_warnings + file_warnings + list(watch_warnings)
         number = 1 if previous is None else previous.number + 1
         return Generation(

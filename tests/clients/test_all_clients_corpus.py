@@ -61,7 +61,7 @@ def build(base: str, corpus: Path) -> tuple[str, str]:
 def _client_outcomes(records: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for r in records:
-        if not r.get("path") or r.get("builtin"):
+        if not r.get("path") or r.get("builtin") or "error" in r:  # "error": the client failed to load it
             continue
         key = os.path.realpath(r["path"])
         if r.get("shadowed_by"):
