@@ -99,7 +99,7 @@ class CompareScreen(Screen[str | None]):
     BINDINGS = [
         Binding("escape,q", "close", "Close", id="compare.close"),
         Binding("d", "toggle_differ", "Only differences", id="compare.differ"),
-        Binding("enter", "choose", "Go to file", id="compare.choose"),
+        Binding("enter", "choose", "Go to file", id="compare.choose", priority=True),
     ]
 
     def __init__(self, context: HostContext, hosts: Sequence[Host], *, only_differ: bool = False) -> None:
@@ -200,6 +200,11 @@ class CompareScreen(Screen[str | None]):
     @on(DataTable.CellHighlighted)
     def _highlighted(self, event: DataTable.CellHighlighted) -> None:
         self._explain(event.coordinate.row, event.coordinate.column)
+
+    @on(DataTable.CellSelected)
+    def _selected(self, event: DataTable.CellSelected) -> None:
+        """A click only moves the cursor (the explanation follows); ``enter`` chooses."""
+        event.stop()
 
     def action_toggle_differ(self) -> None:
         """``d``: only the files the hosts disagree on ↔ every file."""
