@@ -328,19 +328,24 @@ def config_files(*, cwd: str, worktree: str | None, xdg_config_home: str,
 # Parsing
 
 
-def parse_jsonc(text: str, path: str) -> Any:
+def parse_jsonc(text: str, path: str, *, strict: bool = False) -> Any:
     """Parse one config text with :func:`skillshelf.core.jsonc.loads` (JSONC, JSON5 leniently).
 
     ``path`` only labels errors. Returns the parsed value (any JSON type). Raises
     :class:`ConfigSyntaxError` with the 1-based line/column of the error when the text is
-    neither JSONC nor JSON5. A leading UTF-8 BOM is accepted. Use :func:`load_config` to learn
-    whether the lenient path was needed.
+    neither JSONC nor JSON5 (``strict``: JSONC only, a JSON5-only construct is an error too).
+    A leading UTF-8 BOM is accepted. Use :func:`load_config` to learn whether the lenient path
+    was needed.
     """
     body = text[1:] if text.startswith("\ufeff") else text
     try:
-        return jsonc.loads(body).value
+        parsed = jsonc.loads(body)
     except JsoncError as exc:
         raise ConfigSyntaxError(path, exc.line, exc.column, exc.message) from None
+    odd = parsed.nonstandard
+    if strict and odd is not None:
+        raise ConfigSyntaxError(path, odd.line, odd.column, f"{odd.message} is not JSON with comments")
+    return parsed.value
 
 
 def deep_merge(base: Any, overlay: Any) -> Any:

@@ -26,8 +26,9 @@ from skillshelf.core.agents import agent_view
 from skillshelf.core.budget import SelectedBody, SelectedBudgetExceeded, check_selected
 from skillshelf.core.config import AgentConfig, Config
 from skillshelf.core.frontmatter import parse_skill_file
+from skillshelf.core.hostlint import host_lint_file, host_targets
 from skillshelf.core.lint import Target, lint_file
-from skillshelf.core.model import Exposure, Generation, Provenance, Rejected, Source
+from skillshelf.core.model import Exposure, Generation, Provenance, Rejected, Source, Status
 from skillshelf.core.render import Form, render_budgeted
 from skillshelf.core.resolve import resolve_required
 from skillshelf.core.tokens import approx_tokens, shared_counter
@@ -57,7 +58,11 @@ def _lint_for(item: Source | Rejected, target: str) -> dict[str, Any] | None:
     """Lint one listed file for ``target`` (SPEC F4–F5); ``None`` for built-ins."""
     if item.location.startswith("builtin://"):
         return None
-    rep = lint_file(item.location, target=Target(target))
+    hosts = host_targets()
+    if target in hosts:
+        rep = host_lint_file(hosts[target], item.location)
+    else:
+        rep = lint_file(item.location, target=Target(target))
     return {
         "target": target,
         "valid": rep.valid,
@@ -70,7 +75,8 @@ def summary(gen: Generation) -> dict[str, Any]:
 
     ``sources``: listed sources including disabled ones; ``indexed`` / ``searchable`` /
     ``explicit`` / ``described`` / ``unique`` are over enabled sources; ``rejected`` counts
-    host-refused files; ``ambiguous`` lists names with two or more enabled sources.
+    host-refused files; ``ambiguous`` lists names with two or more enabled sources (shadowed
+    copies not counted).
     """
     enabled = [s for s in gen.sources if s.enabled]
     return {
@@ -104,6 +110,8 @@ def source_json(s: Source, *, ambiguous: bool, lint_target: str | None) -> dict[
         "described": s.described,
         "ambiguous": ambiguous,
         "status": s.status.value,
+        "shadowedBy": list(s.shadowed_by),
+        "statusReason": s.status_reason,
         "metadataSources": list(s.metadata_sources),
         "size": s.size,
         "sha256": s.content_sha256,
@@ -141,21 +149,23 @@ def rejected_json(r: Rejected, *, lint_target: str | None) -> dict[str, Any]:
     return out
 
 
-def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec") -> dict[str, Any]:
+def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", client: str | None = None) -> dict[str, Any]:
     """The SPEC G1 JSON document for ``gen``.
 
     ``lint_target`` (``spec``/``portable``/``zuno``/``zhin`` or ``None`` to skip) adds a ``lint``
     object to every file-backed source and rejected file.
     """
-    counts = Counter(s.name for s in gen.sources if s.enabled)
+    counts = Counter(s.name for s in gen.sources if s.enabled and s.status is not Status.SHADOWED)
     return {
         "host": gen.host,
+        "client": client,
         "cwd": gen.cwd,
         "generation": gen.number,
         "digest": gen.digest,
         "roots": [r.to_json() for r in gen.roots],
         "sources": [
-            source_json(s, ambiguous=s.enabled and counts[s.name] > 1, lint_target=lint_target)
+            source_json(s, ambiguous=s.enabled and s.status is not Status.SHADOWED and counts[s.name] > 1,
+                        lint_target=lint_target)
             for s in gen.sources
         ],
         "rejected": [rejected_json(r, lint_target=lint_target) for r in gen.rejected],
@@ -183,11 +193,13 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
     """Readable text form of a G1 document (what ``debug skill`` prints without ``--json``)."""
     out: list[str] = []
     s = doc["summary"]
-    out.append(f"host {doc['host']} · cwd {doc['cwd']} · generation {doc['generation']} · digest {doc['digest'][:16]}")
+    out.append(f"host {doc['host']}" + (f" ({doc['client']})" if doc.get("client") else "") + f" · cwd {doc['cwd']} · generation {doc['generation']} · digest {doc['digest'][:16]}")
     out.append("")
     out.append("roots (discovery order):")
     for r in doc["roots"]:
         mark = "" if r["exists"] else "   (missing)"
+        if r.get("unread"):
+            mark += f"   (not read: {r['unread']})"
         out.append(f"  {r['provenance']:<16} {r['path']}  [{r['pattern']}]{mark}")
     out.append("")
     out.append(f"sources ({len(doc['sources'])}):")
@@ -197,8 +209,8 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
             flags.append("AMBIGUOUS")
         if not src["enabled"]:
             flags.append("disabled")
-        if src["status"] == "kept-last-valid":
-            flags.append("kept-last-valid")
+        if src["status"] in ("kept-last-valid", "shadowed", "hidden", "race"):
+            flags.append("either may win" if src["status"] == "race" else src["status"])
         if not src["described"]:
             flags.append("no description")
         flag = f"  [{', '.join(flags)}]" if flags else ""
@@ -208,6 +220,10 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
             out.append(f"      exposure: {src['exposureReason']}")
         if src.get("disabledReason"):
             out.append(f"      disabled by {src['disabledReason']}")
+        if src.get("statusReason"):
+            out.append(f"      {src['status']}: {src['statusReason']}")
+        for by in src.get("shadowedBy", ()):
+            out.append(f"      {'competes with' if src['status'] == 'race' else 'shadowed by'} {by}")
         for a in src["aliases"]:
             out.append(f"      alias {a}")
         for d in src["diagnostics"]:

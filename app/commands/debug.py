@@ -6,6 +6,9 @@ import json
 import sys
 from typing import Any
 
+from skillshelf.core.hostlint import host_targets
+from skillshelf.core.lint import Target
+
 
 def add_parser(sub: Any, common: Any) -> None:
     """Register ``debug skill`` and ``debug agent``."""
@@ -13,7 +16,7 @@ def add_parser(sub: Any, common: Any) -> None:
     dsub = p.add_subparsers(dest="debug_what", metavar="WHAT", required=True)
     ps = dsub.add_parser("skill", parents=[common], help="every source, rejected file and warning (SPEC G1)")
     ps.add_argument("--json", action="store_true", help="print the G1 JSON document")
-    ps.add_argument("--lint-target", default=None, choices=["spec", "portable", "zuno", "zhin", "none"],
+    ps.add_argument("--lint-target", default=None, choices=[t.value for t in Target] + list(host_targets()) + ["none"],
                     help="lint target shown beside the host verdict (default: the host's own; none to skip)")
     ps.set_defaults(run=run_skill)
     pa = dsub.add_parser("agent", parents=[common], help="one agent's filtered view and budgets (SPEC G2)")
@@ -31,7 +34,7 @@ def run_skill(ns: Any) -> int:
     target = ns.lint_target or cat.host.lint_target
     if target == "none":
         target = None
-    doc = debug_skill_document(cat.current, lint_target=target)
+    doc = debug_skill_document(cat.current, lint_target=target, client=cat.host.describe())
     if ns.json:
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

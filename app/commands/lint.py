@@ -1,4 +1,4 @@
-"""``skillshelf lint PATH... [--target spec|portable|zuno|zhin] [--json]`` (SPEC C, F4–F5).
+"""``skillshelf lint PATH... [--target spec|portable|zuno|zhin|claude|codex|opencode|gemini] [--json]`` (SPEC C, F4–F5, N6).
 
 Text output, one line per diagnostic like a compiler::
 
@@ -18,6 +18,7 @@ import json
 import sys
 
 from skillshelf.app.common import terminal_text
+from skillshelf.core.hostlint import host_lint_paths, host_targets
 from skillshelf.core.lint import LintReport, Target, lint_paths
 
 
@@ -30,8 +31,9 @@ def add_parser(subparsers: argparse._SubParsersAction, common: argparse.Argument
         description="Lint skill directories, SKILL.md files or whole trees (SPEC F4-F5).",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="skill directory, SKILL.md file or tree")
-    p.add_argument("--target", choices=[t.value for t in Target], default=Target.SPEC.value,
-                   help="rule set: spec (default), portable, zuno or zhin")
+    p.add_argument("--target", choices=[t.value for t in Target] + list(host_targets()), default=Target.SPEC.value,
+                   help="rule set: spec (default), portable, zuno, zhin, or a client host's own verdict ("
+                        + ", ".join(host_targets()) + ")")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(run=run)
     return p
@@ -73,9 +75,12 @@ def _plural(n: int, word: str) -> str:
 
 def run(ns: argparse.Namespace) -> int:
     """Run the lint; returns the exit code (0, 1 or 2)."""
-    target = Target(ns.target)
+    hosts = host_targets()
     try:
-        reports = lint_paths(ns.paths, target=target)
+        if ns.target in hosts:
+            reports = host_lint_paths(hosts[ns.target], ns.paths)
+        else:
+            reports = lint_paths(ns.paths, target=Target(ns.target))
     except FileNotFoundError as exc:
         print(f"skillshelf lint: path does not exist: {exc.args[0]}", file=sys.stderr)
         return 2
@@ -84,14 +89,14 @@ def run(ns: argparse.Namespace) -> int:
         return 2
     counts = summary(reports)
     if ns.json:
-        doc = {"target": target.value, "files": [r.to_json() for r in reports], "summary": counts}
+        doc = {"target": ns.target, "files": [r.to_json() for r in reports], "summary": counts}
         print(json.dumps(doc, ensure_ascii=False, indent=2))
     else:
         for r in reports:
             for line in format_report(r):
                 print(terminal_text(line))  # SPEC X1: a skill's escapes never reach the terminal raw
     print(
-        f"{_plural(counts['files'], 'file')} checked ({target.value}): {counts['valid']} valid, "
+        f"{_plural(counts['files'], 'file')} checked ({ns.target}): {counts['valid']} valid, "
         f"{_plural(counts['errors'], 'error')}, {_plural(counts['warnings'], 'warning')}",
         file=sys.stderr,
     )
