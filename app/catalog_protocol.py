@@ -8,7 +8,8 @@ that implement it too. Host-specific behaviour is reached through :attr:`AppCata
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping
+from typing import Protocol, runtime_checkable
 
 from skillshelf.core.config import Config
 from skillshelf.core.hosts.base import Host, HostContext, HostSession

@@ -25,7 +25,7 @@ from skillshelf.core.hosts.base import EntryState, Feature
 from skillshelf.core.model import Generation, Source
 from skillshelf.core.resolve import resolve_required
 
-__all__ = ["CatalogView", "IndexMeasure", "SelectedBody", "catalog_view", "ALWAYS_KEY"]
+__all__ = ["ALWAYS_KEY", "CatalogView", "IndexMeasure", "SelectedBody", "catalog_view"]
 
 #: The frontmatter key of a skill a host with :attr:`Feature.ALWAYS` injects into every prompt.
 ALWAYS_KEY = "always"

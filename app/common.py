@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import sys
 from argparse import Namespace
-from typing import Mapping, TextIO
+from collections.abc import Mapping
+from typing import TextIO
 
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts.base import HostContext

@@ -12,7 +12,7 @@ from skillshelf.app.budgets import count_tokens
 from skillshelf.core.hosts.base import HostSession
 from skillshelf.core.model import Source
 
-__all__ = ["BodyCost", "LoadedText", "MAX_PAGES", "body_cost", "loaded_text"]
+__all__ = ["MAX_PAGES", "BodyCost", "LoadedText", "body_cost", "loaded_text"]
 
 #: Most pages read for one text (a host whose cursors never end is cut off here).
 MAX_PAGES = 1_000

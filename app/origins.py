@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import Provenance, Source

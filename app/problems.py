@@ -3,15 +3,24 @@ files, folded and grouped (SPEC K1, D2, D4, R, H3, F6), and the one-line summary
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 from skillshelf.core.model import Diagnostic, Generation, Severity
 from skillshelf.core.textsafe import visible
 
 __all__ = [
-    "ERROR_NAMED_MAX", "Problem", "ProblemCounts", "REJECTED_KIND", "SOURCE_NAMED_MAX", "first_error", "problem_counts",
-    "problems", "problems_summary", "single_error_text",
+    "ERROR_NAMED_MAX",
+    "REJECTED_KIND",
+    "SOURCE_NAMED_MAX",
+    "Problem",
+    "ProblemCounts",
+    "first_error",
+    "problem_counts",
+    "problems",
+    "problems_summary",
+    "single_error_text",
 ]
 
 

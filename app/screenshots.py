@@ -20,8 +20,8 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 from textual.pilot import Pilot
 
@@ -32,7 +32,7 @@ from skillshelf.core.catalog import Catalog
 from skillshelf.core.paths import Environment
 from skillshelf.widgets.catalog_list import CatalogList
 
-__all__ = ["SIZE", "THEME", "SHOTS", "PNG_FONT", "ZHIN_PLUGIN", "take_screenshots", "svg_to_png", "main"]
+__all__ = ["PNG_FONT", "SHOTS", "SIZE", "THEME", "ZHIN_PLUGIN", "main", "svg_to_png", "take_screenshots"]
 
 #: Terminal size of every screenshot, in cells (columns, rows).
 SIZE = (140, 42)
@@ -51,7 +51,7 @@ def svg_to_png(svg_path: Path, png_path: Path, *, font: str = PNG_FONT) -> bool:
     """Convert one SVG to PNG with cairosvg, substituting ``Fira Code`` by ``font``. Returns False
     (and writes nothing) when cairosvg cannot be imported."""
     try:
-        import cairosvg  # type: ignore[import-not-found]  # optional: only the PNGs need it
+        import cairosvg  # optional: only the PNGs need it
     except (ImportError, OSError):  # not installed, or its cairo library is missing
         return False
     text = svg_path.read_text(encoding="utf-8").replace("Fira Code", font)

@@ -19,8 +19,8 @@ import os
 import shutil
 import sys
 from argparse import Namespace
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from textual import on, work
 from textual.app import App
@@ -205,9 +205,9 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         of one change would be two generations). Otherwise, or when none arrives in time, it
         calls ``catalog.refresh()``."""
         live = self.live_watch
-        if live is not None and live.catalog is catalog and live.ready:
-            if live.feed.wait_past(before, self.timings.watcher_wait):
-                return catalog.current
+        watched = live is not None and live.catalog is catalog and live.ready
+        if watched and live is not None and live.feed.wait_past(before, self.timings.watcher_wait):
+            return catalog.current
         return catalog.refresh()
 
     # ------------------------------------------------------------------ availability

@@ -29,7 +29,7 @@ FOLDERS = (
     "project/.opencode/skills", "project/.zuno/skill", "home/.agents/skills", "home/.claude/skills",
     "home/.codex/skills", "home/.gemini/skills", "home/.config/opencode/skills", "home/.config/zuno/skill",
 )
-WORDS = "analyze audit build check clean deploy design diff export format lint migrate parse plan review scan test".split()
+WORDS = ["analyze", "audit", "build", "check", "clean", "deploy", "design", "diff", "export", "format", "lint", "migrate", "parse", "plan", "review", "scan", "test"]
 
 
 def generate(root: str, n: int, seed: int = 0) -> None:

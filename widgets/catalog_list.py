@@ -13,7 +13,8 @@ column layout stay the same (a live catalog re-shows every row on each generatio
 
 from __future__ import annotations
 
-from typing import Callable, ClassVar, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import ClassVar
 
 from rich.cells import cell_len
 from textual import events
@@ -30,7 +31,7 @@ from textual.visual import Visual
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.rows import CatalogRow, prompt_fixed_width, row_prompt
 
-__all__ = ["CatalogList", "NAME_MAX", "NAME_MIN", "ValueColumn"]
+__all__ = ["NAME_MAX", "NAME_MIN", "CatalogList", "ValueColumn"]
 
 #: Name column width bounds, in cells.
 NAME_MIN, NAME_MAX = 8, 30
@@ -99,13 +100,13 @@ class CatalogList(ScrollView, can_focus=True):
     class RowHighlighted(Message):
         """The cursor moved to row ``row`` (index into the rows last shown), or ``None``."""
 
-        def __init__(self, catalog_list: "CatalogList", row: int | None) -> None:
+        def __init__(self, catalog_list: CatalogList, row: int | None) -> None:
             super().__init__()
             self.catalog_list = catalog_list
             self.row = row
 
         @property
-        def control(self) -> "CatalogList":
+        def control(self) -> CatalogList:
             return self.catalog_list
 
     class RowChosen(RowHighlighted):
@@ -285,7 +286,7 @@ class CatalogList(ScrollView, can_focus=True):
 
     def refresh_line(self, position: int) -> None:
         """Redraw line ``position`` (its cached render is dropped)."""
-        for key in [k for k in self._strips.keys() if k[0] == position]:
+        for key in [k for k in self._strips.keys() if k[0] == position]:  # noqa: SIM118 (LRUCache is not iterable)
             self._strips.discard(key)
         y = position - self.scroll_offset.y
         if 0 <= y < self.scrollable_content_region.height:

@@ -65,7 +65,7 @@ def middle_ellipsis(text: str, width: int) -> str:
     return head + "…" + tail
 
 
-def _session_text(window: int | None, mct: int | None | str, short: bool) -> str:
+def _session_text(window: int | None, mct: int | str | None, short: bool) -> str:
     parts = []
     if window is not None:
         parts.append(f"window {window:,}")
@@ -89,7 +89,7 @@ def header_text(
     client: str = "",
     changes: str = "",
     window: int | None = None,
-    mct: int | None | str = "config",
+    mct: int | str | None = "config",
     width: int | None = None,
 ) -> Content:
     """The header line; ``status`` (``loading…``, an error) follows the counts when set.
@@ -162,7 +162,7 @@ class HeaderState:
     client: str = ""
     changes: str = ""
     window: int | None = None
-    mct: int | None | str = "config"
+    mct: int | str | None = "config"
 
 
 class CatalogHeader(Static):

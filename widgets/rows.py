@@ -18,8 +18,8 @@ first cell (state)        second cell (flag)
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Callable, Collection, Sequence, Union
 
 from rich.cells import cell_len, set_cell_size
 from textual.content import Content
@@ -30,10 +30,31 @@ from skillshelf.core.textsafe import visible
 from skillshelf.core.tokens import approx_tokens
 
 __all__ = [
-    "OK", "AMBIGUOUS", "DISABLED", "REJECTED", "KEPT", "LINT", "SEARCH_ONLY", "EXPLICIT_ONLY",
-    "LEGEND", "LEGEND_ITEMS", "CatalogRow", "build_rows", "group_hits", "row_prompt", "short_location", "fit",
-    "provenance_cell", "fit_end", "size_cell", "prompt_fixed_width", "VALUE_WIDTH",
-    "SORTS", "next_sort", "row_tokens", "sort_order",
+    "AMBIGUOUS",
+    "DISABLED",
+    "EXPLICIT_ONLY",
+    "KEPT",
+    "LEGEND",
+    "LEGEND_ITEMS",
+    "LINT",
+    "OK",
+    "REJECTED",
+    "SEARCH_ONLY",
+    "SORTS",
+    "VALUE_WIDTH",
+    "CatalogRow",
+    "build_rows",
+    "fit",
+    "fit_end",
+    "group_hits",
+    "next_sort",
+    "prompt_fixed_width",
+    "provenance_cell",
+    "row_prompt",
+    "row_tokens",
+    "short_location",
+    "size_cell",
+    "sort_order",
 ]
 
 OK, AMBIGUOUS, DISABLED, REJECTED, KEPT = "✓", "◆", "○", "✗", "↺"
@@ -63,7 +84,7 @@ _GLYPH_STYLE = {
     EXPLICIT_ONLY: "$accent",
 }
 
-Item = Union[Source, Rejected]
+Item = Source | Rejected
 
 
 @dataclass(frozen=True)

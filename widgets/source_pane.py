@@ -11,9 +11,10 @@ read-only ``TextArea`` (100 KB in ~0.1 s; ``Markdown`` would take seconds, DESIG
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -27,7 +28,13 @@ from skillshelf.core.textsafe import visible
 from skillshelf.widgets.rows import CatalogRow
 
 __all__ = [
-    "BodyView", "KEPT_NOTE", "SourceDetails", "SourceExtras", "SourcePane", "TITLE_MAX", "details_content",
+    "KEPT_NOTE",
+    "TITLE_MAX",
+    "BodyView",
+    "SourceDetails",
+    "SourceExtras",
+    "SourcePane",
+    "details_content",
     "diagnostic_line",
 ]
 
@@ -94,7 +101,7 @@ def _when(mtime: float) -> str:
     if not mtime:
         return "—"
     try:
-        return datetime.fromtimestamp(mtime, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        return datetime.fromtimestamp(mtime, UTC).strftime("%Y-%m-%d %H:%M UTC")
     except (OverflowError, OSError, ValueError):
         return "—"
 

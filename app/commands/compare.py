@@ -76,7 +76,9 @@ def run(ns: Any) -> int:
     if ns.json:
         doc = result.to_json()
         if ns.differ:
-            doc["rows"] = [r for r, row in zip(doc["rows"], result.rows, strict=True) if row.disagree]  # type: ignore[index]
+            rows_doc = doc["rows"]
+            assert isinstance(rows_doc, list)
+            doc["rows"] = [r for r, row in zip(rows_doc, result.rows, strict=True) if row.disagree]
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0

@@ -22,9 +22,10 @@ from skillshelf.core.hostlint import host_lint_paths, host_targets
 from skillshelf.core.lint import LintReport, Target, lint_paths
 
 
-def add_parser(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+               common: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Register ``lint`` (accepts the COMMON options harmlessly)."""
-    p = subparsers.add_parser(
+    p: argparse.ArgumentParser = subparsers.add_parser(
         "lint",
         parents=[common],
         help="check SKILL.md files against the Agent Skills standard or a host",

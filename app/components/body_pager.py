@@ -27,7 +27,7 @@ from skillshelf.core.textsafe import visible
 from skillshelf.widgets.rows import CatalogRow
 from skillshelf.widgets.source_pane import BodyView
 
-__all__ = ["BodyPager", "PageState", "RAW_FILE_MAX", "read_raw_file", "DISABLED_NOTE", "REJECTED_NOTE"]
+__all__ = ["DISABLED_NOTE", "RAW_FILE_MAX", "REJECTED_NOTE", "BodyPager", "PageState", "read_raw_file"]
 
 #: Largest raw-file preview read for a rejected file, in bytes (more is cut with a note).
 RAW_FILE_MAX = 256 * 1024

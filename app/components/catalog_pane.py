@@ -31,7 +31,7 @@ from skillshelf.core.textsafe import visible
 from skillshelf.widgets.catalog_list import CatalogList, ValueColumn
 from skillshelf.widgets.rows import CatalogRow, build_rows, group_hits, next_sort, row_tokens, size_cell, sort_order
 
-__all__ = ["CatalogPane", "FILTER_LIMIT", "RowKey", "row_key"]
+__all__ = ["FILTER_LIMIT", "CatalogPane", "RowKey", "row_key"]
 
 #: Most hits shown for a non-empty filter.
 FILTER_LIMIT = 500

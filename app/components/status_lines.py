@@ -10,7 +10,7 @@ from skillshelf.app.problems import Problem, problem_counts, problems, problems_
 from skillshelf.core.model import Generation
 from skillshelf.core.textsafe import visible
 
-__all__ = ["ProblemsLine", "WatchWarningLine", "WATCH_WARNINGS_SHOWN"]
+__all__ = ["WATCH_WARNINGS_SHOWN", "ProblemsLine", "WatchWarningLine"]
 
 #: Most ``WatchFailed`` warnings named on the line (the rest are counted).
 WATCH_WARNINGS_SHOWN = 2

@@ -7,8 +7,8 @@ visible, SPEC X1).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from textual import on
 from textual.app import ComposeResult
@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from skillshelf.core.textsafe import visible
 
-__all__ = ["ChoiceScreen", "AgentChoice", "agent_options", "resource_options", "NO_AGENT", "BODY_CHOICE"]
+__all__ = ["BODY_CHOICE", "NO_AGENT", "AgentChoice", "ChoiceScreen", "agent_options", "resource_options"]
 
 #: Option id of "(no agent)" in the agent picker.
 NO_AGENT = "\0no-agent"

@@ -14,7 +14,7 @@ line shows while it runs, an error stays in view.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual import on, work
@@ -129,7 +129,7 @@ class CompareScreen(Screen[str | None]):
         """Open the workspace under every host (worker thread)."""
         try:
             result = compare(self.context, self.hosts)
-        except Exception as exc:  # noqa: BLE001 - shown on screen, never a traceback
+        except Exception as exc:  # shown on screen, never a traceback
             self.log.error("compare failed", exc)
             self.post_message(Compared(None, f"{type(exc).__name__}: {exc}"))
             return

@@ -6,7 +6,7 @@ under the description column (computed for the shown width, not left to the widg
 from __future__ import annotations
 
 import textwrap
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,7 +19,7 @@ from skillshelf.core.hosts import HOSTS, host_names
 from skillshelf.core.hosts.base import Feature, Host
 from skillshelf.widgets.rows import LEGEND_ITEMS
 
-__all__ = ["FEATURE_KEYS", "HELP_ROWS", "HELP_SECTIONS", "HelpScreen", "KEY_WIDTH", "help_content", "hosts_rows"]
+__all__ = ["FEATURE_KEYS", "HELP_ROWS", "HELP_SECTIONS", "KEY_WIDTH", "HelpScreen", "help_content", "hosts_rows"]
 
 #: Width of the keys column, in cells (descriptions start here; continuation lines too).
 KEY_WIDTH = 12

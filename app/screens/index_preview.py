@@ -25,8 +25,8 @@ from __future__ import annotations
 import html
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from textual import on, work
 from textual.app import ComposeResult

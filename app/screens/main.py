@@ -23,8 +23,8 @@ screen; ``g`` applies only to hosts with agents, ``p`` only to hosts with remote
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import Callable
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -59,7 +59,7 @@ from skillshelf.widgets.header import CatalogHeader, HeaderState
 from skillshelf.widgets.rows import LEGEND, CatalogRow
 from skillshelf.widgets.source_pane import SourcePane
 
-__all__ = ["CatalogOpened", "GenerationPublished", "MainScreen", "PullDone", "REMOTE_WARNINGS_SHOWN"]
+__all__ = ["REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished", "MainScreen", "PullDone"]
 
 #: Most remote warnings listed in the notice after ``pull now`` (the rest are counted).
 REMOTE_WARNINGS_SHOWN = 5
@@ -228,7 +228,7 @@ class MainScreen(Screen[None]):
         if gen is not None and self.view is not None:
             gen = self.view.shown(gen)
         budget = self.budget
-        mct: int | None | str = budget.max_context_tokens if budget.replaces_max_context_tokens else "config"
+        mct: int | str | None = budget.max_context_tokens if budget.replaces_max_context_tokens else "config"
         self.query_one(CatalogHeader).show(HeaderState(
             self.host.name, self.cwd_display, gen, self._status, self.agent, client=self.host.describe(),
             changes=self.changes, window=budget.context_window, mct=mct))

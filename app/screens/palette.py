@@ -8,9 +8,10 @@ inject markup (SPEC X1).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
@@ -22,7 +23,7 @@ from skillshelf.core.hosts.base import Feature
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.rows import short_location
 
-__all__ = ["ActionProvider", "PaletteAction", "PALETTE_ACTIONS", "SkillProvider"]
+__all__ = ["PALETTE_ACTIONS", "ActionProvider", "PaletteAction", "SkillProvider"]
 
 _DISCOVER_MAX = 50
 

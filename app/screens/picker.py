@@ -31,8 +31,8 @@ from __future__ import annotations
 import difflib
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 from rich.text import Text
 from textual import on, work
@@ -66,6 +66,7 @@ from skillshelf.core.paths import find_worktree
 from skillshelf.core.textsafe import visible
 
 __all__ = [
+    "CHOICE_CYCLE",
     "AmbiguityPicker",
     "SourceReading",
     "Target",
@@ -73,9 +74,8 @@ __all__ = [
     "candidate_targets",
     "default_choices",
     "picker_advice",
-    "stays_ambiguous",
-    "CHOICE_CYCLE",
     "read_source",
+    "stays_ambiguous",
 ]
 
 #: Most diff lines shown (a longer diff is cut with a note).

@@ -6,8 +6,10 @@ import html
 import re
 
 import pytest
+from conftest import settle, tui_app
 from textual.notifications import Notify
 from textual.widgets import Input, TextArea
+from tui_fixtures import X1_DESCRIPTION, FakeCatalog
 
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.screens.help import HelpScreen
@@ -21,9 +23,6 @@ from skillshelf.core.tokens import TokenCounter
 from skillshelf.widgets.budget_meter import BudgetMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.source_pane import SourcePane
-
-from conftest import settle, tui_app
-from tui_fixtures import X1_DESCRIPTION, FakeCatalog
 
 SIZE = (120, 40)
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from conftest import settle, tui_app
 
 from skillshelf.app.screens.compare import CompareScreen

@@ -3,12 +3,11 @@ error notice (and logged), the app keeps running."""
 
 from __future__ import annotations
 
+from conftest import settle, tui_app
 from textual.notifications import Notify
+from tui_fixtures import FakeCatalog
 
 from skillshelf.app.screens.main import MainScreen
-
-from conftest import settle, tui_app
-from tui_fixtures import FakeCatalog
 
 
 def _notes(messages: list) -> list[tuple[str, str]]:

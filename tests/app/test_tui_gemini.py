@@ -8,14 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import settle, tui_app
 
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.model import Status
 from skillshelf.core.paths import Environment
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.header import CatalogHeader
-
-from conftest import settle, tui_app
 
 SIZE = (130, 40)
 

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import TEST_TIMINGS, settle, tui_app
 from textual.widgets import Input, Static
 
 from skillshelf.app import tui as tui_mod
@@ -32,8 +33,6 @@ from skillshelf.core.watch import watch_failed
 from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.header import CatalogHeader
-
-from conftest import TEST_TIMINGS, settle, tui_app
 
 SIZE = (130, 40)
 #: Cap on any wait for the watcher, seconds (a hang fails instead of blocking CI).

@@ -8,19 +8,23 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from conftest import settle, tui_app
 from textual.notifications import Notify
 from textual.widgets import DataTable, Static
 
 from skillshelf.app.screens.picker import (
-    AmbiguityPicker, body_diff, candidate_targets, default_choices, picker_advice, stays_ambiguous,
+    AmbiguityPicker,
+    body_diff,
+    candidate_targets,
+    default_choices,
+    picker_advice,
+    stays_ambiguous,
 )
 from skillshelf.app.timings import Timings
 from skillshelf.app.undo import undo_words
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.configwrite import Choice, WriteResult
 from skillshelf.core.paths import Environment
-
-from conftest import settle, tui_app
 
 SIZE = (140, 42)
 
@@ -278,7 +282,7 @@ async def test_k5_picker_keys_targets_recomputed_and_ambiguity_warned(tmp_path):
         jsonc.write_text("{ /* made meanwhile */ }\n", encoding="utf-8")
         await pilot.press("t")
         # the project file is now the .jsonc (core prefers it); the old target is gone, so t selects it
-        assert [(t.kind, t.path) for t in picker.targets][0] == ("project", str(jsonc))
+        assert next((t.kind, t.path) for t in picker.targets) == ("project", str(jsonc))
         assert picker.target.path == str(jsonc)
         await pilot.press("t")
         assert picker.target.kind == "global"

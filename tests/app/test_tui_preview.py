@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+from conftest import settle, tui_app
 from textual.notifications import Notify
 from textual.widgets import OptionList, Static, Tabs, TextArea
+from tui_fixtures import FixedCatalog
 
 from skillshelf.app.screens.index_preview import IndexPreviewScreen, SavePathScreen
 from skillshelf.core.config import Config
 from skillshelf.core.hosts import get_host
 from skillshelf.core.model import Exposure, Generation, Provenance, Source
-
-from conftest import settle, tui_app
-from tui_fixtures import FixedCatalog
 
 SIZE = (140, 42)
 

@@ -7,19 +7,18 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import settle, tui_app
+from tui_fixtures import FakeCatalog, make_generation
 
+from skillshelf.app.problems import Problem, problems, problems_summary
 from skillshelf.app.screens.help import HelpScreen
 from skillshelf.app.screens.index_preview import IndexPreviewScreen
 from skillshelf.app.screens.main import MainScreen
 from skillshelf.app.screens.problems import ProblemsScreen
-from skillshelf.app.problems import Problem, problems, problems_summary
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Provenance, Rejected, Severity
 from skillshelf.core.paths import Environment
 from skillshelf.widgets.catalog_list import CatalogList
-
-from conftest import settle, tui_app
-from tui_fixtures import FakeCatalog, make_generation
 
 SIZE = (120, 40)
 

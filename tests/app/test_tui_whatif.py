@@ -4,15 +4,14 @@ and the truncated / dropped lists; nothing is written."""
 from __future__ import annotations
 
 import pytest
+from conftest import settle, tui_app
 from textual.widgets import Input, OptionList, Static
+from tui_fixtures import FixedCatalog
 
 from skillshelf.app.screens.whatif import WhatIfScreen, compute_whatif, parse_tokens
 from skillshelf.core.config import Config
 from skillshelf.core.model import Exposure, Generation, Provenance, Source
 from skillshelf.widgets.budget_meter import BudgetMeter
-
-from conftest import settle, tui_app
-from tui_fixtures import FixedCatalog
 
 SIZE = (140, 42)
 LOREM = "lorem ipsum dolor sit amet " * 40

@@ -15,7 +15,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import settle, tui_app
 from textual.widgets import Input, TextArea
+from tui_fixtures import FakeCatalog
 
 from skillshelf.app.components.catalog_pane import CatalogPane
 from skillshelf.app.resources import list_resources
@@ -32,9 +34,6 @@ from skillshelf.core.tool import READ_PAGE_CONTENT_BYTES
 from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.source_pane import SourcePane
-
-from conftest import settle, tui_app
-from tui_fixtures import FakeCatalog
 
 SIZE = (130, 42)
 
@@ -113,7 +112,7 @@ def pane(app) -> SourcePane:
 
 
 async def test_f5_lint_flag_and_pane_for_unquoted_colon(tree):
-    app, catalog = open_app(tree)
+    app, _catalog = open_app(tree)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         m = main(app)
@@ -135,7 +134,7 @@ async def test_f5_lint_flag_and_pane_for_unquoted_colon(tree):
 
 async def test_e2_exposure_why_and_sidecar_origin(tree):
     _, _, paths = tree
-    app, catalog = open_app(tree)
+    app, _catalog = open_app(tree)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await select(app, pilot, "docx")
@@ -165,7 +164,7 @@ async def test_u2_meters_exact_beside_agent_estimate(tree):
 
 
 async def test_e4_agent_switch_hides_builtins_and_reports_required_skills(tree):
-    app, catalog = open_app(tree)
+    app, _catalog = open_app(tree)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert "writing-skills" in shown_names(app)
@@ -250,7 +249,7 @@ async def test_l6_builtin_body_and_bodyless_refusal(tree):
 
 
 async def test_l5_resources_listed_and_read(tree):
-    app, catalog = open_app(tree)
+    app, _catalog = open_app(tree)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await select(app, pilot, "docx")

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conftest import settle, tui_app
 from textual.notifications import Notify
 from textual.widgets import Static
+from tui_fixtures import FakeCatalog
 
 from skillshelf.app.screens.index_preview import IndexPreviewScreen, SavePathScreen
 from skillshelf.app.screens.main import PullDone
 from skillshelf.app.screens.picker import AmbiguityPicker, WriteDone
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.paths import Environment
-
-from conftest import settle, tui_app
-from tui_fixtures import FakeCatalog
 
 SIZE = (140, 42)
 #: An OSC title-setting escape plus markup: neither may reach the terminal as such.

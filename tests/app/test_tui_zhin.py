@@ -11,21 +11,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import settle, tui_app
 
 from skillshelf.app.empty_catalog import empty_catalog_text
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts import host_names
+from skillshelf.core.hosts.zhin.load import zhin_read_instructions
 from skillshelf.core.hosts.zhin.skills import CATALOG_HEADING, CATALOG_INSTRUCTION, render_zhin_catalog
 from skillshelf.core.model import Generation, Provenance, Root
 from skillshelf.core.paths import Environment
 from skillshelf.core.tokens import TokenCounter, approx_tokens
-from skillshelf.core.hosts.zhin.load import zhin_read_instructions
 from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.header import CatalogHeader
 from skillshelf.widgets.source_pane import SourcePane
-
-from conftest import settle, tui_app
 
 SIZE = (130, 40)
 LONG = ("This description is deliberately much longer than ninety-six characters so that the "

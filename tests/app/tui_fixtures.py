@@ -8,8 +8,8 @@ sequences in a description, a remote origin).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping
 
 from skillshelf.core.config import Config
 from skillshelf.core.hosts import DEFAULT_HOST

@@ -13,6 +13,7 @@ loaded skill, shaped for the all-clients tests) and :func:`catalog_lines`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -267,10 +268,8 @@ def _spellings(root: str, key: str) -> list[str]:
     sub = key.replace(":", os.sep)
     out.append(os.path.join(commands, sub + ".md"))
     folder = os.path.join(commands, sub)
-    try:
+    with contextlib.suppress(OSError):
         out += [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.lower() == "skill.md"]
-    except OSError:
-        pass
     return out
 
 

@@ -9,7 +9,8 @@ import os
 import select
 import subprocess
 import time
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from realclients import clean_env, require, run
 

@@ -127,7 +127,7 @@ def budget_workspace(base: str, n: int, desc_len: int) -> Built:
     repo = os.path.join(base, "repo")
     git_init(repo)
     rng = random.Random(n * 1000 + desc_len)
-    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda".split()
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda"]
     for i in range(n):
         text = " ".join(rng.choice(words) for _ in range(desc_len // 4 + 2))[:desc_len]
         skill(os.path.join(repo, ".agents", "skills"), f"s{i:04d}", f"s{i:04d}", text)

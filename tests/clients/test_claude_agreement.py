@@ -26,6 +26,7 @@ import claude_probe
 import known
 import pytest
 import realclients
+
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts import get_host
 from skillshelf.core.hosts.base import HostContext

@@ -24,6 +24,7 @@ import gemini_probe as probe
 import known
 import pytest
 import realclients
+
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts import get_host
 from skillshelf.core.hosts.base import HostContext
@@ -308,7 +309,7 @@ def test_rules_workspace(tmp_path: Path) -> None:
     assert sorted(decl["parametersJsonSchema"]["properties"]["name"]["enum"]) == \
         sorted(s.name for s in catalog_skills(gen.sources))
     assert len(cap.responses) == len(calls)
-    for call, answer in zip(calls, cap.responses):
+    for call, answer in zip(calls, cap.responses, strict=False):
         from skillshelf.core.tool import ToolError
         try:
             mine = {"output": tool.call(call["args"]).output}
@@ -544,6 +545,6 @@ def test_collation_matches_node(tmp_path: Path) -> None:
     proc = subprocess.run([node, "-e", js], input=json.dumps(pairs), capture_output=True, text=True, check=True,
                           env={"PATH": os.environ.get("PATH", ""), "LANG": os.environ.get("LANG", "C.UTF-8")})
     signs: list[int] = json.loads(proc.stdout)
-    bad = [(a, b, s) for (a, b), s in zip(pairs, signs)
+    bad = [(a, b, s) for (a, b), s in zip(pairs, signs, strict=False)
            if (collation_key(a) > collation_key(b)) - (collation_key(a) < collation_key(b)) != s]
     assert not bad, bad[:10]

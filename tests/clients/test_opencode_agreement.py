@@ -29,6 +29,7 @@ import known
 import opencode_probe
 import pytest
 import realclients
+
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts.base import HostContext
 from skillshelf.core.hosts.opencode import BUILTIN_LOCATION, OPENCODE, catalog_of

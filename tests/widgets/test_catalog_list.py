@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import time
 
+from conftest import settle
 from textual.app import App, ComposeResult
 
 from skillshelf.core.model import Generation, Provenance, Source
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.rows import build_rows
-
-from conftest import settle
 
 
 def _rows(n: int):

@@ -317,7 +317,7 @@ class ClaudeSession(ClientSession):
         self._texts: BuiltinTexts | None = None
 
     # ---- building
-    def _walk(self, croot: ClaudeRoot) -> tuple[list[tuple[str, str, str]], list[CatalogWarning]]:
+    def _walk_claude(self, croot: ClaudeRoot) -> tuple[list[tuple[str, str, str]], list[CatalogWarning]]:
         """(location, canonical, key) of every file ``croot`` holds."""
         if croot.commands:
             return _command_files(croot.root.path), []
@@ -341,7 +341,7 @@ class ClaudeSession(ClientSession):
         commands: list[Source] = []
         seen_inodes: set[tuple[int, int]] = set()
         for croot in croots:
-            files, notes = self._walk(croot)
+            files, notes = self._walk_claude(croot)
             scan_warnings.extend(notes)
             accepted: list[Source] = []
             for location, canonical, key in files:
@@ -608,7 +608,7 @@ def render_catalog(generation: Generation, settings: ClaudeSettings, budget: flo
     decision = decide([e for _, e, _, _ in listed], budget)
     lines: list[str] = []
     states: dict[str, CatalogEntry] = {}
-    for (s, e, cut, mode), keep in zip(listed, decision.keep):
+    for (s, e, cut, mode), keep in zip(listed, decision.keep, strict=False):
         line = e.full if keep else e.name_only
         lines.append(_wire(line))
         shown = line.split(": ", 1)[1] if keep and ": " in line and mode != "name-only" else None

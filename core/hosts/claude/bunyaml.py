@@ -114,10 +114,7 @@ def _bool(loader: yaml.SafeLoader, node: Node) -> bool:
 def _int(loader: yaml.SafeLoader, node: Node) -> int | float:
     assert isinstance(node, ScalarNode)
     v = str(loader.construct_scalar(node))
-    if v.startswith(("0o", "0x")):
-        r = int(v, 0)
-    else:
-        r = int(v, 10)
+    r = int(v, 0) if v.startswith(("0o", "0x")) else int(v, 10)
     return r if abs(r) < 2**53 else float(r)
 
 

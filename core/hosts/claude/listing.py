@@ -117,5 +117,5 @@ def decide(entries: Sequence[ListingEntry], budget: float) -> Decision:
                 room -= extra
             else:
                 keep[i] = False
-    used = sum(e.full_width if k else e.name_width for e, k in zip(entries, keep)) + (n - 1)
+    used = sum(e.full_width if k else e.name_width for e, k in zip(entries, keep, strict=False)) + (n - 1)
     return Decision(tuple(keep), total, used, over)

@@ -79,7 +79,7 @@ def _error_code(message: str) -> tuple[str, str | None]:
         return "invalid-yaml", None
     if message.startswith("missing field `description`"):
         return "missing-description", "description"
-    if message.startswith("invalid name") or message.startswith("invalid qualified name"):
+    if message.startswith(("invalid name", "invalid qualified name")):
         return "name-too-long", "name"
     if message.startswith("failed to read file"):
         return "unreadable", None
@@ -208,7 +208,7 @@ class CodexSession(ClientSession):
         if include and shown:
             lines = [cat.CatalogLine(s.path, s.name, cat.cap(s.description), s.discovered, s.root) for s in shown]
             text, fit = cat.render(lines, found.root_order, chosen, texts, usage)
-            for line, skill, a in zip(lines, shown, fit.alloc):
+            for line, skill, a in zip(lines, shown, fit.alloc, strict=False):
                 if a is None:
                     entries[skill.path] = CatalogEntry(skill.path, skill.name, EntryState.OMITTED,
                                                        note="left out: not even its name and path fit the budget")

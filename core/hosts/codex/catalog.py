@@ -220,9 +220,8 @@ def _allocate(lines: Sequence[tuple[CatalogLine, str]], budget: Budget) -> list[
             mc, mb = len(base) + 1, len(base.encode("utf-8")) + 1
             m0 = budget.from_counts(mc, mb)
             extra = [0]
-            pc = pb = 0
-            for ch in line.description:
-                pc += 1
+            pb = 0
+            for pc, ch in enumerate(line.description, start=1):
                 pb += len(ch.encode("utf-8"))
                 extra.append(budget.from_counts(mc + pc + 1, mb + pb + 1) - m0)
             extras.append(extra)
@@ -275,7 +274,7 @@ def _fit(lines: Sequence[tuple[CatalogLine, str]], budget: Budget, aliased: bool
     alloc = _allocate(lines, budget)
     out: list[str] = []
     trunc = 0
-    for (line, loc), a in zip(lines, alloc):
+    for (line, loc), a in zip(lines, alloc, strict=False):
         if a is None:
             trunc += len(line.description)
         else:
@@ -298,9 +297,9 @@ def _shorten(plan: Sequence[tuple[str, str]], locator: str) -> str:
     best: tuple[str, str, str] | None = None
     for alias, value in plan:
         v = value.rstrip("/")
-        if locator.startswith(v) and locator[len(v):].startswith("/"):
-            if best is None or len(value) > len(best[1]):
-                best = (alias, value, locator[len(v) + 1:])
+        under = locator.startswith(v) and locator[len(v):].startswith("/")
+        if under and (best is None or len(value) > len(best[1])):
+            best = (alias, value, locator[len(v) + 1:])
     return f"{best[0]}/{best[2]}" if best else locator
 
 

@@ -382,18 +382,18 @@ def _namespaces(root: str, skills: list[tuple[str, str]], plugin_roots: set[str]
     inherited = _namespace_of(root)
     nested: list[tuple[str, str | None]] = [(r, _namespace_of(r)) for r in ns_roots]
     for p in plugins:
-        n = _plugin_namespace(p)
-        if n is not None:
-            nested.append((p, n))
+        namespace = _plugin_namespace(p)
+        if namespace is not None:
+            nested.append((p, namespace))
     out: dict[str, str | None] = {}
     for cp, _ in skills:
         under_root = _under(cp, root)
         best: tuple[int, str | None] | None = None
-        for r, n in nested:
+        for r, ns in nested:
             if _under(cp, r) and (not under_root or not _under(root, r)):
                 depth = len(_ancestors(r))
                 if best is None or depth > best[0]:
-                    best = (depth, n)
+                    best = (depth, ns)
         out[cp] = best[1] if best else inherited
     return out
 

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.hosts.codex import text as rs
@@ -228,8 +230,9 @@ def _sidecar(de: Decoder) -> dict[str, object]:
             return reader(p)
         return f
 
-    return de.struct("SkillMetadataFile", {"interface": optional(iface), "dependencies": optional(deps),  # type: ignore[dict-item]
-                                           "policy": optional(policy)}, "")
+    fields = cast(dict[str, Callable[[str], object]], {
+        "interface": optional(iface), "dependencies": optional(deps), "policy": optional(policy)})
+    return de.struct("SkillMetadataFile", fields, "")
 
 
 def _limited(v: object, max_len: int) -> str | None:
@@ -308,7 +311,7 @@ def load_sidecar(skill_dir: str) -> Sidecar:
         if tools:
             dependencies = {"tools": tools}
     pol = parsed.get("policy")
-    implicit, products = True, ()
+    implicit, products = True, cast(tuple[str, ...], ())
     if isinstance(pol, dict):
         implicit = pol.get("allow_implicit_invocation") is not False
         prods = pol.get("products") or []

@@ -43,7 +43,7 @@ def _mark(line: int, col: int) -> str:
 def _libyaml_message(exc: yaml.YAMLError) -> str:
     """A PyYAML (libyaml) error as serde_yaml's ``libyaml::Error`` prints it."""
     if isinstance(exc, yaml.reader.ReaderError):
-        return exc.reason + (f" at position {exc.position}" if exc.position else "")
+        return str(exc.reason) + (f" at position {exc.position}" if exc.position else "")
     if not isinstance(exc, yaml.MarkedYAMLError):
         return str(exc)
     msg = exc.problem or str(exc)
@@ -79,7 +79,8 @@ def load_events(text: str) -> tuple[list[Event], str | None, bool]:
             return events, None, False
         if isinstance(ev, yaml.YAMLError):
             return events, _libyaml_message(ev), False
-        m = (ev.start_mark.line, ev.start_mark.column)
+        start = ev.start_mark
+        m = (start.line, start.column) if start is not None else (0, 0)
         if isinstance(ev, (yaml.StreamStartEvent, yaml.DocumentStartEvent)):
             continue
         if isinstance(ev, yaml.StreamEndEvent):
@@ -96,7 +97,7 @@ def load_events(text: str) -> tuple[list[Event], str | None, bool]:
                 return events, None, True
         if isinstance(ev, yaml.AliasEvent):
             if ev.anchor not in anchors:
-                where = _mark(*m) if m != (0, 0) else f"position {ev.start_mark.index}"
+                where = _mark(*m) if m != (0, 0) else f"position {start.index if start is not None else 0}"
                 return events, f"unknown anchor at {where}", False
             events.append(Event("alias", anchors[ev.anchor], "", None, None, m))
             continue
@@ -139,7 +140,7 @@ def _debug_str(s: str) -> str:
         elif ch == "\0":
             out.append("\\0")
         elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append("\\u{%x}" % ord(ch))
+            out.append(f"\\u{{{ord(ch):x}}}")
         else:
             out.append(ch)
     out.append('"')
@@ -205,10 +206,10 @@ def unexpected(ev: Event) -> str:
                 return "boolean `%s`" % ("true" if BOOLS[v] else "false")
             n = _parse_int(v)
             if n is not None:
-                return "integer `%d`" % n
+                return f"integer `{n}`"
             f = _parse_float(v)
             if f is not None:
-                return "floating point `%s`" % _fmt_float(f)
+                return f"floating point `{_fmt_float(f)}`"
         return "string " + _debug_str(v)
     return "unit value"
 

@@ -547,10 +547,7 @@ def load_setup(cwd: str, home: str, env: Mapping[str, str]) -> GeminiSetup:
     if problem and trusted1 is None:
         fatal.append(problem)
     trusted = bool(trusted1)
-    if fatal:
-        fatal_text = "\n".join(fatal) + "\nPlease fix the configuration file(s) and try again."
-    else:
-        fatal_text = None
+    fatal_text = "\n".join(fatal) + "\nPlease fix the configuration file(s) and try again." if fatal else None
 
     enabled, enabled_by = True, "the default"
     for layer in layers:

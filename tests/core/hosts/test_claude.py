@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hostlint import host_lint_file
 from skillshelf.core.hosts import HOSTS, get_host

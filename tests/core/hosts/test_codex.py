@@ -10,18 +10,18 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "clients"))
-from codex_workspaces import budget_workspace, rules_workspace, skill, write  # noqa: E402
+from codex_workspaces import budget_workspace, rules_workspace, skill, write
 
-from skillshelf.core.catalog import Catalog  # noqa: E402
-from skillshelf.core.compare import CellState, compare  # noqa: E402
-from skillshelf.core.hosts import get_host  # noqa: E402
-from skillshelf.core.hosts.base import EntryState, HostContext  # noqa: E402
-from skillshelf.core.hosts.codex.catalog import PROSE, Budget, budget_for, cap, prose_texts  # noqa: E402
-from skillshelf.core.hosts.codex.discovery import CodexConfig, listing  # noqa: E402
-from skillshelf.core.hosts.codex.parse import ParseError, error_line, extract_frontmatter, parse_skill, repair  # noqa: E402
-from skillshelf.core.hostlint import host_lint_file  # noqa: E402
-from skillshelf.core.model import Status  # noqa: E402
-from skillshelf.core.paths import Environment  # noqa: E402
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.compare import CellState, compare
+from skillshelf.core.hostlint import host_lint_file
+from skillshelf.core.hosts import get_host
+from skillshelf.core.hosts.base import EntryState, HostContext
+from skillshelf.core.hosts.codex.catalog import PROSE, Budget, budget_for, cap, prose_texts
+from skillshelf.core.hosts.codex.discovery import CodexConfig, listing
+from skillshelf.core.hosts.codex.parse import ParseError, error_line, extract_frontmatter, parse_skill, repair
+from skillshelf.core.model import Status
+from skillshelf.core.paths import Environment
 
 NO_CODEX = {"PATH": "/nonexistent"}
 
@@ -121,7 +121,7 @@ def test_parser_details():
     assert repair("description: |\n  a: b\nname: x") is None
     parsed = parse_skill("---\ndescription: d\n---\n", "my folder")
     assert (parsed.name, parsed.name_from_folder) == ("my folder", True)
-    with pytest.raises(ParseError, match="^missing field `description`$"):
+    with pytest.raises(ParseError, match=r"^missing field `description`$"):
         parse_skill("---\nname: a\ndescription: '   '\n---\n", "a")
     assert error_line("invalid YAML: x at line 3 column 6") == (4, 6)
     assert error_line("missing field `description`") == (None, None)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.compare import CellState, compare
 from skillshelf.core.hostlint import host_lint_file
@@ -271,7 +272,7 @@ def test_invalid_trusted_folders_file_stops_the_client(tree: Tree) -> None:
     assert session.setup.fatal == (f'Error in {tf}: Invalid trust level "MAYBE" for path "{tree.ws}".\n'
                                    "Please fix the configuration file(s) and try again.")
     assert all(r.unread.startswith("Gemini CLI stops before it looks for skills") for r in gen.roots)
-    assert [s for s in gen.sources] == []
+    assert list(gen.sources) == []
     assert any(w.kind == "gemini-config-error" for w in gen.warnings)
 
 
@@ -817,7 +818,7 @@ def test_libyaml_fast_path_agrees_with_the_patched_loader() -> None:
     def outcome(fn: object, text: str) -> object:
         try:
             return norm(fn(text))  # type: ignore[operator]
-        except Exception as exc:  # noqa: BLE001 - both must fail alike
+        except Exception as exc:
             return ("error", type(exc).__name__ == "JsYamlError")
 
     bits = ["name: ", "description: ", "x: ", "- ", "  ", "\n", "\r\n", "'", '"', "#", ": ", "|", ">-", "[", "]",

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.compare import CellState, compare, unread_reason
 from skillshelf.core.hostlint import host_lint_file
