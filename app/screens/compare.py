@@ -91,7 +91,7 @@ class CompareScreen(Screen[str | None]):
     CompareScreen { layout: vertical; }
     CompareScreen #cmp-title { height: 1; text-style: bold; }
     CompareScreen DataTable { height: 1fr; }
-    CompareScreen #cmp-explain { height: 7; border-top: solid $primary; padding: 0 1; }
+    CompareScreen #cmp-explain { height: 9; border-top: solid $primary; padding: 0 1; }
     CompareScreen #cmp-totals { height: auto; max-height: 7; color: $foreground-muted; }
     CompareScreen #cmp-legend { height: 1; color: $foreground-muted; }
     """
