@@ -170,7 +170,8 @@ class Root:
     scan directory's own ``SKILL.md``). The client hosts (SPEC N) add: ``skip`` folder names
     never entered (``node_modules``), ``file_links`` whether a symlinked ``SKILL.md`` counts,
     ``resolve`` whether the host reports the symlink-resolved path, ``label`` the folder kind in
-    the host's words (``project .claude/skills``).
+    the host's words (``project .claude/skills``), ``resolved`` the symlink-resolved scan
+    directory when the host walks from there (Codex; ``""`` = not resolved or missing).
     """
 
     provenance: Provenance
@@ -185,6 +186,7 @@ class Root:
     file_links: bool = True
     resolve: bool = False
     label: str = ""
+    resolved: str = ""
 
     def depth_allowed(self, levels: int) -> bool:
         """Whether a ``SKILL.md`` ``levels`` folders below the scan directory is read."""
@@ -221,6 +223,8 @@ class Root:
         }
         if self.label:
             out["label"] = self.label
+        if self.resolved and self.resolved != self.scan_dir:
+            out["resolved"] = self.resolved
         return out
 
 
@@ -251,7 +255,9 @@ class Source:
     ``frontmatter`` is the parsed mapping (for display only). ``diagnostics`` holds host and lint
     findings together (lint never changes what the host does). ``shadowed_by``: the locators
     of the copies that win over this one (status ``shadowed``) or compete with it (``race``);
-    ``status_reason`` says why in the host's terms.
+    ``status_reason`` says why in the host's terms. ``catalog_location``: the spelling the
+    host's model catalog shows when it differs from ``location`` (Codex lists the resolved path
+    but its catalog shows the path as walked, through folder symlinks).
     """
 
     name: str
@@ -279,6 +285,7 @@ class Source:
     builtin_tools: tuple[str, ...] = ()
     shadowed_by: tuple[str, ...] = ()
     status_reason: str | None = None
+    catalog_location: str | None = None
 
     @property
     def entry(self) -> SkillEntry:
