@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
 from skillshelf.core.digest import compute_digest
 from skillshelf.core.fileread import read_regular
@@ -36,11 +36,11 @@ from skillshelf.core.hosts.base import (
 )
 from skillshelf.core.hosts.client import ClientHost, ClientSession
 from skillshelf.core.hosts.codex.catalog import (
-    Budget,
-    CatalogItem,
+    DEFAULT_MODEL,
     MODELS,
     UNKNOWN_MODEL,
-    DEFAULT_MODEL,
+    Budget,
+    CatalogItem,
     budget_for,
     capped,
     catalog_order,
@@ -139,7 +139,7 @@ class CodexHost(ClientHost):
     def __init__(self, system_dir: str = "/etc/codex") -> None:
         self.system_dir = system_dir
 
-    def open(self, context: HostContext) -> "CodexSession":
+    def open(self, context: HostContext) -> CodexSession:
         """A :class:`CodexSession` over ``context``."""
         return CodexSession(self, context)
 
@@ -443,7 +443,7 @@ class CodexSession(ClientSession):
         slug = setup.model or DEFAULT_MODEL
         usage = MODELS.get(slug, UNKNOWN_MODEL)[2]
         result = render(shown, chosen, texts.values, usage=usage)
-        alloc = {it.key: a for it, a in zip(result.items, result.alloc)}
+        alloc = {it.key: a for it, a in zip(result.items, result.alloc, strict=True)}
         entries: list[CatalogEntry] = []
         for it in catalog_order(list(items.values())):
             s = next(x for x in enabled if x.location == it.key)

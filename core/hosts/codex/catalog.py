@@ -20,14 +20,14 @@ aliased one is kept when it shows more skills, then cuts fewer characters, then 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 __all__ = [
-    "Budget",
-    "CatalogItem",
     "DEFAULT_MODEL",
     "MODELS",
+    "Budget",
+    "CatalogItem",
     "Rendering",
     "allocate",
     "budget_for",
@@ -76,7 +76,7 @@ class Budget:
         """A line's cost: the line with its newline."""
         return self.cost(text + "\n")
 
-    def less(self, amount: int) -> "Budget":
+    def less(self, amount: int) -> Budget:
         """The same budget with ``amount`` less room."""
         return Budget(self.unit, self.limit - amount, self.rule)
 
@@ -148,13 +148,12 @@ def allocate(lines: Sequence[tuple[str, str, str]], budget: Budget) -> list[int 
     if least <= budget.limit:
         remaining = budget.limit - least
         extras: list[list[int]] = []
-        for (_, d, _), b in zip(lines, bare):
+        for (_, d, _), b in zip(lines, bare, strict=True):
             chars, nbytes = len(b) + 1, len(b.encode("utf-8")) + 1
             base = budget.counts(chars, nbytes)
             extra = [0]
-            pc = pb = 0
-            for ch in d:
-                pc += 1
+            pb = 0
+            for pc, ch in enumerate(d, 1):
                 pb += len(ch.encode("utf-8"))
                 extra.append(budget.counts(chars + pc + 1, nbytes + pb + 1) - base)
             extras.append(extra)
@@ -202,10 +201,10 @@ class Fitted:
 
 def _fit(items: Sequence[CatalogItem], locators: Sequence[str], budget: Budget, roots: tuple[str, ...],
          table: int) -> Fitted:
-    lines = [(it.name, capped(it.description), loc) for it, loc in zip(items, locators)]
+    lines = [(it.name, capped(it.description), loc) for it, loc in zip(items, locators, strict=True)]
     alloc = allocate(lines, budget)
     out, cut, cost = [], 0, table if roots else 0
-    for (name, desc, loc), a in zip(lines, alloc):
+    for (name, desc, loc), a in zip(lines, alloc, strict=True):
         if a is None:
             cut += len(desc)
             continue
@@ -231,9 +230,9 @@ def _shorten(table: Sequence[tuple[str, str]], locator: str) -> str:
     best: tuple[str, str, str] | None = None
     for alias, root in table:
         stem = root.rstrip("/")
-        if locator.startswith(stem) and locator[len(stem):].startswith("/"):
-            if best is None or len(root) > len(best[1]):
-                best = (alias, root, locator[len(stem) + 1:])
+        if (locator.startswith(stem) and locator[len(stem):].startswith("/")
+                and (best is None or len(root) > len(best[1]))):
+            best = (alias, root, locator[len(stem) + 1:])
     return f"{best[0]}/{best[2]}" if best is not None else locator
 
 

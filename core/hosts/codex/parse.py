@@ -36,9 +36,9 @@ __all__ = [
     "MAX_DESCRIPTION_LEN",
     "MAX_NAME_LEN",
     "MAX_QUALIFIED_NAME_LEN",
+    "SIDECAR",
     "Parsed",
     "Sidecar",
-    "SIDECAR",
     "extract_frontmatter",
     "load_sidecar",
     "parse_sidecar",
@@ -288,12 +288,12 @@ def _sidecar(r: Reader) -> dict[str, object]:
     def tool(path: str) -> object:
         def oauth(p: str) -> object:
             return r.struct("DependencyOAuth", {"callbackPort": r.opt_string, "callback_port": r.opt_string}, p)
-        keys: dict[str, Field] = {k: r.opt_string for k in ("type", "value", "description", "transport", "command", "url")}
+        keys: dict[str, Field] = dict.fromkeys(("type", "value", "description", "transport", "command", "url"), r.opt_string)
         keys["oauth"] = oauth
         return r.struct("DependencyTool", keys, path)
 
     def iface(path: str) -> object:
-        return r.struct("SkillInterfaceFile", {k: r.opt_string for k in _IFACE_KEYS}, path)
+        return r.struct("SkillInterfaceFile", dict.fromkeys(_IFACE_KEYS, r.opt_string), path)
 
     def deps(path: str) -> object:
         return r.struct("Dependencies", {"tools": lambda q: r.seq(tool, q)}, path)

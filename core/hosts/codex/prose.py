@@ -17,8 +17,8 @@ import hashlib
 import json
 import mmap
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from skillshelf.core.paths import Environment
 
@@ -137,8 +137,8 @@ def _from_binary(path: str, cache_file: str | None) -> dict[str, str] | None:
     cache: dict[str, object] = {}
     if cache_file:
         try:
-            with open(cache_file, encoding="utf-8") as f:
-                loaded = json.load(f)
+            with open(cache_file, encoding="utf-8") as stream:
+                loaded = json.load(stream)
             cache = loaded if isinstance(loaded, dict) else {}
         except (OSError, ValueError):
             cache = {}

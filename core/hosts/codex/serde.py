@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, TypeVar
+from typing import TypeVar
 
 import yaml
 
 __all__ = [
+    "RUST_WHITESPACE",
     "Event",
     "Reader",
-    "RUST_WHITESPACE",
     "YamlError",
     "collapse",
     "from_str",
@@ -184,7 +185,8 @@ def load_events(text: str) -> Loaded:
         if isinstance(ev, YamlError):
             out.error = ev
             return out
-        mark = (ev.start_mark.line, ev.start_mark.column)
+        start = ev.start_mark
+        mark = (start.line, start.column) if start is not None else (0, 0)
         if isinstance(ev, (yaml.StreamStartEvent, yaml.DocumentStartEvent)):
             continue
         if isinstance(ev, yaml.StreamEndEvent):
@@ -203,7 +205,7 @@ def load_events(text: str) -> Loaded:
         if isinstance(ev, yaml.AliasEvent):
             target = anchors.get(str(ev.anchor))
             if target is None:
-                where = _mark_text(mark) if mark != (0, 0) else f"position {ev.start_mark.index}"
+                where = _mark_text(mark) if mark != (0, 0) else f"position {start.index if start is not None else 0}"
                 out.error = YamlError(f"unknown anchor at {where}", mark)
                 return out
             out.events.append(Event("alias", mark, target=target))
@@ -250,7 +252,7 @@ def _debug_str(text: str) -> str:
         elif ch == "\0":
             out.append("\\0")
         elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append("\\u{%x}" % ord(ch))
+            out.append(f"\\u{{{ord(ch):x}}}")
         else:
             out.append(ch)
     out.append('"')
@@ -320,10 +322,10 @@ def unexpected(ev: Event) -> str:
             return "boolean `%s`" % ("true" if BOOLS[ev.value] else "false")
         n = _parse_int(ev.value)
         if n is not None:
-            return "integer `%d`" % n
+            return f"integer `{n}`"
         f = _parse_float(ev.value)
         if f is not None:
-            return "floating point `%s`" % _float_text(f)
+            return f"floating point `{_float_text(f)}`"
     return "string " + _debug_str(ev.value)
 
 
@@ -405,7 +407,7 @@ class Reader:
             ev = self.take()
             if ev.kind == "scalar":
                 return ev.value
-            raise self.fail("invalid type: %s, expected a string" % unexpected(ev), ev.mark, path)
+            raise self.fail(f"invalid type: {unexpected(ev)}, expected a string", ev.mark, path)
         return self.through_alias(read, path)
 
     def opt_bool(self, path: str) -> bool | None:
@@ -418,7 +420,7 @@ class Reader:
             ev = self.take()
             if ev.kind == "scalar" and ev.style == "" and ev.value in BOOLS:
                 return BOOLS[ev.value]
-            raise self.fail("invalid type: %s, expected a boolean" % unexpected(ev), ev.mark, path)
+            raise self.fail(f"invalid type: {unexpected(ev)}, expected a boolean", ev.mark, path)
         return self.through_alias(read, path)
 
     def optional(self, read: Field) -> Field:
@@ -439,7 +441,7 @@ class Reader:
             if ev.kind == "void" or (ev.kind == "scalar" and ev.value == "" and ev.style == "" and ev.tag is None):
                 return {}
             if ev.kind != "mstart":
-                raise self.fail("invalid type: %s, expected struct %s" % (unexpected(ev), name), ev.mark, path)
+                raise self.fail(f"invalid type: {unexpected(ev)}, expected struct {name}", ev.mark, path)
             start = ev.mark
             out: dict[str, object] = {}
             while True:
@@ -451,10 +453,10 @@ class Reader:
                 if key.kind == "alias":
                     key = self.events[key.target]
                 if key.kind != "scalar":
-                    raise self.fail("invalid type: %s, expected field identifier" % unexpected(key), key.mark, "")
+                    raise self.fail(f"invalid type: {unexpected(key)}, expected field identifier", key.mark, "")
                 if key.value in fields:
                     if key.value in out:
-                        raise self.fail("duplicate field `%s`" % key.value, start, path)
+                        raise self.fail(f"duplicate field `{key.value}`", start, path)
                     out[key.value] = fields[key.value](f"{path}.{key.value}" if path else key.value)
                 else:
                     self.skip()
@@ -467,7 +469,7 @@ class Reader:
             if ev.kind == "scalar" and ev.value == "" and ev.style == "" and ev.tag is None:
                 return []
             if ev.kind != "sstart":
-                raise self.fail("invalid type: %s, expected a sequence" % unexpected(ev), ev.mark, path)
+                raise self.fail(f"invalid type: {unexpected(ev)}, expected a sequence", ev.mark, path)
             out: list[object] = []
             while self.peek().kind != "send":
                 out.append(item(f"{path}[{len(out)}]" if path else f"[{len(out)}]"))

@@ -19,16 +19,16 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 from skillshelf.core.model import CatalogWarning, Diagnostic, Provenance, Root, Severity
 from skillshelf.core.paths import Environment
 
 __all__ = [
-    "ConfigRule",
     "MAX_SCAN_DEPTH",
     "SCOPES",
+    "ConfigRule",
     "Setup",
     "load_setup",
     "scope_of",
@@ -90,11 +90,12 @@ def _toml_unexpected(value: object) -> str:
     if isinstance(value, bool):
         return "boolean `%s`" % ("true" if value else "false")
     if isinstance(value, int):
-        return "integer `%d`" % value
+        return f"integer `{value}`"
     if isinstance(value, float):
-        return "floating point `%r`" % value
+        return f"floating point `{value!r}`"
     if isinstance(value, str):
-        return 'string "%s"' % value.replace("\\", "\\\\").replace('"', '\\"')
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        return f'string "{escaped}"'
     if isinstance(value, list):
         return "sequence"
     if isinstance(value, dict):
@@ -112,7 +113,8 @@ def _position(text: str, key: str, header: str | None = None) -> str:
             if line.strip().replace(" ", "") == header:
                 start = i
                 break
-    pattern = re.compile(r"^\s*(?:\"%s\"|%s)\s*=\s*" % (re.escape(key), re.escape(key)))
+    name = re.escape(key)
+    pattern = re.compile(rf"^\s*(?:\"{name}\"|{name})\s*=\s*")
     for i in range(start, len(lines)):
         m = pattern.match(lines[i])
         if m:
@@ -306,10 +308,10 @@ def load_setup(cwd: str, env: Environment, config_files: Sequence[str] = (), pat
         user = _read_layer(user_path) or {}
         session: dict[str, object] = {}
         for f in config_files:
-            layer = _read_layer(f)
-            if layer is None:
+            extra = _read_layer(f)
+            if extra is None:
                 raise ConfigError(f"{f}: no such file")
-            session = _merge(session, layer)
+            session = _merge(session, extra)
             files.append(f)
     except ConfigError as exc:
         return _fatal(base, f"failed to reload config: {exc}", cwd, warnings)

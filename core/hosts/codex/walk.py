@@ -20,8 +20,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from skillshelf.core.model import CatalogWarning
 
