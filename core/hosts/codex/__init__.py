@@ -542,8 +542,12 @@ def skill_records(generation: Generation) -> list[dict[str, object]]:
 def error_records(generation: Generation) -> list[dict[str, object]]:
     """The ``skills/list`` ``errors`` Codex gives for ``generation``, one per file in first-report
     order with ``count`` = how many times Codex repeats it (once per root reaching the file);
-    system-root errors and left-out files are not reported."""
+    system-root errors and left-out files are not reported. A configuration Codex cannot read
+    is its one error, at the cwd."""
     out: list[dict[str, object]] = []
+    for w in generation.warnings:
+        if w.kind == "codex-config-error" and w.message.startswith("failed to reload config: "):
+            out.append({"path": w.source, "message": w.message, "count": 1})
     for r in generation.rejected:
         if r.warning is None or r.warning.kind != "codex-rejected":
             continue

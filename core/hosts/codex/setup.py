@@ -390,10 +390,12 @@ def load_setup(cwd: str, env: Environment, config_files: Sequence[str] = (), pat
 
 
 def _fatal(base: Setup, message: str, where: str, warnings: list[CatalogWarning]) -> Setup:
-    warning = CatalogWarning("codex-config-error", where, f"{message} (Codex 0.171.0 lists no skill and "
-                             "sends no catalog with this configuration)")
+    """A setup Codex refuses: the warning holds its message exactly; a hint says what follows."""
+    warning = CatalogWarning("codex-config-error", where, message)
+    hint = Diagnostic(Severity.ERROR, "codex-config-error", "Codex 0.171.0 does not start with this configuration: "
+                      "it lists no skill (skills/list answers with this one error) and sends no catalog", path=where)
     return Setup(cwd=base.cwd, home=base.home, codex_home=base.codex_home, fatal=message,
-                 warnings=(*warnings, warning))
+                 warnings=(*warnings, warning), hints=(hint,))
 
 
 def _note_origins(origins: dict[str, str], layer: Mapping[str, object], where: str) -> None:
