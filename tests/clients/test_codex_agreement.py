@@ -28,6 +28,7 @@ import codex_probe
 import known
 import pytest
 import realclients
+
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts import get_host
 from skillshelf.core.hosts.base import HostCatalog, HostContext

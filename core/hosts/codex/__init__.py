@@ -58,7 +58,8 @@ from skillshelf.core.hosts.codex.parse import (
 from skillshelf.core.hosts.codex.prose import Texts, find_texts
 from skillshelf.core.hosts.codex.serde import collapse
 from skillshelf.core.hosts.codex.setup import Setup, load_setup, scope_of
-from skillshelf.core.hosts.codex.walk import namespace_resolver, plugin_namespace, walk
+from skillshelf.core.hosts.codex.walk import namespace_resolver, plugin_namespace
+from skillshelf.core.hosts.codex.walk import walk as walk_root
 from skillshelf.core.model import (
     CatalogWarning,
     Diagnostic,
@@ -278,7 +279,7 @@ class CodexSession(ClientSession):
             if not root.exists:
                 continue
             top = root.resolved or os.path.realpath(root.path)
-            walked = walk(top, follow=root.provenance is not Provenance.SYSTEM, label=root.label)
+            walked = walk_root(top, follow=root.provenance is not Provenance.SYSTEM, label=root.label)
             scan_warnings.extend(walked.warnings)
             if not walked.files:
                 continue
@@ -404,9 +405,11 @@ class CodexSession(ClientSession):
         return self._budget(context_window).limit
 
     def watch_targets(self) -> WatchTargets:
-        """Every root (at its path and its resolved path) and the configuration files."""
+        """Every root (at its path and its resolved path), every project folder that would add a
+        root when created, and the configuration files."""
         setup = self.setup
-        dirs = tuple(dict.fromkeys([r.path for r in setup.roots] + [r.resolved for r in setup.roots if r.resolved]))
+        dirs = tuple(dict.fromkeys([r.path for r in setup.roots] + [r.resolved for r in setup.roots if r.resolved]
+                                   + list(setup.candidates)))
         files = [os.path.join(setup.codex_home, "config.toml"), os.path.join(self._codex.system_dir, "config.toml")]
         files += list(setup.config_files)
         return WatchTargets(roots=dirs, config_files=tuple(files),

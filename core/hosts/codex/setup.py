@@ -79,6 +79,8 @@ class Setup:
     #: where the catalog-changing values came from (``include_instructions`` → file …)
     origins: Mapping[str, str] = field(default_factory=dict)
     config_files: tuple[str, ...] = ()
+    #: folders whose appearance would add a root (every project ``.codex`` / ``.agents/skills``)
+    candidates: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------------------- TOML layers
@@ -375,6 +377,8 @@ def load_setup(cwd: str, env: Environment, config_files: Sequence[str] = (), pat
             f"{_short_home(system_root, home)} does not exist yet: Codex 0.171.0 writes its bundled skills "
             "there when it starts (imagegen, openai-docs, skill-creator, skill-installer and two hidden ones); "
             "they are not shown here until it has", path=system_root))
+    candidates = [os.path.join(d, ".codex") for d in _down_to(cwd, config_top)]
+    candidates += [os.path.join(d, ".agents", "skills") for d in _down_to(cwd, agents_top)]
     mct = skills.get("max_context_tokens")
     window = effective.get("model_context_window")
     model = effective.get("model")
@@ -386,6 +390,7 @@ def load_setup(cwd: str, env: Environment, config_files: Sequence[str] = (), pat
         context_window=window if isinstance(window, int) and not isinstance(window, bool) else None,
         max_context_tokens=mct if isinstance(mct, int) and not isinstance(mct, bool) and mct > 0 else None,
         include_instructions=include is not False, origins=origins, config_files=tuple(files),
+        candidates=tuple(candidates),
     )
 
 
