@@ -71,14 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="TUI: do not watch the skill roots for changes (refresh with r)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, modname in COMMANDS.items():
-        try:
-            mod = importlib.import_module(f"skillshelf.app.commands.{modname}")
-        except ModuleNotFoundError as exc:  # a command not built yet
-            if exc.name and exc.name.endswith(modname):
-                continue
-            raise
-        mod.add_parser(sub, common)
+    for modname in COMMANDS.values():
+        importlib.import_module(f"skillshelf.app.commands.{modname}").add_parser(sub, common)
     return parser
 
 

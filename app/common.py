@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Mapping
+from argparse import Namespace
+from typing import Mapping, TextIO
+
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.hosts.base import HostContext
+from skillshelf.core.paths import Environment
+from skillshelf.core.textsafe import visible
 
 
-def environment(env: Mapping[str, str] | None = None) -> Any:
+def environment(env: Mapping[str, str] | None = None) -> Environment:
     """The :class:`skillshelf.core.paths.Environment` for ``env`` (default: ``os.environ``), SPEC C1."""
-    from skillshelf.core.paths import Environment
-
     return Environment.from_mapping(dict(os.environ) if env is None else env)
 
 
-def announce_problems(catalog: Any, stream: Any = None) -> int:
+def announce_problems(catalog: Catalog, stream: TextIO | None = None) -> int:
     """Print the generation's configuration and remote problems to stderr, one line each
     (``skillshelf: warning: <message>``), so commands whose stdout is exactly the agent's text
     (``index``, ``tool``, ``resolve``, ``watch``) still say when a layer was skipped or a pull
@@ -30,13 +34,11 @@ def announce_problems(catalog: Any, stream: Any = None) -> int:
     return len(lines)
 
 
-def context_from(ns: Any, *, env: Mapping[str, str] | None = None, pull_remote: bool = True) -> Any:
+def context_from(ns: Namespace, *, env: Mapping[str, str] | None = None, pull_remote: bool = True) -> HostContext:
     """The :class:`~skillshelf.core.hosts.base.HostContext` of the COMMON options (SPEC C1).
 
     Raises ``SystemExit(2)`` with a message on stderr when ``--cwd`` is not a directory or a
     ``--config`` file does not exist (SPEC C2)."""
-    from skillshelf.core.hosts.base import HostContext
-
     cwd = os.path.abspath(ns.cwd or os.getcwd())
     if not os.path.isdir(cwd):
         print(f"skillshelf: --cwd {cwd}: not a directory", file=sys.stderr)
@@ -50,39 +52,23 @@ def context_from(ns: Any, *, env: Mapping[str, str] | None = None, pull_remote: 
                        context_window=ns.context_window, pull_remote=pull_remote)
 
 
-def open_catalog(ns: Any, *, env: Mapping[str, str] | None = None, pull_remote: bool = True,
-                 announce: bool = False) -> Any:
-    """Open a :class:`skillshelf.core.catalog.Catalog` from parsed COMMON options.
+def open_catalog(ns: Namespace, *, env: Mapping[str, str] | None = None, pull_remote: bool = True,
+                 announce: bool = False) -> Catalog:
+    """Open a :class:`skillshelf.core.catalog.Catalog` from parsed COMMON options (``--host``
+    and :func:`context_from`'s).
 
-    Raises ``SystemExit(2)`` with a message on stderr when ``--cwd`` is not a directory (SPEC C2:
-    usage or unreadable input). ``announce`` prints configuration and remote problems to stderr
-    (:func:`announce_problems`); ``debug`` leaves it off because its report lists them.
+    Raises ``SystemExit(2)`` with a message on stderr when ``--cwd`` is not a directory or a
+    ``--config`` file does not exist (SPEC C2: usage or unreadable input). ``announce`` prints
+    configuration and remote problems to stderr (:func:`announce_problems`); ``debug`` leaves it
+    off because its report lists them.
     """
-    from skillshelf.core.catalog import Catalog
-
-    cwd = os.path.abspath(getattr(ns, "cwd", None) or os.getcwd())
-    if not os.path.isdir(cwd):
-        print(f"skillshelf: --cwd {cwd}: not a directory", file=sys.stderr)
-        raise SystemExit(2)
-    for f in getattr(ns, "config", None) or []:
-        if not os.path.isfile(f):
-            print(f"skillshelf: --config {f}: no such file", file=sys.stderr)
-            raise SystemExit(2)
-    catalog = Catalog.open(
-        cwd,
-        env=environment(env),
-        host=ns.host,
-        paths=tuple(getattr(ns, "path", None) or ()),
-        config_files=tuple(os.path.abspath(f) for f in (getattr(ns, "config", None) or ())),
-        context_window=getattr(ns, "context_window", None),
-        pull_remote=pull_remote,
-    )
+    catalog = Catalog.from_context(ns.host, context_from(ns, env=env, pull_remote=pull_remote))
     if announce:
         announce_problems(catalog)
     return catalog
 
 
-def terminal_text(text: str, stream: Any = None) -> str:
+def terminal_text(text: str, stream: TextIO | None = None) -> str:
     """``text`` ready to write to ``stream`` (default ``sys.stdout``), SPEC X1.
 
     On a terminal, every control character and escape sequence from untrusted skill text
@@ -97,6 +83,4 @@ def terminal_text(text: str, stream: Any = None) -> str:
         tty = False
     if not tty:
         return text
-    from skillshelf.core.textsafe import visible
-
     return visible(text, multiline=True)

@@ -19,8 +19,18 @@ import asyncio
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
+
+from textual.pilot import Pilot
+
+from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.demo import demo_env, prepare_demo
+from skillshelf.app.tui import SkillshelfApp
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.paths import Environment
+from skillshelf.widgets.catalog_list import CatalogList
 
 __all__ = ["SIZE", "THEME", "SHOTS", "PNG_FONT", "ZHIN_PLUGIN", "take_screenshots", "svg_to_png", "main"]
 
@@ -41,8 +51,8 @@ def svg_to_png(svg_path: Path, png_path: Path, *, font: str = PNG_FONT) -> bool:
     """Convert one SVG to PNG with cairosvg, substituting ``Fira Code`` by ``font``. Returns False
     (and writes nothing) when cairosvg cannot be imported."""
     try:
-        import cairosvg  # type: ignore[import-not-found]
-    except Exception:
+        import cairosvg  # type: ignore[import-not-found]  # optional: only the PNGs need it
+    except (ImportError, OSError):  # not installed, or its cairo library is missing
         return False
     text = svg_path.read_text(encoding="utf-8").replace("Fira Code", font)
     cairosvg.svg2png(bytestring=text.encode("utf-8"), write_to=str(png_path), output_width=1960)
@@ -73,36 +83,29 @@ ZHIN_PLUGIN: dict[str, str] = {
 
 
 def _catalog_opener(cwd: str, env_map: dict[str, str] | None, paths: Sequence[str],
-                    host: str = "zuno") -> Callable[[], Any]:
-    from skillshelf.core.catalog import Catalog
-    from skillshelf.core.paths import Environment
-
+                    host: str = "zuno") -> Callable[[], AppCatalog]:
     env = Environment.from_mapping(env_map)
 
-    def open_catalog() -> Any:
+    def open_catalog() -> AppCatalog:
         return Catalog.open(cwd, env=env, host=host, paths=tuple(paths), pull_remote=False)
 
     return open_catalog
 
 
-async def _settle(app: Any, pilot: Any, rounds: int = 3) -> None:
+async def _settle(app: SkillshelfApp, pilot: Pilot[int], rounds: int = 3) -> None:
     for _ in range(rounds):
         await pilot.pause()
         await app.workers.wait_for_complete()
     await pilot.pause()
 
 
-def _make_app(open_catalog: Callable[[], Any], cwd_display: str, host: str = "zuno") -> Any:
-    from skillshelf.app.tui import SkillshelfApp
-
+def _make_app(open_catalog: Callable[[], AppCatalog], cwd_display: str, host: str = "zuno") -> SkillshelfApp:
     app = SkillshelfApp(open_catalog, host=host, cwd_display=cwd_display, watch=False)
     app.theme = THEME
     return app
 
 
 async def _shoot_demo(outdir: Path) -> list[Path]:
-    from skillshelf.app.demo import prepare_demo
-
     demo = prepare_demo()
     written: list[Path] = []
     try:
@@ -143,10 +146,6 @@ async def _shoot_demo(outdir: Path) -> list[Path]:
 
 
 async def _shoot_corpus(outdir: Path, corpus: Path) -> list[Path]:
-    from skillshelf.app.demo import demo_env
-
-    import tempfile
-
     root = tempfile.mkdtemp(prefix="skillshelf-shot-")
     try:
         cwd = os.path.join(root, "project")
@@ -162,10 +161,6 @@ async def _shoot_corpus(outdir: Path, corpus: Path) -> list[Path]:
 
 
 async def _shoot_zhin(outdir: Path) -> list[Path]:
-    import tempfile
-
-    from skillshelf.app.demo import demo_env
-
     root = tempfile.mkdtemp(prefix="skillshelf-zhin-")
     try:
         bot = Path(root) / "bot"
@@ -180,8 +175,6 @@ async def _shoot_zhin(outdir: Path) -> list[Path]:
         async with app.run_test(size=SIZE) as pilot:
             await _settle(app, pilot)
             main = app.main_screen
-            from skillshelf.widgets.catalog_list import CatalogList
-
             lst = main.query_one(CatalogList)
             lst.highlighted = [main.rows[i].name for i in lst.order].index("weather")
             await _settle(app, pilot)

@@ -1,16 +1,16 @@
 """The skillshelf TUI: :class:`SkillshelfApp` and the ``run_tui`` entry used by ``app/cli.py``.
 
-The app takes an injected catalog factory (memray style) so tests pass a fake; ``run_tui``
-builds the real one from the command line (SPEC C: ``skillshelf [COMMON] [--demo] [--no-watch]``).
+The app takes an injected catalog factory (memray style) so tests pass their own catalogs;
+``run_tui`` builds the real one from the command line (SPEC C: ``skillshelf [COMMON] [--demo]
+[--no-watch]``).
 
-Live (SPEC H2–H4, issue 5): with ``watch=True`` the app runs
+Live (SPEC H2–H4): with ``watch=True`` the app runs
 :meth:`skillshelf.core.watch.CatalogWatcher.run` in a thread worker (group ``watcher``) over the
-catalog the main screen opened; each generation the watcher makes the catalog publish reaches the
-screen through ``Catalog.subscribe``. The worker stops when its ``threading.Event`` is set (on a
-host switch, on unmount and on quit). ``h`` switches the host zuno ↔ zhin (issue 7). ``e`` opens
-the Problems screen (:mod:`skillshelf.app.screens.problems`); ``ctrl+p`` finds skills and the
-app's actions (:mod:`skillshelf.app.screens.palette`). ``q`` quits from the main screen; every
-modal screen binds ``q`` to close itself instead.
+catalog the main screen opened; each generation it makes the catalog publish reaches the screen
+through ``Catalog.subscribe``. The worker stops when its event is set (on a host switch, on
+unmount and on quit). ``h`` cycles the registered hosts (:mod:`skillshelf.core.hosts`); keys and
+screens a host has no use for are hidden (:class:`~skillshelf.core.hosts.base.Feature`). ``q``
+quits from the main screen; every modal screen binds ``q`` to close itself instead.
 """
 
 from __future__ import annotations
@@ -18,36 +18,53 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import threading
+from argparse import Namespace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
-from textual.reactive import reactive
 from textual.screen import Screen
 
+from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
+from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.demo import prepare_demo
+from skillshelf.app.live import GenerationFeed, LiveWatch
+from skillshelf.app.problems import Problem
 from skillshelf.app.screens.help import HelpScreen
-from skillshelf.app.screens.main import CatalogLike, CatalogOpened, MainScreen
+from skillshelf.app.screens.index_preview import IndexPreviewScreen
+from skillshelf.app.screens.main import CatalogOpened, MainScreen
 from skillshelf.app.screens.palette import ActionProvider, SkillProvider
-from skillshelf.app.sourceinfo import FROM_CONFIG
+from skillshelf.app.screens.picker import AmbiguityPicker
+from skillshelf.app.screens.problems import ProblemsScreen
+from skillshelf.app.screens.whatif import WhatIfScreen
+from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
+from skillshelf.app.undo import undo_words
+from skillshelf.app.worker_errors import ReportsWorkerErrors
+from skillshelf.core import configwrite
 from skillshelf.core.catalog import Catalog
+from skillshelf.core.configwrite import ConfigWriteError, WriteResult
 from skillshelf.core.hosts import DEFAULT_HOST, get_host, next_host
-from skillshelf.core.hosts.base import Host
+from skillshelf.core.hosts.base import Feature, Host
+from skillshelf.core.model import Generation, Severity
+from skillshelf.core.paths import Environment
 from skillshelf.core.textsafe import visible
+from skillshelf.core.watch import CatalogWatcher
 
-__all__ = ["SkillshelfApp", "run_tui", "display_path", "undo_words"]
+__all__ = ["SkillshelfApp", "display_path", "run_tui"]
 
-class SkillshelfApp(App[int]):
+
+class SkillshelfApp(ReportsWorkerErrors, App[int]):
     """One main screen (:class:`MainScreen`) over the catalog ``open_catalog()`` returns.
 
     ``open_catalog`` runs in a worker thread (it may take ~1 s on 10k skills). ``host`` and
     ``cwd_display`` are shown in the header. ``watch``: keep the catalog live with a
-    :class:`~skillshelf.core.watch.CatalogWatcher` (``watch_step`` / ``watch_debounce`` in ms,
-    watchfiles semantics); off by default so tests and screenshots are deterministic —
-    ``run_tui`` turns it on unless ``--no-watch``. ``open_host(host)`` opens the same inputs
-    under another host for ``h``; ``None`` uses :meth:`Catalog.reopen` on the open catalog.
+    :class:`~skillshelf.core.watch.CatalogWatcher` (only a :class:`~skillshelf.core.catalog.Catalog`
+    can be watched); off by default so tests and screenshots are deterministic — ``run_tui``
+    turns it on unless ``--no-watch``. ``timings``: every delay (tests pass zero debounces).
+    ``open_host(host)`` opens the same inputs under another host for ``h``; ``None`` uses
+    :meth:`Catalog.reopen` on the open catalog.
     """
 
     CSS_PATH = "app.tcss"
@@ -67,29 +84,18 @@ class SkillshelfApp(App[int]):
 
     #: Actions that only make sense over the main screen (not inside a modal or another screen).
     MAIN_ONLY_ACTIONS = frozenset({"resolve", "index_preview", "whatif", "undo_write", "switch_host", "problems"})
-
-    #: Context window (tokens) applied from the what-if screen (``enter``) for this session;
-    #: ``None`` = the catalog's own (``--context-window``). Used by the index preview, what-if
-    #: and the main screen's meters (SPEC U1–U2).
-    session_context_window: reactive[int | None] = reactive(None, init=False)
-    #: ``maxContextTokens`` applied from the what-if screen together with the window (tokens;
-    #: ``None`` = unset for this session); :data:`~skillshelf.app.sourceinfo.FROM_CONFIG` = the
-    #: configuration's own (no session value). Set through :meth:`apply_session_budget`.
-    session_max_context_tokens: Any = FROM_CONFIG
-    #: Longest wait, seconds, for the live watcher to publish the generation of a config write
-    #: before the writer rescans itself (:meth:`generation_after_write`).
-    WATCHER_WAIT = 2.0
+    #: Actions that apply only to hosts with a feature (the picker writes ``skills.config``).
+    ACTION_FEATURES = {"resolve": Feature.CONFIG, "undo_write": Feature.CONFIG}
 
     def __init__(
         self,
-        open_catalog: Callable[[], CatalogLike],
+        open_catalog: Callable[[], AppCatalog],
         *,
         host: Host | str = DEFAULT_HOST,
         cwd_display: str = "",
         watch: bool = False,
-        watch_step: int = 50,
-        watch_debounce: int = 1600,
-        open_host: Callable[[Host], CatalogLike] | None = None,
+        timings: Timings = DEFAULT_TIMINGS,
+        open_host: Callable[[Host], AppCatalog] | None = None,
     ) -> None:
         super().__init__()
         self._open_catalog = open_catalog
@@ -97,20 +103,18 @@ class SkillshelfApp(App[int]):
         self.cwd_display = cwd_display
         #: Keep the catalog live (``watch`` argument; named ``live`` because ``App.watch`` exists).
         self.live = watch
-        self.watch_step = watch_step
-        self.watch_debounce = watch_debounce
+        self.timings = timings
         self._open_host = open_host
+        #: What-if values applied to this session (``enter`` on the what-if screen).
+        self.budget = NO_WHAT_IF
         #: The last config write made from the ambiguity picker (``ctrl+z`` undoes it), or ``None``.
-        self.last_write: Any = None
-        #: The catalog being watched and the event that stops its watcher.
-        self.watched: Any = None
-        self._watch_stop: threading.Event | None = None
-        #: The running :class:`~skillshelf.core.watch.CatalogWatcher` (its ``ready`` event is set
-        #: once the first watches are in place), or ``None``.
-        self.watcher: Any = None
+        self.last_write: WriteResult | None = None
+        #: The catalog being watched, its watcher and its generations, or ``None``.
+        self.live_watch: LiveWatch | None = None
 
-    def get_default_screen(self) -> Screen:
-        return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display)
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display, timings=self.timings,
+                          generation_after_write=self.generation_after_write)
 
     @property
     def main_screen(self) -> MainScreen:
@@ -120,38 +124,66 @@ class SkillshelfApp(App[int]):
                 return screen
         raise LookupError("main screen not mounted")
 
-    # ------------------------------------------------------------------ live watching (issue 5)
+    # ------------------------------------------------------------------ session budget
+    @property
+    def session_context_window(self) -> int | None:
+        """The context window (tokens) applied from the what-if screen, ``None`` = the catalog's."""
+        return self.budget.context_window
+
+    @session_context_window.setter
+    def session_context_window(self, window: int | None) -> None:
+        b = self.budget
+        self.apply_session_budget(SessionBudget(window, b.max_context_tokens, b.replaces_max_context_tokens))
+
+    @property
+    def session_max_context_tokens(self) -> int | None:
+        """The ``maxContextTokens`` applied from the what-if screen (``None`` = unset, or not
+        replaced: see :attr:`SessionBudget.replaces_max_context_tokens`)."""
+        return self.budget.max_context_tokens
+
+    def apply_session_budget(self, budget: SessionBudget) -> None:
+        """Use ``budget`` for this session (SPEC U1–U2): the main screen's meters, the index
+        preview and the next what-if start from it."""
+        self.budget = budget
+        self.main_screen.apply_budget(budget)
+
+    @on(WhatIfScreen.Applied)
+    def _whatif_applied(self, event: WhatIfScreen.Applied) -> None:
+        self.apply_session_budget(event.budget)
+
+    # ------------------------------------------------------------------ live watching
+    @property
+    def watcher(self) -> CatalogWatcher | None:
+        """The running watcher, or ``None``."""
+        return self.live_watch.watcher if self.live_watch is not None else None
+
+    @property
+    def watched(self) -> Catalog | None:
+        """The catalog being watched, or ``None``."""
+        return self.live_watch.catalog if self.live_watch is not None else None
+
     @on(CatalogOpened)
     def _catalog_opened(self, event: CatalogOpened) -> None:
-        if self.live:
+        if self.live and isinstance(event.catalog, Catalog):
             self.start_watching(event.catalog)
 
-    def start_watching(self, catalog: Any) -> None:
-        """Watch ``catalog`` (stopping the watcher of a previous one). A catalog the watcher
-        cannot drive (no ``set_watch_warnings``: a test fake) is not watched."""
+    def start_watching(self, catalog: Catalog) -> None:
+        """Watch ``catalog`` (stopping the watcher of a previous one)."""
         self.stop_watching()
-        if not callable(getattr(catalog, "set_watch_warnings", None)):
-            return
-        self.watched = catalog
-        self._watch_stop = threading.Event()
-        self.run_watcher(catalog, self._watch_stop)
+        watcher = CatalogWatcher(catalog, step=self.timings.watch_step, debounce=self.timings.watch_debounce)
+        self.live_watch = LiveWatch(catalog, watcher, GenerationFeed(catalog))
+        self.run_watcher(self.live_watch)
 
     def stop_watching(self) -> None:
-        """Stop the running watcher, if any (returns at once; the thread ends within ~1 poll)."""
-        if self._watch_stop is not None:
-            self._watch_stop.set()
-        self._watch_stop = None
-        self.watched = None
-        self.watcher = None
+        """Stop the running watcher, if any (returns at once; its thread ends within one poll)."""
+        if self.live_watch is not None:
+            self.live_watch.stop.set()
+        self.live_watch = None
 
     @work(thread=True, exclusive=True, group="watcher", exit_on_error=False, description="watch skills")
-    def run_watcher(self, catalog: Any, stop: threading.Event) -> None:
-        """``CatalogWatcher(catalog).run(stop)``; new generations arrive via ``Catalog.subscribe``."""
-        from skillshelf.core.watch import CatalogWatcher
-
-        watcher = CatalogWatcher(catalog, step=self.watch_step, debounce=self.watch_debounce)
-        self.watcher = watcher
-        watcher.run(stop)
+    def run_watcher(self, live: LiveWatch) -> None:
+        """``CatalogWatcher.run`` until ``live.stop``; generations arrive via ``Catalog.subscribe``."""
+        live.watcher.run(live.stop)
 
     def on_unmount(self) -> None:
         self.stop_watching()
@@ -160,7 +192,41 @@ class SkillshelfApp(App[int]):
         self.stop_watching()
         await super().action_quit()
 
-    # ------------------------------------------------------------------ host (issue 7)
+    def generation_after_write(self, catalog: AppCatalog, before: int) -> Generation:
+        """The generation that shows a config write (or undo) just made to ``catalog``, whose
+        generation number was ``before`` (SPEC H2). Runs in a worker thread.
+
+        One visible generation step per user action: when the live watcher watches ``catalog``
+        it publishes the change itself, so this waits (at most ``Timings.watcher_wait`` s) for
+        that generation instead of also rescanning (a refresh always publishes, so two rescans
+        of one change would be two generations). Otherwise, or when none arrives in time, it
+        calls ``catalog.refresh()``."""
+        live = self.live_watch
+        if live is not None and live.catalog is catalog and live.ready:
+            if live.feed.wait_past(before, self.timings.watcher_wait):
+                return catalog.current
+        return catalog.refresh()
+
+    # ------------------------------------------------------------------ availability
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The main-screen actions (``a`` ``i`` ``w`` ``e`` ``h`` ``ctrl+z``) are off while another
+        screen is on top; ``a`` and ``ctrl+z`` only for hosts with a configuration."""
+        if action in self.MAIN_ONLY_ACTIONS and not isinstance(self.screen, MainScreen):
+            return False
+        feature = self.ACTION_FEATURES.get(action)
+        return feature is None or feature in self.host.features
+
+    def _loaded_main(self) -> MainScreen | None:
+        main = self.main_screen
+        if main.catalog is None or main.generation is None:
+            self.notify("The catalog is still loading.", timeout=3)
+            return None
+        return main
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.host))
+
     def action_switch_host(self) -> None:
         """``h``: re-open the catalog under the next registered host, same inputs, in a worker."""
         main = self._loaded_main()
@@ -173,7 +239,7 @@ class SkillshelfApp(App[int]):
             self.notify("This catalog cannot be re-opened for another host.", timeout=4)
             return
 
-        def open_catalog() -> CatalogLike:
+        def open_catalog() -> AppCatalog:
             if opener is not None:
                 return opener(host)
             assert isinstance(old, Catalog)
@@ -182,71 +248,12 @@ class SkillshelfApp(App[int]):
         self.stop_watching()
         self.host = host
         main.switch_host(host, open_catalog)
-
-    def apply_session_budget(self, window: int | None, max_context_tokens: Any = FROM_CONFIG) -> None:
-        """What-if ``enter``: use ``window`` and ``max_context_tokens`` (tokens; ``None`` = unset,
-        :data:`FROM_CONFIG` = the configuration's) for this session (SPEC U1–U2): the main
-        screen's meters, the index preview and the next what-if start from both. Recomputes once."""
-        self.session_max_context_tokens = max_context_tokens
-        if window == self.session_context_window:
-            self.watch_session_context_window(window)
-        else:
-            self.session_context_window = window
-
-    def generation_after_write(self, catalog: Any, before: int) -> Any:
-        """The generation that shows a config write (or undo) just made to ``catalog``, whose
-        generation number was ``before`` (SPEC H2). Runs in a worker thread.
-
-        One visible generation step per user action: when the live watcher watches ``catalog``
-        it will publish the change itself, so this waits (up to :attr:`WATCHER_WAIT` s) for that
-        generation instead of also calling ``refresh()`` (core keeps "a refresh always
-        publishes", so two rescans of one change would be two generations). Without a watcher, or
-        when none arrives in time, it calls ``catalog.refresh()``."""
-        import time
-
-        watcher = self.watcher
-        if (self.live and catalog is self.watched and watcher is not None
-                and getattr(watcher, "ready", None) is not None and watcher.ready.is_set()):
-            deadline = time.monotonic() + self.WATCHER_WAIT
-            while time.monotonic() < deadline:
-                current = catalog.current
-                if current.number > before:
-                    return current
-                time.sleep(0.02)
-        return catalog.refresh()
-
-    def watch_session_context_window(self, window: int | None) -> None:
-        """What-if ``enter`` set the session window: the main screen recomputes its meters."""
-        try:
-            main = self.main_screen
-        except LookupError:
-            return
-        main.window_changed()
-
-    def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
-
-    # ------------------------------------------------------------------ K5 / P / U screens
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Disable the main-screen actions (``a`` ``i`` ``w`` ``e`` ``h`` ``ctrl+z``) while another screen is on top."""
-        if action in self.MAIN_ONLY_ACTIONS and not isinstance(self.screen, MainScreen):
-            return False
-        return True
-
-    def _loaded_main(self) -> MainScreen | None:
-        main = self.main_screen
-        if main.catalog is None or main.generation is None:
-            self.notify("The catalog is still loading.", timeout=3)
-            return None
-        return main
+        self.refresh_bindings()
 
     def action_resolve(self) -> None:
         """``a``: open the ambiguity picker on the selected row's name (SPEC K5), or say why not."""
-        from skillshelf.app.screens.picker import AmbiguityPicker
-
         main = self._loaded_main()
-        if main is None:
+        if main is None or main.catalog is None or main.generation is None:
             return
         row = main.selected_row()
         if row is None:
@@ -257,48 +264,40 @@ class SkillshelfApp(App[int]):
             why = "a rejected file" if row.rejected else "not ambiguous"
             self.notify(f"`{visible(row.name)}` is {why}: nothing to resolve.", timeout=4, markup=False)
             return
-        self.push_screen(AmbiguityPicker(main.catalog, gen, row.name, keep=row.location))
+        catalog = main.catalog
+        self.push_screen(AmbiguityPicker(catalog, gen, row.name, keep=row.location,
+                                         after_write=lambda before: self.generation_after_write(catalog, before)))
+
+    @on(AmbiguityPicker.Written)
+    def _picker_wrote(self, event: AmbiguityPicker.Written) -> None:
+        self.last_write = event.result
 
     def action_index_preview(self) -> None:
-        """``i``: the exact prompt index for the current host and budget (SPEC P)."""
-        from skillshelf.app.screens.index_preview import IndexPreviewScreen
-
+        """``i``: the exact catalog text for the current host and budget (SPEC P)."""
         main = self._loaded_main()
-        if main is not None:
-            self.push_screen(IndexPreviewScreen(main.catalog, main.generation,
-                                                context_window=self.session_context_window,
-                                                max_context_tokens=self.session_max_context_tokens))
+        if main is not None and main.catalog is not None and main.generation is not None:
+            self.push_screen(IndexPreviewScreen(main.catalog, main.generation, budget=self.budget))
 
     def action_whatif(self) -> None:
         """``w``: what-if on the context window / ``maxContextTokens`` (SPEC U1–U2); writes nothing."""
-        from skillshelf.app.screens.whatif import WhatIfScreen
-
         main = self._loaded_main()
-        if main is not None:
-            self.push_screen(WhatIfScreen(main.catalog, main.generation,
-                                          context_window=self.session_context_window,
-                                          max_context_tokens=self.session_max_context_tokens))
+        if main is not None and main.catalog is not None and main.generation is not None:
+            self.push_screen(WhatIfScreen(main.catalog, main.generation, budget=self.budget, timings=self.timings))
 
     def action_problems(self) -> None:
         """``e``: the Problems screen — warnings, catalog diagnostics and rejected files of the
-        shown generation (SPEC K1, D2, D4, R, H3, F6); ``enter`` on an entry naming a skill file
-        moves the catalog cursor to that row."""
-        from skillshelf.app.screens.problems import ProblemsScreen
-
+        shown generation; ``enter`` on an entry naming a skill file moves the cursor there."""
         main = self._loaded_main()
-        if main is None:
+        if main is None or main.generation is None:
             return
 
         def chosen(location: str | None) -> None:
             if location is not None:
                 main.jump_to_location(location)
 
-        found = tuple(main.problems)
+        found = main.problems
         view = main.view
         if view is not None and view.agent is not None and view.problems:
-            from skillshelf.app.sourceinfo import Problem
-            from skillshelf.core.model import Severity
-
             # the one-line banner under the header is cut; the whole sentences are here
             found = tuple(Problem(Severity.ERROR, "agent-would-not-start", p, f"agents.{view.agent}")
                           for p in view.problems) + found
@@ -306,53 +305,39 @@ class SkillshelfApp(App[int]):
 
     def action_undo_write(self) -> None:
         """``ctrl+z``: undo the last picker write (restores the file byte for byte) and rescan."""
-        from skillshelf.core.configwrite import ConfigWriteError, undo
-
         result = self.last_write
         if result is None:
             self.notify("Nothing to undo.", timeout=3)
             return
+        catalog = self.main_screen.catalog
+        before = catalog.current.number if catalog is not None else 0
         try:
-            undo(result)
+            configwrite.undo(result)
         except ConfigWriteError as exc:
             self.notify(visible(f"Not undone: {exc}", multiline=True), severity="error", timeout=8, markup=False)
             return
         self.last_write = None
         self.notify(visible(f"Undone: {undo_words(result)}.", multiline=True), timeout=5, markup=False)
-        main = self.main_screen
-        if main.catalog is not None:
-            main.rescan_after_write()
-
-
-def undo_words(result: Any) -> str:
-    """What an undo of the config write ``result`` did: ``/p/zuno.json removed (it did not exist
-    before)`` for a file the write created, else ``/p/zuno.json restored``."""
-    if getattr(result, "created", False):
-        return f"{result.target} removed (it did not exist before)"
-    return f"{result.target} restored"
+        self.main_screen.rescan_after_write(before)
 
 
 def display_path(path: str, home: str | None) -> str:
     """``path`` with ``home`` shown as ``~`` (for the header)."""
     home = (home or "").rstrip("/")
     if home and (path == home or path.startswith(home + "/")):
-        return "~" + path[len(home) :]
+        return "~" + path[len(home):]
     return path
 
 
-def run_tui(ns: Any) -> int:
+def run_tui(ns: Namespace) -> int:
     """Run the TUI for parsed options ``ns`` (``cwd``, ``host``, ``context_window``, ``path``,
-    ``config``, ``demo``, ``no_watch``); returns the exit code (0, or 2 when the demo workspace cannot be
-    prepared). ``--demo`` copies the shipped workspace to a temporary directory (SPEC C3),
-    opens the catalog there with its own ``HOME``, and deletes the copy on exit."""
-    from skillshelf.core.paths import Environment
-
+    ``config``, ``demo``, ``no_watch``); returns the exit code (0, or 2 when the demo workspace
+    cannot be prepared). ``--demo`` copies the shipped workspace to a temporary directory
+    (SPEC C3), opens the catalog there with its own ``HOME``, and deletes the copy on exit."""
     cwd = os.path.abspath(ns.cwd or os.getcwd())
-    env_map: Any = None
+    env_map: dict[str, str] | None = None
     demo_root: str | None = None
-    if getattr(ns, "demo", False):
-        from skillshelf.app.demo import prepare_demo
-
+    if ns.demo:
         try:
             demo = prepare_demo()
         except OSError as exc:
@@ -362,18 +347,12 @@ def run_tui(ns: Any) -> int:
     env = Environment.from_mapping(env_map)
     host = get_host(ns.host)
 
-    def open_host(other: Host) -> CatalogLike:
-        return Catalog.open(
-            cwd,
-            env=env,
-            host=other,
-            paths=tuple(getattr(ns, "path", None) or ()),
-            config_files=tuple(getattr(ns, "config", None) or ()),
-            context_window=getattr(ns, "context_window", None),
-        )
+    def open_host(other: Host) -> AppCatalog:
+        return Catalog.open(cwd, env=env, host=other, paths=tuple(ns.path or ()), config_files=tuple(ns.config or ()),
+                            context_window=ns.context_window)
 
     app = SkillshelfApp(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
-                        watch=not getattr(ns, "no_watch", False), open_host=open_host)
+                        watch=not ns.no_watch, open_host=open_host)
     try:
         app.run()
     finally:

@@ -133,10 +133,13 @@ def _relative_parts(path: str, base: str) -> list[str]:
 def unread_reason(host: Host, roots: Sequence[Root], spellings: Sequence[str]) -> str:
     """Why ``host`` never read a ``SKILL.md`` known by ``spellings``, from its ``roots`` rules:
     the first root whose scan directory contains a spelling explains what excluded it (a dot
-    folder, a skipped folder name, the depth, a symlinked file); else the folders it reads."""
+    folder, a skipped folder name, the depth, a symlinked file, or why the client does not read
+    that root here — ``Root.unread``); else the folders it reads."""
     client = host.describe()
     for spelled in spellings:
         for root in roots:
+            if root.unread and is_within(spelled, root.scan_dir) and spelled != root.scan_dir:
+                return root.unread
             base = root.scan_dir
             if not is_within(spelled, base) or spelled == base:
                 continue
@@ -144,7 +147,7 @@ def unread_reason(host: Host, roots: Sequence[Root], spellings: Sequence[str]) -
             where = root.label or base
             if any(p.startswith(".") for p in parts) and not root.dot:
                 return f"in a dot folder below {where}; {client} skips dot folders there"
-            skipped = [p for p in parts if p in root.skip]
+            skipped = [p for p in parts if root.skips(p)]
             if skipped:
                 return f"inside {skipped[0]}/ below {where}; {client} does not look there"
             if not root.depth_allowed(len(parts)):
@@ -153,7 +156,7 @@ def unread_reason(host: Host, roots: Sequence[Root], spellings: Sequence[str]) -
             if os.path.islink(spelled) and not root.file_links:
                 return f"SKILL.md is a symlink; {client} ignores symlinked SKILL.md files"
             return f"below {where}, but {client} does not descend into another skill's folder"
-    kinds = list(dict.fromkeys(r.label or r.scan_dir for r in roots))
+    kinds = list(dict.fromkeys(r.label or r.scan_dir for r in roots if not r.unread))
     folder = os.path.dirname(os.path.dirname(spellings[0])) if spellings else ""
     shown = ", ".join(kinds[:6]) + (", …" if len(kinds) > 6 else "")
     return f"{client} does not read {folder} (it reads {shown})" if kinds else f"{client} reads no folder here"

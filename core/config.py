@@ -392,22 +392,24 @@ def _json5(text: str) -> Any:
     return json5.loads(text)
 
 
-def parse_jsonc(text: str, path: str) -> Any:
+def parse_jsonc(text: str, path: str, *, strict: bool = False) -> Any:
     """Parse one config text: JSONC first (what Zuno accepts), JSON5 as a lenient fallback.
 
     ``path`` only labels errors. Returns the parsed value (any JSON type). Raises
     :class:`ConfigSyntaxError` with the 1-based line/column of the first JSONC error when the
-    text is neither JSONC nor JSON5. A leading UTF-8 BOM is accepted. Use
-    :func:`load_config` to learn whether the lenient path was needed.
+    text is neither JSONC nor JSON5 (``strict``: JSONC only, no JSON5 fallback). A leading
+    UTF-8 BOM is accepted. Use :func:`load_config` to learn whether the lenient path was needed.
     """
     body = text[1:] if text.startswith("\ufeff") else text
     try:
         return _strict_jsonc(body, path)
-    except ConfigSyntaxError as strict:
+    except ConfigSyntaxError as strict_error:
+        if strict:
+            raise
         try:
             return _json5(body)
         except Exception:  # noqa: BLE001 - json-five raises assorted errors
-            raise strict from None
+            raise strict_error from None
 
 
 def deep_merge(base: Any, overlay: Any) -> Any:

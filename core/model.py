@@ -11,6 +11,8 @@ are bytes; token counts say so in their names.
 from __future__ import annotations
 
 import enum
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -168,7 +170,8 @@ class Root:
     built. ``depth``: the exact number of folder levels between the scan directory and a
     ``SKILL.md`` (Zhin: 1); else ``min_depth`` … ``max_depth`` (``None`` = any depth; 0 = the
     scan directory's own ``SKILL.md``). The client hosts (SPEC N) add: ``skip`` folder names
-    never entered (``node_modules``), ``file_links`` whether a symlinked ``SKILL.md`` counts,
+    never entered (``node_modules``; with ``skip_folded`` compared ignoring case, trailing dots
+    and spaces, and invisible format characters, see :meth:`skips`), ``file_links`` whether a symlinked ``SKILL.md`` counts,
     ``resolve`` whether the host reports the symlink-resolved path, ``label`` the folder kind in
     the host's words (``project .claude/skills``), ``resolved`` the symlink-resolved scan
     directory when the host walks from there (Codex; ``""`` = not resolved or missing).
@@ -183,16 +186,27 @@ class Root:
     min_depth: int = 0
     max_depth: int | None = None
     skip: tuple[str, ...] = ()
+    skip_folded: bool = False
     file_links: bool = True
     resolve: bool = False
     label: str = ""
     resolved: str = ""
+    unread: str = ""
 
     def depth_allowed(self, levels: int) -> bool:
         """Whether a ``SKILL.md`` ``levels`` folders below the scan directory is read."""
         if self.depth is not None:
             return levels == self.depth
         return levels >= self.min_depth and (self.max_depth is None or levels <= self.max_depth)
+
+    def skips(self, name: str) -> bool:
+        """Whether the walk never enters a folder called ``name`` (``skip``, ``skip_folded``)."""
+        if not self.skip:
+            return False
+        if not self.skip_folded:
+            return name in self.skip
+        folded = _fold_name(name)
+        return any(folded == _fold_name(s) for s in self.skip)
 
     @property
     def scan_dir(self) -> str:
@@ -225,7 +239,16 @@ class Root:
             out["label"] = self.label
         if self.resolved and self.resolved != self.scan_dir:
             out["resolved"] = self.resolved
+        if self.unread:
+            out["unread"] = self.unread
         return out
+
+
+def _fold_name(name: str) -> str:
+    """``name`` without trailing dots and spaces and bidi / zero-width marks, case-folded (NFD)."""
+    name = re.sub(r"[. ]+$", "", name)
+    name = re.sub(r"[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]", "", name)
+    return unicodedata.normalize("NFD", name).upper().lower()
 
 
 class Status(str, enum.Enum):
@@ -390,9 +413,10 @@ class Generation:
         return None
 
     def ambiguous_names(self) -> tuple[str, ...]:
-        """Names declared by two or more enabled sources, in first-appearance order (SPEC D6)."""
+        """Names declared by two or more enabled sources, in first-appearance order (SPEC D6).
+        A copy another one shadows (status ``shadowed``) does not count: the host settled it."""
         counts: dict[str, int] = {}
         for s in self.sources:
-            if s.enabled:
+            if s.enabled and s.status is not Status.SHADOWED:
                 counts[s.name] = counts.get(s.name, 0) + 1
         return tuple(n for n, c in counts.items() if c > 1)

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from skillshelf.core.hostlint import host_lint_file, host_targets
 from skillshelf.core.lint import Target, lint_file
-from skillshelf.core.model import Exposure, Generation, Rejected, Severity, Source
+from skillshelf.core.model import Exposure, Generation, Rejected, Severity, Source, Status
 
 LintFn = Callable[[Source | Rejected], Any]
 
@@ -43,7 +43,8 @@ def summary(gen: Generation) -> dict[str, Any]:
 
     ``sources``: listed sources including disabled ones; ``indexed`` / ``searchable`` /
     ``explicit`` / ``described`` / ``unique`` are over enabled sources; ``rejected`` counts
-    host-refused files; ``ambiguous`` lists names with two or more enabled sources.
+    host-refused files; ``ambiguous`` lists names with two or more enabled sources (shadowed
+    copies not counted).
     """
     enabled = [s for s in gen.sources if s.enabled]
     return {
@@ -122,7 +123,7 @@ def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", c
     ``lint_target`` (``spec``/``portable``/``zuno``/``zhin`` or ``None`` to skip) adds a ``lint``
     object to every file-backed source and rejected file.
     """
-    counts = Counter(s.name for s in gen.sources if s.enabled)
+    counts = Counter(s.name for s in gen.sources if s.enabled and s.status is not Status.SHADOWED)
     return {
         "host": gen.host,
         "client": client,
@@ -131,7 +132,8 @@ def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", c
         "digest": gen.digest,
         "roots": [r.to_json() for r in gen.roots],
         "sources": [
-            source_json(s, ambiguous=s.enabled and counts[s.name] > 1, lint_target=lint_target)
+            source_json(s, ambiguous=s.enabled and s.status is not Status.SHADOWED and counts[s.name] > 1,
+                        lint_target=lint_target)
             for s in gen.sources
         ],
         "rejected": [rejected_json(r, lint_target=lint_target) for r in gen.rejected],
@@ -164,6 +166,8 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
     out.append("roots (discovery order):")
     for r in doc["roots"]:
         mark = "" if r["exists"] else "   (missing)"
+        if r.get("unread"):
+            mark += f"   (not read: {r['unread']})"
         out.append(f"  {r['provenance']:<16} {r['path']}  [{r['pattern']}]{mark}")
     out.append("")
     out.append(f"sources ({len(doc['sources'])}):")

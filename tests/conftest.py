@@ -1,11 +1,18 @@
-"""Shared fixtures. ``zuno_home`` isolates a test from the real user environment (SPEC C1)."""
+"""Shared fixtures and helpers. ``zuno_home`` isolates a test from the real user environment
+(SPEC C1); :func:`settle`, :func:`tui_app` and :data:`TEST_TIMINGS` are the TUI tests' helpers
+(imported by name: ``from conftest import settle, tui_app``)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
+
+from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.timings import Timings
+from skillshelf.app.tui import SkillshelfApp
 
 #: ../shared beside the repository (conformance corpus, bug-report cases); absent on user clones.
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -28,3 +35,26 @@ def zuno_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.delenv("NO_COLOR", raising=False)
     return tmp_path
+
+
+# --------------------------------------------------------------------------- TUI helpers
+
+#: The TUI's delays in tests: no debounce (a value set in a box is applied at once); the
+#: thresholds and caps (progress after 0.3 s, the watcher wait) stay as shipped.
+TEST_TIMINGS = Timings(filter_debounce=0.0, typing_debounce=0.0)
+
+
+async def settle(app: SkillshelfApp, pilot: Any, rounds: int = 4) -> None:
+    """Let every worker finish (except the endless live watcher) and its messages land."""
+    for _ in range(rounds):
+        await pilot.pause()
+        busy = [w for w in app.workers if w.group != "watcher"]
+        if busy:  # an empty list would mean "every worker", the endless watcher included
+            await app.workers.wait_for_complete(busy)
+    await pilot.pause()
+
+
+def tui_app(open_catalog: Callable[[], AppCatalog], **kwargs: Any) -> SkillshelfApp:
+    """A :class:`~skillshelf.app.tui.SkillshelfApp` with :data:`TEST_TIMINGS` (unless given)."""
+    kwargs.setdefault("timings", TEST_TIMINGS)
+    return SkillshelfApp(open_catalog, **kwargs)

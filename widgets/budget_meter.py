@@ -121,7 +121,7 @@ class BudgetMeter(Widget):
 def selected_meter_text(
     label: str,
     estimate: int,
-    budget: int,
+    budget: int | None,
     *,
     tokens: int | None,
     tokens_exact: bool,
@@ -139,15 +139,22 @@ def selected_meter_text(
     red and the line ends with ``over budget: the request would fail``. ``note`` (a body that
     cannot be read) is appended muted. ``required_label`` names the bodies counted on every
     request (``required`` for an agent's requiredSkills, ``always`` for Zhin's ``always: true``).
+    ``budget`` ``None``: the host has no selected-body budget (``… · no budget · …``, no bar).
     """
+    what = [f"{required:,} {required_label}"] if required else []
+    if selected is not None:
+        what.append(visible(selected))
+    if budget is None:
+        parts_nb: list[str | tuple[str, str]] = [(f"{label} ", "bold"), tokens_text(tokens, tokens_exact, estimate),
+                                                 " · no budget · " + (" + ".join(what) if what else "nothing selected")]
+        if note:
+            parts_nb.append((f" · {visible(note)}", "$foreground-muted"))
+        return Content.assemble(*parts_nb)
     over = estimate > budget
     ratio = 1.0 if budget <= 0 else estimate / budget
     colour = "$error" if over else ("$success" if ratio < 0.8 else "$warning")
     parts: list[str | tuple[str, str]] = [(f"{label} ", "bold"), *_bar(ratio, bar_width, colour)]
     parts.append(f" {tokens_text(tokens, tokens_exact, estimate)} / {budget:,} tok")
-    what = [f"{required:,} {required_label}"] if required else []
-    if selected is not None:
-        what.append(visible(selected))
     parts.append(" · " + (" + ".join(what) if what else "nothing selected"))
     if over:
         parts.append((" · over budget: the request would fail", "$error"))
@@ -169,7 +176,7 @@ class SelectedMeter(Widget):
 
     label: reactive[str] = reactive("bodies")
     estimate: reactive[int] = reactive(0)
-    budget: reactive[int] = reactive(0)
+    budget: reactive[int | None] = reactive(0)
     tokens: reactive[int | None] = reactive(None)
     tokens_exact: reactive[bool] = reactive(True)
     required: reactive[int] = reactive(0)

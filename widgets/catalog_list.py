@@ -1,58 +1,100 @@
-"""The catalog list: one virtualised line per row (an ``OptionList``; no per-row widgets).
+"""The catalog list: one line per row, rendered on demand (a ``ScrollView`` with ``render_line``,
+as Textual's ``Log`` and ``OptionList`` are built; no per-row widgets, no per-row measuring).
 
 Attributes down: the screen calls :meth:`CatalogList.show_rows` with the rows of a generation and
-the visible order (filter hits, grouped). Messages up: :class:`CatalogList.RowHighlighted` and
-:class:`CatalogList.RowChosen` carry the row index. 10,000 rows fill in ~0.3 s (DESIGN
-"Measured here").
+the visible order (filter hits, grouped). Messages up: :class:`CatalogList.RowHighlighted` (the
+cursor moved) and :class:`CatalogList.RowChosen` (``enter`` or a click) carry the row index.
 
-A live catalog re-shows every row on each generation (SPEC H2), so this is kept cheap: row
-prompts are cached per file (reused while the file's entry object, status cells and the name
-column width are the same), and every line is known to be one cell high (``text-wrap: nowrap``),
-so the option list does not measure each prompt (1,000 rows: ~25 ms instead of ~90 ms).
+Every row is exactly one line (its text is made visible first, so it holds no line break), so
+showing 10,000 rows only sets the virtual size; a line's :class:`~textual.content.Content` is
+built when it is first drawn and cached per file while the file's entry, status cells and the
+column layout stay the same (a live catalog re-shows every row on each generation, SPEC H2).
 """
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from typing import Callable, ClassVar, Mapping, Sequence
 
 from rich.cells import cell_len
-from textual.binding import Binding
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.content import Content
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
-from textual.widgets import OptionList
-from textual.widgets.option_list import Option
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.visual import Visual
 
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.rows import CatalogRow, prompt_fixed_width, row_prompt
 
-__all__ = ["CatalogList"]
+__all__ = ["CatalogList", "NAME_MAX", "NAME_MIN", "ValueColumn"]
 
 #: Name column width bounds, in cells.
 NAME_MIN, NAME_MAX = 8, 30
+#: Rendered lines kept (a screenful is a few dozen).
+_STRIP_CACHE = 1024
+
+#: The sort-key column (``size`` / ``tokens`` sorts): its name and the cell text of a row.
+ValueColumn = tuple[str, Callable[[CatalogRow], str]]
 
 
-class CatalogList(OptionList):
-    """Catalog rows with fixed-width text columns: status, name, exposure, provenance, location.
+class CatalogList(ScrollView, can_focus=True):
+    """Catalog rows with fixed-width text columns: status, name, [sort value], exposure,
+    provenance, location (its end kept when cut).
 
     | key | action |
     |---|---|
     | ``j`` / ``down`` | next row |
     | ``k`` / ``up`` | previous row |
+    | ``home`` / ``end`` | first / last row |
+    | ``pageup`` / ``pagedown`` | a page up / down |
     | ``enter`` | choose the row (posts :class:`RowChosen`) |
     """
 
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="catalog.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="catalog.up"),
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j,down", "cursor_down", "Down", show=False, id="catalog.down"),
+        Binding("k,up", "cursor_up", "Up", show=False, id="catalog.up"),
+        Binding("home", "first", "First", show=False, id="catalog.first"),
+        Binding("end", "last", "Last", show=False, id="catalog.last"),
+        Binding("pageup", "page_up", "Page up", show=False, id="catalog.page-up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="catalog.page-down"),
+        Binding("enter", "choose", "Choose", show=False, id="catalog.choose"),
     ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"catalog-list--row", "catalog-list--row-highlighted",
+                                             "catalog-list--row-hover"}
 
     DEFAULT_CSS = """
     CatalogList {
-        text-wrap: nowrap;
-        text-overflow: ellipsis;
+        height: 1fr;
+        padding: 0 1;
+        color: $foreground;
+        background: $surface;
+        overflow-x: hidden;
+        & > .catalog-list--row-highlighted {
+            color: $foreground;
+            background: $block-cursor-blurred-background;
+        }
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .catalog-list--row-highlighted {
+                color: $block-cursor-foreground;
+                background: $block-cursor-background;
+                text-style: $block-cursor-text-style;
+            }
+        }
+        & > .catalog-list--row-hover {
+            background: $block-hover-background;
+        }
     }
     """
+
+    #: Line position of the cursor in :attr:`order` (``None`` when the list is empty).
+    highlighted: reactive[int | None] = reactive(None)
+    _hover: reactive[int | None] = reactive(None)
 
     class RowHighlighted(Message):
         """The cursor moved to row ``row`` (index into the rows last shown), or ``None``."""
@@ -70,54 +112,20 @@ class CatalogList(OptionList):
         """``enter`` (or a click) on row ``row``."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes, markup=False)
+        super().__init__(id=id, classes=classes)
         self.rows: Sequence[CatalogRow] = ()
         self.order: list[int] = []
         self._position: dict[int, int] = {}
         self._spans: dict[int, Sequence[tuple[int, int]]] = {}
         self._width = NAME_MIN
-        #: (locator, rejected) → (row, layout, prompt) for rows shown without filter spans.
-        self._prompts: dict[tuple[str, bool], tuple[CatalogRow, tuple[object, ...], Content]] = {}
-        #: The sort-key column (``size`` / ``tokens`` sorts): ``(name, row → text)``, or ``None``.
-        self.value_column: tuple[str, Callable[[CatalogRow], str]] | None = None
+        #: The sort-key column (``size`` / ``tokens`` sorts), or ``None``.
+        self.value_column: ValueColumn | None = None
         self._location_width: int | None = None
-        self._last: tuple[Sequence[CatalogRow], list[int], dict[int, Sequence[tuple[int, int]]]] | None = None
+        #: (locator, rejected) → (row, layout, line) for rows shown without filter spans.
+        self._lines: dict[tuple[str, bool], tuple[CatalogRow, tuple[object, ...], Content]] = {}
+        self._strips: LRUCache[tuple[int, bool, bool, int], Strip] = LRUCache(_STRIP_CACHE)
 
-    def _layout(self) -> tuple[object, ...]:
-        return (self._width, self.value_column[0] if self.value_column else None, self._location_width)
-
-    def _prompt(self, row: CatalogRow, spans: Sequence[tuple[int, int]]) -> Content:
-        """``row``'s line, from the cache when the same entry object is shown with the same
-        status cells and column layout (spans always re-render)."""
-        value = self.value_column[1](row) if self.value_column else None
-        if spans:
-            return row_prompt(row, self._width, spans, value=value, location_width=self._location_width)
-        key = (row.item.location, row.rejected)
-        layout = self._layout()
-        hit = self._prompts.get(key)
-        if hit is not None:
-            old, old_layout, prompt = hit
-            if (old_layout == layout and old.item is row.item and old.state == row.state
-                    and old.flag == row.flag and old.ambiguous == row.ambiguous):
-                return prompt
-        prompt = row_prompt(row, self._width, value=value, location_width=self._location_width)
-        self._prompts[key] = (row, layout, prompt)
-        return prompt
-
-    def _compute_location_width(self) -> int | None:
-        region = self.scrollable_content_region
-        if not region or region.width <= 0:
-            return None
-        room = region.width - self._get_left_gutter_width() - prompt_fixed_width(self._width, self.value_column is not None)
-        return max(room, 8)
-
-    def on_resize(self) -> None:
-        """Re-fit the location column (its end stays visible) when the width changed."""
-        if self._last is not None and self._compute_location_width() != self._location_width:
-            rows, order, spans = self._last
-            keep = self.current_row
-            self.show_rows(rows, order, spans, keep=keep)
-
+    # ------------------------------------------------------------------ attributes down
     def show_rows(
         self,
         rows: Sequence[CatalogRow],
@@ -127,62 +135,49 @@ class CatalogList(OptionList):
         keep: int | None = None,
     ) -> None:
         """Show ``rows[i]`` for each ``i`` in ``order``; ``spans`` emphasise filter matches in
-        names. The cursor goes to row ``keep`` when it is shown, else to the first line."""
-        spans = spans or {}
-        scroll_y = self.scroll_y
+        names. The scroll position is kept (a new generation must not jump the view); the cursor
+        goes to row ``keep`` when it is shown, else to the first line. Posts
+        :class:`RowHighlighted` only when the cursor's row changed."""
+        before = self.current_row
         self.rows = rows
         self.order = list(order)
-        self._spans = dict(spans)
+        self._spans = dict(spans or {})
         self._position = {row: pos for pos, row in enumerate(self.order)}
         widest = max((cell_len(visible(rows[i].name)) for i in self.order), default=NAME_MIN)
         self._width = max(NAME_MIN, min(NAME_MAX, widest))
-        self._location_width = self._compute_location_width()
-        self._last = (rows, self.order, self._spans)
-        if len(self._prompts) > 2 * len(rows) + 1000:  # forget files long gone
-            self._prompts.clear()
-        self.set_options(Option(self._prompt(rows[i], spans.get(i, ())), id=str(i)) for i in self.order)
-        # keep the scroll position (a new generation must not jump the view), then make sure
-        # the kept cursor is visible
-        self.scroll_to(y=scroll_y, animate=False, immediate=True)
-        if keep is not None and keep in self._position:
-            self.highlighted = self._position[keep]
-        elif self.order:
-            self.highlighted = 0
+        self._location_width = self._fit_location_width()
+        if len(self._lines) > 2 * len(rows) + 1000:  # forget files long gone
+            self._lines.clear()
+        self._strips.clear()
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.order))
+        target = self._position.get(keep) if keep is not None else None
+        if target is None:
+            target = 0 if self.order else None
+        self.set_reactive(CatalogList.highlighted, target)
+        if target is not None:
+            self.scroll_to_highlight()
+        self.refresh()
+        if self.current_row != before:
+            self.post_message(self.RowHighlighted(self, self.current_row))
 
     def update_rows(self, rows: Sequence[CatalogRow], changed: Sequence[int]) -> None:
-        """Replace the rows (same indices, same order) and re-render the prompts of the
-        ``changed`` row indices in place (e.g. lint flags arrived); cursor and scroll stay."""
+        """Replace the rows (same indices, same order) and redraw the ``changed`` row indices
+        (lint flags arrived, for example); cursor and scroll stay."""
         self.rows = rows
-        if self._last is not None:
-            self._last = (rows, self._last[1], self._last[2])
-        for i in changed:
-            pos = self._position.get(i)
-            if pos is not None:
-                self.replace_option_prompt_at_index(pos, self._prompt(rows[i], self._spans.get(i, ())))
+        if any(i in self._position for i in changed):
+            self._strips.clear()
+            self.refresh()
 
-    def _update_lines(self) -> None:
-        """Every catalog line is exactly one cell high (prompts hold no newline: text is made
-        visible first, and ``text-wrap: nowrap``), so the line map is built without measuring
-        each prompt. Overrides ``OptionList._update_lines`` of Textual 8.2.8 (pinned)."""
-        if not self.scrollable_content_region:
-            return
-        cache = self._line_cache
-        lines = cache.lines
-        start = lines[-1][0] + 1 if lines else 0
-        count = len(self.options)
-        for index in range(start, count):
-            cache.index_to_line[index] = len(lines)
-            cache.heights[index] = 1
-            lines.append((index, 0))
-        width = self.scrollable_content_region.width - self._get_left_gutter_width()
-        virtual_size = Size(width, len(lines))
-        if virtual_size != self.virtual_size:
-            self.virtual_size = virtual_size
-            self._scroll_update(virtual_size)
+    # ------------------------------------------------------------------ reading
+    @property
+    def line_count(self) -> int:
+        """Lines shown (rows in the current order)."""
+        return len(self.order)
 
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        """One line per option (see :meth:`_update_lines`)."""
-        return len(self.options)
+    def line_content(self, position: int) -> Content:
+        """The text of line ``position`` (0-based, in the current order)."""
+        row = self.order[position]
+        return self._line(self.rows[row], self._spans.get(row, ()))
 
     @property
     def current_row(self) -> int | None:
@@ -201,13 +196,146 @@ class CatalogList(OptionList):
         if pos is None:
             return False
         self.highlighted = pos
-        self.scroll_to_highlight(top=False)
+        self.scroll_to_highlight()
         return True
 
-    def _on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        event.stop()
-        self.post_message(self.RowHighlighted(self, int(event.option.id) if event.option.id else None))
+    # ------------------------------------------------------------------ lines
+    def _layout(self) -> tuple[object, ...]:
+        return (self._width, self.value_column[0] if self.value_column else None, self._location_width)
 
-    def _on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.post_message(self.RowChosen(self, int(event.option.id) if event.option.id else None))
+    def _line(self, row: CatalogRow, spans: Sequence[tuple[int, int]]) -> Content:
+        """``row``'s line, from the cache when the same entry object is shown with the same
+        status cells and column layout (lines with filter spans are always built)."""
+        value = self.value_column[1](row) if self.value_column else None
+        if spans:
+            return row_prompt(row, self._width, spans, value=value, location_width=self._location_width)
+        key = (row.item.location, row.rejected)
+        layout = self._layout()
+        hit = self._lines.get(key)
+        if hit is not None:
+            old, old_layout, line = hit
+            if (old_layout == layout and old.item is row.item and old.state == row.state
+                    and old.flag == row.flag and old.ambiguous == row.ambiguous
+                    and old.provenance_label == row.provenance_label):
+                return line
+        line = row_prompt(row, self._width, value=value, location_width=self._location_width)
+        self._lines[key] = (row, layout, line)
+        return line
+
+    def _fit_location_width(self) -> int | None:
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return None
+        return max(width - prompt_fixed_width(self._width, self.value_column is not None), 8)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Re-fit the location column (its end stays visible) when the width changed."""
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.order))
+        width = self._fit_location_width()
+        if width != self._location_width:
+            self._location_width = width
+            self._strips.clear()
+            self.refresh()
+        if self.highlighted is not None:
+            self.scroll_to_highlight()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        pos = self.scroll_offset.y + y
+        if not 0 <= pos < len(self.order):
+            return Strip.blank(width, self.get_visual_style("catalog-list--row").rich_style)
+        highlighted, hover = pos == self.highlighted, pos == self._hover
+        key = (pos, highlighted, hover, width)
+        strip = self._strips.get(key)
+        if strip is None:
+            if highlighted:
+                style = self.get_visual_style("catalog-list--row", "catalog-list--row-highlighted")
+            elif hover:
+                style = self.get_visual_style("catalog-list--row", "catalog-list--row-hover")
+            else:
+                style = self.get_visual_style("catalog-list--row")
+            strips = Visual.to_strips(self, self.line_content(pos), width, 1, style)
+            strip = strips[0] if strips else Strip.blank(width)
+            strip = strip.crop_extend(0, width, style.rich_style).apply_meta({"row": pos})
+            self._strips[key] = strip
+        return strip
+
+    # ------------------------------------------------------------------ cursor
+    def validate_highlighted(self, value: int | None) -> int | None:
+        if value is None or not self.order:
+            return None
+        return max(0, min(value, len(self.order) - 1))
+
+    def watch_highlighted(self, old: int | None, new: int | None) -> None:
+        for pos in (old, new):
+            if pos is not None:
+                self.refresh_line(pos)
+        if new is not None:
+            self.scroll_to_highlight()
+        self.post_message(self.RowHighlighted(self, self.current_row))
+
+    def watch__hover(self, old: int | None, new: int | None) -> None:
+        for pos in (old, new):
+            if pos is not None:
+                self.refresh_line(pos)
+
+    def refresh_line(self, position: int) -> None:
+        """Redraw line ``position`` (its cached render is dropped)."""
+        for key in [k for k in self._strips.keys() if k[0] == position]:
+            self._strips.discard(key)
+        y = position - self.scroll_offset.y
+        if 0 <= y < self.scrollable_content_region.height:
+            self.refresh(Region(0, y, self.scrollable_content_region.width, 1))
+
+    def scroll_to_highlight(self) -> None:
+        """Scroll so the cursor's line is visible."""
+        if self.highlighted is None or not self.is_mounted:
+            return
+        self.scroll_to_region(Region(0, self.highlighted, max(1, self.scrollable_content_region.width), 1),
+                              force=True, animate=False, immediate=True)
+
+    def action_cursor_down(self) -> None:
+        if self.order:
+            self.highlighted = 0 if self.highlighted is None else self.highlighted + 1
+
+    def action_cursor_up(self) -> None:
+        if self.order:
+            self.highlighted = 0 if self.highlighted is None else self.highlighted - 1
+
+    def action_first(self) -> None:
+        if self.order:
+            self.highlighted = 0
+
+    def action_last(self) -> None:
+        if self.order:
+            self.highlighted = len(self.order) - 1
+
+    def action_page_down(self) -> None:
+        if self.order:
+            self.highlighted = (self.highlighted or 0) + max(1, self.scrollable_content_region.height)
+
+    def action_page_up(self) -> None:
+        if self.order:
+            self.highlighted = (self.highlighted or 0) - max(1, self.scrollable_content_region.height)
+
+    def action_choose(self) -> None:
+        if self.current_row is not None:
+            self.post_message(self.RowChosen(self, self.current_row))
+
+    # ------------------------------------------------------------------ mouse
+    def on_click(self, event: events.Click) -> None:
+        pos = event.style.meta.get("row")
+        if isinstance(pos, int):
+            self.highlighted = pos
+            self.action_choose()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        pos = event.style.meta.get("row")
+        self._hover = pos if isinstance(pos, int) else None
+
+    def on_leave(self, event: events.Leave) -> None:
+        self._hover = None

@@ -1,5 +1,5 @@
 """The one-line catalog header:
-``skillshelf ─ host zuno ─ <cwd> ─ generation N · changed: +2 ~1 −1 ─ counts ─ what-if window 128,000``.
+``skillshelf ─ host zuno · Zuno 0.10.3 ─ <cwd> ─ generation N · changed: +2 ~1 −1 ─ counts ─ what-if window 128,000``.
 
 The header adapts to its width (:func:`header_text` ``width``) so the counts always show: first
 the middle of the working directory gives way to ``…``; then labels are abbreviated
@@ -8,7 +8,7 @@ the middle of the working directory gives way to ``…``; then labels are abbrev
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from rich.cells import cell_len
 from textual.content import Content
@@ -17,7 +17,7 @@ from textual.widgets import Static
 from skillshelf.core.model import Generation, Status
 from skillshelf.core.textsafe import visible
 
-__all__ = ["CatalogHeader", "header_text", "counts_text", "middle_ellipsis", "CWD_MIN"]
+__all__ = ["CWD_MIN", "CatalogHeader", "HeaderState", "counts_text", "header_text", "middle_ellipsis"]
 
 #: Fewest cells the working directory keeps before the header switches to short labels.
 CWD_MIN = 12
@@ -65,7 +65,7 @@ def middle_ellipsis(text: str, width: int) -> str:
     return head + "…" + tail
 
 
-def _session_text(window: int | None, mct: Any, short: bool) -> str:
+def _session_text(window: int | None, mct: int | None | str, short: bool) -> str:
     parts = []
     if window is not None:
         parts.append(f"window {window:,}")
@@ -86,12 +86,15 @@ def header_text(
     status: str = "",
     agent: str | None = None,
     *,
+    client: str = "",
     changes: str = "",
     window: int | None = None,
-    mct: Any = "config",
+    mct: int | None | str = "config",
     width: int | None = None,
 ) -> Content:
     """The header line; ``status`` (``loading…``, an error) follows the counts when set.
+    ``client`` names the client and version emulated (``Zuno 0.10.3``, ``Host.describe()``),
+    shown after the host name while the line is wide enough.
     ``cwd`` is shown as given (made visible, SPEC X1). ``agent`` (an agent view, SPEC E4) adds
     ``agent: NAME`` after the generation; the counts are then the agent's view. ``changes``
     (``changed: +2 ~1 −1``, what the last live generation changed, SPEC H2) follows the
@@ -112,7 +115,10 @@ def header_text(
         parts: list[str | tuple[str, str]] = []
         if level < 2:
             parts += [("skillshelf", "bold"), " ─ "]
-        parts.append(f"host {host}" if not short else host)
+        if short:
+            parts.append(host)
+        else:
+            parts.append(f"host {host}" + (f" · {visible(client)}" if client else ""))
         if cwd_text is not None:
             parts += [" ─ ", cwd_text]
         if generation is not None:
@@ -144,6 +150,21 @@ def header_text(
     return Content.assemble(*build(2, None))
 
 
+@dataclass(frozen=True)
+class HeaderState:
+    """What the header shows (the arguments of :func:`header_text` but the width)."""
+
+    host: str
+    cwd: str
+    generation: Generation | None
+    status: str = ""
+    agent: str | None = None
+    client: str = ""
+    changes: str = ""
+    window: int | None = None
+    mct: int | None | str = "config"
+
+
 class CatalogHeader(Static):
     """Static header; the screen calls :meth:`show`. Re-fits itself to its width on resize."""
 
@@ -158,24 +179,24 @@ class CatalogHeader(Static):
     }
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._args: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes, markup=False)
+        self.state: HeaderState | None = None
 
     def _width(self) -> int | None:
         width = self.content_region.width if self.is_mounted else 0
         return width if width > 0 else None
 
     def _render_header(self) -> None:
-        if self._args is None:
+        st = self.state
+        if st is None:
             return
-        args, kwargs = self._args
-        self.update(header_text(*args, **kwargs, width=self._width()))
+        self.update(header_text(st.host, st.cwd, st.generation, st.status, st.agent, client=st.client,
+                                changes=st.changes, window=st.window, mct=st.mct, width=self._width()))
 
-    def show(self, host: str, cwd: str, generation: Generation | None, status: str = "", agent: str | None = None,
-             *, changes: str = "", window: int | None = None, mct: Any = "config") -> None:
-        """Re-render for ``generation`` (or the ``status`` alone); see :func:`header_text`."""
-        self._args = ((host, cwd, generation, status, agent), {"changes": changes, "window": window, "mct": mct})
+    def show(self, state: HeaderState) -> None:
+        """Re-render for ``state``; see :func:`header_text`."""
+        self.state = state
         self._render_header()
 
     def on_resize(self) -> None:

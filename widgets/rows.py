@@ -27,12 +27,13 @@ from textual.content import Content
 from skillshelf.core.collate import locale_key
 from skillshelf.core.model import Exposure, Generation, Provenance, Rejected, Severity, Source, Status
 from skillshelf.core.textsafe import visible
+from skillshelf.core.tokens import approx_tokens
 
 __all__ = [
     "OK", "AMBIGUOUS", "DISABLED", "REJECTED", "KEPT", "LINT", "SEARCH_ONLY", "EXPLICIT_ONLY",
     "LEGEND", "LEGEND_ITEMS", "CatalogRow", "build_rows", "group_hits", "row_prompt", "short_location", "fit",
     "provenance_cell", "fit_end", "size_cell", "prompt_fixed_width", "VALUE_WIDTH",
-    "SORTS", "next_sort", "sort_order",
+    "SORTS", "next_sort", "row_tokens", "sort_order",
 ]
 
 OK, AMBIGUOUS, DISABLED, REJECTED, KEPT = "✓", "◆", "○", "✗", "↺"
@@ -69,12 +70,15 @@ Item = Union[Source, Rejected]
 class CatalogRow:
     """One catalog line. ``item`` is the :class:`Source` or :class:`Rejected` it shows;
     ``state`` and ``flag`` are the two status cells (see module doc); ``ambiguous`` is the
-    number of enabled sources sharing the name (0 when the name is unique)."""
+    number of enabled sources sharing the name (0 when the name is unique);
+    ``provenance_label`` the host's word for the row's root when it has one (``agent:reviewer``,
+    ``project .claude/skills``), shown instead of the provenance value."""
 
     item: Item
     state: str
     flag: str
     ambiguous: int = 0
+    provenance_label: str = ""
 
     @property
     def rejected(self) -> bool:
@@ -114,8 +118,10 @@ def build_rows(generation: Generation, lint_errors: Collection[str] = ()) -> lis
     """Rows for ``generation``: sources in catalog order with every later source of the same
     name pulled up right after the first one (SPEC D6 groups), then the rejected files in
     their order. A name is ambiguous when two or more *enabled* sources declare it.
-    ``lint_errors``: locators whose spec-target lint found errors (SPEC F5); their flag is
-    ``!`` like a host error."""
+    ``lint_errors``: locators whose lint found errors (SPEC F5); their flag is ``!`` like a
+    host error. A row whose root carries a label (:attr:`Root.label`) gets it as
+    :attr:`CatalogRow.provenance_label`."""
+    labels = {r.path: r.label for r in generation.roots if r.label}
     counts: dict[str, int] = {}
     for s in generation.sources:
         if s.enabled:
@@ -139,9 +145,10 @@ def build_rows(generation: Generation, lint_errors: Collection[str] = ()) -> lis
                 state = AMBIGUOUS
             else:
                 state = OK
-            rows.append(CatalogRow(member, state, _flag(member, lint_errors), n if n > 1 else 0))
+            rows.append(CatalogRow(member, state, _flag(member, lint_errors), n if n > 1 else 0,
+                                   labels.get(member.root, "")))
     for r in generation.rejected:
-        rows.append(CatalogRow(r, REJECTED, _flag(r, lint_errors), 0))
+        rows.append(CatalogRow(r, REJECTED, _flag(r, lint_errors), 0, labels.get(r.root, "")))
     return rows
 
 
@@ -207,21 +214,25 @@ def fit_end(text: str, width: int) -> str:
     return "…" + tail
 
 
+def row_tokens(item: Item) -> int:
+    """The ``tokens`` sort key: the agent's estimate (characters / 4) of the catalog description —
+    what the row costs in the index — or of the file (``size`` bytes / 4, rounded up) for rows
+    without one (undescribed, rejected)."""
+    if isinstance(item, Source) and item.catalog_description is not None:
+        return approx_tokens(item.catalog_description)
+    return -(-int(item.size or 0) // 4)
+
+
 def size_cell(item: Item) -> str:
     """The ``size`` sort column: the file size in bytes (``12,345 B``)."""
     return f"{int(item.size or 0):,} B"
 
 
-def provenance_cell(item: Item) -> str:
-    """The provenance column: the provenance value, or ``agent:<agent>`` for a Zhin
-    agent-private skill (SPEC Z1; listed only for that agent). Raw (callers make it visible)."""
-    if item.provenance is Provenance.ZHIN_AGENT and isinstance(item, Source):
-        from skillshelf.core.hosts.zhin.deps import skill_agent
-
-        agent = skill_agent(item)
-        if agent:
-            return f"agent:{agent}"
-    return item.provenance.value
+def provenance_cell(row: CatalogRow) -> str:
+    """The provenance column: the root's label in the host's words when it has one
+    (``agent:reviewer`` for a Zhin agent-private skill, SPEC Z1), else the provenance value.
+    Raw (callers make it visible)."""
+    return row.provenance_label or row.item.provenance.value
 
 
 #: Width of the sort-key column (``size`` / ``tokens`` sorts), in cells.
@@ -259,7 +270,7 @@ def row_prompt(
         parts.append(name_content)
     else:
         parts.append(name_cell)
-    provenance = provenance_cell(row.item)
+    provenance = provenance_cell(row)
     muted = "$foreground-muted"
     if value is not None:
         cut = fit(value, VALUE_WIDTH).rstrip() if cell_len(value) > VALUE_WIDTH else value

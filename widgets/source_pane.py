@@ -1,29 +1,35 @@
-"""The source pane: everything about the selected row, and its body as plain text.
+"""The source pane: everything about the selected row (:class:`SourceDetails`), and its body as
+plain text (:class:`BodyView`), stacked in a :class:`SourcePane`.
 
-The screen sets it (attributes down): :meth:`SourcePane.show_row` with a
-:class:`~skillshelf.widgets.rows.CatalogRow`, :meth:`SourcePane.show_body` with text it read in a
-worker (widgets never touch the file system). Skill text is shown through plain ``Content`` and
-:func:`~skillshelf.core.textsafe.visible` (SPEC X1); the body goes into a read-only ``TextArea``
-(100 KB in ~0.1 s; ``Markdown`` would take seconds, DESIGN "Measured here").
+Attributes down: :meth:`SourceDetails.show_row` with a :class:`~skillshelf.widgets.rows.CatalogRow`
+and the :class:`SourceExtras` computed off the event loop, :meth:`BodyView.show_body` with text
+read in a worker (widgets never touch the file system). Skill text is shown through plain
+``Content`` and :func:`~skillshelf.core.textsafe.visible` (SPEC X1); the body goes into a
+read-only ``TextArea`` (100 KB in ~0.1 s; ``Markdown`` would take seconds, DESIGN "Measured here").
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
+from skillshelf.core.hosts.base import Fact
 from skillshelf.core.model import Diagnostic, Rejected, Severity, Source, Status
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.rows import CatalogRow
 
-__all__ = ["SourcePane", "SourceExtras", "details_content", "diagnostic_line", "TITLE_MAX", "KEPT_NOTE"]
+__all__ = [
+    "BodyView", "KEPT_NOTE", "SourceDetails", "SourceExtras", "SourcePane", "TITLE_MAX", "details_content",
+    "diagnostic_line",
+]
 
 #: Most characters of the skill name in the pane's title line (then ``…``).
 TITLE_MAX = 60
@@ -34,24 +40,26 @@ KEPT_NOTE = ("the host is showing a kept (older) version: the file on disk chang
 
 @dataclass(frozen=True)
 class SourceExtras:
-    """What the screen computed off the event loop for the shown row (attributes down).
+    """What was computed off the event loop for the shown row (attributes down).
 
-    ``lint``: lint findings (SPEC F5) for ``lint_target`` (``"spec"``, or ``"zhin"`` under host
-    zhin; the pane's label names it), ``None`` while computing; ``sidecars``:
-    field (``display_name`` / ``short_description``) → sidecar file that set it; ``remote``:
-    ``(url, version)`` of a remote source (SPEC R); ``resources``: ``(relative path, size in
-    bytes)`` of the skill directory's files, ``resources_cut`` when the list was capped;
-    ``zhin``: :class:`skillshelf.app.sourceinfo.ZhinDetails` for host ``zhin`` (catalog line,
-    agent, locked private tools, missing dependencies), ``None`` otherwise.
+    ``lint``: lint findings (SPEC F5) for ``lint_target`` (the host's; the pane's label names
+    it), ``None`` while computing; ``display_origin`` / ``short_origin``: the sidecar file that
+    set the display name / short description (SPEC E3); ``remote``: ``(url, version)`` of a
+    remote source (SPEC R); ``resources``: ``(relative path, size in bytes)`` of the skill
+    folder's files, ``resources_cut`` when the list was capped; ``facts``: what the host alone
+    says about the source, shown under the heading ``facts_title`` (the host's name).
     """
 
     lint: tuple[Diagnostic, ...] | None = None
-    sidecars: Mapping[str, str] = field(default_factory=dict)
+    display_origin: str | None = None
+    short_origin: str | None = None
     remote: tuple[str, str | None] | None = None
     resources: tuple[tuple[str, int], ...] | None = None
     resources_cut: bool = False
-    zhin: Any = None
+    facts: tuple[Fact, ...] = ()
+    facts_title: str = ""
     lint_target: str = "spec"
+
 
 _LABEL_WIDTH = 12
 #: Hex digits of the content SHA-256 shown (then ``…``).
@@ -168,11 +176,7 @@ def _frontmatter(lines: _Lines, frontmatter: Mapping[str, Any]) -> None:
         return
     lines.blank()
     lines.line(("frontmatter", "bold"))
-    try:
-        items = list(frontmatter.items())
-    except Exception:  # a hostile mapping must not break the pane
-        items = []
-    for key, value in items:
+    for key, value in frontmatter.items():
         lines.hanging(Content.assemble("  ", (visible(str(key)) + ":", "$foreground-muted"), " "), _value(value), indent=4)
 
 
@@ -211,11 +215,11 @@ def _resources(lines: _Lines, extras: SourceExtras) -> None:
 def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: int | None = None) -> Content:
     """Everything the pane shows above the body for ``row`` (a source or a rejected file);
     ``extras`` adds what workers computed (lint, sidecar origins, remote origin, resources, the
-    Zhin facts). ``width`` (cells) wraps long values under the value column (hanging indent).
+    host's facts). ``width`` (cells) wraps long values under the value column (hanging indent).
 
     Order: the title (name cut at :data:`TITLE_MAX` characters), locator, exposure, enabled and
-    status (with the kept-last-valid note, SPEC H3), the Zhin facts under host zhin, then the host
-    verdict and the lint — so the
+    status (with the kept-last-valid note, SPEC H3; the host's reason and the winning copies of
+    a shadowed source), the host's facts, then the host verdict and the lint — so the
     reason behind a ``!`` or ``✗`` is visible without scrolling — then the longer metadata
     (provenance, root, aliases, description, sidecars, size, sha256, frontmatter, resources)."""
     extras = extras or SourceExtras()
@@ -238,8 +242,8 @@ def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: 
             lines.field("warning", f"{visible(item.warning.kind)}: {visible(item.warning.message)}", "$error")
     else:
         _state_fields(lines, item)
-        if extras.zhin is not None:  # host zhin: what Zhin does with it (catalog line, tools, deps)
-            _zhin(lines, extras.zhin)
+        if extras.facts:
+            _facts(lines, extras.facts_title, extras.facts)
     _diagnostics(lines, item.diagnostics)
     _lint(lines, extras.lint, item.location.startswith("builtin://"), extras.lint_target)
     lines.blank()
@@ -267,28 +271,23 @@ def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: 
     return lines.content()
 
 
-def _zhin(lines: _Lines, zhin: Any) -> None:
-    """Host ``zhin`` facts (SPEC Z3, Z5): the catalog line, the owning agent, the private tools
-    (locked until ``load_skill``) and the missing dependencies."""
+_FACT_STYLE = {Severity.ERROR: "$error", Severity.WARNING: "$warning", Severity.INFO: "$accent"}
+
+
+def _facts(lines: _Lines, title: str, facts: Iterable[Fact]) -> None:
+    """The host's own facts (:meth:`HostSession.source_facts
+    <skillshelf.core.hosts.base.HostSession.source_facts>`): one labelled line each, detail lines
+    indented under it."""
     lines.blank()
-    lines.line(("zhin", "bold"))
-    lines.fields("catalog", visible(zhin.catalog_line))
-    if zhin.agent:
-        lines.fields("agent", visible(zhin.agent), ("  (agent-private: listed only for this agent)", "$foreground-muted"))
-    if zhin.tools:
-        lines.fields("tools", f"{len(zhin.tools)} private", ("  locked until load_skill", "$warning"))
-        for name, _path in zhin.tools:
-            lines.hanging("  🔒 ", visible(name), indent=5)
-    else:
-        lines.fields("tools", ("none private", "$foreground-muted"))
-    if zhin.deps is not None:
-        lines.fields("deps", (visible(zhin.deps.message), "$warning"))
-        if zhin.deps.hint:
-            lines.hanging("    hint: ", visible(zhin.deps.hint), indent=6)
+    lines.line((visible(title) or "host", "bold"))
+    for fact in facts:
+        style = _FACT_STYLE.get(fact.severity, "") if fact.severity is not None else ""
+        lines.fields(visible(fact.label), (visible(fact.value), style) if style else visible(fact.value))
+        for detail in fact.detail:
+            lines.hanging("  ", visible(detail), indent=4)
 
 
-def _sidecar_origin(s: Source, extras: SourceExtras, key: str) -> str:
-    path = extras.sidecars.get(key)
+def _sidecar_origin(s: Source, path: str | None) -> str:
     if path is None and len(s.metadata_sources) == 1:
         path = s.metadata_sources[0]
     if path is None:
@@ -306,17 +305,21 @@ def _state_fields(lines: _Lines, s: Source) -> None:
         lines.field("enabled", f"no{reason}", "$warning")
     if s.status is Status.KEPT_LAST_VALID:
         lines.fields("status", (s.status.value, "$warning"), " — ", (KEPT_NOTE, "$warning"))
+    elif s.status_reason:
+        lines.fields("status", s.status.value, " — ", visible(s.status_reason))
     else:
         lines.field("status", s.status.value)
+    for winner in s.shadowed_by:
+        lines.field("shadowed by" if s.status is Status.SHADOWED else "competes", visible(winner))
 
 
 def _source_fields(lines: _Lines, s: Source, extras: SourceExtras) -> None:
     if s.display_name is not None:
         lines.fields("display", visible(s.display_name),
-                     (_sidecar_origin(s, extras, "display_name"), "$foreground-muted"))
+                     (_sidecar_origin(s, extras.display_origin), "$foreground-muted"))
     if s.short_description is not None:
         lines.fields("short", visible(s.short_description),
-                     (_sidecar_origin(s, extras, "short_description"), "$foreground-muted"))
+                     (_sidecar_origin(s, extras.short_origin), "$foreground-muted"))
     if s.description is None:
         lines.field("description", "(none: not described, so never indexed)", "$warning")
     else:
@@ -325,97 +328,110 @@ def _source_fields(lines: _Lines, s: Source, extras: SourceExtras) -> None:
         lines.field("sidecars", ", ".join(visible(m) for m in s.metadata_sources))
 
 
-class SourcePane(Vertical):
-    """Details (scrollable) above a read-only body view."""
+class SourceDetails(VerticalScroll):
+    """The scrollable details of the shown row (:func:`details_content`), re-wrapped to its width."""
 
     DEFAULT_CSS = """
-    SourcePane { width: 1fr; height: 1fr; }
-    SourcePane > #source-details-scroll { height: 1fr; min-height: 3; scrollbar-gutter: stable; }
-    SourcePane > #source-body-title { height: 1; background: $panel; padding: 0 1;
-        text-wrap: nowrap; text-overflow: ellipsis; }
-    SourcePane > #source-body-note { height: 1; padding: 0 1; color: $warning; text-wrap: nowrap; text-overflow: ellipsis; }
-    SourcePane > #source-body { height: 1fr; min-height: 4; }
+    SourceDetails { height: 1fr; min-height: 3; scrollbar-gutter: stable; }
     """
 
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="source-details-scroll"):
-            yield Static(Content("No source selected."), id="source-details", markup=False)
-        yield Static(Content("body"), id="source-body-title", markup=False)
-        yield Static(Content(""), id="source-body-note", markup=False)
-        yield TextArea("", read_only=True, soft_wrap=True, show_line_numbers=True, show_cursor=False, id="source-body")
-
-    def on_mount(self) -> None:
-        self.query_one("#source-body-note").display = False
-
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, *, id: str | None = "source-details-scroll", classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._shown: tuple[CatalogRow, SourceExtras | None] | None = None
         self._wrap_width: int | None = None
 
+    def compose(self) -> ComposeResult:
+        yield Static(Content("No source selected."), id="source-details", markup=False)
+
+    def _text_widget(self) -> Static:
+        return self.query_one("#source-details", Static)
+
     def _details_width(self) -> int | None:
-        width = self.query_one("#source-details", Static).size.width
+        width = self._text_widget().size.width
         return width if width > 0 else None
 
     def _render_details(self) -> None:
-        details = self.query_one("#source-details", Static)
         if self._shown is None:
             return
         row, extras = self._shown
         self._wrap_width = self._details_width()
-        details.update(details_content(row, extras, self._wrap_width))
+        self._text_widget().update(details_content(row, extras, self._wrap_width))
 
     def on_resize(self) -> None:
         """Re-wrap the details for the new width (hanging indents are computed, not CSS)."""
         if self._shown is not None and self._details_width() != self._wrap_width:
             self.call_after_refresh(self._render_details)
 
-    def show_row(self, row: CatalogRow | None, extras: SourceExtras | None = None, *, keep_body: bool = False) -> None:
-        """Show ``row``'s details (or an empty-state line); the body is cleared until it arrives
-        unless ``keep_body`` (same file, new generation)."""
-        details = self.query_one("#source-details", Static)
+    def show_row(self, row: CatalogRow | None, extras: SourceExtras | None = None, *, keep_scroll: bool = False) -> None:
+        """Show ``row``'s details (or the empty-state line); ``keep_scroll`` keeps the scroll
+        position (the same row with new extras), else the view goes back to the top."""
         if row is None:
             self._shown = None
-            details.update(Content("No source selected."))
+            self._text_widget().update(Content("No source selected."))
         else:
             self._shown = (row, extras)
             self._render_details()
-        if not keep_body:
-            self.query_one("#source-details-scroll", VerticalScroll).scroll_home(animate=False)
-            self.show_body("")
-            self.show_body_title("body · loading…" if row is not None else "body")
+        if not keep_scroll:
+            self.scroll_home(animate=False)
 
-    def show_extras(self, row: CatalogRow, extras: SourceExtras) -> None:
-        """Re-render the details of the shown ``row`` with ``extras``, keeping the scroll position."""
-        self._shown = (row, extras)
-        self._render_details()
+    def show_message(self, message: str) -> None:
+        """Replace the details with one message (an error, the empty-catalog text), made visible."""
+        self._shown = None
+        self._text_widget().update(Content(visible(message, multiline=True)))
 
-    def show_body_title(self, title: str) -> None:
+    @property
+    def details_text(self) -> str:
+        """The plain text of the details without the display wrapping (one line per field)."""
+        if self._shown is not None:
+            return details_content(*self._shown).plain
+        return self.shown_text
+
+    @property
+    def shown_text(self) -> str:
+        """The details exactly as displayed (wrapped with hanging indents)."""
+        content = self._text_widget().content
+        return content.plain if isinstance(content, Content) else str(content)
+
+
+class BodyView(Vertical):
+    """A title line, an optional note line and the read-only body text with the file's line numbers."""
+
+    DEFAULT_CSS = """
+    BodyView { height: 1fr; min-height: 6; }
+    BodyView > #source-body-title { height: 1; background: $panel; padding: 0 1;
+        text-wrap: nowrap; text-overflow: ellipsis; }
+    BodyView > #source-body-note { height: 1; padding: 0 1; color: $warning; text-wrap: nowrap;
+        text-overflow: ellipsis; display: none; }
+    BodyView > #source-body-note.-shown { display: block; }
+    BodyView > #source-body { height: 1fr; min-height: 4; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("body"), id="source-body-title", markup=False)
+        yield Static(Content(""), id="source-body-note", markup=False)
+        yield TextArea("", read_only=True, soft_wrap=True, show_line_numbers=True, show_cursor=False, id="source-body")
+
+    def show_title(self, title: str) -> None:
         """Set the line above the body (``body · page 2 of 3 · raw``, a refusal, a resource)."""
         self.query_one("#source-body-title", Static).update(Content(visible(title)))
+
+    def show_body(self, text: str, *, first_line: int = 1, note: str = "") -> None:
+        """Load ``text`` (made visible here, newlines kept) numbering its lines from
+        ``first_line`` (the file's own line number of the first line: a body starts after the
+        frontmatter, a later page where the previous one stopped). ``note`` (why the view is
+        special: rejected, disabled) shows on a line above the text, never inside it."""
+        area = self.query_one("#source-body", TextArea)
+        area.line_number_start = max(1, int(first_line))
+        area.load_text(visible(text, multiline=True))
+        note_widget = self.query_one("#source-body-note", Static)
+        note_widget.update(Content(visible(note)))
+        note_widget.set_class(bool(note), "-shown")
 
     @property
     def body_title(self) -> str:
         """The plain text of the line above the body."""
         content = self.query_one("#source-body-title", Static).content
         return content.plain if isinstance(content, Content) else str(content)
-
-    def show_message(self, message: str) -> None:
-        """Replace the details with one line (an error, ``loading…``)."""
-        self._shown = None
-        self.query_one("#source-details", Static).update(Content(visible(message, multiline=True)))
-
-    def show_body(self, text: str, *, first_line: int = 1, note: str = "") -> None:
-        """Load ``text`` (already read; made visible here, newlines kept) into the body view,
-        numbering its lines from ``first_line`` (the file's own line number of the first line:
-        a body starts after the frontmatter, a later page where the previous one stopped).
-        ``note`` (why the view is special: rejected, disabled) shows on a line above the text,
-        never inside it, so the gutter numbers stay the file's."""
-        area = self.query_one("#source-body", TextArea)
-        area.line_number_start = max(1, int(first_line))
-        area.load_text(visible(text, multiline=True))
-        note_widget = self.query_one("#source-body-note", Static)
-        note_widget.update(Content(visible(note)))
-        note_widget.display = bool(note)
 
     @property
     def body_note(self) -> str:
@@ -424,21 +440,53 @@ class SourcePane(Vertical):
         return content.plain if isinstance(content, Content) else str(content)
 
     @property
-    def details_text(self) -> str:
-        """The plain text of the details without the display wrapping (for tests and copy):
-        one line per field."""
-        if self._shown is not None:
-            return details_content(*self._shown).plain
-        content = self.query_one("#source-details", Static).content
-        return content.plain if isinstance(content, Content) else str(content)
-
-    @property
-    def shown_text(self) -> str:
-        """The details exactly as displayed (wrapped with hanging indents)."""
-        content = self.query_one("#source-details", Static).content
-        return content.plain if isinstance(content, Content) else str(content)
-
-    @property
     def body_text(self) -> str:
         """The text in the body view."""
         return self.query_one("#source-body", TextArea).text
+
+
+class SourcePane(Vertical):
+    """A :class:`SourceDetails` above a :class:`BodyView` (pass subclasses as children to add
+    behaviour; by default plain ones). The properties read the two parts (tests, copy)."""
+
+    DEFAULT_CSS = """
+    SourcePane { width: 1fr; height: 1fr; }
+    """
+
+    def __init__(self, *children: Widget, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(*(children or (SourceDetails(), BodyView())), id=id, classes=classes)
+
+    @property
+    def details(self) -> SourceDetails:
+        """The details part."""
+        return self.query_one(SourceDetails)
+
+    @property
+    def body(self) -> BodyView:
+        """The body part."""
+        return self.query_one(BodyView)
+
+    @property
+    def details_text(self) -> str:
+        """See :attr:`SourceDetails.details_text`."""
+        return self.details.details_text
+
+    @property
+    def shown_text(self) -> str:
+        """See :attr:`SourceDetails.shown_text`."""
+        return self.details.shown_text
+
+    @property
+    def body_title(self) -> str:
+        """See :attr:`BodyView.body_title`."""
+        return self.body.body_title
+
+    @property
+    def body_note(self) -> str:
+        """See :attr:`BodyView.body_note`."""
+        return self.body.body_note
+
+    @property
+    def body_text(self) -> str:
+        """See :attr:`BodyView.body_text`."""
+        return self.body.body_text

@@ -21,6 +21,9 @@ import json
 import sys
 from typing import Any
 
+from skillshelf.core.budget import index_budget_chars
+from skillshelf.core.catalog import Catalog
+
 
 def _budget_chars(value: str) -> int:
     try:
@@ -44,13 +47,10 @@ def add_parser(sub: Any, common: Any) -> None:
     p.set_defaults(run=run)
 
 
-def default_budget(catalog: Any, context_window: int | None) -> int:
-    """SPEC U1 budget in characters: the catalog's config ``max_context_tokens`` (when it exposes
-    one) and ``context_window`` tokens."""
-    from skillshelf.core.budget import index_budget_chars
-
-    max_context_tokens = getattr(getattr(catalog, "config", None), "max_context_tokens", None)
-    return index_budget_chars(max_context_tokens=max_context_tokens, context_window=context_window)
+def default_budget(catalog: Catalog, context_window: int | None) -> int:
+    """SPEC U1 budget in characters: the configuration's ``maxContextTokens`` and
+    ``context_window`` tokens."""
+    return index_budget_chars(max_context_tokens=catalog.config.max_context_tokens, context_window=context_window)
 
 
 def result_document(result: Any) -> dict[str, Any]:
@@ -100,7 +100,8 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
     """``index`` for a host with one catalog form (zhin, the clients): exactly the text the host
     puts in the prompt (SPEC Z3, N5). ``--form`` other than ``index`` does not apply (a note on
     stderr); ``--budget`` replaces the host's budget rule, or is ignored with a note when the
-    host has no budget. ``--json`` adds the counts, the names cut or left out and the budget."""
+    host has no budget. ``--json`` adds the counts, the names cut or left out, the budget and the
+    host's notes (which the text form prints to stderr)."""
     from skillshelf.core.hosts.base import EntryState
 
     host = catalog.host
@@ -126,9 +127,12 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
             "searchOnly": 0,
             "budget": result.budget,
             "budgetRule": result.budget_rule,
+            "notes": list(result.notes),
         }
         json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
+    for note in result.notes:
+        print(f"skillshelf: {host.name}: {note}", file=sys.stderr)
     _write_text(result.text)
     return 0

@@ -1,6 +1,7 @@
 """The help screen: the keys of every screen (one section each: main, ambiguity picker, index
-preview, what-if, problems) and the status glyph legend. Long descriptions wrap with a hanging
-indent under the description column (computed for the shown width, not left to the widget)."""
+preview, what-if, problems), the registered hosts ``h`` cycles through (from the registry, with
+the keys each one has) and the status glyph legend. Long descriptions wrap with a hanging indent
+under the description column (computed for the shown width, not left to the widget)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from skillshelf.core.hosts import HOSTS, host_names
+from skillshelf.core.hosts.base import Feature, Host
 from skillshelf.widgets.rows import LEGEND_ITEMS
 
-__all__ = ["HelpScreen", "help_content", "HELP_ROWS", "HELP_SECTIONS", "KEY_WIDTH"]
+__all__ = ["FEATURE_KEYS", "HELP_ROWS", "HELP_SECTIONS", "HelpScreen", "KEY_WIDTH", "help_content", "hosts_rows"]
 
 #: Width of the keys column, in cells (descriptions start here; continuation lines too).
 KEY_WIDTH = 12
@@ -27,11 +30,16 @@ HELP_ROWS: tuple[tuple[str, str, str], ...] = (
     ("main.filter", "/", "focus the filter (esc clears it and returns to the list)"),
     ("catalog.down", "j  ↓", "next row"),
     ("catalog.up", "k  ↑", "previous row"),
-    ("main.source", "enter", "focus the source pane (esc returns to the list)"),
+    ("catalog.first", "home", "first row"),
+    ("catalog.last", "end", "last row"),
+    ("catalog.page-up", "pgup", "a page up"),
+    ("catalog.page-down", "pgdn", "a page down"),
+    ("catalog.choose", "enter", "on the list: the row's source, focused (esc returns to the list)"),
+    ("main.source", "enter", "elsewhere: focus the source pane"),
     ("main.next-conflict", "n", "next ambiguous name (conflict)"),
     ("main.prev-conflict", "N", "previous ambiguous name (conflict)"),
     ("main.refresh", "r", "rescan now (new generation; the catalog is also watched live)"),
-    ("app.switch-host", "h", "switch host zuno ↔ zhin (same folder, paths and config)"),
+    ("app.switch-host", "h", "switch host: " + " → ".join(host_names()) + " (same folder, paths and config)"),
     ("main.sort", "s", "cycle sort: catalog, name, provenance, size, tokens (description chars/4, or file size/4)"),
     ("main.agent", "g", "agent view: (no agent) or an agents.<name> entry; ✓/✗ = would start"),
     ("main.next-page", "]", "next body / resource page (skill tool load / read_resource)"),
@@ -90,6 +98,27 @@ HELP_SECTIONS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
 )
 
 
+#: What a host feature turns on, in the help's words (keys and views that need it).
+FEATURE_KEYS: tuple[tuple[Feature, str], ...] = (
+    (Feature.CONFIG, "a resolve"),
+    (Feature.AGENTS, "g agents"),
+    (Feature.REMOTE, "p pull"),
+    (Feature.FORMS, "i forms"),
+    (Feature.ALWAYS, "always bodies"),
+)
+
+
+def hosts_rows(current: Host | None = None) -> tuple[tuple[str, str, str], ...]:
+    """One help row per registered host (registry order): its name (``*`` marks ``current``),
+    the client and version emulated, and the keys and views it has."""
+    rows = []
+    for name, host in HOSTS.items():
+        extra = [words for feature, words in FEATURE_KEYS if feature in host.features]
+        mark = "*" if current is not None and current.name == name else " "
+        rows.append((f"host.{name}", f"{mark}{name}", host.describe() + (f" · {', '.join(extra)}" if extra else "")))
+    return tuple(rows)
+
+
 def _wrapped(keys: str, what: str, width: int | None) -> list[str]:
     """``what`` wrapped to ``width`` cells after the keys column; continuation lines start under
     the description (hanging indent)."""
@@ -100,12 +129,14 @@ def _wrapped(keys: str, what: str, width: int | None) -> list[str]:
 
 
 def help_content(rows: Iterable[tuple[str, str, str]] | None = None, *, width: int | None = None,
-                 sections: Sequence[tuple[str, Sequence[tuple[str, str, str]]]] = HELP_SECTIONS) -> Content:
-    """The help text: one keys table per screen then the glyph legend. ``rows`` alone (old
-    callers) gives a single ``Keys`` table. ``width`` (cells) wraps descriptions with a hanging
-    indent at :data:`KEY_WIDTH`."""
+                 sections: Sequence[tuple[str, Sequence[tuple[str, str, str]]]] = HELP_SECTIONS,
+                 host: Host | None = None) -> Content:
+    """The help text: one keys table per screen, the registered hosts (``host`` marked) and the
+    glyph legend. ``rows`` alone gives a single ``Keys`` table. ``width`` (cells) wraps
+    descriptions with a hanging indent at :data:`KEY_WIDTH`."""
     if rows is not None:
         sections = (("Keys", tuple(rows)),)
+    sections = (*sections, ("Hosts (h cycles them; * = this one)", hosts_rows(host)))
     parts: list[str | tuple[str, str]] = []
     for n, (title, section) in enumerate(sections):
         if n:
@@ -125,7 +156,7 @@ def help_content(rows: Iterable[tuple[str, str, str]] | None = None, *, width: i
 
 
 class HelpScreen(ModalScreen[None]):
-    """Modal help; ``esc``, ``q`` or ``?`` closes it."""
+    """Modal help for ``host`` (marked in the hosts section); ``esc``, ``q`` or ``?`` closes it."""
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
@@ -141,9 +172,13 @@ class HelpScreen(ModalScreen[None]):
         Binding("question_mark", "close", "Close", show=False, id="help.close-help"),
     ]
 
+    def __init__(self, host: Host | None = None) -> None:
+        super().__init__()
+        self.host = host
+
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(help_content(), id="help-text", markup=False)
+            yield Static(help_content(host=self.host), id="help-text", markup=False)
         yield Footer()
 
     def on_resize(self) -> None:
@@ -156,7 +191,7 @@ class HelpScreen(ModalScreen[None]):
         text = self.query_one("#help-text", Static)
         width = text.content_region.width
         if width > 0:
-            text.update(help_content(width=width))
+            text.update(help_content(width=width, host=self.host))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -9,8 +9,9 @@ description in the text), then every omitted skill with the reason ("over budget
 gives the budget (characters, SPEC U1), rendered / truncated / omitted / search-only counts and the
 token count (tiktoken ``cl100k_base`` or the 4-characters estimate, SPEC U4/T1). When the
 configuration says ``includeInstructions: false`` a banner says the index is not in the prompt
-(SPEC P7). For host ``zhin``, the Zhin catalog section is shown when
-``skillshelf.core.hosts.zhin.render_zhin_catalog`` exists (SPEC Z3).
+(SPEC P7). A host with one catalog form (no :attr:`Feature.FORMS
+<skillshelf.core.hosts.base.Feature.FORMS>`) shows its catalog text as its session builds it
+(Zhin's ``# Skills (catalog)`` section, SPEC Z3), without the form tabs.
 
 ``c`` sends the text to the terminal clipboard (``App.copy_to_clipboard``: an OSC 52 escape —
 whether it lands depends on the terminal, so the notice says "sent", not "copied"); ``ctrl+s``
@@ -25,7 +26,7 @@ import html
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -36,12 +37,16 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, OptionList, Static, Tab, Tabs, TextArea
 from textual.widgets.option_list import Option
+from textual.widgets.text_area import Selection
 
-from skillshelf.app.sourceinfo import FROM_CONFIG, WindowCatalog
+from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, count_tokens, index_budget
+from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.worker_errors import ReportsWorkerErrors
+from skillshelf.core.hosts.base import Feature, Host, HostSession
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
-from skillshelf.core.hosts.base import Feature, Host, HostSession
 from skillshelf.core.textsafe import visible
+from skillshelf.widgets.rows import fit_end, short_location
 
 __all__ = [
     "IndexPreview",
@@ -49,8 +54,6 @@ __all__ = [
     "SavePathScreen",
     "TruncatedEntry",
     "build_preview",
-    "count_tokens",
-    "index_budget_for",
 ]
 
 #: Default file name for ``ctrl+s`` (in the catalog's working directory).
@@ -93,21 +96,11 @@ class IndexPreview:
     text: str
     result: Budgeted | None
     truncated: tuple[TruncatedEntry, ...]
-    budget: int
+    budget: int | None
     tokens: int | None
     exact: bool
     include_instructions: bool
     title: str
-
-
-def index_budget_for(catalog: Any, context_window: int | None = None, max_context_tokens: Any = FROM_CONFIG) -> int:
-    """The index budget in characters (SPEC U1): the catalog's own (``catalog.index_budget``), or —
-    when a session ``context_window`` (tokens) and/or a session ``max_context_tokens`` (tokens;
-    ``None`` = unset) is given — recomputed with them. :data:`FROM_CONFIG` (the default) uses the
-    configuration's ``maxContextTokens``, which still wins over the window (U1)."""
-    if context_window is None and max_context_tokens is FROM_CONFIG:
-        return int(catalog.index_budget or 0)
-    return int(WindowCatalog(catalog, context_window, max_context_tokens).index_budget or 0)
 
 
 def truncated_entries(entries: Sequence[SkillEntry], result: Budgeted) -> tuple[TruncatedEntry, ...]:
@@ -145,39 +138,32 @@ def truncated_entries(entries: Sequence[SkillEntry], result: Budgeted) -> tuple[
     return tuple(out)
 
 
-_counter: Any = None
-
-
-def count_tokens(text: str) -> tuple[int | None, bool]:
-    """(tokens, exact) of ``text`` through :class:`skillshelf.core.tokens.TokenCounter`
-    (SPEC T1: never raises; ``(None, False)`` if even the estimate fails)."""
-    global _counter
-    try:
-        if _counter is None:
-            from skillshelf.core.tokens import TokenCounter
-
-            _counter = TokenCounter()
-        count = _counter.count(text)
-        return int(count.tokens), bool(count.exact)
-    except Exception:
+def _tokens(text: str, count: bool) -> tuple[int | None, bool]:
+    if not count:
         return None, False
+    counted = count_tokens(text)
+    return counted.tokens, counted.exact
 
 
-def build_preview(generation: Generation, form: Form, budget: int, *, include_instructions: bool = True,
-                  session: HostSession | None = None, title: str = "catalog", tokens: bool = True) -> IndexPreview:
+def build_preview(generation: Generation, form: Form, budget: int | None, *, include_instructions: bool = True,
+                  session: HostSession | None = None, context_window: int | None = None, title: str = "catalog",
+                  tokens: bool = True) -> IndexPreview:
     """Render ``generation`` for the preview (pure apart from token counting).
 
     A ``session`` whose host has one catalog form (no :attr:`Feature.FORMS`): that host's
-    catalog text, no budget result. Otherwise ``render_budgeted(generation.entries(), form,
-    budget)`` (SPEC P5–P6). ``tokens`` False skips counting (``tokens`` is then ``None``)."""
+    catalog text for ``context_window`` tokens, no budget result. Otherwise
+    ``render_budgeted(generation.entries(), form, budget)`` (SPEC P5–P6; ``budget`` is then
+    required). ``tokens`` False skips counting (``tokens`` is then ``None``)."""
     if session is not None:
-        text = session.catalog(generation).text
-        n, exact = count_tokens(text) if tokens else (None, False)
+        text = session.catalog(generation, context_window=context_window).text
+        n, exact = _tokens(text, tokens)
         return IndexPreview(form, text, None, (), budget, n, exact, include_instructions, title)
+    if budget is None:
+        raise ValueError("a render form needs a budget in characters")
     entries = generation.entries()
     result = render_budgeted(entries, form, budget)
     cut = truncated_entries(entries, result) if form is Form.INDEX else ()
-    n, exact = count_tokens(result.text) if tokens else (None, False)
+    n, exact = _tokens(result.text, tokens)
     return IndexPreview(form, result.text, result, cut, budget, n, exact, include_instructions, f"{form.value} form")
 
 
@@ -191,7 +177,7 @@ def summary_content(p: IndexPreview) -> Content:
     """The summary block above the side list (numbers with thousands separators); the
     search-only count says per form whether they are listed (:func:`search_only_note`)."""
     parts: list[str | tuple[str, str]] = [(p.title, "bold"), "\n"]
-    parts.append(f"budget {p.budget:,} chars\n")
+    parts.append(f"budget {p.budget:,} chars\n" if p.budget is not None else "no budget\n")
     parts.append(f"text   {len(p.text):,} chars")
     if p.tokens is not None:
         parts.append(f" · {'' if p.exact else '~'}{p.tokens:,} tok{'' if p.exact else ' (approx)'}")
@@ -283,7 +269,7 @@ def save_text(path: str, text: str, *, base: str | None = None) -> str:
     return full
 
 
-class IndexPreviewScreen(Screen[None]):
+class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
     """The exact prompt index (see the module docstring). ``context_window`` (tokens) is the
     session what-if window, ``None`` for the catalog's own budget."""
 
@@ -306,16 +292,16 @@ class IndexPreviewScreen(Screen[None]):
         Binding("q", "close", "Close", show=False, id="preview.close-q"),
     ]
 
-    def __init__(self, catalog: Any, generation: Generation, *, context_window: int | None = None,
-                 form: Form = Form.INDEX, max_context_tokens: Any = FROM_CONFIG) -> None:
+    def __init__(self, catalog: AppCatalog, generation: Generation, *, budget: SessionBudget = NO_WHAT_IF,
+                 form: Form = Form.INDEX) -> None:
         super().__init__()
         self.catalog = catalog
         self.generation = generation
-        self.context_window = context_window
-        self.max_context_tokens = max_context_tokens
+        self.session_budget = budget
         self.form = Form(form)
-        self.budget = index_budget_for(catalog, context_window, max_context_tokens)
-        self.include_instructions = bool(getattr(getattr(catalog, "config", None), "include_instructions", True))
+        #: The catalog budget in characters (``None``: the host has none).
+        self.budget = index_budget(catalog, budget)
+        self.include_instructions = catalog.config.include_instructions
         self.host: Host = catalog.host
         self.preview: IndexPreview | None = None
 
@@ -332,21 +318,22 @@ class IndexPreviewScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#ip-side").border_title = "Cut by the budget"
-        window = self.context_window
-        where = (f"session window {window:,} tok" if window is not None
-                 else (f"window {self.catalog.context_window:,} tok" if getattr(self.catalog, "context_window", None)
-                       else "window unknown"))
-        if self.max_context_tokens is FROM_CONFIG:
-            mct = getattr(getattr(self.catalog, "config", None), "max_context_tokens", None)
+        session = self.session_budget
+        window = session.context_window if session.context_window is not None else self.catalog.context.context_window
+        where = (f"session window {window:,} tok" if session.context_window is not None
+                 else (f"window {window:,} tok" if window else "window unknown"))
+        if not session.replaces_max_context_tokens:
+            mct = self.catalog.config.max_context_tokens
             if mct is not None:
                 where += f" · maxContextTokens {mct:,}"
-        elif self.max_context_tokens is None:
+        elif session.max_context_tokens is None:
             where += " · session maxContextTokens unset"
         else:
-            where += f" · session maxContextTokens {self.max_context_tokens:,}"
+            where += f" · session maxContextTokens {session.max_context_tokens:,}"
+        budget = f"budget {self.budget:,} chars" if self.budget is not None else "no budget"
         self.query_one("#ip-title", Static).update(
-            f"Index preview — host {visible(self.host.name)} — generation {self.generation.number} — "
-            f"budget {self.budget:,} chars ({where})")
+            f"Index preview — host {visible(self.host.name)} ({visible(self.host.describe())}) — generation "
+            f"{self.generation.number} — {budget} ({where})")
         banner = self.query_one("#ip-banner", Static)
         if not self.include_instructions:
             banner.update("includeInstructions: false — the index and the trigger policy are NOT in the prompt "
@@ -368,7 +355,7 @@ class IndexPreviewScreen(Screen[None]):
         self.post_message(PreviewComputed(build_preview(
             self.generation, form, self.budget, include_instructions=self.include_instructions,
             session=None if Feature.FORMS in self.host.features else self.catalog.session,
-            title=f"{self.host.name} {self.host.labels.catalog}")))
+            context_window=self.session_budget.context_window, title=f"{self.host.name} {self.host.labels.catalog}")))
 
     @on(PreviewComputed)
     def _computed(self, event: PreviewComputed) -> None:
@@ -403,8 +390,6 @@ class IndexPreviewScreen(Screen[None]):
     def _where(self, location: str) -> str:
         """`` (project-zuno …/skill/pdf)`` — provenance and the end of the locator, to tell
         same-name entries apart."""
-        from skillshelf.widgets.rows import fit_end, short_location
-
         for s in self.generation.sources:
             if s.location == location:
                 return f" ({s.provenance.value} {fit_end(visible(short_location(s)), 24)})"
@@ -419,8 +404,6 @@ class IndexPreviewScreen(Screen[None]):
         if self.preview is None or not oid or not oid.startswith("t"):
             return
         t = self.preview.truncated[int(oid[1:])]
-        from textual.widgets.text_area import Selection
-
         area = self.query_one("#ip-text", TextArea)
         line = self.preview.text.split("\n")[t.line]
         start, end = (len(visible(line[:c])) for c in t.columns)
@@ -450,7 +433,7 @@ class IndexPreviewScreen(Screen[None]):
     @property
     def save_base(self) -> str:
         """Where ``ctrl+s`` saves relative paths: the catalog's working directory (the project)."""
-        return str(getattr(self.catalog, "cwd", None) or self.generation.cwd or os.getcwd())
+        return self.catalog.context.cwd
 
     def action_save(self) -> None:
         """``ctrl+s``: ask for a path (confirming an overwrite) and write the exact text."""

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Awaitable, Callable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.dom import DOMNode
 
+from skillshelf.app.screens.main import MainScreen
+from skillshelf.core.hosts import host_names
+from skillshelf.core.hosts.base import Feature
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.rows import short_location
-
-if TYPE_CHECKING:
-    from skillshelf.app.screens.main import MainScreen
 
 __all__ = ["ActionProvider", "PaletteAction", "PALETTE_ACTIONS", "SkillProvider"]
 
@@ -37,32 +38,41 @@ class PaletteAction:
     help: str
     owner: str
     action: str
-    args: tuple[Any, ...] = ()
+    args: tuple[int, ...] = ()
+    #: The host feature the action needs (``None``: every host).
+    feature: Feature | None = None
+
+    @property
+    def action_string(self) -> str:
+        """``next_conflict(1)``: the action as a binding names it."""
+        return f"{self.action}({', '.join(map(repr, self.args))})" if self.args else self.action
 
 
-#: The actions the palette lists, in discovery order (issue 6 item 5). Each runs the same method
-#: its key runs.
+#: The actions the palette lists, in discovery order. Each runs the same action its key runs; an
+#: action the current host has no use for (its ``feature``) is not listed.
 PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
-    PaletteAction("Resolve the selected conflict", "a", "ambiguity picker for the selected name", "app", "resolve"),
+    PaletteAction("Resolve the selected conflict", "a", "ambiguity picker for the selected name", "app", "resolve",
+                  feature=Feature.CONFIG),
     PaletteAction("Index preview", "i", "the exact prompt index for this host and budget", "app", "index_preview"),
     PaletteAction("What-if: context window", "w", "budgets under another window / maxContextTokens", "app", "whatif"),
-    PaletteAction("Agent view", "g", "show the catalog as an agents.<name> entry sees it", "main", "pick_agent"),
-    PaletteAction("Switch host (zuno ↔ zhin)", "h", "same folder, paths and config under the other host", "app",
-                  "switch_host"),
+    PaletteAction("Agent view", "g", "show the catalog as an agents.<name> entry sees it", "main", "pick_agent",
+                  feature=Feature.AGENTS),
+    PaletteAction("Switch host (" + " → ".join(host_names()) + ")", "h",
+                  "same folder, paths and config under the next host", "app", "switch_host"),
     PaletteAction("Refresh (rescan now)", "r", "rescan every root: a new generation", "main", "refresh"),
-    PaletteAction("Pull remote skills now", "p", "fetch the skills.urls indexes and rescan", "main", "pull"),
+    PaletteAction("Pull remote skills now", "p", "fetch the skills.urls indexes and rescan", "main", "pull",
+                  feature=Feature.REMOTE),
     PaletteAction("Problems", "e", "warnings, config errors, uncovered folders, rejected files", "app", "problems"),
     PaletteAction("Sort: next order", "s", "catalog, name, provenance, size, tokens", "main", "cycle_sort"),
     PaletteAction("Next conflict", "n", "the next ambiguous name", "main", "next_conflict", (1,)),
-    PaletteAction("Undo the last picker write", "ctrl+z", "restore skills.config byte for byte", "app", "undo_write"),
+    PaletteAction("Undo the last picker write", "ctrl+z", "restore skills.config byte for byte", "app", "undo_write",
+                  feature=Feature.CONFIG),
     PaletteAction("Help", "?", "keys and the status glyphs", "app", "help"),
     PaletteAction("Quit", "q", "leave skillshelf", "app", "quit"),
 )
 
 
-def _main_screen(provider: Provider) -> "MainScreen | None":
-    from skillshelf.app.screens.main import MainScreen
-
+def _main_screen(provider: Provider) -> MainScreen | None:
     for screen in (provider.screen, *provider.app.screen_stack):
         if isinstance(screen, MainScreen):
             return screen
@@ -70,16 +80,16 @@ def _main_screen(provider: Provider) -> "MainScreen | None":
 
 
 class ActionProvider(Provider):
-    """Lists :data:`PALETTE_ACTIONS` with their keys; selecting one runs the same
-    ``action_<name>`` method as the key (on the app or on the main screen). The palette closes
-    before the command runs, so the action sees the screen the key would have seen."""
+    """Lists :data:`PALETTE_ACTIONS` with their keys; selecting one runs the same action as the
+    key (on the app or on the main screen). The palette closes before the command runs, so the
+    action sees the screen the key would have seen."""
 
-    def _runner(self, entry: PaletteAction) -> Callable[[], Any] | None:
-        target: Any = self.app if entry.owner == "app" else _main_screen(self)
-        method = getattr(target, f"action_{entry.action}", None) if target is not None else None
-        if method is None:
+    def _runner(self, entry: PaletteAction) -> Callable[[], Awaitable[Any]] | None:
+        main = _main_screen(self)
+        if main is None or (entry.feature is not None and entry.feature not in main.host.features):
             return None
-        return partial(method, *entry.args)
+        target: DOMNode = self.app if entry.owner == "app" else main
+        return partial(self.app.run_action, entry.action_string, target)
 
     @staticmethod
     def _display(entry: PaletteAction) -> Content:
@@ -105,13 +115,8 @@ class SkillProvider(Provider):
     """Finds catalog rows by fuzzy name (``textual.fuzzy`` scoring); selecting one moves the
     catalog cursor to it (clearing a filter that hides it)."""
 
-    def _main(self) -> "MainScreen | None":
-        from skillshelf.app.screens.main import MainScreen
-
-        for screen in (self.screen, *self.app.screen_stack):
-            if isinstance(screen, MainScreen):
-                return screen
-        return None
+    def _main(self) -> MainScreen | None:
+        return _main_screen(self)
 
     def _items(self) -> list[tuple[int, str, Content]]:
         main = self._main()

@@ -9,15 +9,18 @@ the source under the cursor: ``1`` keep, ``2`` search-only, ``3`` explicit-only,
 file ↔ an existing ``.jsonc`` layer; the candidates are recomputed on every ``t`` and after every
 write, so a file created meanwhile is offered); ``ctrl+s`` writes through
 :func:`skillshelf.core.configwrite.apply_plan` (atomic, ``.bak``, comments kept), rebuilds the
-catalog and checks the outcome (a wrong outcome is undone, as ``skillshelf resolve`` does);
+catalog and checks the outcome (a wrong outcome is undone, as ``skillshelf resolve`` does) and
+posts :class:`AmbiguityPicker.Written` (the app keeps the write for ``ctrl+z``);
 ``u`` undoes the last write byte for byte. When the chosen set leaves the name ambiguous (two or
 more sources stay enabled), the plan pane says so before writing and the first ``ctrl+s`` asks
 for a second one. Planning and writing never raise into the UI: every
 :class:`~skillshelf.core.configwrite.ConfigWriteError` is shown in the preview pane, with the
 picker's own advice (``press t to choose another target``) instead of the CLI's.
 
-One generation step per write: the catalog's new generation comes from the live watcher when
-it watches this catalog, else from one ``refresh()`` (``SkillshelfApp.generation_after_write``).
+One generation step per write: the picker is given ``after_write(before)``, which returns the
+catalog's next generation (the app's waits for the live watcher when it watches this catalog,
+else rescans once); by default ``catalog.refresh()``. The picker is only offered for hosts with
+a configuration (:attr:`Feature.CONFIG <skillshelf.core.hosts.base.Feature.CONFIG>`).
 
 Skill text is untrusted (SPEC X1): every cell and diff line is built from plain text made
 visible with :func:`skillshelf.core.textsafe.visible`; markup is never parsed.
@@ -29,7 +32,7 @@ import difflib
 import os
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from rich.text import Text
 from textual import on, work
@@ -41,6 +44,10 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
+from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.lint_cache import LintCache
+from skillshelf.app.undo import undo_words
+from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.configwrite import (
     Choice,
     ConfigWriteError,
@@ -53,13 +60,14 @@ from skillshelf.core.configwrite import (
     plan_resolution,
     undo,
 )
+from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import Generation, Severity, Source
 from skillshelf.core.paths import find_worktree
 from skillshelf.core.textsafe import visible
 
 __all__ = [
     "AmbiguityPicker",
-    "SourceFacts",
+    "SourceReading",
     "Target",
     "body_diff",
     "candidate_targets",
@@ -67,7 +75,7 @@ __all__ = [
     "picker_advice",
     "stays_ambiguous",
     "CHOICE_CYCLE",
-    "source_facts",
+    "read_source",
 ]
 
 #: Most diff lines shown (a longer diff is cut with a note).
@@ -107,11 +115,11 @@ class Target:
 
 
 @dataclass(frozen=True)
-class SourceFacts:
+class SourceReading:
     """What the worker reads for one source: its ``body`` (whole file text, UTF-8 with
-    replacement, cut at :data:`BODY_MAX_BYTES`), lint ``errors`` / ``warnings`` counts
-    (``skillshelf.core.lint.lint_file`` with ``Target.SPEC``; the source's own diagnostics for a
-    built-in) and ``note`` (why lint or reading failed, else empty)."""
+    replacement, cut at :data:`BODY_MAX_BYTES`), lint ``errors`` / ``warnings`` counts (for the
+    host's lint target; the source's own diagnostics for a built-in) and ``note`` (why reading
+    failed, or that it was cut)."""
 
     location: str
     body: str
@@ -120,12 +128,11 @@ class SourceFacts:
     note: str = ""
 
 
-def candidate_targets(catalog: Any) -> list[Target]:
+def candidate_targets(catalog: AppCatalog) -> list[Target]:
     """The files the picker offers, in ``t`` order (SPEC K5, K1): the project file
     (:func:`~skillshelf.core.configwrite.default_target` at the worktree root, else the catalog's
-    ``cwd``), the global file (:func:`~skillshelf.core.configwrite.global_target`), then every other
-    existing ``.jsonc`` layer of the loaded configuration. Duplicates are dropped. ``catalog``
-    needs ``cwd`` and ``env.xdg_config_home``; ``config.layers`` is optional."""
+    working directory), the global file (:func:`~skillshelf.core.configwrite.global_target`), then
+    every other existing ``.jsonc`` layer of the loaded configuration. Duplicates are dropped."""
     out: list[Target] = []
     seen: set[str] = set()
 
@@ -138,19 +145,16 @@ def candidate_targets(catalog: Any) -> list[Target]:
         seen.add(key)
         out.append(Target(kind, key))
 
-    cwd = getattr(catalog, "cwd", None) or os.getcwd()
+    cwd = catalog.context.cwd
     add("project", default_target(cwd, find_worktree(cwd)))
-    env = getattr(catalog, "env", None)
-    xdg = getattr(env, "xdg_config_home", None)
+    xdg = catalog.context.env.xdg_config_home
     if xdg:
         if not os.path.isabs(xdg):
             xdg = os.path.join(cwd, xdg)
         add("global", global_target(xdg))
-    config = getattr(catalog, "config", None)
-    for layer in getattr(config, "layers", ()) or ():
-        path = getattr(layer, "path", "") or ""
-        if getattr(layer, "kind", "") != "env-content" and path.endswith(".jsonc") and os.path.isfile(path):
-            add("jsonc", path)
+    for layer in catalog.config.layers:
+        if layer.kind != "env-content" and layer.path.endswith(".jsonc") and os.path.isfile(layer.path):
+            add("jsonc", layer.path)
     return out
 
 
@@ -169,29 +173,21 @@ def _read_body(source: Source) -> tuple[str, str]:
     if source.location.startswith("builtin://"):
         return "", ""
     try:
-        with open(source.location, "rb") as fh:
-            data = fh.read(BODY_MAX_BYTES + 1)
+        data = read_regular(source.location, BODY_MAX_BYTES)
     except OSError as exc:
         return "", f"cannot read: {exc.strerror or exc}"
     text = data[:BODY_MAX_BYTES].decode("utf-8", errors="replace")
     return text, ("cut at 256 KiB" if len(data) > BODY_MAX_BYTES else "")
 
 
-def source_facts(source: Source) -> SourceFacts:
-    """Read and lint one source (runs in a worker thread). Never raises."""
+def read_source(source: Source, lint: LintCache) -> SourceReading:
+    """Read and lint one source with ``lint`` (the host's lint target; worker thread). Never
+    raises for file-system problems (they become the note)."""
     body, note = _read_body(source)
-    if source.location.startswith("builtin://"):
-        diags = source.diagnostics
-    else:
-        try:
-            from skillshelf.core.lint import Target as LintTarget, lint_file
-
-            diags = lint_file(source.location, target=LintTarget.SPEC).diagnostics
-        except Exception as exc:  # lint is best effort here; the note says so
-            return SourceFacts(source.location, body, 0, 0, f"lint failed: {type(exc).__name__}")
+    diags = source.diagnostics if source.location.startswith("builtin://") else lint.lint(source)
     errors = sum(1 for d in diags if d.severity is Severity.ERROR)
     warnings = sum(1 for d in diags if d.severity is Severity.WARNING)
-    return SourceFacts(source.location, body, errors, warnings, note)
+    return SourceReading(source.location, body, errors, warnings, note)
 
 
 def body_diff(a_label: str, a_text: str, b_label: str, b_text: str, *, max_lines: int = DIFF_MAX_LINES) -> list[str]:
@@ -236,12 +232,12 @@ def _home_short(path: str, home: str | None, cwd: str | None = None) -> str:
     return path
 
 
-class FactsLoaded(Message):
-    """The worker read and linted every source (``facts`` by locator)."""
+class SourcesRead(Message):
+    """The worker read and linted every source (``readings`` by locator)."""
 
-    def __init__(self, facts: Mapping[str, SourceFacts]) -> None:
+    def __init__(self, readings: Mapping[str, SourceReading]) -> None:
         super().__init__()
-        self.facts = dict(facts)
+        self.readings = dict(readings)
 
 
 class WriteDone(Message):
@@ -257,13 +253,21 @@ class WriteDone(Message):
         self.error = error
 
 
-class AmbiguityPicker(ModalScreen[None]):
+class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
     """Resolve the ambiguous skill ``name`` (SPEC K5). See the module docstring for the keys.
 
-    ``name`` is kept as :attr:`skill_name`. ``catalog``: the live catalog (``refresh()``, ``config``, ``cwd``, ``env``); ``generation``:
-    the generation shown when opened; ``keep``: the locator kept by default (the selected row).
+    ``name`` is kept as :attr:`skill_name`. ``catalog``: the live catalog; ``generation``: the
+    generation shown when opened; ``keep``: the locator kept by default (the selected row);
+    ``after_write(before)``: the catalog's generation after a write (see the module docstring).
     After a write, :attr:`last_result` holds the :class:`WriteResult` for :meth:`action_undo`.
     """
+
+    class Written(Message):
+        """A write (``result``) or an undo (``result`` ``None``) changed the configuration."""
+
+        def __init__(self, result: WriteResult | None) -> None:
+            super().__init__()
+            self.result = result
 
     DEFAULT_CSS = """
     AmbiguityPicker { align: center middle; }
@@ -296,16 +300,18 @@ class AmbiguityPicker(ModalScreen[None]):
         Binding("q", "close", "Close", show=False, id="picker.close-q"),
     ]
 
-    def __init__(self, catalog: Any, generation: Generation, name: str, *, keep: str | None = None) -> None:
+    def __init__(self, catalog: AppCatalog, generation: Generation, name: str, *, keep: str | None = None,
+                 after_write: Callable[[int], Generation] | None = None) -> None:
         super().__init__()
         self.catalog = catalog
+        self._after_write = after_write
         self.generation = generation
         self.skill_name = name
         self.sources: list[Source] = [s for s in generation.sources if s.name == name]
         self.choices: dict[str, Choice] = default_choices(self.sources, keep)
         self.targets: list[Target] = candidate_targets(catalog)
         self.target_index = 0
-        self.facts: dict[str, SourceFacts] = {}
+        self.facts: dict[str, SourceReading] = {}
         self.plan: WritePlan | None = None
         self.plan_error: str | None = None
         self.last_result: WriteResult | None = None
@@ -355,7 +361,7 @@ class AmbiguityPicker(ModalScreen[None]):
         table = self.query_one(DataTable)
         keep_row = table.cursor_row if table.row_count else 0
         table.clear()
-        home = getattr(getattr(self.catalog, "env", None), "home", None)
+        home = self.catalog.context.env.home
         for i, s in enumerate(self.sources, start=1):
             choice = self.choices.get(s.location)
             label = _CHOICE_LABEL[choice] if choice else "—"
@@ -377,7 +383,7 @@ class AmbiguityPicker(ModalScreen[None]):
                 Text(str(i)),
                 Text(label, style=style),
                 Text(s.provenance.value),
-                Text(visible(_home_short(root, home, getattr(self.catalog, "cwd", None)))),
+                Text(visible(_home_short(root, home, self.catalog.context.cwd))),
                 Text(visible(loc)),
                 Text(desc),
                 Text(f"{s.size:,} B", justify="right"),
@@ -411,12 +417,13 @@ class AmbiguityPicker(ModalScreen[None]):
     # ------------------------------------------------------------------ facts / diff
     @work(thread=True, exclusive=True, group="picker-facts", exit_on_error=False, description="lint sources")
     def load_facts(self, sources: tuple[Source, ...]) -> None:
-        """Read and lint every source off the event loop; posts :class:`FactsLoaded`."""
-        self.post_message(FactsLoaded({s.location: source_facts(s) for s in sources}))
+        """Read and lint every source off the event loop; posts :class:`SourcesRead`."""
+        lint = LintCache(self.catalog.host.lint_target)
+        self.post_message(SourcesRead({s.location: read_source(s, lint) for s in sources}))
 
-    @on(FactsLoaded)
-    def _facts_loaded(self, event: FactsLoaded) -> None:
-        self.facts.update(event.facts)
+    @on(SourcesRead)
+    def _sources_read(self, event: SourcesRead) -> None:
+        self.facts.update(event.readings)
         self._fill_table()
         self._show_diff()
 
@@ -464,19 +471,19 @@ class AmbiguityPicker(ModalScreen[None]):
         else:
             try:
                 self.plan = plan_resolution(self.sources, self.skill_name, self.choices, target=target.path,
-                                            config=getattr(self.catalog, "config", None))
+                                            config=self.catalog.config)
             except ConfigWriteError as exc:
                 self.plan_error = str(exc)
-            except Exception as exc:  # never crash the screen on a planning bug
-                self.plan_error = f"cannot plan: {type(exc).__name__}: {exc}"
+            except OSError as exc:
+                self.plan_error = f"cannot read {target.path}: {exc.strerror or exc}"
         self._show_plan()
 
     def _show_plan(self) -> None:
         target = self.target
-        home = getattr(getattr(self.catalog, "env", None), "home", None)
+        home = self.catalog.context.env.home
         parts: list[str | tuple[str, str] | Content] = [("target ", "bold")]
         if target is not None:
-            parts += [(target.kind, "$accent"), " ", visible(_home_short(target.path, home, getattr(self.catalog, "cwd", None)))]
+            parts += [(target.kind, "$accent"), " ", visible(_home_short(target.path, home, self.catalog.context.cwd))]
             others = [t.kind for i, t in enumerate(self.targets) if i != self.target_index]
             if others:
                 parts += [("\n  t switches to: " + ", ".join(others), "$foreground-muted")]
@@ -586,12 +593,12 @@ class AmbiguityPicker(ModalScreen[None]):
         except ConfigWriteError as exc:
             self.post_message(WriteDone(None, None, f"not written: {picker_advice(str(exc))}", error=True))
             return
-        except Exception as exc:
+        except OSError as exc:
             self.post_message(WriteDone(None, None, f"not written: {type(exc).__name__}: {exc}", error=True))
             return
         try:
             gen = self._generation_after(before)
-        except Exception as exc:
+        except OSError as exc:
             self.post_message(WriteDone(None, result, f"wrote {self._short(plan.target)}, but the rescan failed: {exc}",
                                         error=True))
             return
@@ -604,8 +611,8 @@ class AmbiguityPicker(ModalScreen[None]):
                 undone = f"undo failed: {exc}"
             try:
                 gen = self._generation_after(gen.number)
-            except Exception:
-                pass
+            except OSError as exc:
+                undone += f" (the rescan after the undo failed: {exc})"
             self.post_message(WriteDone(gen, None, "the catalog does not show the chosen outcome ("
                                         + "; ".join(problems) + f"); {undone}", error=True))
             return
@@ -617,14 +624,12 @@ class AmbiguityPicker(ModalScreen[None]):
 
     def _short(self, path: str) -> str:
         """``path`` with the home shown as ``~`` (status lines stay short)."""
-        home = getattr(getattr(self.catalog, "env", None), "home", None)
-        return _home_short(path, home)
+        return _home_short(path, self.catalog.context.env.home)
 
     def _generation_after(self, before: int) -> Generation:
         """The generation showing a write just made (one step: the watcher's when live)."""
-        follow = getattr(self.app, "generation_after_write", None)
-        if callable(follow):
-            return follow(self.catalog, before)
+        if self._after_write is not None:
+            return self._after_write(before)
         return self.catalog.refresh()
 
     def action_undo(self) -> None:
@@ -640,8 +645,6 @@ class AmbiguityPicker(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="picker-write", exit_on_error=False, description="undo write")
     def undo_write(self, result: WriteResult) -> None:
         """Restore the previous bytes (:func:`~skillshelf.core.configwrite.undo`) and rescan."""
-        from skillshelf.app.tui import undo_words
-
         before = self.catalog.current.number
         try:
             undo(result)
@@ -650,7 +653,7 @@ class AmbiguityPicker(ModalScreen[None]):
             return
         try:
             gen = self._generation_after(before)
-        except Exception as exc:
+        except OSError as exc:
             self.post_message(WriteDone(None, None, f"undone, but the rescan failed: {exc}", error=True))
             return
         words = undo_words(result).replace(result.target, self._short(result.target), 1)
@@ -662,7 +665,7 @@ class AmbiguityPicker(ModalScreen[None]):
         if not (event.error and event.result is None):
             # a failure that wrote nothing keeps the previous write undoable
             self.last_result = event.result
-            setattr(self.app, "last_write", event.result)
+            self.post_message(self.Written(event.result))
         if event.generation is not None:
             self.generation = event.generation
             self.sources = [s for s in event.generation.sources if s.name == self.skill_name]
@@ -670,21 +673,11 @@ class AmbiguityPicker(ModalScreen[None]):
                 self.choices.setdefault(s.location, Choice.KEEP if s.enabled else Choice.DISABLE)
             self._fill_table()
             self._show_diff()
-            self._refresh_main()
         self.refresh_targets()
         self._replan()
         self._set_status(event.message, error=event.error)
         self.notify(visible(event.message, multiline=True), severity="error" if event.error else "information",
                     timeout=6, markup=False)
-
-    def _refresh_main(self) -> None:
-        """Let the main screen show the published generation (it also follows ``subscribe``)."""
-        try:
-            main = self.app.main_screen  # type: ignore[attr-defined]
-        except (AttributeError, LookupError):
-            return
-        if main.catalog is self.catalog:
-            main.load_catalog(refresh=False)
 
     def action_close(self) -> None:
         if not self._busy:

@@ -2,7 +2,7 @@
 generation, grouped by kind (SPEC K1 "the browser still starts and shows it", D2 uncovered-folder
 hints, D4 scan warnings, R remote failures, H3 kept-last-valid, F6 rejected files).
 
-The entries come from :func:`skillshelf.app.sourceinfo.problems` (pure, folded so nothing is
+The entries come from :func:`skillshelf.app.problems.problems` (pure, folded so nothing is
 listed twice). Each shows a severity glyph (``✗`` error, ``⚠`` warning, ``•`` note), the exact
 message, the path / URL / variable it is about and the hint, all as plain ``Content`` made
 visible (SPEC X1: no markup, control characters shown). ``enter`` on an entry that names a skill
@@ -23,7 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from skillshelf.app.sourceinfo import REJECTED_KIND, Problem, problems_summary
+from skillshelf.app.problems import REJECTED_KIND, Problem, problems_summary
 from skillshelf.core.model import Severity
 from skillshelf.core.textsafe import visible
 
@@ -119,7 +119,11 @@ class ProblemsScreen(ModalScreen[str | None]):
     def entry_texts(self) -> list[str]:
         """Every option as plain text (group titles and entries, in order; for tests)."""
         lst = self.query_one(OptionList)
-        return [Content.assemble(lst.get_option_at_index(i).prompt).plain for i in range(lst.option_count)]
+        texts = []
+        for i in range(lst.option_count):
+            prompt = lst.get_option_at_index(i).prompt
+            texts.append(prompt.plain if isinstance(prompt, Content) else str(prompt))
+        return texts
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -10,18 +10,23 @@ the index text itself, and the selected-body budget for that window
 (``selected_budget_tokens``, tokens, U2). ``maxContextTokens`` wins over the window (U1): clear
 that box to see the window's effect.
 
-``enter`` applies both boxes to the session (``App.apply_session_budget``: the window and
-``maxContextTokens``; an empty ``maxContextTokens`` box means unset for the session): the main
-screen's meters, the index preview (``i``) and the next what-if start from them, and the dialog's
-``now:`` line shows the session values at once. No configuration file is changed. ``escape``
-closes.
+``enter`` applies both boxes to the session (posts :class:`WhatIfScreen.Applied` with a
+:class:`~skillshelf.app.budgets.SessionBudget`; an empty ``maxContextTokens`` box means unset for
+the session): the main screen's meters, the index preview (``i``) and the next what-if start
+from them, and the dialog's ``now:`` line shows the session values at once. No configuration file
+is changed. ``escape`` closes.
+
+Hosts with several render forms (:attr:`Feature.FORMS <skillshelf.core.hosts.base.Feature.FORMS>`)
+are budgeted with SPEC U1 and P5 as above; any other host's catalog comes from its session
+(:meth:`HostSession.catalog <skillshelf.core.hosts.base.HostSession.catalog>` for the window; a
+host without a budget says so). The ``maxContextTokens`` box is shown only for hosts with a
+configuration (:attr:`Feature.CONFIG <skillshelf.core.hosts.base.Feature.CONFIG>`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -34,21 +39,22 @@ from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from skillshelf.app.screens.index_preview import TruncatedEntry, index_budget_for, truncated_entries
-from skillshelf.app.sourceinfo import FROM_CONFIG
+from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, index_budget
+from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.screens.index_preview import TruncatedEntry, truncated_entries
+from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
+from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.budget import index_budget_chars, selected_budget_tokens
+from skillshelf.core.hosts.base import EntryState, Feature
 from skillshelf.core.model import Generation
 from skillshelf.core.render import Budgeted, Form, render_budgeted
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.budget_meter import BudgetMeter
 
-__all__ = ["PRESETS", "WhatIf", "WhatIfScreen", "compute_whatif", "parse_tokens"]
+__all__ = ["PRESETS", "WhatIf", "WhatIfScreen", "compute_whatif", "host_whatif", "parse_tokens"]
 
 #: Context-window presets in tokens, in key order (``1``–``4``).
 PRESETS: tuple[tuple[str, int], ...] = (("32k", 32_000), ("128k", 128_000), ("200k", 200_000), ("1M", 1_000_000))
-#: Debounce for typing in the boxes, seconds.
-TYPING_DELAY = 0.1
-
 _NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$")
 
 
@@ -70,15 +76,18 @@ def parse_tokens(text: str) -> int | None:
 @dataclass(frozen=True)
 class WhatIf:
     """One what-if outcome: inputs ``context_window`` / ``max_context_tokens`` (tokens or
-    ``None``), ``budget`` (index characters, U1), the index ``result`` (P5), its ``truncated``
-    entries, and ``selected_budget`` (tokens, U2)."""
+    ``None``), ``budget`` (catalog characters, U1; ``None``: the host has no budget), the catalog
+    ``text``, the ``truncated`` descriptions and the ``omitted`` names, ``selected_budget``
+    (tokens, U2; ``None``: none) and, for hosts with render forms, the index ``result`` (P5)."""
 
     context_window: int | None
     max_context_tokens: int | None
-    budget: int
-    result: Budgeted
+    budget: int | None
+    text: str
     truncated: tuple[TruncatedEntry, ...]
-    selected_budget: int
+    omitted: tuple[str, ...]
+    selected_budget: int | None
+    result: Budgeted | None = None
 
 
 def compute_whatif(generation: Generation, *, context_window: int | None, max_context_tokens: int | None,
@@ -89,7 +98,26 @@ def compute_whatif(generation: Generation, *, context_window: int | None, max_co
     result = render_budgeted(entries, Form.INDEX, budget)
     selected = selected_budget_tokens(context_window=context_window,
                                       max_selected_context_tokens=max_selected_context_tokens)
-    return WhatIf(context_window, max_context_tokens, budget, result, truncated_entries(entries, result), selected)
+    return WhatIf(context_window, max_context_tokens, budget, result.text, truncated_entries(entries, result),
+                  tuple(result.omitted_names), selected, result)
+
+
+def host_whatif(catalog: AppCatalog, generation: Generation, *, context_window: int | None) -> WhatIf:
+    """The catalog of ``generation`` as the host builds it for ``context_window`` tokens (hosts
+    without render forms): its text, budget, cut descriptions (original length → shown length)
+    and omitted names."""
+    session = catalog.session
+    model = session.catalog(generation, context_window=context_window)
+    by_location = {s.location: s for s in generation.sources}
+    cuts = []
+    for e in model.entries:
+        if e.state in (EntryState.CUT, EntryState.NAME_ONLY):
+            source = by_location.get(e.location)
+            original = len(" ".join((source.description or "").split())) if source is not None else 0
+            cuts.append(TruncatedEntry(e.name, e.location, original, len(e.shown or ""), 0, (0, 0)))
+    omitted = tuple(e.name for e in model.entries if e.state is EntryState.OMITTED)
+    return WhatIf(context_window, None, model.budget, model.text, tuple(cuts), omitted,
+                  session.selected_budget(context_window))
 
 
 class WhatIfComputed(Message):
@@ -101,9 +129,16 @@ class WhatIfComputed(Message):
         self.whatif = whatif
 
 
-class WhatIfScreen(ModalScreen[None]):
-    """The what-if panel (module docstring). ``context_window``: the starting window in tokens
-    (session value, else the catalog's; ``None`` = unknown). :attr:`current` is the last outcome."""
+class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
+    """The what-if panel (module docstring). ``budget``: the session's what-if values in force
+    (the boxes start from them, else from the catalog's). :attr:`current` is the last outcome."""
+
+    class Applied(Message):
+        """``enter``: use ``budget`` for this session."""
+
+        def __init__(self, budget: SessionBudget) -> None:
+            super().__init__()
+            self.budget = budget
 
     DEFAULT_CSS = """
     WhatIfScreen { align: center middle; }
@@ -133,21 +168,21 @@ class WhatIfScreen(ModalScreen[None]):
         Binding("q", "close", "Close", show=False, id="whatif.close-q"),
     ]
 
-    def __init__(self, catalog: Any, generation: Generation, *, context_window: int | None = None,
-                 max_context_tokens: Any = FROM_CONFIG) -> None:
+    def __init__(self, catalog: AppCatalog, generation: Generation, *, budget: SessionBudget = NO_WHAT_IF,
+                 timings: Timings = DEFAULT_TIMINGS) -> None:
         super().__init__()
         self.catalog = catalog
         self.generation = generation
-        config = getattr(catalog, "config", None)
-        self.config_mct: int | None = getattr(config, "max_context_tokens", None)
-        self.config_mst: int | None = getattr(config, "max_selected_context_tokens", None)
-        self.catalog_window: int | None = getattr(catalog, "context_window", None)
-        #: Session values in force when opened / after ``enter`` (``None`` window = the catalog's;
-        #: :data:`FROM_CONFIG` maxContextTokens = the configuration's).
-        self.session_window: int | None = context_window
-        self.session_mct: Any = max_context_tokens
-        self.start_window = context_window if context_window is not None else self.catalog_window
-        self.start_mct = self.config_mct if max_context_tokens is FROM_CONFIG else max_context_tokens
+        self.timings = timings
+        self.forms = Feature.FORMS in catalog.host.features
+        self.has_config = Feature.CONFIG in catalog.host.features
+        self.config_mct: int | None = catalog.config.max_context_tokens
+        self.config_mst: int | None = catalog.config.max_selected_context_tokens
+        self.catalog_window: int | None = catalog.context.context_window
+        #: Session values in force when opened / after ``enter``.
+        self.session = budget
+        self.start_window = budget.context_window if budget.context_window is not None else self.catalog_window
+        self.start_mct = budget.max_context_tokens if budget.replaces_max_context_tokens else self.config_mct
         self.current: WhatIf | None = None
         self._seq = 0
         self._timer: Timer | None = None
@@ -164,7 +199,7 @@ class WhatIfScreen(ModalScreen[None]):
                 yield Label("window")
                 yield Input(str(self.start_window) if self.start_window else "", placeholder="e.g. 128k",
                             id="wi-window")
-                yield Label(" maxContextTokens")
+                yield Label(" maxContextTokens", id="wi-mct-label")
                 yield Input(str(self.start_mct) if self.start_mct else "", placeholder="unset", id="wi-mct")
             yield Static(id="wi-now", markup=False)
             yield BudgetMeter(id="wi-meter")
@@ -177,7 +212,9 @@ class WhatIfScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#wi-cuts").border_title = "Truncated / dropped"
-        self.query_one(BudgetMeter).label = "what-if index"
+        self.query_one(BudgetMeter).label = f"what-if {self.catalog.host.labels.catalog}"
+        for widget_id in ("#wi-mct", "#wi-mct-label"):
+            self.query_one(widget_id).display = self.has_config
         self._show_now()
         self.query_one("#wi-cuts").focus()
         self.recompute()
@@ -186,25 +223,19 @@ class WhatIfScreen(ModalScreen[None]):
         """The ``now:`` line: the index budget in force (the session values when set, else the
         catalog's), its ``maxContextTokens`` and window, each marked ``session`` when it comes
         from an applied what-if."""
-        try:
-            if self.session_window is None and self.session_mct is FROM_CONFIG:
-                now = int(getattr(self.catalog, "index_budget", 0) or 0)
-            else:
-                from skillshelf.app.sourceinfo import WindowCatalog
-
-                now = int(WindowCatalog(self.catalog, self.session_window, self.session_mct).index_budget)
-        except (TypeError, ValueError, AttributeError):
-            now = 0
-        parts = [f"now: index budget {now:,} chars"]
-        if self.session_mct is FROM_CONFIG:
+        now = index_budget(self.catalog, self.session)
+        label = self.catalog.host.labels.catalog
+        parts = [f"now: {label} budget {now:,} chars" if now is not None else f"now: {label} has no budget"]
+        session = self.session
+        if not session.replaces_max_context_tokens:
             if self.config_mct is not None:
                 parts.append(f"config maxContextTokens {self.config_mct:,} (wins over the window, U1)")
-        elif self.session_mct is None:
+        elif session.max_context_tokens is None:
             parts.append("session maxContextTokens unset")
         else:
-            parts.append(f"session maxContextTokens {self.session_mct:,} (wins over the window, U1)")
-        if self.session_window is not None:
-            parts.append(f"session window {self.session_window:,} tok")
+            parts.append(f"session maxContextTokens {session.max_context_tokens:,} (wins over the window, U1)")
+        if session.context_window is not None:
+            parts.append(f"session window {session.context_window:,} tok")
         else:
             parts.append(f"window {self.catalog_window:,} tok" if self.catalog_window else "window unknown")
         return " · ".join(parts)
@@ -228,7 +259,11 @@ class WhatIfScreen(ModalScreen[None]):
     def _typed(self, event: Input.Changed) -> None:
         if self._timer is not None:
             self._timer.stop()
-        self._timer = self.set_timer(TYPING_DELAY, self.recompute)
+            self._timer = None
+        if self.timings.typing_debounce <= 0:
+            self.recompute()
+        else:
+            self._timer = self.set_timer(self.timings.typing_debounce, self.recompute)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -255,9 +290,13 @@ class WhatIfScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="whatif", exit_on_error=False, description="what-if")
     def run_whatif(self, seq: int, window: int | None, mct: int | None) -> None:
-        self.post_message(WhatIfComputed(seq, compute_whatif(
-            self.generation, context_window=window, max_context_tokens=mct,
-            max_selected_context_tokens=self.config_mst)))
+        """One :class:`WhatIf` for the boxes' values; posts :class:`WhatIfComputed`."""
+        if self.forms:
+            whatif = compute_whatif(self.generation, context_window=window, max_context_tokens=mct,
+                                    max_selected_context_tokens=self.config_mst)
+        else:
+            whatif = host_whatif(self.catalog, self.generation, context_window=window)
+        self.post_message(WhatIfComputed(seq, whatif))
 
     @on(WhatIfComputed)
     def _computed(self, event: WhatIfComputed) -> None:
@@ -265,37 +304,44 @@ class WhatIfScreen(ModalScreen[None]):
             return
         w = event.whatif
         self.current = w
-        r = w.result
         meter = self.query_one(BudgetMeter)
-        meter.used, meter.limit, meter.tokens = len(r.text), w.budget, None
-        meter.truncated, meter.omitted = r.truncated, r.omitted
+        meter.used, meter.limit, meter.tokens = len(w.text), w.budget, None
+        meter.truncated, meter.omitted = len(w.truncated), len(w.omitted)
         meter.message, meter.pending = "", False
-        if w.max_context_tokens is not None:
-            why = f"maxContextTokens {w.max_context_tokens:,} → min(v, 10,000) × 4"
-        elif w.context_window is not None:
-            why = f"2% of a {w.context_window:,}-token window"
-        else:
-            why = "no window, no maxContextTokens: the 8,000 default"
         window = f"a {w.context_window:,}-token window" if w.context_window else "an unknown window"
+        label = self.catalog.host.labels.catalog
+        if w.budget is None:
+            budget_part = f"no budget for {window}   "
+        else:
+            if not self.forms:
+                why = f"the host's rule for {window}"
+            elif w.max_context_tokens is not None:
+                why = f"maxContextTokens {w.max_context_tokens:,} → min(v, 10,000) × 4"
+            elif w.context_window is not None:
+                why = f"2% of a {w.context_window:,}-token window"
+            else:
+                why = "no window, no maxContextTokens: the 8,000 default"
+            budget_part = f"{w.budget:,} chars ({why})   "
+        selected = (f"{w.selected_budget:,} tok for {window} (U2)" if w.selected_budget is not None
+                    else "no selected-body budget")
         self.query_one("#wi-bodies", Static).update(Content.assemble(
-            ("index budget ", "bold"), f"{w.budget:,} chars ({why})   ",
-            ("selected bodies ", "bold"), f"{w.selected_budget:,} tok for {window} (U2)"))
+            (f"{label} budget ", "bold"), budget_part, ("selected bodies ", "bold"), selected))
         options: list[Option] = []
         for t in w.truncated:
             options.append(Option(Content.assemble(
                 ("✂ ", "$warning"), visible(t.name), f"  {t.original:,} → {t.cap:,}")))
-        for name in r.omitted_names:
+        for name in w.omitted:
             options.append(Option(Content.assemble(("✗ ", "$error"), visible(name), ("  over budget", "$error"))))
         if not options:
             options.append(Option(Content("every skill fits in full"), disabled=True))
         self.query_one("#wi-cuts", OptionList).set_options(options)
-        self.query_one("#wi-text", TextArea).load_text(visible(r.text, multiline=True))
+        self.query_one("#wi-text", TextArea).load_text(visible(w.text, multiline=True))
 
     # ------------------------------------------------------------------ actions
     def action_apply_session(self) -> None:
         """``enter`` (a priority binding, so it works from the boxes and the list): use both boxes'
-        values for the session (``App.apply_session_budget``: window and ``maxContextTokens``).
-        On a focused preset button it presses the button instead."""
+        values for the session (posts :class:`Applied`). On a focused preset button it presses
+        the button instead."""
         if isinstance(self.focused, Button):
             self.focused.press()
             return
@@ -306,18 +352,14 @@ class WhatIfScreen(ModalScreen[None]):
             return
         window, typed_mct = values
         # the configuration's own value typed back (or left as shown) is no session override
-        mct: Any = FROM_CONFIG if typed_mct == self.config_mct else typed_mct
-        apply = getattr(self.app, "apply_session_budget", None)
-        if callable(apply):
-            apply(window, mct)
-        else:
-            setattr(self.app, "session_context_window", window)
-        self.session_window, self.session_mct = window, mct
+        replaces = self.has_config and typed_mct != self.config_mct
+        self.session = SessionBudget(window, typed_mct if replaces else None, replaces)
+        self.post_message(self.Applied(self.session))
         self._show_now()
         shown = f"{window:,} tokens" if window else "unknown"
         limit = f"{typed_mct:,}" if typed_mct is not None else "unset"
-        self.notify(f"Session: context window {shown}, maxContextTokens {limit} (meters and index preview use "
-                    "them; no file changed).", timeout=4)
+        what = f"context window {shown}" + (f", maxContextTokens {limit}" if self.has_config else "")
+        self.notify(f"Session: {what} (meters and index preview use them; no file changed).", timeout=4)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -10,14 +10,24 @@ from types import MappingProxyType
 from typing import Mapping
 
 from skillshelf.core.hosts.base import Host
+from skillshelf.core.hosts.claude import CLAUDE
 from skillshelf.core.hosts.codex import CODEX
+from skillshelf.core.hosts.gemini import GEMINI
+from skillshelf.core.hosts.opencode import OPENCODE
 from skillshelf.core.hosts.zhin import ZHIN
 from skillshelf.core.hosts.zuno import ZUNO
 
 __all__ = ["DEFAULT_HOST", "HOSTS", "UnknownHostError", "get_host", "host_names", "next_host"]
 
 #: Every registered host by name, in registry order (CLI choices, ``h`` cycle, help).
-HOSTS: Mapping[str, Host] = MappingProxyType({h.name: h for h in (ZUNO, ZHIN, CODEX)})
+HOSTS: Mapping[str, Host] = MappingProxyType({h.name: h for h in (
+    ZUNO,
+    ZHIN,
+    CLAUDE,
+    CODEX,
+    OPENCODE,
+    GEMINI,
+)})
 
 #: The host used when none is named.
 DEFAULT_HOST: Host = ZUNO

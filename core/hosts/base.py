@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Protocol, Sequence, runtime_checkable
 
 from skillshelf.core.config import Config
-from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Root, Source
+from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Root, Severity, Source
 from skillshelf.core.paths import Environment
 
 if TYPE_CHECKING:
@@ -28,12 +28,14 @@ if TYPE_CHECKING:
 __all__ = [
     "CatalogEntry",
     "EntryState",
+    "Fact",
     "Feature",
     "Host",
     "HostCatalog",
     "HostContext",
     "HostLabels",
     "HostSession",
+    "LoadedPage",
     "RootPlan",
     "SkillToolLike",
     "Verdict",
@@ -196,6 +198,48 @@ class HostCatalog:
         return sum(1 for e in self.entries if e.state in (EntryState.LISTED, EntryState.CUT, EntryState.NAME_ONLY))
 
 
+@dataclass(frozen=True)
+class Fact:
+    """One host-specific line of the source pane (:meth:`HostSession.source_facts`).
+
+    ``label`` (a short word, ``catalog``, ``tools``) and ``value`` (one line); ``detail``: lines
+    shown indented under it (each locked tool, a hint); ``severity``: ``WARNING`` / ``ERROR``
+    colour the value, ``None`` is plain. Text is raw: views make it visible (SPEC X1).
+    """
+
+    label: str
+    value: str
+    detail: tuple[str, ...] = ()
+    severity: Severity | None = None
+
+
+@dataclass(frozen=True)
+class LoadedPage:
+    """One page of what the host hands the model when a skill is loaded (:meth:`HostSession.load_page`).
+
+    ``text``: exactly that page (``""`` on a refusal); ``next_cursor``: pass it back for the next
+    page, ``None`` on the last one (``complete`` True); ``label`` names what was called, in the
+    host's terms (``skill tool load``, ``load_skill text``). ``error``: the host's refusal
+    sentence (``error_code`` its code, ``bodyless``) — the skill cannot be loaded as asked.
+    ``body``: the skill's own text inside ``text`` when the host wraps it in lines of its own
+    (the body-only view), ``None`` when ``text`` is shown as is; ``first_line``: the file's line
+    number where ``body`` (or ``text``) starts, when known; ``pages``: the page count, when known.
+    ``injected``: on the first page, the text the host adds to *every* prompt for this skill
+    without it being loaded (Zhin's ``always: true``, SPEC Z5, U2–U3), else ``None``.
+    """
+
+    text: str
+    next_cursor: str | None
+    complete: bool
+    label: str
+    error: str | None = None
+    error_code: str = ""
+    body: str | None = None
+    first_line: int | None = None
+    pages: int | None = None
+    injected: str | None = None
+
+
 @runtime_checkable
 class SkillToolLike(Protocol):
     """A host's skill tool: one request (the JSON object the model sends) → one result.
@@ -250,6 +294,19 @@ class HostSession(Protocol):
                 budget: int | None = None) -> HostCatalog:
         """The model catalog of ``generation``: ``context_window`` tokens overrides the
         session's, ``budget`` characters overrides the host's rule."""
+        ...
+
+    def source_facts(self, source: Source) -> tuple[Fact, ...]:
+        """What this host alone says about ``source`` for the source pane (``()`` when nothing);
+        may read the skill's folder. Never raises for file-system problems."""
+        ...
+
+    def load_page(self, source: Source, cursor: str | None = None, *, resource: str | None = None) -> LoadedPage:
+        """One page of what the host hands the model when ``source`` is loaded (as if it were
+        enabled and listed: the browser shows every source's body). ``cursor``: the previous
+        page's ``next_cursor`` (``None`` = the first page). ``resource``: a file of the skill
+        folder (relative, ``/``-separated) instead of the body; a host that hands over no files
+        answers with ``error``. Refusals come back as ``error``, never raised."""
         ...
 
 

@@ -27,11 +27,14 @@ from typing import Callable, Hashable, Iterable, Mapping, Sequence
 from skillshelf.core.config import Config
 from skillshelf.core.digest import compute_digest
 from skillshelf.core.fileread import read_regular
+from skillshelf.core.frontmatter import split_document
 from skillshelf.core.hosts.base import (
+    Fact,
     Feature,
     HostCatalog,
     HostContext,
     HostLabels,
+    LoadedPage,
     RootPlan,
     SkillToolLike,
     Verdict,
@@ -90,10 +93,13 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
     a folder holding a ``SKILL.md`` is not descended into (the client treats it as one skill).
     Siblings are visited in name order. Problems (unreadable folders, loops, dangling links)
     become warnings labelled as skillshelf's observations; the client itself is silent.
+    A root the client does not read here (``root.unread``) yields nothing.
     Never raises for file-system problems.
     """
     found: list[Found] = []
     warnings: list[CatalogWarning] = []
+    if root.unread:
+        return found, warnings
     top = root.scan_dir
     try:
         if not os.path.isdir(top):
@@ -140,7 +146,7 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
                     continue
                 if name.startswith(".") and not root.dot:
                     continue
-                if name in root.skip:
+                if root.skips(name):
                     continue
                 if is_link:
                     try:
@@ -315,19 +321,46 @@ class ClientSession:
         rule = self._host.budget_rule(window) if budget is None else f"--budget {budget:,} characters"
         return replace(result, budget=chars, budget_rule=rule)
 
+    def source_facts(self, source: Source) -> tuple[Fact, ...]:
+        """Nothing beyond the shared fields (status, shadowed copies and reasons are on the
+        source itself)."""
+        return ()
+
+    def load_page(self, source: Source, cursor: str | None = None, *, resource: str | None = None) -> LoadedPage:
+        """The ``SKILL.md`` body as one page (what a client reads when the skill is invoked,
+        frontmatter removed); resource files are read by the client's own file tools, so
+        ``resource`` is refused."""
+        label = "SKILL.md body"
+        if resource is not None:
+            return LoadedPage("", None, True, label, error_code="no-resources",
+                              error=f"{self._host.client} reads a skill's other files with its own file tools")
+        if source.body is not None:  # a skill shipped inside the client
+            return LoadedPage(source.body, None, True, label, pages=1)
+        try:
+            split = split_document(read_regular(source.location, MAX_SKILL_BYTES).decode("utf-8", errors="replace"))
+        except OSError as exc:
+            return LoadedPage("", None, True, label, error=f"cannot read {source.location}: {exc.strerror or exc}",
+                              error_code="unreadable")
+        return LoadedPage(split.body, None, True, label, first_line=split.body_line or 1, pages=1)
+
     def watch_targets(self) -> WatchTargets:
         """Every root's scan directory (watched through its nearest ancestor while missing)."""
         plan = self._plan or self._host.roots(self._context)
         dirs = tuple(dict.fromkeys(r.scan_dir for r in plan.roots))
         return WatchTargets(roots=dirs, names=frozenset({SKILL_FILENAME}))
 
+    def _walk(self, root: Root) -> tuple[list[Found], list[CatalogWarning]]:
+        """One root's matches (:func:`walk_root` by default; a session may walk its own way)."""
+        return walk_root(root, stop_at_skill=self._host.stop_at_skill)
+
     def _found(self, plan: RootPlan) -> tuple[list[Found], list[CatalogWarning], dict[str, list[str]]]:
         found: list[Found] = []
         warnings: list[CatalogWarning] = []
         aliases: dict[str, list[str]] = {}
         first: dict[str, Found] = {}
+        spelled: set[str] = set()
         for root in plan.roots:
-            matches, notes = walk_root(root, stop_at_skill=self._host.stop_at_skill)
+            matches, notes = self._walk(root)
             warnings.extend(notes)
             for f in matches:
                 if self._host.fold_aliases:
@@ -338,16 +371,21 @@ class ClientSession:
                         continue
                     first[f.canonical] = f
                     aliases[f.location] = []
+                elif f.location in spelled:
+                    continue  # the same spelling reached through two roots is one file to every client
+                spelled.add(f.location)
                 found.append(f)
         return found, warnings, aliases
 
-    def build(self, previous: Generation | None, changed: frozenset[str] | None,
-              watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
-        """Rescan every root (``changed`` is not used) and build the next generation."""
-        host, ctx = self._host, self._context
-        plan = host.roots(ctx)
-        self._plan = plan
-        found, scan_warnings, aliases = self._found(plan)
+    def _plan_roots(self) -> RootPlan:
+        """The roots of this build (the host's :meth:`ClientHost.roots` by default)."""
+        return self._host.roots(self._context)
+
+    def _read(self, found: Sequence[Found], aliases: Mapping[str, Sequence[str]]
+              ) -> tuple[list[Source], list[Rejected], list[CatalogWarning]]:
+        """Read every found file and ask the host's parser: accepted sources, rejected files and
+        one warning per rejection."""
+        host = self._host
         sources: list[Source] = []
         rejected: list[Rejected] = []
         file_warnings: list[CatalogWarning] = []
@@ -383,7 +421,22 @@ class ClientSession:
                 content_sha256=sha, size=size, mtime=mtime, frontmatter=dict(verdict.frontmatter),
                 diagnostics=verdict.diagnostics,
             ))
-        ordered = host.order(host.arbitrate(sources))
+        return sources, rejected, file_warnings
+
+    def _settle(self, sources: Sequence[Source], rejected: Sequence[Rejected]) -> tuple[Source, ...]:
+        """The listed sources in the host's order after its precedence (``arbitrate`` then
+        ``order`` by default; ``rejected`` is there for hosts whose outcome depends on them)."""
+        return self._host.order(self._host.arbitrate(sources))
+
+    def build(self, previous: Generation | None, changed: frozenset[str] | None,
+              watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
+        """Rescan every root (``changed`` is not used) and build the next generation."""
+        host, ctx = self._host, self._context
+        plan = self._plan_roots()
+        self._plan = plan
+        found, scan_warnings, aliases = self._found(plan)
+        sources, rejected, file_warnings = self._read(found, aliases)
+        ordered = self._settle(sources, rejected)
         warnings = list(plan.warnings) + scan_warnings + file_warnings + list(watch_warnings)
         number = 1 if previous is None else previous.number + 1
         return Generation(

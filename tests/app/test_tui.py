@@ -6,17 +6,23 @@ import html
 import re
 
 import pytest
-from textual.widgets import Input
+from textual.notifications import Notify
+from textual.widgets import Input, TextArea
 
+from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.screens.help import HelpScreen
 from skillshelf.app.screens.main import MainScreen
-from skillshelf.app.tui import SkillshelfApp, display_path
+from skillshelf.app.tui import display_path
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.filter import FilterIndex
+from skillshelf.core.paths import Environment
 from skillshelf.core.render import Form, render_budgeted
 from skillshelf.core.tokens import TokenCounter
 from skillshelf.widgets.budget_meter import BudgetMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.source_pane import SourcePane
 
+from conftest import settle, tui_app
 from tui_fixtures import X1_DESCRIPTION, FakeCatalog
 
 SIZE = (120, 40)
@@ -27,16 +33,8 @@ def catalog(tmp_path):
     return FakeCatalog(tmp_path)
 
 
-def make_app(catalog) -> SkillshelfApp:
-    return SkillshelfApp(lambda: catalog, host="zuno", cwd_display="~/w")
-
-
-async def settle(app, pilot) -> None:
-    """Let catalog and body workers finish and their messages land."""
-    for _ in range(3):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
+def make_app(catalog):
+    return tui_app(lambda: catalog, host="zuno", cwd_display="~/w")
 
 
 def shown_names(app) -> list[str]:
@@ -54,9 +52,9 @@ async def test_header_rows_and_meter(catalog):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         text = screen_text(app)
-        assert "skillshelf ─ host zuno ─ ~/w ─ generation 1 ─ 5 sources · 1 ambiguous · 1 broken" in text
+        assert "skillshelf ─ host zuno · Zuno 0.10.3 ─ ~/w ─ generation 1 ─ 5 sources · 1 ambiguous · 1 broken" in text
         lst = app.screen.query_one(CatalogList)
-        assert lst.option_count == 6
+        assert lst.line_count == 6
         assert shown_names(app) == ["docx", "pdf", "pdf", "code-review", "xlsx", "broken-one"]
         states = [app.main_screen.rows[i].state + app.main_screen.rows[i].flag for i in lst.order]
         # code-review has no description: the host accepts it, spec lint (F5) flags an error
@@ -78,11 +76,11 @@ async def test_filter_narrows_and_escape_clears(catalog):
         await pilot.press("slash")
         assert isinstance(app.focused, Input)
         await pilot.press("p", "d", "f")
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert shown_names(app) == ["pdf", "pdf"]
         assert "Catalog (2 matches · 6 rows) · sort relevance" in screen_text(app)
         app.screen.query_one("#filter", Input).value = "spredsheet"  # typo, description match
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert shown_names(app) == ["xlsx"]
         await pilot.press("escape")
         await pilot.pause()
@@ -157,7 +155,7 @@ async def test_help_opens_and_closes(catalog):
         assert "next ambiguous name (conflict)" in screen_text(app)
         text = app.screen.query_one("#help-text").content.plain  # the whole (scrollable) help
         assert "↺  kept-last-valid" in text
-        for keys in ("s", "g", "]", "[", "v", "R", "p"):  # issue 2-4, 8 bindings are listed
+        for keys in ("s", "g", "]", "[", "v", "R", "p"):  # sort, agents, pages, raw, files, pull are listed
             assert f"\n  {keys:<10}" in text
         await pilot.press("escape")
         await pilot.pause()
@@ -213,11 +211,11 @@ async def test_loading_indicator_while_catalog_opens(catalog):
         gate.wait(10)
         return catalog
 
-    app = SkillshelfApp(slow_open, host="zuno", cwd_display="~/w")
+    app = tui_app(slow_open, host="zuno", cwd_display="~/w")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.screen.query_one(CatalogList).loading is True
-        assert "skillshelf ─ host zuno ─ ~/w ─ loading…" in screen_text(app)
+        assert "skillshelf ─ host zuno · Zuno 0.10.3 ─ ~/w ─ loading…" in screen_text(app)
         gate.set()
         await settle(app, pilot)
         assert app.screen.query_one(CatalogList).loading is False
@@ -228,7 +226,7 @@ async def test_open_failure_is_shown_not_raised(tmp_path):
     def broken_open():
         raise OSError("disk on fire")
 
-    app = SkillshelfApp(broken_open, host="zuno", cwd_display="~/w")
+    app = tui_app(broken_open, host="zuno", cwd_display="~/w")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert "cannot open the catalog: OSError: disk on fire" in app.screen.query_one(SourcePane).details_text
@@ -240,7 +238,64 @@ async def test_letters_typed_in_filter_are_text_not_commands(catalog):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("slash", "r", "n", "q", "j")
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert app.screen.query_one("#filter", Input).value == "rnqj"
         assert catalog.refreshes == 0
         assert isinstance(app.screen, MainScreen)
+
+
+async def test_filter_counts_no_match_sort_column_copy_and_line_numbers(tmp_path):
+    catalog = FakeCatalog(tmp_path)
+    messages: list = []
+    app = tui_app(lambda: catalog, host="zuno", cwd_display="~/w")
+    async with app.run_test(size=(130, 40), message_hook=messages.append) as pilot:
+        await settle(app, pilot)
+        main = app.main_screen
+        main.catalog_pane.filter_limit = 2
+        pane = main.query_one(SourcePane)
+        lst = main.query_one(CatalogList)
+        title = lambda: main.query_one("#catalog-pane").border_title  # noqa: E731
+        # docx: its body starts on line 5 of the file (after 4 frontmatter lines)
+        assert main.selected_row().name == "docx"
+        area = pane.query_one("#source-body", TextArea)
+        assert (pane.body_text, area.line_number_start, area.show_cursor) == ("# Docx body\n", 5, False)
+        # the true match count, never the capped one
+        box = main.query_one("#filter", Input)
+        box.value = "e"
+        main.apply_filter()
+        hits = len(FilterIndex([r.item for r in main.rows]).search("e", 100))
+        assert hits > 2 and lst.line_count == 2
+        assert title() == f"Catalog (2 shown of {hits} matches · 6 rows) · sort relevance"
+        assert main.query_one("#no-match").display is False
+        box.value = "zzqqxx"
+        main.apply_filter()
+        assert lst.line_count == 0 and title() == "Catalog (0 matches · 6 rows) · sort relevance"
+        no_match = main.query_one("#no-match")
+        assert no_match.display is True
+        assert no_match.content.plain == "no skills match `zzqqxx`  (esc clears the filter)"
+        box.value = ""
+        main.apply_filter()
+        # size sort: the key shows in its own column
+        main.sort = "provenance"
+        await pilot.press("s")
+        assert main.sort == "size"
+        first = lst.line_content(0).plain
+        assert "      52 B " in first and first.split()[1] == "docx"
+        # c: copy the locator, honestly worded
+        await pilot.press("c")
+        assert app.clipboard == main.selected_row().location
+        notes = [m.notification.message for m in messages if isinstance(m, Notify)]
+        assert notes[-1] == f"Locator sent to the terminal clipboard (OSC 52): {main.selected_row().location}"
+        # a rejected file: its own line numbers, the note above the text (not in it)
+        main.jump_to_row(next(i for i, r in enumerate(main.rows) if r.rejected))
+        await settle(app, pilot)
+        assert pane.body_text == "---\nname: broken-one\ndescription: a: b: c\n---\n"
+        assert area.line_number_start == 1
+        assert pane.body_note == "rejected by the host: the skill tool cannot load it; the file is shown as is"
+
+
+def test_fakes_and_the_real_catalog_are_app_catalogs(tmp_path):
+    assert isinstance(FakeCatalog(tmp_path), AppCatalog)
+    (tmp_path / "real").mkdir()
+    real = Catalog.open(str(tmp_path / "real"), env=Environment.from_mapping({"HOME": str(tmp_path)}), pull_remote=False)
+    assert isinstance(real, AppCatalog)

@@ -1,4 +1,4 @@
-"""Live catalog in the TUI (issue 5; SPEC H2–H4): the watcher worker, the ``changed: +a ~c −r``
+"""Live catalog in the TUI (SPEC H2–H4): the watcher worker, the ``changed: +a ~c −r``
 notice, ``WatchFailed`` in view, ``--no-watch``, selection/filter kept across generations, a bulk
 install of 1,000 skills picked up while keys are pressed; and the what-if session window driving
 the main screen's meters (SPEC U1–U2).
@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,7 @@ from textual.widgets import Input, Static
 
 from skillshelf.app import tui as tui_mod
 from skillshelf.app.cli import build_parser
-from skillshelf.app.screens import main as main_mod
-from skillshelf.app.sourceinfo import GenerationDiff, generation_diff
+from skillshelf.app.generation_diff import GenerationDiff, generation_diff
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.budget import index_budget_chars, selected_budget_tokens
 from skillshelf.core.catalog import Catalog
@@ -32,6 +32,8 @@ from skillshelf.core.watch import watch_failed
 from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.header import CatalogHeader
+
+from conftest import TEST_TIMINGS, settle, tui_app
 
 SIZE = (130, 40)
 #: Cap on any wait for the watcher, seconds (a hang fails instead of blocking CI).
@@ -61,18 +63,12 @@ def project(tmp_path):
     return proj, skills, env
 
 
+#: Watcher batching for tests (DESIGN "Measured here": step ≈ 20 ms, debounce ≈ 200 ms).
+LIVE = replace(TEST_TIMINGS, watch_step=20, watch_debounce=200)
+
+
 def _app(catalog, **kw) -> SkillshelfApp:
-    return SkillshelfApp(lambda: catalog, host="zuno", cwd_display="~/proj", **kw)
-
-
-async def settle(app, pilot) -> None:
-    """Let every worker except the endless watcher finish and its messages land."""
-    for _ in range(4):
-        await pilot.pause()
-        busy = [w for w in app.workers if w.group != "watcher"]
-        if busy:  # an empty list would mean "every worker", the endless watcher included
-            await app.workers.wait_for_complete(busy)
-    await pilot.pause()
+    return tui_app(lambda: catalog, host="zuno", cwd_display="~/proj", **kw)
 
 
 async def wait_until(pilot, predicate, what: str) -> None:
@@ -134,11 +130,10 @@ def test_h2_generation_diff_metadata_change_with_same_bytes(project):
 # --------------------------------------------------------------------------- header notice
 
 
-async def test_h2_refresh_shows_changed_notice_then_clears(project, monkeypatch):
+async def test_h2_refresh_shows_changed_notice_then_clears(project):
     proj, skills, env = project
-    monkeypatch.setattr(main_mod, "CHANGES_SHOWN", 1.0)  # long enough to outlast settle() on a busy machine
     cat = Catalog.open(str(proj), env=env, pull_remote=False)
-    app = _app(cat)
+    app = _app(cat, timings=replace(TEST_TIMINGS, changes_shown=1.0))  # long enough to outlast settle()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert " ─ generation 1 ─ " in header(app)
@@ -179,7 +174,7 @@ async def test_h4_watch_failed_warning_shown_and_cleared(project):
 async def test_h2_watcher_applies_edit_keeping_filter_and_selection(project):
     proj, skills, env = project
     cat = Catalog.open(str(proj), env=env, pull_remote=False)
-    app = _app(cat, watch=True, watch_step=20, watch_debounce=200)
+    app = _app(cat, watch=True, timings=LIVE)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await wait_watcher_ready(app, pilot)
@@ -202,18 +197,18 @@ async def test_h2_watcher_applies_edit_keeping_filter_and_selection(project):
         assert main.selected_row().name == "gamma"
         assert lst.highlighted == target
         assert f" ─ generation {main.generation.number} · changed: +0 ~1 \u22120 ─ " in header(app)
-        stop = app._watch_stop
-        assert stop is not None and not stop.is_set()
+        stop = app.live_watch.stop
+        assert not stop.is_set()
     assert stop.is_set()  # unmount stops the watcher
     assert app.watcher is None
 
 
 async def test_h2_bulk_install_1000_picked_up_while_keys_pressed(project):
-    """Issue 5: 1,000 skills written into a watched root while keys are pressed; every key moves
+    """1,000 skills written into a watched root while keys are pressed; every key moves
     the cursor, the final generation holds all of them, the list shows every row."""
     proj, skills, env = project
     cat = Catalog.open(str(proj), env=env, pull_remote=False)
-    app = _app(cat, watch=True, watch_step=20, watch_debounce=200)
+    app = _app(cat, watch=True, timings=LIVE)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await wait_watcher_ready(app, pilot)
@@ -247,7 +242,7 @@ async def test_h2_bulk_install_1000_picked_up_while_keys_pressed(project):
         assert {f"zz-{i:04d}" for i in range(1000)} <= {s.name for s in main.generation.sources}
         assert main.generation.number == cat.current.number > 1
         assert len(main.rows) == before + 1000
-        assert lst.option_count == before + 1000
+        assert lst.line_count == before + 1000
         assert lst.highlighted == pressed == before - 1
         assert main.selected_row().name == "gamma"
         assert main.selected_row().location != start_row.location
@@ -259,11 +254,11 @@ async def test_h2_bulk_install_1000_picked_up_while_keys_pressed(project):
 async def test_watch_off_by_default_and_fake_catalog_not_watched(tmp_path):
     from tui_fixtures import FakeCatalog
 
-    app = _app(FakeCatalog(tmp_path), watch=True)
+    app = _app(FakeCatalog(tmp_path), watch=True)  # only a real Catalog can be watched
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.live is True
-        assert app.watched is None  # no set_watch_warnings: nothing to drive
+        assert app.watched is None
         assert [w for w in app.workers if w.group == "watcher"] == []
     assert SkillshelfApp(lambda: None).live is False
 

@@ -1,19 +1,26 @@
-"""Pilot tests of the ambiguity picker (SPEC K5) on a real catalog built in tmp_path."""
+"""The ambiguity picker (SPEC K5) on a real catalog built in tmp_path: choices, targets, the
+plan, writes and undo (in the picker and with ``ctrl+z``), one generation per write (H2)."""
 
 from __future__ import annotations
 
-import os
+import asyncio
+import time
+from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from textual.notifications import Notify
 from textual.widgets import DataTable, Static
 
-from skillshelf.app.screens.picker import AmbiguityPicker, body_diff, candidate_targets, default_choices
-from skillshelf.app.tui import SkillshelfApp
+from skillshelf.app.screens.picker import (
+    AmbiguityPicker, body_diff, candidate_targets, default_choices, picker_advice, stays_ambiguous,
+)
+from skillshelf.app.timings import Timings
+from skillshelf.app.undo import undo_words
 from skillshelf.core.catalog import Catalog
-from skillshelf.core.configwrite import Choice
+from skillshelf.core.configwrite import Choice, WriteResult
 from skillshelf.core.paths import Environment
+
+from conftest import settle, tui_app
 
 SIZE = (140, 42)
 
@@ -63,15 +70,8 @@ class Tree:
         return Catalog.open(str(self.cwd), env=self.env, host="zuno", pull_remote=False)
 
 
-def make_app(tree: Tree) -> SkillshelfApp:
-    return SkillshelfApp(tree.open, host="zuno", cwd_display="~/w")
-
-
-async def settle(app, pilot) -> None:
-    for _ in range(3):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
+def make_app(tree: Tree):
+    return tui_app(tree.open, host="zuno", cwd_display="~/w")
 
 
 def row_of(app, location: str) -> int:
@@ -105,7 +105,7 @@ async def test_k5_picker_keep_disable_write_undo(tmp_path):
         assert picker.choices == {tree.pdf_project: Choice.KEEP, tree.pdf_global: Choice.DISABLE}
         entry = f'{{"path": "{tree.pdf_global}", "enabled": false}}'
         plan_text = static_text(picker, "#picker-plan")
-        assert f"target project ./.zuno/zuno.json" in plan_text
+        assert "target project ./.zuno/zuno.json" in plan_text
         assert "append to skills.config:\n" + entry + "\n" in plan_text
         diff = static_text(picker, "#picker-diff")
         assert "-project line\n+global line\n" in diff
@@ -128,7 +128,7 @@ async def test_k5_picker_keep_disable_write_undo(tmp_path):
         assert app.main_screen.generation.ambiguous_names() == ()
         assert "pdf" not in main.generation.ambiguous_names()
         assert "no longer ambiguous" in picker.status and not picker.status_error
-        assert picker.last_result is not None and app.last_write is picker.last_result
+        assert picker.last_result is not None and app.last_write is picker.last_result  # Written reached the app
 
         await pilot.press("u")
         await settle(app, pilot)
@@ -222,3 +222,104 @@ def test_candidate_targets(tmp_path):
         ("global", str(tree.home / ".config" / "zuno" / "zuno.json")),
         ("jsonc", str(jsonc)),
     ]
+
+
+def test_k5_picker_advice_and_ambiguity_count():
+    assert picker_advice("x.json does not parse (fix it, or choose another target file)") == (
+        "x.json does not parse (fix it, or press t to choose another target)")
+    assert stays_ambiguous({"a": Choice.KEEP, "b": Choice.SEARCH, "c": Choice.DISABLE}) == 2
+    assert stays_ambiguous({"a": Choice.KEEP, "b": Choice.DISABLE}) == 1
+
+
+def test_undo_words_created_file_is_removed():
+    made = WriteResult("/p/.zuno/zuno.json", "/p/.zuno/zuno.json", None, None, b"{}", True, True)
+    edited = replace(made, backup="/p/.zuno/zuno.json.bak", previous=b"{}", created=False)
+    assert undo_words(made) == "/p/.zuno/zuno.json removed (it did not exist before)"
+    assert undo_words(edited) == "/p/.zuno/zuno.json restored"
+
+
+async def test_k5_picker_keys_targets_recomputed_and_ambiguity_warned(tmp_path):
+    tree = Tree(tmp_path, config=None)
+    messages: list = []
+    app = tui_app(tree.open, host="zuno", cwd_display="~/w")
+    async with app.run_test(size=(140, 42), message_hook=messages.append) as pilot:
+        await settle(app, pilot)
+        app.main_screen.jump_to_row(row_of(app, tree.pdf_project))
+        await pilot.press("a")
+        await settle(app, pilot)
+        picker = app.screen
+        assert isinstance(picker, AmbiguityPicker)
+        table = picker.query_one("#picker-sources")
+        assert [t.kind for t in picker.targets] == ["project", "global"]
+        # j/k move the cursor (k no longer sets "keep")
+        await pilot.press("j")
+        assert table.cursor_row == 1 and picker.choices[tree.pdf_global] is Choice.DISABLE
+        await pilot.press("k")
+        assert table.cursor_row == 0 and picker.choices[tree.pdf_project] is Choice.KEEP
+        # space cycles the choice; 2 sets search-only directly
+        await pilot.press("j", "space")
+        assert picker.choices[tree.pdf_global] is Choice.KEEP
+        await pilot.press("space")
+        assert picker.choices[tree.pdf_global] is Choice.SEARCH
+        await pilot.press("4", "2")
+        assert picker.choices[tree.pdf_global] is Choice.SEARCH
+        # two sources stay enabled: said before writing, and the first ctrl+s only warns
+        plan = str(picker.query_one("#picker-plan").render())
+        assert ("⚠ `pdf` stays ambiguous after this write: 2 sources stay enabled (keep / search-only / explicit);"
+                " press 4 on all but one to disable them") in plan
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert not tree.config.exists()
+        assert picker.status == ("`pdf` would stay ambiguous (2 sources stay enabled): press ctrl+s again to "
+                                 "write anyway, or 4 to disable all but one.")
+        await pilot.press("4")
+        # a .zuno/zuno.jsonc made while the picker is open is offered on t
+        jsonc = tree.cwd / ".zuno" / "zuno.jsonc"
+        jsonc.write_text("{ /* made meanwhile */ }\n", encoding="utf-8")
+        await pilot.press("t")
+        # the project file is now the .jsonc (core prefers it); the old target is gone, so t selects it
+        assert [(t.kind, t.path) for t in picker.targets][0] == ("project", str(jsonc))
+        assert picker.target.path == str(jsonc)
+        await pilot.press("t")
+        assert picker.target.kind == "global"
+        jsonc.unlink()
+        await pilot.press("t")
+        assert picker.target.path == str(tree.config)
+        # write (creates the file): the status names it with ~, the undo says "removed"
+        before = app.main_screen.generation.number
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert tree.config.exists()
+        assert picker.status == (f"wrote {tree.config} (new file); `pdf` is no longer ambiguous. "
+                                 "u (or ctrl+z) undoes.")
+        assert app.main_screen.generation.number == before + 1
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert not tree.config.exists()
+        assert picker.status == f"undone: {tree.config} removed (it did not exist before)"
+        assert app.main_screen.generation.number == before + 2
+
+
+async def test_h2_one_generation_per_picker_write_with_the_watcher_live(tmp_path):
+    tree = Tree(tmp_path)
+    cat = tree.open()
+    app = tui_app(lambda: cat, host="zuno", cwd_display="~/w", watch=True,
+                  timings=Timings(filter_debounce=0, typing_debounce=0, watch_step=20, watch_debounce=200))
+    async with app.run_test(size=(140, 42)) as pilot:
+        await settle(app, pilot)
+        deadline = time.monotonic() + 30
+        while app.watcher is None and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        await asyncio.get_running_loop().run_in_executor(None, app.watcher.ready.wait, 30)
+        main = app.main_screen
+        before = main.generation.number
+        main.jump_to_row(row_of(app, tree.pdf_project))
+        await pilot.press("a")
+        await settle(app, pilot)
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert "no longer ambiguous" in app.screen.status
+        await asyncio.sleep(0.8)  # any second rescan of the same change would have landed by now
+        await settle(app, pilot)
+        assert cat.current.number == before + 1
+        assert main.generation.number == before + 1

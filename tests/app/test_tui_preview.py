@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.notifications import Notify
 from textual.widgets import OptionList, Static, Tabs, TextArea
 
-from skillshelf.core.hosts import DEFAULT_HOST
-from skillshelf.core.hosts.base import HostContext
-from skillshelf.core.hosts.zhin import ZHIN
-from skillshelf.core.paths import Environment
 from skillshelf.app.screens.index_preview import IndexPreviewScreen, SavePathScreen
-from skillshelf.app.tui import SkillshelfApp
+from skillshelf.core.config import Config
+from skillshelf.core.hosts import get_host
 from skillshelf.core.model import Exposure, Generation, Provenance, Source
+
+from conftest import settle, tui_app
+from tui_fixtures import FixedCatalog
 
 SIZE = (140, 42)
 
@@ -35,32 +33,12 @@ def generation() -> Generation:
     return Generation(1, "0" * 64, "zuno", "/w", (), sources, (), ())
 
 
-@dataclass
-class Config:
-    include_instructions: bool = True
-    max_context_tokens: int | None = None
-    max_selected_context_tokens: int | None = None
-
-
-class MemCatalog:
-    """``current`` / ``refresh`` / ``index_budget`` / ``config`` / ``context_window`` over a fixed generation."""
-
-    def __init__(self, budget: int, include_instructions: bool = True) -> None:
-        self.current = generation()
-        self.index_budget = budget
-        self.config = Config(include_instructions)
-        self.context_window = None
-        self.host = DEFAULT_HOST
-
-    def refresh(self) -> Generation:
-        return self.current
-
-
-async def settle(app, pilot) -> None:
-    for _ in range(3):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
+def mem_catalog(budget: int, include_instructions: bool = True, cwd: str = "/w") -> FixedCatalog:
+    """:func:`generation` under Zuno with an index budget of ``budget`` characters (SPEC U1:
+    ``maxContextTokens`` = budget / 4; 8,000 is the default without one)."""
+    mct = None if budget == 8000 else budget // 4
+    return FixedCatalog(generation(), cwd=cwd,
+                        config=Config(include_instructions=include_instructions, max_context_tokens=mct))
 
 
 def side_rows(screen) -> list[str]:
@@ -69,7 +47,7 @@ def side_rows(screen) -> list[str]:
 
 
 async def test_p5_preview_index_truncation_and_forms():
-    app = SkillshelfApp(lambda: MemCatalog(200), host="zuno", cwd_display="/w")
+    app = tui_app(lambda: mem_catalog(200), host="zuno", cwd_display="/w")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("i")
@@ -122,10 +100,9 @@ async def test_p5_preview_index_truncation_and_forms():
 
 
 async def test_p7_include_instructions_false_banner_copy_and_save(tmp_path):
-    catalog = MemCatalog(8000, include_instructions=False)
-    catalog.cwd = str(tmp_path)  # the project: relative save paths are taken from here
+    catalog = mem_catalog(8000, include_instructions=False, cwd=str(tmp_path))  # relative saves go here
     messages: list = []
-    app = SkillshelfApp(lambda: catalog, host="zuno", cwd_display="/w")
+    app = tui_app(lambda: catalog, host="zuno", cwd_display="/w")
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(app, pilot)
         await pilot.press("i")
@@ -176,7 +153,7 @@ async def test_p7_include_instructions_false_banner_copy_and_save(tmp_path):
 
 
 async def test_preview_banner_hidden_when_instructions_on():
-    app = SkillshelfApp(lambda: MemCatalog(8000), host="zuno", cwd_display="/w")
+    app = tui_app(lambda: mem_catalog(8000), host="zuno", cwd_display="/w")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("i")
@@ -187,14 +164,12 @@ async def test_preview_banner_hidden_when_instructions_on():
 async def test_z3_preview_shows_zhin_catalog_for_host_zhin():
     from skillshelf.core.hosts.zhin.skills import CATALOG_HEADING, CATALOG_INSTRUCTION
 
-    cat = MemCatalog(8000)
-    cat.host = ZHIN
-    cat.session = ZHIN.open(HostContext("/w", Environment.from_mapping({"HOME": "/nonexistent"})))
     sources = tuple(Source(name=n, location=f"/p/skills/{n}/SKILL.md", provenance=Provenance.ZHIN_PLUGIN,
                            canonical=f"/p/skills/{n}/SKILL.md", description=d)
                     for n, d in (("web-search", "Search  the\nweb"), ("calc", "x" * 100)))
-    cat.current = Generation(1, "0" * 64, "zhin", "/w", (), sources, (), ())
-    app = SkillshelfApp(lambda: cat, host="zhin", cwd_display="/w")
+    cat = FixedCatalog(Generation(1, "0" * 64, "zhin", "/w", (), sources, (), ()), host=get_host("zhin"),
+                       home="/nonexistent")
+    app = tui_app(lambda: cat, host="zhin", cwd_display="/w")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("i")

@@ -1,5 +1,5 @@
-"""The Problems view (``e``; SPEC K1, D2, D4, F6), actions in the command palette (issue 6
-item 5) and ``q`` closing dialogs. Workspaces are written in ``tmp_path`` (own text)."""
+"""The Problems view (``e``; SPEC K1, D2, D4, F6), actions in the command palette and ``q``
+closing dialogs. Workspaces are written in ``tmp_path`` (own text)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from skillshelf.app.screens.help import HelpScreen
 from skillshelf.app.screens.index_preview import IndexPreviewScreen
 from skillshelf.app.screens.main import MainScreen
 from skillshelf.app.screens.problems import ProblemsScreen
-from skillshelf.app.sourceinfo import Problem, problems, problems_summary
-from skillshelf.app.tui import SkillshelfApp
+from skillshelf.app.problems import Problem, problems, problems_summary
 from skillshelf.core.catalog import Catalog
-from skillshelf.core.model import CatalogWarning, Diagnostic, Severity
+from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Provenance, Rejected, Severity
 from skillshelf.core.paths import Environment
 from skillshelf.widgets.catalog_list import CatalogList
 
+from conftest import settle, tui_app
 from tui_fixtures import FakeCatalog, make_generation
 
 SIZE = (120, 40)
@@ -27,13 +27,6 @@ SIZE = (120, 40)
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
-
-
-async def settle(app, pilot) -> None:
-    for _ in range(4):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 @pytest.fixture
@@ -57,7 +50,7 @@ async def test_k1_d2_problems_summary_and_screen(broken_workspace):
     uncovered_msg = (f"1 SKILL.md file in {t}/proj/.claude/skills not covered by any root; "
                      "add it to skills.paths to load them")
     hint = '{"skills": {"paths": ["' + f"{t}/proj/.claude/skills" + '"]}}'
-    app = SkillshelfApp(lambda: catalog, host="zuno", cwd_display="~/proj")
+    app = tui_app(lambda: catalog, host="zuno", cwd_display="~/proj")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         main = app.main_screen
@@ -122,7 +115,7 @@ def test_problems_fold_group_and_name_the_skill_file(tmp_path):
 async def test_f6_rejected_and_sidecar_problems_jump_to_their_rows(tmp_path):
     catalog = FakeCatalog(tmp_path)
     catalog.current, xlsx, _sidecar = _generation_with_problems(tmp_path)
-    app = SkillshelfApp(lambda: catalog, host="zuno", cwd_display="~/w")
+    app = tui_app(lambda: catalog, host="zuno", cwd_display="~/w")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         main = app.main_screen
@@ -151,7 +144,7 @@ async def test_f6_rejected_and_sidecar_problems_jump_to_their_rows(tmp_path):
 
 
 async def test_help_lists_problems_key_and_q_closes_a_dialog(tmp_path):
-    app = SkillshelfApp(lambda: FakeCatalog(tmp_path), host="zuno", cwd_display="~/w")
+    app = tui_app(lambda: FakeCatalog(tmp_path), host="zuno", cwd_display="~/w")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("question_mark")
@@ -182,7 +175,7 @@ def type_in_palette(app, text: str) -> None:
 
 
 async def test_palette_runs_actions_by_name(tmp_path):
-    app = SkillshelfApp(lambda: FakeCatalog(tmp_path), host="zuno", cwd_display="~/w")
+    app = tui_app(lambda: FakeCatalog(tmp_path), host="zuno", cwd_display="~/w")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("ctrl+p")
@@ -203,3 +196,17 @@ async def test_palette_runs_actions_by_name(tmp_path):
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen) and main.sort == "name"
+
+
+def test_f6_rejected_reason_is_the_first_error_not_an_info_note():
+    info = Diagnostic(Severity.INFO, "crlf", "file uses CRLF line endings")
+    error = Diagnostic(Severity.ERROR, "yaml-error", "mapping values are not allowed here", line=3, column=14)
+    warn = CatalogWarning("Frontmatter", "/r/a/SKILL.md", "invalid YAML frontmatter")
+    a = Rejected(location="/r/a/SKILL.md", provenance=Provenance.GLOBAL_AGENTS, canonical="/r/a/SKILL.md",
+                 name="a", warning=warn, diagnostics=(info, error))
+    b = Rejected(location="/r/b/SKILL.md", provenance=Provenance.GLOBAL_AGENTS, canonical="/r/b/SKILL.md", name="b",
+                 warning=CatalogWarning("MissingName", "/r/b/SKILL.md", "missing name"), diagnostics=(info,))
+    gen = Generation(1, "", "zuno", "/w", (), (), (a, b), (warn, b.warning))
+    found = [(p.code, p.where, p.message) for p in problems(gen)]
+    assert found == [("yaml-error", "line 3 col 14", "mapping values are not allowed here"),
+                     ("MissingName", "", "missing name")]

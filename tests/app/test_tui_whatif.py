@@ -3,16 +3,16 @@ and the truncated / dropped lists; nothing is written."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 from textual.widgets import Input, OptionList, Static
 
-from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.app.screens.whatif import WhatIfScreen, compute_whatif, parse_tokens
-from skillshelf.app.tui import SkillshelfApp
+from skillshelf.core.config import Config
 from skillshelf.core.model import Exposure, Generation, Provenance, Source
 from skillshelf.widgets.budget_meter import BudgetMeter
+
+from conftest import settle, tui_app
+from tui_fixtures import FixedCatalog
 
 SIZE = (140, 42)
 LOREM = "lorem ipsum dolor sit amet " * 40
@@ -28,30 +28,9 @@ def generation() -> Generation:
     return Generation(1, "0" * 64, "zuno", "/w", (), tuple(sources), (), ())
 
 
-@dataclass
-class Config:
-    max_context_tokens: int | None = None
-    max_selected_context_tokens: int | None = None
-    include_instructions: bool = True
-
-
-class MemCatalog:
-    def __init__(self, mct: int | None = None) -> None:
-        self.current = generation()
-        self.config = Config(mct)
-        self.context_window = None
-        self.index_budget = 8000 if mct is None else min(mct, 10_000) * 4
-        self.host = DEFAULT_HOST
-
-    def refresh(self) -> Generation:
-        return self.current
-
-
-async def settle(app, pilot) -> None:
-    for _ in range(3):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
+def mem_catalog(mct: int | None = None) -> FixedCatalog:
+    """:func:`generation` under Zuno with ``maxContextTokens`` ``mct``."""
+    return FixedCatalog(generation(), config=Config(max_context_tokens=mct))
 
 
 def cut_rows(screen) -> list[str]:
@@ -63,7 +42,7 @@ ALL = [f"skill-{i:02d}" for i in range(1, 11)]
 
 
 async def test_u1_whatif_presets_and_free_entry():
-    app = SkillshelfApp(lambda: MemCatalog(), host="zuno", cwd_display="/w")
+    app = tui_app(lambda: mem_catalog(), host="zuno", cwd_display="/w")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("w")
@@ -97,7 +76,7 @@ async def test_u1_whatif_presets_and_free_entry():
         assert (screen.current.budget, screen.current.result.truncated, screen.current.selected_budget) == (4_000, 0, 20_000)
 
         screen.query_one("#wi-window", Input).value = "5k"   # free entry: 100 characters, name-only fallback
-        await pilot.pause(0.2)
+        await pilot.pause()
         await settle(app, pilot)
         w = screen.current
         assert (w.context_window, w.budget, w.selected_budget) == (5_000, 100, 2_000)
@@ -115,7 +94,7 @@ async def test_u1_whatif_presets_and_free_entry():
 
 
 async def test_u1_whatif_max_context_tokens_wins_and_bad_input():
-    app = SkillshelfApp(lambda: MemCatalog(mct=150), host="zuno", cwd_display="/w")
+    app = tui_app(lambda: mem_catalog(mct=150), host="zuno", cwd_display="/w")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         await pilot.press("w")
@@ -126,11 +105,11 @@ async def test_u1_whatif_max_context_tokens_wins_and_bad_input():
         await settle(app, pilot)
         assert (screen.current.budget, screen.current.selected_budget) == (600, 32_000)
         screen.query_one("#wi-mct", Input).value = ""    # cleared: the window decides (2% of 1M = 20,000)
-        await pilot.pause(0.2)
+        await pilot.pause()
         await settle(app, pilot)
         assert screen.current.budget == 20_000
         screen.query_one("#wi-mct", Input).value = "lots"
-        await pilot.pause(0.2)
+        await pilot.pause()
         await settle(app, pilot)
         assert str(screen.query_one("#wi-error", Static).render()) == "not a token count: 'lots'"
         assert screen.current.budget == 20_000          # the last valid outcome stays

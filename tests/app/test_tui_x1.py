@@ -12,23 +12,16 @@ from textual.widgets import Static
 from skillshelf.app.screens.index_preview import IndexPreviewScreen, SavePathScreen
 from skillshelf.app.screens.main import PullDone
 from skillshelf.app.screens.picker import AmbiguityPicker, WriteDone
-from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.paths import Environment
 
+from conftest import settle, tui_app
 from tui_fixtures import FakeCatalog
 
 SIZE = (140, 42)
 #: An OSC title-setting escape plus markup: neither may reach the terminal as such.
 HOSTILE = "x\x1b]0;pwned\x07y [b]bold[/b]"
 SHOWN = "x␛]0;pwned␇y [b]bold[/b]"
-
-
-async def settle(app, pilot) -> None:
-    for _ in range(3):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def notes(messages: list) -> list[tuple[str, bool]]:
@@ -40,7 +33,7 @@ async def test_x1_catalog_open_error_notice_visible():
         raise RuntimeError(f"cannot read /p/{HOSTILE}/SKILL.md")
 
     messages: list = []
-    app = SkillshelfApp(broken, host="zuno", cwd_display="~/w")
+    app = tui_app(broken, host="zuno", cwd_display="~/w")
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(app, pilot)
     assert notes(messages) == [(f"cannot open the catalog: RuntimeError: cannot read /p/{SHOWN}/SKILL.md", False)]
@@ -48,7 +41,7 @@ async def test_x1_catalog_open_error_notice_visible():
 
 async def test_x1_pull_failed_notice_visible(tmp_path):
     messages: list = []
-    app = SkillshelfApp(lambda: FakeCatalog(tmp_path), host="zuno", cwd_display="~/w")
+    app = tui_app(lambda: FakeCatalog(tmp_path), host="zuno", cwd_display="~/w")
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(app, pilot)
         app.main_screen.post_message(PullDone(None, [], f"HTTPError: {HOSTILE}"))
@@ -64,7 +57,7 @@ async def test_x1_undo_error_notice_visible(tmp_path, monkeypatch):
 
     monkeypatch.setattr(configwrite, "undo", refuse)
     messages: list = []
-    app = SkillshelfApp(lambda: FakeCatalog(tmp_path), host="zuno", cwd_display="~/w")
+    app = tui_app(lambda: FakeCatalog(tmp_path), host="zuno", cwd_display="~/w")
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(app, pilot)
         app.last_write = object()
@@ -90,7 +83,7 @@ async def test_x1_picker_write_notice_visible(tmp_path):
     env = Environment.from_mapping({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
                                     "XDG_CACHE_HOME": str(home / ".cache")})
     messages: list = []
-    app = SkillshelfApp(lambda: Catalog.open(str(cwd), env=env, host="zuno", pull_remote=False),
+    app = tui_app(lambda: Catalog.open(str(cwd), env=env, host="zuno", pull_remote=False),
                         host="zuno", cwd_display="~/w")
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(app, pilot)
@@ -107,12 +100,11 @@ async def test_x1_picker_write_notice_visible(tmp_path):
 
 
 async def test_x1_index_save_failure_notice_visible(tmp_path):
-    from test_tui_preview import MemCatalog
+    from test_tui_preview import mem_catalog
 
-    catalog = MemCatalog(8000)
-    catalog.cwd = str(tmp_path)
+    catalog = mem_catalog(8000, cwd=str(tmp_path))
     messages: list = []
-    app = SkillshelfApp(lambda: catalog, host="zuno", cwd_display="/w")
+    app = tui_app(lambda: catalog, host="zuno", cwd_display="/w")
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(app, pilot)
         await pilot.press("i")

@@ -1,4 +1,4 @@
-"""Host ``zhin`` in the TUI (issue 7; SPEC Z1–Z5, zhin-scenarios H003/H006/H011/H017/H025).
+"""Host ``zhin`` in the TUI (SPEC Z1–Z5, zhin-scenarios H003/H006/H011/H017/H025).
 
 A small Zhin plugin written in ``tmp_path`` (own text): ``weather`` (two private tools, one
 missing dependency), ``greeter`` (``always: true``), ``long-desc`` (a description over 96
@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from skillshelf.app.tui import SkillshelfApp
+from skillshelf.app.empty_catalog import empty_catalog_text
 from skillshelf.core.catalog import Catalog
+from skillshelf.core.hosts import host_names
 from skillshelf.core.hosts.zhin.skills import CATALOG_HEADING, CATALOG_INSTRUCTION, render_zhin_catalog
+from skillshelf.core.model import Generation, Provenance, Root
 from skillshelf.core.paths import Environment
 from skillshelf.core.tokens import TokenCounter, approx_tokens
 from skillshelf.core.hosts.zhin.load import zhin_read_instructions
@@ -22,6 +24,8 @@ from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.header import CatalogHeader
 from skillshelf.widgets.source_pane import SourcePane
+
+from conftest import settle, tui_app
 
 SIZE = (130, 40)
 LONG = ("This description is deliberately much longer than ninety-six characters so that the "
@@ -61,13 +65,6 @@ def _open(root: Path, env: Environment):
     return open_host
 
 
-async def settle(app, pilot) -> None:
-    for _ in range(4):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
 def names(app) -> list[str]:
     m = app.main_screen
     return [m.rows[i].name for i in m.query_one(CatalogList).order]
@@ -82,16 +79,17 @@ def select(app, name: str) -> None:
 async def test_z5_zhin_mode_source_pane_body_and_meters(plugin):
     root, env = plugin
     open_host = _open(root, env)
-    app = SkillshelfApp(lambda: open_host("zhin"), host="zhin", cwd_display="~/bot", open_host=open_host)
+    app = tui_app(lambda: open_host("zhin"), host="zhin", cwd_display="~/bot", open_host=open_host)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         main = app.main_screen
         gen = main.generation
         assert gen.host == "zhin"
-        assert main.query_one(CatalogHeader).plain.startswith("skillshelf ─ host zhin ─ ~/bot ─ generation 1 ─ 4 sources")
+        assert main.query_one(CatalogHeader).plain.startswith(
+            "skillshelf ─ host zhin · Zhin (im/skill) ─ ~/bot ─ generation 1 ─ 4 sources")
         assert sorted(names(app)) == ["audit", "greeter", "long-desc", "weather"]
         lst = main.query_one(CatalogList)
-        prompts = {main.rows[i].name: str(lst.get_option_at_index(p).prompt) for p, i in enumerate(lst.order)}
+        prompts = {main.rows[i].name: lst.line_content(p).plain for p, i in enumerate(lst.order)}
         assert "agent:reviewer" in prompts["audit"]
         assert "zhin-plugin" in prompts["weather"]
 
@@ -141,7 +139,7 @@ async def test_z5_zhin_mode_source_pane_body_and_meters(plugin):
 async def test_z1_h_switches_host_and_back_keeping_filter(plugin):
     root, env = plugin
     open_host = _open(root, env)
-    app = SkillshelfApp(lambda: open_host("zuno"), host="zuno", cwd_display="~/bot", open_host=open_host)
+    app = tui_app(lambda: open_host("zuno"), host="zuno", cwd_display="~/bot", open_host=open_host)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         main = app.main_screen
@@ -151,10 +149,12 @@ async def test_z1_h_switches_host_and_back_keeping_filter(plugin):
         await settle(app, pilot)
         assert (app.host.name, main.host.name, main.generation.host) == ("zhin", "zhin", "zhin")
         assert main.generation.number == 1
-        assert main.query_one(CatalogHeader).plain.startswith("skillshelf ─ host zhin ─ ~/bot ─ generation 1 ─ 4 sources")
+        assert main.query_one(CatalogHeader).plain.startswith(
+            "skillshelf ─ host zhin · Zhin (im/skill) ─ ~/bot ─ generation 1 ─ 4 sources")
         assert sorted(names(app)) == ["audit", "greeter", "long-desc", "weather"]
-        await pilot.press("h")
-        await settle(app, pilot)
+        for _ in range(len(host_names()) - 1):  # on through the other registered hosts, back to zuno
+            await pilot.press("h")
+            await settle(app, pilot)
         assert (main.host.name, main.generation.host) == ("zuno", "zuno")
         assert "weather" not in names(app)
         assert main.query_one(BudgetMeter).label == "index"
@@ -165,7 +165,7 @@ async def test_h_without_reopen_support_says_so(tmp_path):
     from tui_fixtures import FakeCatalog
 
     notes: list[str] = []
-    app = SkillshelfApp(lambda: FakeCatalog(tmp_path), host="zuno", cwd_display="~/w")
+    app = tui_app(lambda: FakeCatalog(tmp_path), host="zuno", cwd_display="~/w")
     async with app.run_test(size=SIZE, message_hook=lambda m: notes.append(getattr(m, "notification", None) and m.notification.message)) as pilot:
         await settle(app, pilot)
         await pilot.press("h")
@@ -188,7 +188,7 @@ async def test_f5_lint_target_follows_the_host(tmp_path):
     def open_host(host: str):
         return Catalog.open(str(root), env=env, host=host, paths=(str(root / "skills"),), pull_remote=False)
 
-    app = SkillshelfApp(lambda: open_host("zuno"), host="zuno", cwd_display="~/bot", open_host=open_host)
+    app = tui_app(lambda: open_host("zuno"), host="zuno", cwd_display="~/bot", open_host=open_host)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         main = app.main_screen
@@ -210,3 +210,40 @@ async def test_f5_lint_target_follows_the_host(tmp_path):
         text = main.query_one(SourcePane).details_text
         assert "\nlint (zhin)  clean\n" in text
         assert "unknown-key" not in text and "lint (spec)" not in text
+
+
+def test_z1_empty_zhin_catalog_names_roots_and_layout():
+    roots = (Root(Provenance.ZHIN_PLUGIN, "/bot", "skills", depth=1, exists=False),)
+    roots += (Root(Provenance.ZHIN_AGENT, "/bot/agents/rev", "skills", depth=1, label="agent:rev"),)
+    text = empty_catalog_text(Generation(1, "", "zhin", "/bot", roots, (), (), ()))
+    # the layouts come from the host's roots (the app knows no host's layout by name)
+    assert text == ("No skills found for host zhin.\n\nSearched:\n  /bot/skills/*/SKILL.md  (missing)\n"
+                    "  /bot/agents/rev/skills/*/SKILL.md  (missing)\n\n"
+                    "Expected layout (a folder per skill, SKILL.md inside):\n  <root>/skills/<name>/SKILL.md\n"
+                    "  <root>/skills/<name>/SKILL.md  (agent:rev)")
+
+
+async def test_z1_empty_zhin_view_explains_and_host_switch_resets_the_agent(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    env = Environment.from_mapping({"HOME": str(home)})
+
+    def open_host(host: str):
+        return Catalog.open(str(bot), env=env, host=host, pull_remote=False)
+
+    app = tui_app(lambda: open_host("zuno"), host="zuno", cwd_display="~/bot", open_host=open_host)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        main = app.main_screen
+        main.agent = "reviewer"  # an agent view of the zuno configuration
+        await pilot.press("h")
+        await settle(app, pilot)
+        assert main.host.name == "zhin" and main.agent is None
+        assert "agent:" not in main.query_one("#header").plain
+        assert main.rows == []
+        details = main.query_one(SourcePane).shown_text
+        assert details.startswith("No skills found for host zhin.\n\nSearched:\n")
+        assert f"  {bot}/skills/*/SKILL.md" in details
+        assert "  <root>/skills/<name>/SKILL.md" in details

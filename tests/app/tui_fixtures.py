@@ -1,14 +1,23 @@
-"""A small fake catalog for TUI tests (files written in tmp_path; no corpus text)."""
+"""Catalogs over fixed generations for TUI tests (files written in tmp_path; no corpus text).
+
+:class:`FixedCatalog` implements :class:`~skillshelf.app.catalog_protocol.AppCatalog` with a real
+host session (the host's catalog text, budgets, facts and loaded pages are the real ones); only
+the generation is made by hand, so a test can show what no file on disk could produce (escape
+sequences in a description, a remote origin).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, Mapping
 
 from skillshelf.core.config import Config
 from skillshelf.core.hosts import DEFAULT_HOST
+from skillshelf.core.hosts.base import Host, HostContext, HostSession
 from skillshelf.core.model import (
     CatalogWarning, Diagnostic, Exposure, Generation, Provenance, Rejected, Severity, Source,
 )
+from skillshelf.core.paths import Environment
 
 X1_DESCRIPTION = "Review code [bold red]x[/] then \x1b[31mred\x1b[0m done"
 
@@ -57,18 +66,55 @@ def make_generation(tmp: Path, number: int = 1) -> Generation:
                       sources=sources, rejected=rejected, warnings=())
 
 
-class FakeCatalog:
-    """``current`` / ``refresh()`` / ``index_budget`` like core.catalog.Catalog."""
+class FixedCatalog:
+    """An :class:`~skillshelf.app.catalog_protocol.AppCatalog` over ``generation``.
 
-    def __init__(self, tmp: Path, budget: int = 8000) -> None:
-        self.tmp = tmp
-        self.current = make_generation(tmp)
-        self.index_budget = budget
+    ``host`` opens a real session over ``cwd`` (default: the generation's) with ``config`` (its
+    budgets follow it) and ``context_window``; ``refresh`` publishes ``successor(current)``
+    (default: the same generation, numbered one higher) and counts :attr:`refreshes`.
+    """
+
+    def __init__(self, generation: Generation, *, host: Host = DEFAULT_HOST, cwd: str | None = None,
+                 config: Config | None = None, context_window: int | None = None, home: str | None = None,
+                 successor: Callable[[Generation], Generation] | None = None) -> None:
+        cwd = cwd or generation.cwd
+        context = HostContext(cwd, Environment.from_mapping({"HOME": home or cwd}), context_window=context_window,
+                              pull_remote=False)
+        self.host = host
+        self.session: HostSession = host.open(context)
+        if config is not None:
+            self.session.config = config  # type: ignore[misc]  # the session's own attribute, set for the test
+        self.current = generation
+        self.remote_origins: Mapping[str, tuple[str, str | None]] = {}
         self.refreshes = 0
-        self.host = DEFAULT_HOST
-        self.config = Config()
+        self.pulls = 0
+        self._successor = successor or (lambda g: Generation(g.number + 1, g.digest, g.host, g.cwd, g.roots, g.sources,
+                                                             g.rejected, g.warnings, g.diagnostics))
+        self._listeners: list[Callable[[Generation], None]] = []
 
-    def refresh(self) -> Generation:
+    @property
+    def context(self) -> HostContext:
+        return self.session.context
+
+    @property
+    def config(self) -> Config:
+        return self.session.config
+
+    def subscribe(self, callback: Callable[[Generation], None]) -> None:
+        self._listeners.append(callback)
+
+    def refresh(self, *, pull_remote: bool = False) -> Generation:
         self.refreshes += 1
-        self.current = make_generation(self.tmp, self.current.number + 1)
+        self.pulls += int(pull_remote)
+        self.current = self._successor(self.current)
+        for callback in list(self._listeners):
+            callback(self.current)
         return self.current
+
+
+class FakeCatalog(FixedCatalog):
+    """:func:`make_generation` under Zuno; ``refresh`` re-makes it one number higher."""
+
+    def __init__(self, tmp: Path) -> None:
+        super().__init__(make_generation(tmp), cwd=str(tmp / "w"), home=str(tmp / "home"),
+                         successor=lambda g: make_generation(tmp, g.number + 1))

@@ -26,7 +26,7 @@ from typing import Any
 
 import realclients
 
-__all__ = ["ProbeError", "prompt_input", "skills_block", "skills_list"]
+__all__ = ["ProbeError", "listing", "prompt_input", "skills_block", "skills_list"]
 
 
 class ProbeError(RuntimeError):
@@ -121,3 +121,12 @@ def prompt_input(ws: str, home: str, env: Mapping[str, str] | None = None, args:
     if code != 0:
         raise ProbeError(f"codex debug prompt-input exited {code}: {err.strip()[-600:]}")
     return skills_block(json.loads(out))
+
+
+def listing(ws: str, home: str, env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Codex's view in the shape every client probe shares: one record per listed file (``name,
+    path, description, listed, shadowed_by`` plus ``scope`` and ``enabled``); Codex shadows
+    nothing by name."""
+    entry = skills_list(ws, home, env)[0]
+    return [{"name": s["name"], "path": s["path"], "description": s["description"], "listed": True,
+             "shadowed_by": None, "scope": s["scope"], "enabled": s["enabled"]} for s in entry["skills"]]

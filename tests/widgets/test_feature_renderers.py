@@ -1,13 +1,13 @@
-"""Pure renderers added for issues 2-4 and 8: sort orders, meters with exact and estimated
-tokens, header with an agent, source details with lint / sidecars / remote / resources
-(SPEC F5, E3, E4, U1-U3, R, X1)."""
+"""Pure renderers: sort orders, meters with exact and estimated tokens (and without a budget),
+header with an agent and the client emulated, source details with lint / sidecars / remote /
+resources / the host's facts (SPEC F5, E3, E4, U1-U3, R, X1)."""
 
 from __future__ import annotations
 
 from skillshelf.core.model import Diagnostic, Generation, Provenance, Rejected, Severity, Source
 from skillshelf.widgets.budget_meter import selected_meter_text, tokens_text
 from skillshelf.widgets.header import header_text
-from skillshelf.widgets.rows import SORTS, build_rows, next_sort, sort_order
+from skillshelf.widgets.rows import SORTS, build_rows, next_sort, row_tokens, sort_order
 from skillshelf.widgets.source_pane import SourceExtras, details_content
 
 
@@ -38,8 +38,6 @@ def test_sorts_cycle_and_orders():
     by_prov = sort_order(rows, base, "provenance", lambda item: 0)
     assert [rows[i].name for i in by_prov] == ["alpha", "bad", "Beta", "zeta", "alpha"]
     assert [rows[i].item.size for i in sort_order(rows, base, "size", lambda item: 0)] == [4000, 500, 20, 10, 8]
-    from skillshelf.app.sourceinfo import row_tokens
-
     assert [row_tokens(rows[i].item) for i in sort_order(rows, base, "tokens", row_tokens)] == [1000, 10, 2, 2, 1]
 
 
@@ -71,7 +69,7 @@ def test_details_lint_sidecars_remote_resources():
     assert "origin      (unknown: not pulled in this session)" in pending
     assert "display     R! — from a sidecar" in pending and "lint (spec)  computing…" in pending
     lint = (Diagnostic(Severity.ERROR, "yaml-error", "bad", line=3, column=14, hint='description: "a: b"'),)
-    extras = SourceExtras(lint=lint, sidecars={"display_name": "/c/r/agents/zuno.yaml"},
+    extras = SourceExtras(lint=lint, display_origin="/c/r/agents/zuno.yaml",
                           remote=("https://x/index.json", None), resources=(("a.md", 5), ("d/b.txt", 1200)),
                           resources_cut=True)
     text = details_content(row, extras).plain
@@ -79,3 +77,23 @@ def test_details_lint_sidecars_remote_resources():
     assert "display     R! — from sidecar /c/r/agents/zuno.yaml" in text
     assert "lint (spec)  1 error, 0 warnings\n  line 3 col 14 error[yaml-error] bad\n    hint: description: \"a: b\"" in text
     assert "resources (2+)  R to read one\n  a.md  5 B\n  d/b.txt  1,200 B" in text
+
+
+def test_u_meters_without_a_budget_and_header_names_the_client():
+    assert selected_meter_text("bodies", 40, None, tokens=41, tokens_exact=True, selected="pdf").plain == (
+        "bodies 41 tok (agent est. 40) · no budget · pdf")
+    assert header_text("claude", "~/p", _gen(), client="Claude Code 2.1.332").plain.startswith(
+        "skillshelf ─ host claude · Claude Code 2.1.332 ─ ~/p ─ generation 3 ─ ")
+
+
+def test_host_facts_section_and_status_reason():
+    from skillshelf.core.hosts.base import Fact
+    from skillshelf.core.model import Status
+
+    s = _src("w", "/c/w/SKILL.md", Provenance.PROJECT_ZUNO, root="/c", status=Status.SHADOWED,
+             status_reason="a project copy wins", shadowed_by=("/p/w/SKILL.md",))
+    row = build_rows(Generation(1, "", "zuno", "/p", (), (s,), (), ()))[0]
+    facts = (Fact("catalog", " - w: W"), Fact("tools", "1 private", ("🔒 skill__w__t\x1b",), Severity.WARNING))
+    text = details_content(row, SourceExtras(facts=facts, facts_title="zhin")).plain
+    assert "status      shadowed — a project copy wins\nshadowed by /p/w/SKILL.md\n" in text
+    assert "\nzhin\ncatalog      - w: W\ntools       1 private\n  🔒 skill__w__t␛\n" in text

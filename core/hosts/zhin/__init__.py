@@ -9,6 +9,7 @@ Modules: :mod:`.markdown` (JavaScript whitespace, the frontmatter split, the YAM
 from __future__ import annotations
 
 import os
+import shutil
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
@@ -18,17 +19,21 @@ from skillshelf.core.config import Config, load_config
 from skillshelf.core.hosts.base import (
     CatalogEntry,
     EntryState,
+    Fact,
     Feature,
     HostCatalog,
     HostContext,
     HostLabels,
+    LoadedPage,
     RootPlan,
     SkillToolLike,
     Verdict,
     WatchTargets,
 )
-from skillshelf.core.hosts.zhin.deps import skill_agent
-from skillshelf.core.hosts.zhin.load import ZhinLoadTool
+from skillshelf.core.fileread import read_regular
+from skillshelf.core.hosts.zhin.deps import always_sources, check_deps, private_tools, skill_agent
+from skillshelf.core.hosts.zhin.load import ZhinLoadTool, zhin_read_instructions
+from skillshelf.core.hosts.zhin.markdown import split_zhin_markdown
 from skillshelf.core.hosts.zhin.skills import (
     ZhinSkillError,
     build_zhin_generation,
@@ -45,6 +50,8 @@ __all__ = ["ZHIN", "ZhinHost", "ZhinSession"]
 
 #: Path components and file names whose change can alter a Zhin catalog (SPEC Z1, Z5).
 RELEVANT_COMPONENTS = frozenset({"skills", "agents", "tools"})
+#: :attr:`LoadedPage.label` of what ``load_skill`` returns.
+LOAD_LABEL = "load_skill text"
 
 
 class ZhinSession:
@@ -128,6 +135,55 @@ class ZhinSession:
                 entries.append(CatalogEntry(s.location, s.name, EntryState.LISTED, shown))
         return HostCatalog(text=text, budget=None, used=len(text), entries=tuple(entries),
                            budget_rule="no budget: each description is cut at 96 characters")
+
+
+    def _which(self, name: str) -> str | None:
+        """``shutil.which`` on the workspace environment's PATH (Zhin runs ``which``; nothing is run here)."""
+        return shutil.which(name, path=self._context.env.vars.get("PATH"))
+
+    def source_facts(self, source: Source) -> tuple[Fact, ...]:
+        """The Zhin facts of ``source`` (SPEC Z3, Z5): its exact catalog line, the owning agent of
+        an agent-private skill, the private tools (locked until ``load_skill``) and the
+        dependencies missing from the workspace's PATH. Reads ``tools/``; runs nothing."""
+        facts = [Fact("catalog", f" - {source.name}: {catalog_description(source.description)}")]
+        agent = skill_agent(source)
+        if agent:
+            facts.append(Fact("agent", f"{agent}  (agent-private: listed only for this agent)"))
+        try:
+            tools = private_tools(source)
+        except OSError:
+            tools = []
+        if tools:
+            facts.append(Fact("tools", f"{len(tools)} private  locked until load_skill",
+                              tuple(f"🔒 {name}" for name, _path in tools), Severity.WARNING))
+        else:
+            facts.append(Fact("tools", "none private"))
+        deps = check_deps(source.frontmatter, which=self._which)
+        if deps is not None:
+            facts.append(Fact("deps", deps.message, (f"hint: {deps.hint}",) if deps.hint else (), Severity.WARNING))
+        return tuple(facts)
+
+    def load_page(self, source: Source, cursor: str | None = None, *, resource: str | None = None) -> LoadedPage:
+        """What ``load_skill`` returns for ``source`` (SPEC Z4–Z5: the missing-dependency warning,
+        then the extracted instructions), as one page; ``injected`` holds the instructions an
+        ``always: true`` skill adds to every prompt. Zhin hands over no resource files (a
+        skill's files are its private tools), so ``resource`` is refused."""
+        if resource is not None:
+            return LoadedPage("", None, True, LOAD_LABEL, error_code="no-resources",
+                              error="Zhin's load_skill hands over no files of the skill folder "
+                                    "(its tools/ are private tools, unlocked by loading the skill)")
+        try:
+            text = zhin_read_instructions(source, which=self._which)
+        except (OSError, ValueError) as exc:
+            return LoadedPage("", None, True, LOAD_LABEL, error=f"cannot load {source.name}: {exc}",
+                              error_code="unreadable")
+        injected = None
+        if always_sources(Generation(0, "", "zhin", self._context.cwd, (), (source,), (), ())):
+            try:
+                injected = split_zhin_markdown(read_regular(source.location).decode("utf-8", errors="replace"))[1]
+            except OSError:
+                injected = ""
+        return LoadedPage(text, None, True, LOAD_LABEL, pages=1, injected=injected)
 
 
 class ZhinHost:

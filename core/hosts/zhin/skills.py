@@ -324,7 +324,8 @@ def _unreadable(path: str, exc: OSError) -> CatalogWarning:
 
 def zhin_roots(cwd: str, paths: Sequence[str] = (), *, home: str | None = None) -> tuple[list[Root], list[CatalogWarning]]:
     """The Z1 roots: per plugin (``cwd`` first, then each path), ``P/skills`` (``zhin-plugin``)
-    and ``P/agents/<agent>/skills`` for every agent folder with a valid name (``zhin-agent``).
+    and ``P/agents/<agent>/skills`` for every agent folder with a valid name (``zhin-agent``,
+    labelled ``agent:<agent>``).
     Relative paths are joined to ``cwd``; ``~/`` expands only when ``home`` is given. A path that
     is not a directory gives warning ``PathNotFound`` (``skill path not found: <path>``)."""
     plugins, warnings = _plugin_dirs(cwd, paths, home)
@@ -334,7 +335,7 @@ def zhin_roots(cwd: str, paths: Sequence[str] = (), *, home: str | None = None) 
         for agent, agent_dir in _list_dirs(os.path.join(plugin, "agents"), warnings):
             if is_zhin_name(agent):
                 roots.append(Root(Provenance.ZHIN_AGENT, agent_dir, "skills", False,
-                                  os.path.isdir(os.path.join(agent_dir, "skills")), depth=1))
+                                  os.path.isdir(os.path.join(agent_dir, "skills")), depth=1, label=f"agent:{agent}"))
     return roots, warnings
 
 

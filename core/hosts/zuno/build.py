@@ -25,7 +25,8 @@ from skillshelf.core.config import Config, RuleEntry, load_config
 from skillshelf.core.digest import DigestCache, cached_digest
 from skillshelf.core.discovery import Match, fold
 from skillshelf.core.frontmatter import SkillParse, parse_skill_file
-from skillshelf.core.hosts.base import HostCatalog, HostContext, WatchTargets
+from skillshelf.core.hosts.base import Fact, HostCatalog, HostContext, LoadedPage, WatchTargets
+from skillshelf.core.hosts.zuno import loading
 from skillshelf.core.hosts.zuno.prompt import budget_rule, zuno_catalog
 from skillshelf.core.hosts.zuno.roots import uncovered_folders, zuno_roots, zuno_watch_roots
 from skillshelf.core.incremental import edited_locations, plan_patch
@@ -151,6 +152,16 @@ class ZunoSession:
         else:
             rule = f"--budget {budget:,} characters"
         return zuno_catalog(generation.sources, budget, rule)
+
+    def source_facts(self, source: Source) -> tuple[Fact, ...]:
+        """Nothing beyond the shared fields: exposure, rules, sidecars and remote origins are
+        what every view already shows for a Zuno source."""
+        return ()
+
+    def load_page(self, source: Source, cursor: str | None = None, *, resource: str | None = None) -> LoadedPage:
+        """One page of the ``skill`` tool's ``load`` (or ``read_resource``) of ``source``
+        (:func:`skillshelf.core.hosts.zuno.loading.load_page`, SPEC L3–L6)."""
+        return loading.load_page(source, cursor, resource=resource)
 
     def request_pull(self) -> None:
         """Pull ``skills.urls`` again at the next build (``p`` in the TUI, ``refresh(pull_remote=True)``)."""

@@ -1048,3 +1048,36 @@ def test_name_only_line_text(tmp_path: Path) -> None:
     assert shown.text.endswith("### Available skills\n- s0: (file: r0/s0/SKILL.md)\n- s1: (file: r0/s1/SKILL.md)\n"
                                "- s2: (file: r0/s2/SKILL.md)\n</skills_instructions>")
     assert [e.state for e in shown.entries] == [EntryState.NAME_ONLY] * 3
+
+
+# ------------------------------------------------------------------------------------- lint and compare
+
+def test_lint_target_codex_is_the_host_verdict(tmp_path: Path) -> None:
+    from skillshelf.core.hostlint import host_lint_file
+
+    bad = write(tmp_path / "x/SKILL.md", "---\nname: x\n---\nbody\n")
+    report = host_lint_file(get_host("codex"), str(bad))
+    assert not report.valid
+    assert [(d.code, d.message) for d in report.diagnostics] == [("codex-error", "missing field `description`")]
+    ok = write(tmp_path / "y/SKILL.md", "---\ndescription: fine\n---\nbody\n")
+    report = host_lint_file(get_host("codex"), str(ok))
+    assert report.valid and [d.code for d in report.diagnostics] == ["codex-name-from-directory", "codex-loads"]
+
+
+def test_compare_explains_what_codex_does_not_read(tmp_path: Path) -> None:
+    from skillshelf.core.compare import CellState, compare
+
+    repo = git(tmp_path / "repo")
+    skill(repo / ".claude/skills", "only-claude")
+    deep = skill(repo / ".agents/skills", "a/b/c/d/e/f/g", name="deep")
+    skill(repo / ".agents/skills", ".dot/x", name="dotted")
+    ws = WS(tmp_path, repo)
+    result = compare(ws.context(), [get_host("zuno"), ws.host, get_host("claude")])
+    cells = {os.path.relpath(r.location, repo): r.cells["codex"] for r in result.rows}
+    assert cells[".claude/skills/only-claude/SKILL.md"].state is CellState.NOT_READ
+    assert cells[".claude/skills/only-claude/SKILL.md"].reason.startswith(f"Codex 0.171.0 does not read {repo}/.claude/skills")
+    assert cells[os.path.relpath(deep, repo)].reason == (
+        "7 folder level(s) below project .agents/skills; Codex 0.171.0 reads {0..6 levels}/SKILL.md there")
+    assert cells[".agents/skills/.dot/x/SKILL.md"].reason == (
+        "in a dot folder below project .agents/skills; Codex 0.171.0 skips dot folders there")
+    assert [h.budget_unit for h in result.hosts][:2] == ["characters", "tokens"]

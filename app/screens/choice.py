@@ -1,4 +1,4 @@
-"""Small modal pickers of the main screen: the agent view (``g``) and a resource (``R``).
+"""Small modal pickers of the main screen: the agent view (``g``) and a file of the skill folder (``R``).
 
 Both are a :class:`ChoiceScreen`: a titled ``OptionList`` that dismisses with the chosen option id
 (or ``None`` on ``esc``). Labels are built from plain ``Content`` (skill-derived text made
@@ -7,6 +7,7 @@ visible, SPEC X1).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from textual import on
@@ -76,15 +77,15 @@ class ChoiceScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+@dataclass(frozen=True)
 class AgentChoice:
     """One agent row of the picker: ``name``, ``ok`` (would start), ``problems`` sentences,
     ``hidden`` built-ins it cannot see."""
 
-    def __init__(self, name: str, ok: bool, problems: Sequence[str] = (), hidden: int = 0) -> None:
-        self.name = name
-        self.ok = ok
-        self.problems = tuple(problems)
-        self.hidden = hidden
+    name: str
+    ok: bool
+    problems: tuple[str, ...] = ()
+    hidden: int = 0
 
 
 def agent_options(choices: Sequence[AgentChoice]) -> list[tuple[str, Content]]:

@@ -1,7 +1,9 @@
-"""Pilot tests of the main screen's per-issue features (issues 2, 3, 4, 8; DESIGN "The TUI").
+"""Pilot tests of the main screen on a real workspace (DESIGN "The TUI"): lint beside the host's
+verdict, exposure and sidecars, the meters, the agent view, body pages, files of the skill
+folder, sort, a generation arriving from outside, and pulling remote skills.
 
 A real :class:`~skillshelf.core.catalog.Catalog` runs over a tree written in ``tmp_path`` with
-HOME / XDG inside it (no remote pulls); the remote test uses a fake catalog with an origins map.
+HOME / XDG inside it (no remote pulls); the remote test uses a fixed catalog with an origins map.
 SPEC rules exercised: F5 (lint beside the host verdict), E2–E4 (exposure why, sidecars, agent
 view), U1–U3 (meters), S2 (requiredSkills), L3–L6 (paged load, read_resource, refusals), R (pull).
 """
@@ -13,13 +15,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
-from skillshelf.app.screens.agent_picker import ChoiceScreen
+from skillshelf.app.components.catalog_pane import CatalogPane
+from skillshelf.app.resources import list_resources
+from skillshelf.app.screens.choice import ChoiceScreen
 from skillshelf.app.screens.main import MainScreen
+from skillshelf.app.timings import Timings
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.catalog import Catalog
-from skillshelf.core.model import Provenance, Source
+from skillshelf.core.model import CatalogWarning, Provenance, Source
 from skillshelf.core.paths import Environment
 from skillshelf.core.render import Form, render_budgeted
 from skillshelf.core.tokens import TokenCounter, approx_tokens
@@ -28,6 +33,7 @@ from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.catalog_list import CatalogList
 from skillshelf.widgets.source_pane import SourcePane
 
+from conftest import settle, tui_app
 from tui_fixtures import FakeCatalog
 
 SIZE = (130, 42)
@@ -80,15 +86,7 @@ def tree(tmp_path):
 def open_app(tree) -> tuple[SkillshelfApp, Catalog]:
     proj, env, _ = tree
     catalog = Catalog.open(str(proj), env=env, pull_remote=False)
-    return SkillshelfApp(lambda: catalog, host="zuno", cwd_display="~/proj"), catalog
-
-
-async def settle(app, pilot) -> None:
-    """Let every worker finish and its messages land (before pressing keys)."""
-    for _ in range(4):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.pause()
+    return tui_app(lambda: catalog, host="zuno", cwd_display="~/proj"), catalog
 
 
 def main(app) -> MainScreen:
@@ -111,7 +109,7 @@ def pane(app) -> SourcePane:
     return main(app).query_one(SourcePane)
 
 
-# --------------------------------------------------------------------------- issue 2: lint
+# --------------------------------------------------------------------------- lint (F5)
 
 
 async def test_f5_lint_flag_and_pane_for_unquoted_colon(tree):
@@ -129,10 +127,10 @@ async def test_f5_lint_flag_and_pane_for_unquoted_colon(tree):
         assert "line 3 col " in lint and "error[" in lint and "hint: " in lint
         # the list line shows the flag too
         lst = m.query_one(CatalogList)
-        assert lst.get_option_at_index(lst.highlighted).prompt.plain.startswith("✓! colon")
+        assert lst.line_content(lst.highlighted).plain.startswith("✓! colon")
 
 
-# --------------------------------------------------------------------------- issue 3: why, meters, agents
+# --------------------------------------------------------------------------- exposure why, meters, agents (E2–E4, U)
 
 
 async def test_e2_exposure_why_and_sidecar_origin(tree):
@@ -202,7 +200,7 @@ async def test_e4_agent_switch_hides_builtins_and_reports_required_skills(tree):
         assert "agent: broken" in m.query_one("#header").plain
 
 
-# --------------------------------------------------------------------------- issue 4: body pages, resources
+# --------------------------------------------------------------------------- body pages, files of the skill folder (L3–L6)
 
 
 async def test_l3_paged_body_next_previous_and_raw_view(tree):
@@ -283,7 +281,7 @@ async def test_l5_resources_listed_and_read(tree):
 
 async def test_sort_cycles_name_then_provenance(tmp_path):
     catalog = FakeCatalog(tmp_path)
-    app = SkillshelfApp(lambda: catalog, host="zuno", cwd_display="~/w")
+    app = tui_app(lambda: catalog, host="zuno", cwd_display="~/w")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         assert shown_names(app) == ["docx", "pdf", "pdf", "code-review", "xlsx", "broken-one"]
@@ -306,7 +304,7 @@ async def test_h1_selection_and_filter_kept_when_a_generation_arrives(tree):
         await settle(app, pilot)
         m = main(app)
         m.query_one("#filter", Input).value = "o"
-        await pilot.pause(0.2)
+        await pilot.pause()
         await select(app, pilot, "colon")
         before = shown_names(app)
         paths["docx"].write_text("---\nname: docx\ndescription: Word files, edited\n---\nNew body.\n", encoding="utf-8")
@@ -319,15 +317,14 @@ async def test_h1_selection_and_filter_kept_when_a_generation_arrives(tree):
         assert "colon" in pane(app).details_text.splitlines()[0]
 
 
-# --------------------------------------------------------------------------- issue 8: remote
+# --------------------------------------------------------------------------- remote (R)
 
 
 class RemoteCatalog(FakeCatalog):
-    """A fake catalog with one remote source, an origins map and ``refresh(pull_remote=)``."""
+    """A fixed catalog with one remote source and an origins map; a pull publishes a remote warning."""
 
     def __init__(self, tmp: Path) -> None:
         super().__init__(tmp)
-        self.pulls = 0
         self.remote_dir = tmp / "cache" / "remote-pdf"
         loc = _skill(self.remote_dir, "---\nname: rpdf\ndescription: Remote PDF\n---\nremote body\n")
         self.remote = Source(name="rpdf", location=str(loc), provenance=Provenance.REMOTE, canonical=str(loc),
@@ -336,19 +333,15 @@ class RemoteCatalog(FakeCatalog):
         self.current = replace(self.current, sources=self.current.sources + (self.remote,))
 
     def refresh(self, *, pull_remote: bool = False):
-        from skillshelf.core.model import CatalogWarning
-
-        self.refreshes += 1
-        self.pulls += int(pull_remote)
         warnings = (CatalogWarning("IndexStatus", "http://127.0.0.1:9/other.json",
                                    "failed to fetch index http://127.0.0.1:9/other.json: HTTP 404"),) if pull_remote else ()
-        self.current = replace(self.current, number=self.current.number + 1, warnings=warnings)
-        return self.current
+        self._successor = lambda g: replace(g, number=g.number + 1, warnings=warnings)
+        return super().refresh(pull_remote=pull_remote)
 
 
 async def test_r_remote_origin_shown_and_pull_now(tmp_path):
     catalog = RemoteCatalog(tmp_path)
-    app = SkillshelfApp(lambda: catalog, host="zuno", cwd_display="~/w")
+    app = tui_app(lambda: catalog, host="zuno", cwd_display="~/w")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await select(app, pilot, "rpdf")
@@ -367,8 +360,6 @@ async def test_r_remote_origin_shown_and_pull_now(tmp_path):
 
 
 def test_l5_list_resources_depth_cap_and_skips(tmp_path):
-    from skillshelf.app.sourceinfo import list_resources
-
     d = tmp_path / "skill"
     _skill(d, "---\nname: s\n---\nb\n")
     (d / "agents").mkdir()
@@ -387,26 +378,51 @@ def test_l5_list_resources_depth_cap_and_skips(tmp_path):
     assert [r.path for r in found] == ["f0.txt", "f1.txt", "f2.txt"] and cut is True
 
 
-def test_l3_body_only_strips_the_wrappers():
-    from skillshelf.app.sourceinfo import body_only
-
-    out = ("Loaded skill `a`.\nSource: `/p/a/SKILL.md`\nResource root: `/p/a`\nhint\n\n--- BEGIN SKILL BODY ---\n"
-           "line --- BEGIN SKILL BODY ---\nmore\n--- END SKILL BODY ---")
-    assert body_only(out, "a", "/p/a/SKILL.md") == "line --- BEGIN SKILL BODY ---\nmore"
-
-
-async def test_f5_lint_progress_reported_then_cleared(tree, monkeypatch):
-    from skillshelf.app.screens import main as main_module
-
-    monkeypatch.setattr(main_module, "PROGRESS_AFTER", -1.0)  # report from the first file on
+async def test_f5_lint_progress_reported_then_cleared(tree):
     seen: list[tuple[int, int]] = []
 
     def hook(message):
-        if isinstance(message, main_module.LintProgress):
+        if isinstance(message, CatalogPane.LintProgress):
             seen.append((message.done, message.total))
 
-    app, catalog = open_app(tree)
+    proj, env, _ = tree
+    catalog = Catalog.open(str(proj), env=env, pull_remote=False)
+    app = tui_app(lambda: catalog, host="zuno", cwd_display="~/proj",
+                  timings=Timings(filter_debounce=0, typing_debounce=0, progress_after=-1.0))  # from the first file on
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         await settle(app, pilot)
         assert seen and seen[0] == (1, 5)  # five files on disk, built-ins are not linted
         assert main(app).query_one("#catalog-pane").border_subtitle == ""
+
+
+async def test_l3_later_pages_number_lines_from_where_the_page_starts(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    proj = tmp_path / "w"
+    (proj / ".git").mkdir(parents=True)
+    d = proj / ".zuno" / "skill" / "long"
+    d.mkdir(parents=True)
+    body = "".join(f"line {i} " + "x" * 60 + "\n" for i in range(1, 2001))
+    (d / "SKILL.md").write_text(f"---\nname: long\ndescription: Long body\n---\n{body}", encoding="utf-8")
+    env = Environment.from_mapping({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")})
+    cat = Catalog.open(str(proj), env=env, pull_remote=False)
+    app = tui_app(lambda: cat, host="zuno", cwd_display="~/w")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        main = app.main_screen
+        main.jump_to_location(str(d / "SKILL.md"))
+        await settle(app, pilot)
+        pane = main.query_one(SourcePane)
+        area = pane.query_one("#source-body", TextArea)
+        page1 = pane.body_text
+        assert area.line_number_start == 5 and page1.startswith("line 1 x")
+        await pilot.press("right_square_bracket")
+        await settle(app, pilot)
+        start = 5 + page1.count("\n")
+        assert area.line_number_start == start
+        # the first line of page 2 is (the rest of) file line `start`: body line start - 4
+        first_full = next(line for line in pane.body_text.split("\n")[1:] if line)
+        assert first_full.startswith(f"line {start - 4 + 1} ")
+        await pilot.press("left_square_bracket")
+        await settle(app, pilot)
+        assert area.line_number_start == 5

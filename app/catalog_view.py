@@ -1,0 +1,164 @@
+"""One generation as the TUI shows it for one agent view: listed sources, both meters' numbers and
+why the agent would not start (SPEC E4, S2, U1–U3, P5).
+
+Everything comes from the host: its model catalog (:meth:`HostSession.catalog
+<skillshelf.core.hosts.base.HostSession.catalog>`), its budgets, the text it hands over when a
+skill is loaded. Hosts with :attr:`Feature.AGENTS <skillshelf.core.hosts.base.Feature.AGENTS>`
+filter the sources for an ``agents.<name>`` entry and count its ``requiredSkills`` bodies;
+hosts with :attr:`Feature.ALWAYS <skillshelf.core.hosts.base.Feature.ALWAYS>` count what every
+prompt carries for their ``always: true`` skills. Runs in worker threads (renders, reads bodies,
+counts tokens).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, count_tokens, index_budget, selected_budget
+from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.loaded_text import loaded_text
+from skillshelf.core.agents import agent_view
+from skillshelf.core.budget import SelectedBody as BudgetBody
+from skillshelf.core.budget import SelectedBudgetExceeded, check_selected
+from skillshelf.core.config import AgentConfig
+from skillshelf.core.hosts.base import EntryState, Feature
+from skillshelf.core.model import Generation, Source
+from skillshelf.core.resolve import resolve_required
+
+__all__ = ["CatalogView", "IndexMeasure", "SelectedBody", "catalog_view", "ALWAYS_KEY"]
+
+#: The frontmatter key of a skill a host with :attr:`Feature.ALWAYS` injects into every prompt.
+ALWAYS_KEY = "always"
+
+
+@dataclass(frozen=True)
+class IndexMeasure:
+    """The catalog meter: ``used`` characters of the text the model gets against ``budget``
+    (``None`` = the host has no budget), its ``tokens`` (tiktoken when ``exact``) and the
+    agent's ``approx`` (characters / 4); ``truncated`` descriptions cut (or dropped to the name)
+    and ``omitted`` sources left out by the budget (SPEC P5–P6)."""
+
+    used: int
+    budget: int | None
+    tokens: int
+    exact: bool
+    approx: int
+    truncated: int = 0
+    omitted: int = 0
+
+
+@dataclass(frozen=True)
+class SelectedBody:
+    """A body every request of this view carries (an agent's required skill, SPEC S2; an
+    ``always`` skill, Z5): ``tokens`` the agent's estimate, ``exact`` the tiktoken count (``None``
+    when not exact)."""
+
+    name: str
+    location: str
+    tokens: int
+    exact: int | None
+
+
+@dataclass(frozen=True)
+class CatalogView:
+    """What the main screen shows for one (generation, agent) pair.
+
+    ``sources``: the sources listed (every source without an agent; with one, the agent's view
+    of the enabled sources, SPEC E4); ``hidden``: enabled sources the agent cannot see;
+    ``index``: the catalog meter; ``selected_budget``: tokens (``None`` = the host has none);
+    ``required``: the bodies every request carries; ``problems``: why the agent would not start
+    (empty = it would).
+    """
+
+    agent: str | None
+    sources: tuple[Source, ...]
+    index: IndexMeasure
+    selected_budget: int | None
+    hidden: tuple[Source, ...] = ()
+    required: tuple[SelectedBody, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when the agent would start."""
+        return not self.problems
+
+    def shown(self, generation: Generation) -> Generation:
+        """``generation`` with only :attr:`sources` (same number, digest and rejected files)."""
+        if self.agent is None:
+            return generation
+        return replace(generation, sources=self.sources)
+
+
+def _selected(name: str, location: str, text: str) -> SelectedBody:
+    count = count_tokens(text)
+    return SelectedBody(name, location, count.approx, count.tokens if count.exact else None)
+
+
+def _always_bodies(catalog: AppCatalog, sources: tuple[Source, ...]) -> tuple[SelectedBody, ...]:
+    out = []
+    for s in sources:
+        if s.enabled and s.frontmatter.get(ALWAYS_KEY) is True:
+            injected = loaded_text(catalog.session, s).injected
+            if injected is not None:
+                out.append(_selected(s.name, s.location, injected))
+    return tuple(out)
+
+
+def _required_bodies(catalog: AppCatalog, agent: str, config: AgentConfig,
+                     visible: tuple[Source, ...]) -> tuple[tuple[SelectedBody, ...], list[str]]:
+    problems: list[str] = []
+    resolution = resolve_required(agent, list(config.required_skills), [s.entry for s in visible])
+    by_location = {s.location: s for s in visible}
+    bodies: list[SelectedBody] = []
+    for entry in resolution.resolved:
+        source = by_location[entry.location]
+        loaded = loaded_text(catalog.session, source)
+        if loaded.error is not None:
+            problems.append(f"required skill `{entry.name}` cannot be read: {loaded.error}")
+            continue
+        bodies.append(_selected(entry.name, entry.location, loaded.text))
+    problems += [f"required skill `{name}`: {reason}" for name, reason in resolution.failures]
+    return tuple(bodies), problems
+
+
+def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
+                 budget: SessionBudget = NO_WHAT_IF) -> CatalogView:
+    """The :class:`CatalogView` of ``generation`` for ``agent`` (``None`` = no agent) with the
+    session's what-if ``budget``. ``agent`` is ignored for hosts without
+    :attr:`Feature.AGENTS`. The catalog text counts as empty when the configuration says
+    ``includeInstructions: false`` (SPEC P7)."""
+    features = catalog.host.features
+    if Feature.AGENTS not in features:
+        agent = None
+    enabled = tuple(s for s in generation.sources if s.enabled)
+    listed: tuple[Source, ...] = generation.sources
+    hidden: tuple[Source, ...] = ()
+    agent_config = None
+    if agent is not None:
+        agent_config = catalog.config.agents.get(agent) or AgentConfig(name=agent)
+        listed = agent_view(enabled, agent_config)
+        hidden = tuple(s for s in enabled if s not in listed)
+    chars = index_budget(catalog, budget)
+    override = chars if budget.replaces_max_context_tokens else None
+    shown = replace(generation, sources=listed)
+    model = catalog.session.catalog(shown, context_window=budget.context_window, budget=override)
+    text = model.text if catalog.config.include_instructions else ""
+    count = count_tokens(text)
+    states = [e.state for e in model.entries]
+    index = IndexMeasure(len(text), model.budget, count.tokens, count.exact, count.approx,
+                         truncated=sum(1 for s in states if s in (EntryState.CUT, EntryState.NAME_ONLY)),
+                         omitted=states.count(EntryState.OMITTED))
+    limit = selected_budget(catalog, budget)
+    required: tuple[SelectedBody, ...] = ()
+    problems: list[str] = []
+    if agent is not None and agent_config is not None:
+        required, problems = _required_bodies(catalog, agent, agent_config, listed)
+        if limit is not None:
+            try:
+                check_selected([BudgetBody(f"requiredSkills: {b.name}", b.location, b.tokens) for b in required], limit)
+            except SelectedBudgetExceeded as exc:
+                problems.append(str(exc).splitlines()[0])
+    elif Feature.ALWAYS in features:
+        required = _always_bodies(catalog, listed)
+    return CatalogView(agent, listed, index, limit, hidden, required, tuple(problems))

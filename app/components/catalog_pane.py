@@ -1,0 +1,325 @@
+"""The catalog pane: the list of rows with its title (counts, sort, lint progress), the no-match
+line, the filter and the lint of every listed file (SPEC D6, F5, F6).
+
+Attributes down: the screen calls :meth:`CatalogPane.show_generation` with the generation of the
+current view, :meth:`CatalogPane.set_query` with the filter text and sets :attr:`lint_cache`
+and :attr:`progress`. Messages up: :class:`CatalogPane.RowShown` whenever the row under the
+cursor changes (or is re-shown for a new generation), with ``chosen`` True on ``enter`` / click.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widgets import Static
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from skillshelf.app.lint_cache import LintCache
+from skillshelf.app.timings import Timings
+from skillshelf.app.worker_errors import ReportsWorkerErrors
+from skillshelf.core.filter import FilterHit, FilterIndex
+from skillshelf.core.model import Generation, Rejected, Source
+from skillshelf.core.textsafe import visible
+from skillshelf.widgets.catalog_list import CatalogList, ValueColumn
+from skillshelf.widgets.rows import CatalogRow, build_rows, group_hits, next_sort, row_tokens, size_cell, sort_order
+
+__all__ = ["CatalogPane", "FILTER_LIMIT", "RowKey", "row_key"]
+
+#: Most hits shown for a non-empty filter.
+FILTER_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class RowKey:
+    """What identifies a row across generations: its locator and whether it is a rejected file."""
+
+    location: str
+    rejected: bool
+
+
+def row_key(row: CatalogRow) -> RowKey:
+    """The :class:`RowKey` of ``row``."""
+    return RowKey(row.location, row.rejected)
+
+
+class CatalogPane(ReportsWorkerErrors, Vertical):
+    """Rows of one generation, filtered and sorted; lints every listed file in a worker.
+
+    ``filter_limit``: most hits listed for a non-empty query (the title gives the true count).
+    """
+
+    class RowShown(Message):
+        """The row under the cursor (``None``: nothing is listed); ``chosen``: ``enter`` / click."""
+
+        def __init__(self, row: CatalogRow | None, chosen: bool = False) -> None:
+            super().__init__()
+            self.row = row
+            self.chosen = chosen
+
+    class LintProgress(Message):
+        """``done`` of ``total`` files linted so far (posted only after ``Timings.progress_after``)."""
+
+        def __init__(self, done: int, total: int) -> None:
+            super().__init__()
+            self.done = done
+            self.total = total
+
+    class LintDone(Message):
+        """Every row of generation ``number`` is linted; ``bad`` are the locators with lint errors."""
+
+        def __init__(self, number: int, bad: frozenset[str]) -> None:
+            super().__init__()
+            self.number = number
+            self.bad = bad
+
+    #: Background work shown in the pane's bottom border (``linting 120 / 1,104…``).
+    progress: reactive[str] = reactive("")
+
+    def __init__(self, timings: Timings, *, filter_limit: int = FILTER_LIMIT, id: str | None = "catalog-pane") -> None:
+        super().__init__(id=id)
+        self.timings = timings
+        self.filter_limit = filter_limit
+        self.rows: list[CatalogRow] = []
+        #: Current sort (``s`` cycles :data:`skillshelf.widgets.rows.SORTS`).
+        self.sort = "catalog"
+        #: The filter text in force.
+        self.query_text = ""
+        #: Lint per file for the host's target (set by the screen; shared with the details).
+        self.lint_cache = LintCache()
+        self._generation: Generation | None = None
+        self._lint_bad: set[str] = set()
+        self._index: FilterIndex | None = None
+        self._timer: Timer | None = None
+        self._lint_progress = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="no-match", markup=False)
+        yield CatalogList(id="catalog")
+
+    def on_mount(self) -> None:
+        self.query_one("#no-match").display = False
+        self.border_title = "Catalog"
+
+    @property
+    def catalog_list(self) -> CatalogList:
+        """The list widget."""
+        return self.query_one(CatalogList)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A failed lint is reported (:class:`ReportsWorkerErrors`) and its progress cleared."""
+        super().on_worker_state_changed(event)
+        if event.state is WorkerState.ERROR:
+            self._lint_progress = ""
+            self.border_subtitle = self.progress
+
+    def watch_progress(self, text: str) -> None:
+        self.border_subtitle = text or self._lint_progress
+
+    # ------------------------------------------------------------------ attributes down
+    def show_generation(self, generation: Generation | None) -> None:
+        """Show the rows of ``generation`` (``None``: nothing, e.g. while a host opens), keeping the
+        filter, the sort, the row under the cursor (by locator) and the scroll position; then lint
+        every listed file."""
+        keep = self.selected_key()
+        self._generation = generation
+        self.rows = build_rows(generation, self._lint_bad) if generation is not None else []
+        self._index = None
+        self.apply_filter(keep_key=keep)
+        if generation is not None:
+            self.lint_all(generation)
+
+    def reset(self, lint_cache: LintCache) -> None:
+        """Forget lint results (another host lints with another target) and every row."""
+        self.lint_cache = lint_cache
+        self._lint_bad = set()
+        self.show_generation(None)
+
+    def set_query(self, text: str, *, now: bool = False) -> None:
+        """Filter by ``text`` after ``Timings.filter_debounce`` of quiet (``now``: at once)."""
+        self.query_text = text
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if now or self.timings.filter_debounce <= 0:
+            self.apply_filter()
+        else:
+            self._timer = self.set_timer(self.timings.filter_debounce, self.apply_filter)
+
+    # ------------------------------------------------------------------ reading
+    def selected_row(self) -> CatalogRow | None:
+        """The row under the cursor, or ``None``."""
+        row = self.catalog_list.current_row
+        if row is None or row >= len(self.rows):
+            return None
+        return self.rows[row]
+
+    def selected_key(self) -> RowKey | None:
+        """The :class:`RowKey` of the row under the cursor, or ``None``."""
+        row = self.selected_row()
+        return row_key(row) if row is not None else None
+
+    def search(self, query: str) -> list[FilterHit]:
+        """Every row matching ``query``, best first (the filter's own ranking)."""
+        if self._index is None:
+            self._index = FilterIndex([r.item for r in self.rows])
+        return self._index.search(query, max(1, len(self._index)))
+
+    def index_of(self, location: str) -> int | None:
+        """Row index of the file ``location`` (its locator, an alias or its canonical path), or ``None``."""
+        for i, row in enumerate(self.rows):
+            item = row.item
+            if location == item.location or location == item.canonical or location in item.aliases:
+                return i
+        return None
+
+    # ------------------------------------------------------------------ filter and sort
+    def apply_filter(self, keep_key: RowKey | None = None) -> None:
+        """Show the rows matching :attr:`query_text` now (grouped by name; for a non-empty query the
+        best :attr:`filter_limit` are listed and the title gives the true match count; an empty
+        query lists every row in the current sort), keeping the cursor on the same row if shown.
+        No match shows ``no skills match `…``` above the (empty) list. Posts :class:`RowShown`."""
+        self._timer = None
+        query = self.query_text
+        if keep_key is None:
+            keep_key = self.selected_key()
+        matches: int | None = None
+        spans: dict[int, tuple[tuple[int, int], ...]] = {}
+        if not query.strip():
+            order = sort_order(self.rows, range(len(self.rows)), self.sort, row_tokens)
+        else:
+            hits = self.search(query)
+            matches = len(hits)
+            hits = hits[: self.filter_limit]
+            order = group_hits(self.rows, [h.index for h in hits])
+            spans = {h.index: tuple(h.spans) for h in hits if h.spans}
+        keep = next((i for i in order if keep_key is not None and row_key(self.rows[i]) == keep_key), None)
+        lst = self.catalog_list
+        lst.value_column = self._value_column() if matches is None else None
+        lst.show_rows(self.rows, order, spans, keep=keep)
+        self._title(len(order), matches)
+        no_match = self.query_one("#no-match", Static)
+        if matches == 0:
+            no_match.update(Content.assemble("no skills match ", (f"`{visible(query.strip())}`", "bold"),
+                                             ("  (esc clears the filter)", "$foreground-muted")))
+        no_match.display = matches == 0
+        self.post_message(self.RowShown(self.selected_row()))
+
+    def _title(self, shown: int, matches: int | None) -> None:
+        """``Catalog (1,104) · sort name``; filtered: ``Catalog (12 matches · 1,104 rows)``, or
+        ``Catalog (500 shown of 812 matches · 1,104 rows)`` when the list is capped."""
+        total = len(self.rows)
+        if matches is None:
+            count = f"{total:,}"
+        elif shown < matches:
+            count = f"{shown:,} shown of {matches:,} matches · {total:,} rows"
+        else:
+            count = f"{matches:,} match{'' if matches == 1 else 'es'} · {total:,} rows"
+        sort = "relevance" if matches is not None else self.sort
+        self.border_title = f"Catalog ({count}) · sort {sort}"
+
+    def _value_column(self) -> ValueColumn | None:
+        """The sort-key column for the ``size`` / ``tokens`` sorts (``None`` otherwise)."""
+        if self.sort == "size":
+            return ("size", lambda row: size_cell(row.item))
+        if self.sort == "tokens":
+            return ("tokens", lambda row: f"{row_tokens(row.item):,} tok")
+        return None
+
+    def cycle_sort(self) -> None:
+        """The next sort (catalog → name → provenance → size → tokens)."""
+        self.sort = next_sort(self.sort)
+        self.apply_filter()
+
+    # ------------------------------------------------------------------ cursor
+    def highlight(self, index: int) -> bool:
+        """Put the cursor on row ``index``; False when the filter hides it."""
+        return self.catalog_list.highlight_row(index)
+
+    def next_conflict(self, step: int) -> bool:
+        """Move to the first row of the next (``step`` 1) or previous (-1) ambiguous name group
+        among the shown rows, wrapping around; False when there is none."""
+        lst = self.catalog_list
+        order = lst.order
+        if not order:
+            return False
+        here = lst.highlighted if lst.highlighted is not None else -1
+        here_name = self.rows[order[here]].name if here >= 0 else None
+        n = len(order)
+        for k in range(1, n + 1):
+            pos = (here + step * k) % n
+            row = self.rows[order[pos]]
+            if row.ambiguous and not row.rejected and (row.name != here_name or k == n):
+                while pos > 0 and self.rows[order[pos - 1]].name == row.name and not self.rows[order[pos - 1]].rejected:
+                    pos -= 1
+                lst.highlighted = pos
+                return True
+        return False
+
+    @on(CatalogList.RowHighlighted)
+    def _highlighted(self, event: CatalogList.RowHighlighted) -> None:
+        event.stop()
+        if not isinstance(event, CatalogList.RowChosen):
+            self.post_message(self.RowShown(self.selected_row()))
+
+    @on(CatalogList.RowChosen)
+    def _chosen(self, event: CatalogList.RowChosen) -> None:
+        event.stop()
+        self.post_message(self.RowShown(self.selected_row(), chosen=True))
+
+    # ------------------------------------------------------------------ lint of every row
+    def mark_lint_errors(self, location: str) -> None:
+        """The lint of ``location`` found errors (the details computed it first): flag its row."""
+        if location not in self._lint_bad:
+            self._set_lint_bad(self._lint_bad | {location})
+
+    def _set_lint_bad(self, bad: set[str]) -> None:
+        if bad == self._lint_bad or self._generation is None:
+            return
+        changed = bad ^ self._lint_bad
+        self._lint_bad = bad
+        self.rows = build_rows(self._generation, bad)
+        self._index = None
+        self.catalog_list.update_rows(self.rows, [i for i, r in enumerate(self.rows) if r.location in changed])
+
+    @work(thread=True, exclusive=True, group="lint", exit_on_error=False, description="lint")
+    def lint_all(self, generation: Generation) -> None:
+        """Lint every listed file of ``generation`` (built-ins have none), posting progress after
+        ``Timings.progress_after`` seconds and :class:`LintDone` at the end."""
+        worker = get_current_worker()
+        items: list[Source | Rejected] = [s for s in generation.sources if not s.location.startswith("builtin://")]
+        items += list(generation.rejected)
+        started = time.monotonic()
+        last = 0.0
+        bad: set[str] = set()
+        cache = self.lint_cache
+        for n, item in enumerate(items, 1):
+            if worker.is_cancelled:
+                return
+            cache.lint(item)
+            if cache.has_errors(item):
+                bad.add(item.location)
+            now = time.monotonic()
+            if now - started > self.timings.progress_after and now - last > 0.2:
+                last = now
+                self.post_message(self.LintProgress(n, len(items)))
+        self.post_message(self.LintDone(generation.number, frozenset(bad)))
+
+    @on(LintProgress)
+    def _lint_progress_shown(self, event: LintProgress) -> None:
+        self._lint_progress = f"linting {event.done:,} / {event.total:,}…"
+        self.border_subtitle = self.progress or self._lint_progress
+
+    @on(LintDone)
+    def _lint_done(self, event: LintDone) -> None:
+        self._lint_progress = ""
+        self.border_subtitle = self.progress
+        if self._generation is not None and event.number == self._generation.number:
+            self._set_lint_bad(set(event.bad))

@@ -1,0 +1,91 @@
+"""The two budget meters under the panes: the catalog text against the host's budget (SPEC U1,
+P5–P6) and the bodies one request carries against the selected-body budget (U2–U3).
+
+Attributes down: :meth:`Meters.show_view` with the :class:`~skillshelf.app.catalog_view.CatalogView`
+and the host's labels, :meth:`Meters.show_selected` with the selected row and its body cost,
+:meth:`Meters.computing` while either is being recomputed.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+
+from skillshelf.app.catalog_view import CatalogView
+from skillshelf.app.loaded_text import BodyCost
+from skillshelf.core.hosts.base import HostLabels
+from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
+from skillshelf.widgets.rows import CatalogRow
+
+__all__ = ["Meters"]
+
+
+class Meters(Vertical):
+    """A :class:`~skillshelf.widgets.budget_meter.BudgetMeter` above a
+    :class:`~skillshelf.widgets.budget_meter.SelectedMeter`."""
+
+    DEFAULT_CSS = """
+    Meters { height: auto; }
+    """
+
+    def __init__(self, *, id: str | None = "meters") -> None:
+        super().__init__(id=id)
+        self._view: CatalogView | None = None
+        self._row: CatalogRow | None = None
+        self._cost: BodyCost | None = None
+
+    def compose(self) -> ComposeResult:
+        yield BudgetMeter(id="meter")
+        yield SelectedMeter(id="meter-selected")
+
+    def computing(self) -> None:
+        """Both meters say ``computing…`` until the next :meth:`show_view`."""
+        self.query_one(BudgetMeter).pending = True
+        self.query_one(SelectedMeter).pending = True
+
+    def show_view(self, view: CatalogView, labels: HostLabels) -> None:
+        """The numbers of ``view``, labelled in the host's words (``index`` / ``catalog``,
+        ``required`` / ``always``)."""
+        self._view = view
+        meter = self.query_one(BudgetMeter)
+        meter.label = labels.catalog
+        index = view.index
+        meter.message = ""
+        meter.used, meter.limit = index.used, index.budget
+        meter.tokens, meter.tokens_exact, meter.approx_tokens = index.tokens, index.exact, index.approx
+        meter.truncated, meter.omitted = index.truncated, index.omitted
+        meter.pending = False
+        self.query_one(SelectedMeter).required_label = labels.selected
+        self._show_selected()
+
+    def show_selected(self, row: CatalogRow | None, cost: BodyCost | None) -> None:
+        """The selected row and what loading it costs (``None``: unknown yet, or nothing to load)."""
+        self._row, self._cost = row, cost
+        self._show_selected()
+
+    def _show_selected(self) -> None:
+        """Required bodies plus the selected row's body (SPEC U2–U3)."""
+        meter = self.query_one(SelectedMeter)
+        view = self._view
+        if view is None:
+            meter.pending = True
+            return
+        required = view.required
+        estimate = sum(b.tokens for b in required)
+        exact_parts = [b.exact for b in required]
+        selected = None
+        note = ""
+        cost, row = self._cost, self._row
+        if cost is not None and row is not None and cost.location == row.location:
+            if cost.error:
+                note = "selected body cannot be read"
+            elif cost.location not in {b.location for b in required}:
+                estimate += cost.tokens
+                exact_parts.append(cost.exact)
+                selected = row.name
+        exact_ok = all(x is not None for x in exact_parts)
+        meter.estimate, meter.budget = estimate, view.selected_budget
+        meter.tokens = sum(x or 0 for x in exact_parts) if exact_ok else estimate
+        meter.tokens_exact = exact_ok
+        meter.required, meter.selected, meter.note = len(required), selected, note
+        meter.pending = False

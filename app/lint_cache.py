@@ -1,0 +1,83 @@
+"""Lint per file for the host's lint target, cached by content (SPEC F4–F5).
+
+The browser lints every listed file beside the host's verdict (lint never changes what the host
+loads). Runs in worker threads; thread-safe.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from skillshelf.core.hostlint import host_lint_file, host_targets
+from skillshelf.core.lint import Target, lint_file
+from skillshelf.core.model import Diagnostic, Rejected, Severity, Source, Status
+
+__all__ = ["LintCache", "disk_stamp"]
+
+
+def disk_stamp(path: str) -> str:
+    """``disk:<mtime_ns>:<size>`` of the file at ``path`` now (``disk:missing`` when it cannot be
+    stat-ed): the cache key part of a kept-last-valid source (SPEC H3)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "disk:missing"
+    return f"disk:{st.st_mtime_ns}:{st.st_size}"
+
+
+class LintCache:
+    """Lint findings per file (SPEC F4–F5) for one lint ``target`` (``Host.lint_target``: one of
+    the rule sets of :class:`~skillshelf.core.lint.Target` — ``"spec"``, ``"zhin"`` … — or a
+    client host's own verdict, ``"gemini"``, SPEC N6).
+
+    Key: ``(locator, content_sha256)`` — lint depends on the bytes *and* on the folder (name
+    mismatch, missing references), so a file moved or edited is linted again. A kept-last-valid
+    source (SPEC H3) carries the hash of the *old* version the host keeps, while lint reads the
+    file on disk; its key is ``(locator, disk_stamp)`` instead, so the lint always describes the
+    file on disk. Built-ins have no file and are never linted.
+    """
+
+    def __init__(self, target: str = "spec") -> None:
+        self._host = host_targets().get(target)
+        self.target = target if self._host is not None else Target(target).value
+        self._lock = threading.Lock()
+        self._reports: dict[tuple[str, str], tuple[Diagnostic, ...]] = {}
+
+    @staticmethod
+    def key(item: Source | Rejected) -> tuple[str, str] | None:
+        """The cache key of ``item``, ``None`` for a built-in."""
+        if item.location.startswith("builtin://"):
+            return None
+        if isinstance(item, Source) and item.status is Status.KEPT_LAST_VALID:
+            return (item.location, disk_stamp(item.location))
+        return (item.location, item.content_sha256)
+
+    def get(self, item: Source | Rejected) -> tuple[Diagnostic, ...] | None:
+        """Cached findings of ``item``, ``None`` when not linted yet (or a built-in)."""
+        key = self.key(item)
+        if key is None:
+            return None
+        with self._lock:
+            return self._reports.get(key)
+
+    def lint(self, item: Source | Rejected) -> tuple[Diagnostic, ...]:
+        """Findings of ``item`` under :attr:`target` (cached); ``()`` for built-ins."""
+        key = self.key(item)
+        if key is None:
+            return ()
+        with self._lock:
+            found = self._reports.get(key)
+        if found is not None:
+            return found
+        if self._host is not None:
+            diags = tuple(host_lint_file(self._host, item.location).diagnostics)
+        else:
+            diags = tuple(lint_file(item.location, target=Target(self.target)).diagnostics)
+        with self._lock:
+            self._reports[key] = diags
+        return diags
+
+    def has_errors(self, item: Source | Rejected) -> bool:
+        """True when the cached lint of ``item`` holds an error-severity finding."""
+        return any(d.severity is Severity.ERROR for d in (self.get(item) or ()))

@@ -1,0 +1,69 @@
+"""The whole text a host hands over when a skill is loaded, page after page, and what it costs (SPEC U3).
+
+Runs in worker threads: every page is one :meth:`~skillshelf.core.hosts.base.HostSession.load_page`
+call (which reads the file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from skillshelf.app.budgets import count_tokens
+from skillshelf.core.hosts.base import HostSession
+from skillshelf.core.model import Source
+
+__all__ = ["BodyCost", "LoadedText", "MAX_PAGES", "body_cost", "loaded_text"]
+
+#: Most pages read for one text (a host whose cursors never end is cut off here).
+MAX_PAGES = 1_000
+
+
+@dataclass(frozen=True)
+class LoadedText:
+    """``text``: the skill's body as the host hands it over (each page's ``body``, or its whole
+    ``text`` when the host does not wrap it), all pages joined; ``injected``: what the host adds
+    to every prompt for it (``None``: nothing); ``error``: the host's refusal (``text`` is then
+    ``""``)."""
+
+    text: str
+    injected: str | None = None
+    error: str | None = None
+
+
+def loaded_text(session: HostSession, source: Source) -> LoadedText:
+    """Every page of ``source`` through ``session.load_page``, joined (at most :data:`MAX_PAGES`)."""
+    parts: list[str] = []
+    cursor: str | None = None
+    injected: str | None = None
+    for n in range(MAX_PAGES):
+        page = session.load_page(source, cursor)
+        if page.error is not None:
+            return LoadedText("", injected, page.error)
+        if n == 0:
+            injected = page.injected
+        parts.append(page.body if page.body is not None else page.text)
+        if page.complete or page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    return LoadedText("".join(parts), injected)
+
+
+@dataclass(frozen=True)
+class BodyCost:
+    """What loading one source costs (SPEC U3): ``tokens`` = the agent's estimate (characters /
+    4), ``exact`` the tiktoken count (``None`` when tiktoken is unavailable); ``error`` when the
+    host refuses to load it (its sentence)."""
+
+    location: str
+    tokens: int = 0
+    exact: int | None = None
+    error: str = ""
+
+
+def body_cost(session: HostSession, source: Source) -> BodyCost:
+    """:class:`BodyCost` of loading ``source`` under ``session``'s host."""
+    loaded = loaded_text(session, source)
+    if loaded.error is not None:
+        return BodyCost(source.location, error=loaded.error)
+    count = count_tokens(loaded.text)
+    return BodyCost(source.location, count.approx, count.tokens if count.exact else None)

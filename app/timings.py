@@ -1,0 +1,33 @@
+"""Every delay the TUI waits on, as one value the app is given (tests pass zero delays)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_TIMINGS", "Timings"]
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Delays of the TUI, in seconds unless said otherwise.
+
+    ``filter_debounce``: quiet time after typing in the filter box before the list is filtered;
+    ``typing_debounce``: the same for the what-if boxes; ``progress_after``: background work
+    shows progress only when it runs longer than this; ``changes_shown``: how long the header
+    shows what the last generation changed; ``watcher_wait``: longest wait for the live watcher
+    to publish the generation of a config write before the writer rescans itself;
+    ``watch_step`` / ``watch_debounce``: the watcher's batching in milliseconds (watchfiles'
+    ``step`` and ``debounce``).
+    """
+
+    filter_debounce: float = 0.12
+    typing_debounce: float = 0.1
+    progress_after: float = 0.3
+    changes_shown: float = 10.0
+    watcher_wait: float = 2.0
+    watch_step: int = 50
+    watch_debounce: int = 1600
+
+
+#: The delays the shipped app uses.
+DEFAULT_TIMINGS = Timings()

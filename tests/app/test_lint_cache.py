@@ -1,0 +1,27 @@
+"""The lint cache of the TUI (SPEC F4–F5, H3): keyed by content, kept-last-valid rows keyed by the file on disk."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from skillshelf.app.lint_cache import LintCache
+from skillshelf.core.model import Provenance, Severity, Source, Status
+
+
+def test_h3_lint_of_kept_last_valid_describes_the_file_on_disk(tmp_path):
+    f = tmp_path / "pdf" / "SKILL.md"
+    f.parent.mkdir()
+    f.write_text("---\nname: pdf\ndescription: Read PDF files\n---\nBody.\n", encoding="utf-8")
+    kept = Source(name="pdf", location=str(f), provenance=Provenance.PROJECT_ZUNO, canonical=str(f),
+                  status=Status.KEPT_LAST_VALID, content_sha256="old-version-hash")
+    cache = LintCache("spec")
+    assert cache.lint(kept) == ()
+    # the file breaks on disk; the host keeps the old entry (same sha in the Source) — lint follows the disk
+    f.write_text("---\nname: Not_Valid\n---\nBody.\n", encoding="utf-8")
+    codes = {d.code for d in cache.lint(kept) if d.severity is Severity.ERROR}
+    assert codes and cache.has_errors(kept)
+    assert cache.get(kept) == cache.lint(kept)
+    # a normal source is still keyed by its content hash (the generation's view of the file)
+    ok = replace(kept, status=Status.OK, content_sha256="h1")
+    assert LintCache.key(ok) == (str(f), "h1")
+    assert LintCache.key(kept)[1].startswith("disk:")

@@ -1,0 +1,45 @@
+"""Failures never vanish in the TUI: a worker of any part of the screen that fails is shown as an
+error notice (and logged), the app keeps running."""
+
+from __future__ import annotations
+
+from textual.notifications import Notify
+
+from skillshelf.app.screens.main import MainScreen
+
+from conftest import settle, tui_app
+from tui_fixtures import FakeCatalog
+
+
+def _notes(messages: list) -> list[tuple[str, str]]:
+    return [(m.notification.message, m.notification.severity) for m in messages if isinstance(m, Notify)]
+
+
+class _Broken:
+    """Wraps a host session; ``load_page`` and ``source_facts`` raise (a host bug)."""
+
+    def __init__(self, session) -> None:
+        self._session = session
+
+    def __getattr__(self, name):
+        return getattr(self._session, name)
+
+    def load_page(self, source, cursor=None, *, resource=None):
+        raise RuntimeError(f"no page for {source.name}")
+
+    def source_facts(self, source):
+        raise RuntimeError("no facts")
+
+
+async def test_failing_host_session_is_shown_not_swallowed(tmp_path):
+    catalog = FakeCatalog(tmp_path)
+    catalog.session = _Broken(catalog.session)
+    messages: list = []
+    app = tui_app(lambda: catalog, host="zuno", cwd_display="~/w")
+    async with app.run_test(size=(120, 40), message_hook=messages.append) as pilot:
+        await settle(app, pilot)
+        notes = _notes(messages)
+        assert ("read body failed: RuntimeError: no page for docx", "error") in notes
+        assert ("source details failed: RuntimeError: no facts", "error") in notes
+        assert ("body cost failed: RuntimeError: no page for docx", "error") in notes
+        assert isinstance(app.screen, MainScreen) and app.is_running
