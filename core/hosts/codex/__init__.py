@@ -25,6 +25,7 @@ from skillshelf.core.fileread import read_regular
 from skillshelf.core.hosts.base import (
     CatalogEntry,
     EntryState,
+    Fact,
     Feature,
     HostCatalog,
     HostContext,
@@ -387,6 +388,30 @@ class CodexSession(ClientSession):
         rejected.sort(key=lambda r: order.get(r.location, 0))
         sources = _apply_rules(sources, setup)
         return sources, rejected, warnings
+
+    def source_facts(self, source: Source) -> tuple[Fact, ...]:
+        """Codex's scope, the path its catalog shows when it differs from the listed one, the
+        short description ``skills/list`` carries, and what ``agents/openai.yaml`` gives
+        (reads the sidecar again). Never raises."""
+        facts = [Fact("scope", SCOPES_BY_PROVENANCE.get(source.provenance, "user"))]
+        if source.catalog_location:
+            facts.append(Fact("catalog path", source.catalog_location,
+                              ("skills/list reports the resolved path; the catalog shows the path as walked",)))
+        meta = source.frontmatter.get("metadata")
+        short = meta.get("short-description") if isinstance(meta, dict) else None
+        if isinstance(short, str) and collapse(short):
+            facts.append(Fact("short", collapse(short), ("skills/list shortDescription; the catalog never uses it",)))
+        side = load_sidecar(os.path.dirname(source.location))
+        if side.ignored is not None:
+            facts.append(Fact("sidecar", f"{SIDECAR} ignored: {side.ignored}", (), Severity.WARNING))
+        elif side.path is not None:
+            shown = [f"{k}={v}" for k, v in (side.interface or {}).items() if v is not None]
+            if side.implicit is False:
+                shown.append("allow_implicit_invocation=false")
+            if side.products:
+                shown.append("products=" + ",".join(side.products))
+            facts.append(Fact("sidecar", f"{SIDECAR}: " + ("; ".join(shown) if shown else "nothing Codex uses")))
+        return tuple(facts)
 
     # ---- catalog and budget
     def _budget(self, context_window: int | None) -> Budget:

@@ -191,7 +191,7 @@ def parse_skill(data: bytes, directory: str) -> Parsed:
     text = data.decode("utf-8")
     block = extract_frontmatter(text)
     if block is None:
-        return _reject(MISSING_FRONTMATTER, 1, 1, "frontmatter")
+        return _reject(MISSING_FRONTMATTER, 1, None, "frontmatter")
     notes: list[Diagnostic] = []
     try:
         fields = from_str(block, _frontmatter)

@@ -1081,3 +1081,17 @@ def test_compare_explains_what_codex_does_not_read(tmp_path: Path) -> None:
     assert cells[".agents/skills/.dot/x/SKILL.md"].reason == (
         "in a dot folder below project .agents/skills; Codex 0.171.0 skips dot folders there")
     assert [h.budget_unit for h in result.hosts][:2] == ["characters", "tokens"]
+
+
+def test_source_facts(tmp_path: Path) -> None:
+    repo = git(tmp_path / "repo")
+    skill(tmp_path / "out", "real", name="k", extra="metadata:\n  short-description: Brief")
+    write(tmp_path / "out/real/agents/openai.yaml", "interface:\n  display_name: Kay\npolicy:\n  allow_implicit_invocation: false\n")
+    (repo / ".agents/skills").mkdir(parents=True)
+    os.symlink(tmp_path / "out/real", repo / ".agents/skills/k")
+    ws = WS(tmp_path, repo)
+    cat = ws.catalog()
+    facts = cat.session.source_facts(cat.current.sources[0])
+    assert [(f.label, f.value) for f in facts] == [
+        ("scope", "repo"), ("catalog path", f"{repo}/.agents/skills/k/SKILL.md"), ("short", "Brief"),
+        ("sidecar", "agents/openai.yaml: displayName=Kay; allow_implicit_invocation=false")]
