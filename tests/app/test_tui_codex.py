@@ -6,13 +6,13 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from conftest import settle, tui_app
+
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.model import Status
 from skillshelf.core.paths import Environment
 from skillshelf.widgets.budget_meter import BudgetMeter, meter_text
 from skillshelf.widgets.catalog_list import CatalogList
-
-from conftest import settle, tui_app
 
 SIZE = (130, 40)
 
