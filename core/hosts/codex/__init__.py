@@ -276,6 +276,7 @@ class CodexSession(ClientSession):
         parsed_cache: dict[str, tuple[Parsed, bytes | None]] = {}
         sidecars: dict[str, Sidecar] = {}
         seq = 0
+        seen_manifests: set[str] = set()
         for root in plan.roots:
             if not root.exists:
                 continue
@@ -284,7 +285,14 @@ class CodexSession(ClientSession):
             scan_warnings.extend(walked.warnings)
             if not walked.files:
                 continue
-            resolve = namespace_resolver(top, walked.files, walked.plugin_dirs)
+            problems: list[tuple[str, str]] = []
+            resolve = namespace_resolver(top, walked.files, walked.plugin_dirs, problems)
+            for manifest, why in problems:
+                if manifest not in seen_manifests:
+                    seen_manifests.add(manifest)
+                    scan_warnings.append(CatalogWarning(
+                        "codex-plugin-manifest", manifest,
+                        f"{manifest}: {why}; Codex gives the skills below it no plugin namespace from it"))
             for spelled, canon in walked.files:
                 if canon not in parsed_cache:
                     data, error = _read(canon)

@@ -151,22 +151,32 @@ def _ancestors(path: str) -> list[str]:
         path = parent
 
 
-def plugin_namespace(folder: str) -> str | None:
+#: A plugin manifest Codex could not use: (manifest path, why).
+Problem = tuple[str, str]
+
+
+def plugin_namespace(folder: str, problems: list[Problem] | None = None) -> str | None:
     """The namespace a plugin manifest in ``folder`` gives, ``None`` when there is none (or it
-    is not valid JSON, not an object, or its ``name`` is not a string)."""
+    is not valid JSON, not an object, or its ``name`` is not a string: then the manifest and
+    why go to ``problems``)."""
     for rel in PLUGIN_MANIFESTS:
         path = os.path.join(folder, rel)
         if not os.path.isfile(path):
             continue
+        why = ""
         try:
             with open(path, "rb") as f:
                 value = json.loads(f.read().decode("utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(value, dict):
-            return None
-        name = value.get("name", "")
-        if not isinstance(name, str):
+        except (OSError, ValueError) as exc:
+            value, why = None, f"not readable JSON ({exc})"
+        if not why and not isinstance(value, dict):
+            why = "not a JSON object"
+        name = value.get("name", "") if isinstance(value, dict) else None
+        if not why and not isinstance(name, str):
+            why = "its name is not a string"
+        if why or not isinstance(name, str):
+            if problems is not None:
+                problems.append((path, why))
             return None
         if name.strip() == "":
             return os.path.basename(folder) or None
@@ -174,9 +184,9 @@ def plugin_namespace(folder: str) -> str | None:
     return None
 
 
-def _nearest(start: str) -> str | None:
+def _nearest(start: str, problems: list[Problem] | None = None) -> str | None:
     for folder in _ancestors(start):
-        ns = plugin_namespace(folder)
+        ns = plugin_namespace(folder, problems)
         if ns is not None:
             return ns
     return None
@@ -186,21 +196,23 @@ def _within(path: str, prefix: str) -> bool:
     return path == prefix or path.startswith(prefix.rstrip("/") + "/")
 
 
-def namespace_resolver(root: str, files: Iterable[tuple[str, str]], plugin_dirs: set[str]) -> Callable[[str], str | None]:
+def namespace_resolver(root: str, files: Iterable[tuple[str, str]], plugin_dirs: set[str],
+                       problems: list[Problem] | None = None) -> Callable[[str], str | None]:
     """A function from a skill's canonical path to its plugin namespace (``None`` = none), for
-    the skills ``files`` (discovery, canonical) of the root walked at canonical ``root``."""
+    the skills ``files`` (discovery, canonical) of the root walked at canonical ``root``;
+    manifests Codex could not use go to ``problems``."""
     files = list(files)
     above: set[str] = set()
     for _, canon in files:
         above.update(_ancestors(os.path.dirname(canon)))
     linked = {os.path.dirname(c) for d, c in files if c != d} - {root}
-    nested: list[tuple[str, str | None]] = [(r, _nearest(r)) for r in linked]
+    nested: list[tuple[str, str | None]] = [(r, _nearest(r, problems)) for r in linked]
     for folder in plugin_dirs:
         if folder in above and folder != root and folder not in linked:
-            ns = plugin_namespace(folder)
+            ns = plugin_namespace(folder, problems)
             if ns is not None:
                 nested.append((folder, ns))
-    inherited = _nearest(root)
+    inherited = _nearest(root, problems)
 
     def resolve(canon: str) -> str | None:
         under_root = _within(canon, root)

@@ -499,6 +499,7 @@ def test_plugin_namespaces(tmp_path: Path) -> None:
     assert [s.display_name for s in gen.sources if s.name == "first:a"] == ["a"]
     assert error_records(gen) == [{"path": f"{r}/long/g/SKILL.md", "count": 1,
                                    "message": "invalid qualified name: exceeds maximum length of 129 characters"}]
+    assert [w.source for w in gen.warnings if w.kind == "codex-plugin-manifest"] == [f"{r}/bad/.codex-plugin/plugin.json"]
 
 
 # ------------------------------------------------------------------------------------- §3 the parser
