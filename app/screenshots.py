@@ -3,8 +3,8 @@
 Runs :class:`~skillshelf.app.tui.SkillshelfApp` headless (``App.run_test``) on the demo workspace
 (:func:`skillshelf.app.demo.prepare_demo`, opened like ``run_tui --demo``) at 140×42 cells with
 the ``textual-dark`` theme, and saves SVGs (``App.save_screenshot``) of: the main screen, a
-selected ambiguous row, the ambiguity picker, the index preview, what-if, help and the Problems
-screen (``e``); ``zhin.svg``:
+selected ambiguous row, the ambiguity picker, the index preview, what-if, help, the Problems
+screen (``e``) and the Compare screen (``x``, every host side by side); ``zhin.svg``:
 host ``zhin`` on a small plugin written to a temporary directory (:data:`ZHIN_PLUGIN`). When
 ``<repo>/../shared/corpus`` exists it also saves ``corpus.svg``: the main screen with that corpus
 as an extra ``--path``. Each SVG is converted to PNG with cairosvg when it is installed, after
@@ -39,7 +39,7 @@ SIZE = (140, 42)
 #: Fixed theme, so screenshots do not depend on ``TEXTUAL_THEME``.
 THEME = "textual-dark"
 #: Screenshot names (without extension), in the order taken.
-SHOTS = ("main", "ambiguous", "picker", "index-preview", "whatif", "help", "problems", "zhin")
+SHOTS = ("main", "ambiguous", "picker", "index-preview", "whatif", "help", "problems", "compare", "zhin")
 
 
 #: Font substituted for ``Fira Code`` in the PNGs. cairosvg uses only the first family named, with
@@ -140,6 +140,13 @@ async def _shoot_demo(outdir: Path) -> list[Path]:
             await pilot.press("e")
             await _settle(app, pilot, 1)
             save("problems")
+            await pilot.press("escape")
+            await pilot.press("x")
+            await _settle(app, pilot)
+            # the Claude cell of the project's .claude/skills/frontend-a11y (shadowed by the user copy)
+            await pilot.press(*(["down"] * 19), "right", "right")
+            await _settle(app, pilot, 1)
+            save("compare")
     finally:
         shutil.rmtree(demo.root, ignore_errors=True)
     return written

@@ -32,6 +32,7 @@ from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.demo import prepare_demo
 from skillshelf.app.live import GenerationFeed, LiveWatch
 from skillshelf.app.problems import Problem
+from skillshelf.app.screens.compare import CompareScreen
 from skillshelf.app.screens.help import HelpScreen
 from skillshelf.app.screens.index_preview import IndexPreviewScreen
 from skillshelf.app.screens.main import CatalogOpened, MainScreen
@@ -45,7 +46,7 @@ from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core import configwrite
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.configwrite import ConfigWriteError, WriteResult
-from skillshelf.core.hosts import DEFAULT_HOST, get_host, next_host
+from skillshelf.core.hosts import DEFAULT_HOST, HOSTS, get_host, next_host
 from skillshelf.core.hosts.base import Feature, Host
 from skillshelf.core.model import Generation, Severity
 from skillshelf.core.paths import Environment
@@ -80,10 +81,12 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         Binding("ctrl+z", "undo_write", "Undo write", show=False, id="app.undo-write"),
         Binding("h", "switch_host", "Host", id="app.switch-host"),
         Binding("e", "problems", "Problems", id="app.problems"),
+        Binding("x", "compare", "Compare hosts", id="app.compare"),
     ]
 
     #: Actions that only make sense over the main screen (not inside a modal or another screen).
-    MAIN_ONLY_ACTIONS = frozenset({"resolve", "index_preview", "whatif", "undo_write", "switch_host", "problems"})
+    MAIN_ONLY_ACTIONS = frozenset({"resolve", "index_preview", "whatif", "undo_write", "switch_host", "problems",
+                                   "compare"})
     #: Actions that apply only to hosts with a feature (the picker writes ``skills.config``).
     ACTION_FEATURES = {"resolve": Feature.CONFIG, "undo_write": Feature.CONFIG}
 
@@ -302,6 +305,19 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
             found = tuple(Problem(Severity.ERROR, "agent-would-not-start", p, f"agents.{view.agent}")
                           for p in view.problems) + found
         self.push_screen(ProblemsScreen(found, main.generation.number), chosen)
+
+    def action_compare(self) -> None:
+        """``x``: the same workspace under every registered host side by side (SPEC N4);
+        ``enter`` on a row moves the catalog cursor to that file when this host lists it."""
+        main = self._loaded_main()
+        if main is None or main.catalog is None:
+            return
+
+        def chosen(location: str | None) -> None:
+            if location is not None:
+                main.jump_to_location(location)
+
+        self.push_screen(CompareScreen(main.catalog.context, list(HOSTS.values())), chosen)
 
     def action_undo_write(self) -> None:
         """``ctrl+z``: undo the last picker write (restores the file byte for byte) and rescan."""

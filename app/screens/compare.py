@@ -91,7 +91,7 @@ class CompareScreen(Screen[str | None]):
     CompareScreen { layout: vertical; }
     CompareScreen #cmp-title { height: 1; text-style: bold; }
     CompareScreen DataTable { height: 1fr; }
-    CompareScreen #cmp-explain { height: 7; border-top: solid $primary; padding: 0 1; }
+    CompareScreen #cmp-explain { height: 9; border-top: solid $primary; padding: 0 1; }
     CompareScreen #cmp-totals { height: auto; max-height: 7; color: $foreground-muted; }
     CompareScreen #cmp-legend { height: 1; color: $foreground-muted; }
     """
@@ -99,7 +99,7 @@ class CompareScreen(Screen[str | None]):
     BINDINGS = [
         Binding("escape,q", "close", "Close", id="compare.close"),
         Binding("d", "toggle_differ", "Only differences", id="compare.differ"),
-        Binding("enter", "choose", "Go to file", id="compare.choose"),
+        Binding("enter", "choose", "Go to file", id="compare.choose", priority=True),
     ]
 
     def __init__(self, context: HostContext, hosts: Sequence[Host], *, only_differ: bool = False) -> None:
@@ -205,6 +205,11 @@ class CompareScreen(Screen[str | None]):
     @on(DataTable.CellHighlighted)
     def _highlighted(self, event: DataTable.CellHighlighted) -> None:
         self._explain(event.coordinate.row, event.coordinate.column)
+
+    @on(DataTable.CellSelected)
+    def _selected(self, event: DataTable.CellSelected) -> None:
+        """A click only moves the cursor (the explanation follows); ``enter`` chooses."""
+        event.stop()
 
     def action_toggle_differ(self) -> None:
         """``d``: only the files the hosts disagree on ↔ every file."""

@@ -54,6 +54,7 @@ HELP_ROWS: tuple[tuple[str, str, str], ...] = (
     ("app.index-preview", "i", "index preview: exact prompt text (f form, c copy, ^s save)"),
     ("app.whatif", "w", "what-if: context window / maxContextTokens (writes nothing)"),
     ("app.problems", "e", "problems: warnings, config errors, hints, rejected files"),
+    ("app.compare", "x", "compare: this workspace under every host side by side (d: only differences)"),
     ("app.help", "?", "this help"),
     ("app.palette", "ctrl+p", "command palette: a skill, or any action above, by name"),
     ("app.quit", "q", "quit (in a dialog: close it)"),
@@ -94,6 +95,11 @@ HELP_SECTIONS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
     ("Problems (e)", (
         ("problems.go", "enter", "go to the skill file the entry names"),
         ("problems.close", "esc  q  e", "close"),
+    )),
+    ("Compare hosts (x)", (
+        ("compare.differ", "d", "only the skill files the hosts disagree on / every file"),
+        ("compare.choose", "enter", "go to the file in the catalog (when this host lists it)"),
+        ("compare.close", "esc  q", "close"),
     )),
 )
 

@@ -63,6 +63,7 @@ PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
     PaletteAction("Pull remote skills now", "p", "fetch the skills.urls indexes and rescan", "main", "pull",
                   feature=Feature.REMOTE),
     PaletteAction("Problems", "e", "warnings, config errors, uncovered folders, rejected files", "app", "problems"),
+    PaletteAction("Compare hosts", "x", "this workspace under every host side by side", "app", "compare"),
     PaletteAction("Sort: next order", "s", "catalog, name, provenance, size, tokens", "main", "cycle_sort"),
     PaletteAction("Next conflict", "n", "the next ambiguous name", "main", "next_conflict", (1,)),
     PaletteAction("Undo the last picker write", "ctrl+z", "restore skills.config byte for byte", "app", "undo_write",

@@ -30,6 +30,10 @@ EXPECTED_SKILLS = {
     "project/extra-skills/team-conventions/SKILL.md",
     "project/extra-skills/data/csv-cleanup/SKILL.md",
     "project/.claude/skills/frontend-a11y/SKILL.md",
+    # copies the other clients settle differently (the compare screen shows them)
+    "home/.claude/skills/frontend-a11y/SKILL.md",
+    "project/.gemini/skills/api-design/SKILL.md",
+    "project/.opencode/skills/unit-tests/SKILL.md",
 }
 EXPECTED_OTHER = {
     "home/.agents/skills/changelog-writer/agents/openai.yaml",
@@ -84,14 +88,16 @@ def test_c3_paths_and_env_point_inside_the_copy(demo, tmp_path):
     assert not [k for k in demo.env if k.startswith("ZUNO_")]
 
 
-def test_c3_env_drops_zuno_vars_and_keeps_the_rest():
-    env = demo_env("/w", {"ZUNO_CONFIG": "/x.json", "ZUNO_DISABLE_EXTERNAL_SKILLS": "1",
+def test_c3_env_drops_zuno_and_client_vars_and_keeps_the_rest():
+    env = demo_env("/w", {"ZUNO_CONFIG": "/x.json", "ZUNO_DISABLE_EXTERNAL_SKILLS": "1", "CODEX_HOME": "/c",
+                          "CLAUDE_CONFIG_DIR": "/cl", "GEMINI_CLI_HOME": "/g", "OPENCODE_CONFIG_DIR": "/o",
                           "PATH": "/bin", "HOME": "/real", "XDG_CONFIG_HOME": "/real/.cfg"})
     assert env == {
         "PATH": "/bin",
         "HOME": "/w/home",
         "XDG_CONFIG_HOME": "/w/home/.config",
         "XDG_CACHE_HOME": "/w/home/.cache",
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",
     }
 
 

@@ -22,7 +22,8 @@ def test_screenshots_written(tmp_path):
     assert "Index preview — host zuno" in texts["index-preview"]
     assert "What-if: context window / maxContextTokens" in texts["whatif"]
     assert "resolve the selected ambiguous name" in texts["help"]
-    assert "Problems · generation 1 · 2 errors · 1 note" in texts["problems"] and "rejected files (2)" in texts["problems"]
+    # four uncovered folders: .claude, .opencode and .gemini in the project, ~/.claude
+    assert "Problems · generation 1 · 2 errors · 4 notes" in texts["problems"] and "rejected files (2)" in texts["problems"]
     assert "host zhin · Zhin (im/skill) ─ ~/bot ─ generation 1 ─ 4 sources" in texts["zhin"]
     assert "locked until load_skill" in texts["zhin"] and "agent:reviewer" in texts["zhin"]
     try:

@@ -70,17 +70,19 @@ def test_help_lists_every_binding_id():
 
 
 def test_help_sections_per_screen_and_hanging_indent():
+    from skillshelf.app.screens.compare import CompareScreen
     from skillshelf.app.screens.help import HELP_SECTIONS
     from skillshelf.app.screens.index_preview import IndexPreviewScreen
     from skillshelf.app.screens.picker import AmbiguityPicker
     from skillshelf.app.screens.whatif import WhatIfScreen
 
     sections = {title: {row[0] for row in rows} for title, rows in HELP_SECTIONS}
-    assert list(sections) == ["Main screen", "Ambiguity picker (a)", "Index preview (i)", "What-if (w)", "Problems (e)"]
+    assert list(sections) == ["Main screen", "Ambiguity picker (a)", "Index preview (i)", "What-if (w)", "Problems (e)",
+                              "Compare hosts (x)"]
     aliases = {"picker.close-q", "preview.close-q", "whatif.close-q", "whatif.preset-128k", "whatif.preset-200k",
                "whatif.preset-1m"}
     for title, screen in (("Ambiguity picker (a)", AmbiguityPicker), ("Index preview (i)", IndexPreviewScreen),
-                          ("What-if (w)", WhatIfScreen)):
+                          ("What-if (w)", WhatIfScreen), ("Compare hosts (x)", CompareScreen)):
         assert {b.id for b in screen.BINDINGS} - aliases <= sections[title], title
     lines = help_content(width=60).plain.splitlines()
     # a description longer than the width continues under the description column (12 cells)

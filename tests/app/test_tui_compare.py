@@ -1,0 +1,84 @@
+"""The Compare screen (``x``, SPEC N4) on a real workspace seen by every host."""
+
+from __future__ import annotations
+
+import os
+
+from conftest import settle, tui_app
+
+from skillshelf.app.screens.compare import CompareScreen
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.compare import CellState
+from skillshelf.core.paths import Environment
+
+SIZE = (120, 40)
+
+
+def _skill(root, folder, name, desc):
+    d = root / folder
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {desc}\n---\nbody\n", encoding="utf-8")
+    return str(d / "SKILL.md")
+
+
+def _workspace(tmp_path):
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    home.mkdir()
+    shared = _skill(ws / ".agents" / "skills", "pdf", "pdf", "Shared PDF skill")
+    claude_proj = _skill(ws / ".claude" / "skills", "review", "review", "Project review")
+    claude_user = _skill(home / ".claude" / "skills", "review", "review", "User review")
+    env = Environment.from_mapping({"HOME": str(home), "PATH": "/nonexistent"})
+    return ws, env, shared, claude_proj, claude_user
+
+
+async def test_compare_screen_rows_cells_explanation_toggle_and_jump(tmp_path):
+    ws, env, shared, claude_proj, claude_user = _workspace(tmp_path)
+    app = tui_app(lambda: Catalog.open(str(ws), env=env, pull_remote=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("x")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen) and screen.result is not None
+        rows = {r.location: r for r in screen.result.rows}
+        assert set(rows) == {shared, claude_proj, claude_user}
+        assert rows[shared].cells["zuno"].state is CellState.LISTED
+        assert rows[shared].cells["claude"].state is CellState.NOT_READ
+        assert rows[shared].cells["codex"].state is CellState.LISTED
+        # Claude: the user copy wins over the project copy of the same folder name
+        assert rows[claude_proj].cells["claude"].state is CellState.SHADOWED
+        assert rows[claude_proj].cells["claude"].by == (claude_user,)
+        assert rows[claude_user].cells["claude"].state is CellState.LISTED
+        table = screen.query_one("#cmp-table")
+        assert table.row_count == 3
+        # the explanation follows the cursor: the claude column of the project copy
+        order = [r.location for r in screen.shown]
+        table.move_cursor(row=order.index(claude_proj), column=1 + [h.name for h in screen.hosts].index("claude"))
+        await settle(app, pilot)
+        explained = str(screen.query_one("#cmp-explain").render())
+        assert "Claude Code 2.1.332: shadowed" in explained and "shadowed by" in explained
+        # every host reads the shared .agents copy except Claude, so the hosts disagree on all three
+        await pilot.press("d")
+        await settle(app, pilot)
+        assert table.row_count == len(screen.result.disagreeing()) == 3
+        table.move_cursor(row=[r.location for r in screen.shown].index(shared), column=0)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, CompareScreen)
+        assert app.main_screen.selected_row().location == shared
+
+
+async def test_compare_screen_shows_an_empty_workspace(tmp_path):
+    (tmp_path / "ws" / ".git").mkdir(parents=True)
+    (tmp_path / "home").mkdir()
+    env = Environment.from_mapping({"HOME": str(tmp_path / "home"), "PATH": "/nonexistent"})
+    app = tui_app(lambda: Catalog.open(str(tmp_path / "ws"), env=env, pull_remote=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("x")
+        await settle(app, pilot)
+        assert str(app.screen.query_one("#cmp-explain").render()) == "no skill files"
+        await pilot.press("q")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, CompareScreen)
