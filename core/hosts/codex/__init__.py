@@ -58,7 +58,7 @@ from skillshelf.core.hosts.codex.parse import (
 )
 from skillshelf.core.hosts.codex.prose import Texts, find_texts
 from skillshelf.core.hosts.codex.serde import collapse
-from skillshelf.core.hosts.codex.setup import Setup, load_setup, scope_of
+from skillshelf.core.hosts.codex.setup import Setup, load_setup
 from skillshelf.core.hosts.codex.walk import namespace_resolver, plugin_namespace
 from skillshelf.core.hosts.codex.walk import walk as walk_root
 from skillshelf.core.model import (
@@ -598,4 +598,3 @@ def error_records(generation: Generation) -> list[dict[str, object]]:
 #: The registered host.
 CODEX = CodexHost()
 
-__all__ += ["scope_of"]
