@@ -33,7 +33,8 @@ ALWAYS_KEY = "always"
 
 @dataclass(frozen=True)
 class IndexMeasure:
-    """The catalog meter: ``used`` characters of the text the model gets against ``budget``
+    """The catalog meter: ``used`` characters of the text the model gets (or what the host
+    counts, in ``unit``) against ``budget``
     (``None`` = the host has no budget), its ``tokens`` (tiktoken when ``exact``) and the
     agent's ``approx`` (characters / 4); ``truncated`` descriptions cut (or dropped to the name)
     and ``omitted`` sources left out by the budget (SPEC P5–P6)."""
@@ -45,6 +46,8 @@ class IndexMeasure:
     approx: int
     truncated: int = 0
     omitted: int = 0
+    #: the unit of ``used`` and ``budget``: ``chars``, or the host's own (``tokens``)
+    unit: str = "chars"
 
 
 @dataclass(frozen=True)
@@ -146,9 +149,10 @@ def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
     text = model.text if catalog.config.include_instructions else ""
     count = count_tokens(text)
     states = [e.state for e in model.entries]
-    index = IndexMeasure(len(text), model.budget, count.tokens, count.exact, count.approx,
+    own_unit = model.unit != "characters"  # the host counts its budget otherwise (Codex: tokens)
+    index = IndexMeasure(model.used if own_unit else len(text), model.budget, count.tokens, count.exact, count.approx,
                          truncated=sum(1 for s in states if s in (EntryState.CUT, EntryState.NAME_ONLY)),
-                         omitted=states.count(EntryState.OMITTED))
+                         omitted=states.count(EntryState.OMITTED), unit=model.unit if own_unit else "chars")
     limit = selected_budget(catalog, budget)
     required: tuple[SelectedBody, ...] = ()
     problems: list[str] = []

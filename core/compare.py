@@ -84,7 +84,8 @@ class Row:
 @dataclass(frozen=True)
 class HostColumn:
     """One compared host: its name, the client and version emulated, how many files it lists
-    to the model, the characters of its catalog and its budget (``None`` = no budget)."""
+    to the model, the characters of its catalog and its budget (``None`` = no budget) in
+    ``budget_unit`` (the host's own: characters, tokens, columns)."""
 
     name: str
     client: str
@@ -93,11 +94,14 @@ class HostColumn:
     catalog_chars: int
     budget: int | None
     budget_rule: str = ""
+    budget_unit: str = "characters"
 
     def to_json(self) -> dict[str, object]:
-        """``{"name", "client", "version", "listed", "catalogChars", "budget", "budgetRule"}``."""
+        """``{"name", "client", "version", "listed", "catalogChars", "budget", "budgetRule",
+        "budgetUnit"}``."""
         return {"name": self.name, "client": self.client, "version": self.version, "listed": self.listed,
-                "catalogChars": self.catalog_chars, "budget": self.budget, "budgetRule": self.budget_rule}
+                "catalogChars": self.catalog_chars, "budget": self.budget, "budgetRule": self.budget_rule,
+                "budgetUnit": self.budget_unit}
 
 
 @dataclass(frozen=True)
@@ -198,7 +202,7 @@ def compare(context: HostContext, hosts: Sequence[Host]) -> Comparison:
         shown = cat.model_catalog()
         entries = {e.location: e for e in shown.entries}
         columns.append(HostColumn(host.name, host.client, host.version, shown.listed, len(shown.text),
-                                  shown.budget, shown.budget_rule))
+                                  shown.budget, shown.budget_rule, shown.unit))
         by_canon: dict[str, Source] = {}
         rejected: dict[str, Rejected] = {}
         for s in gen.sources:

@@ -174,7 +174,8 @@ class Root:
     never entered (``node_modules``; with ``skip_folded`` compared ignoring case, trailing dots
     and spaces, and invisible format characters, see :meth:`skips`), ``file_links`` whether a symlinked ``SKILL.md`` counts,
     ``resolve`` whether the host reports the symlink-resolved path, ``label`` the folder kind in
-    the host's words (``project .claude/skills``).
+    the host's words (``project .claude/skills``), ``resolved`` the symlink-resolved scan
+    directory when the host walks from there (Codex; ``""`` = not resolved or missing).
     """
 
     provenance: Provenance
@@ -190,6 +191,7 @@ class Root:
     file_links: bool = True
     resolve: bool = False
     label: str = ""
+    resolved: str = ""
     unread: str = ""
 
     def depth_allowed(self, levels: int) -> bool:
@@ -236,6 +238,8 @@ class Root:
         }
         if self.label:
             out["label"] = self.label
+        if self.resolved and self.resolved != self.scan_dir:
+            out["resolved"] = self.resolved
         if self.unread:
             out["unread"] = self.unread
         return out
@@ -275,7 +279,9 @@ class Source:
     ``frontmatter`` is the parsed mapping (for display only). ``diagnostics`` holds host and lint
     findings together (lint never changes what the host does). ``shadowed_by``: the locators
     of the copies that win over this one (status ``shadowed``) or compete with it (``race``);
-    ``status_reason`` says why in the host's terms.
+    ``status_reason`` says why in the host's terms. ``catalog_location``: the spelling the
+    host's model catalog shows when it differs from ``location`` (Codex lists the resolved path
+    but its catalog shows the path as walked, through folder symlinks).
     """
 
     name: str
@@ -303,6 +309,7 @@ class Source:
     builtin_tools: tuple[str, ...] = ()
     shadowed_by: tuple[str, ...] = ()
     status_reason: str | None = None
+    catalog_location: str | None = None
 
     @property
     def entry(self) -> SkillEntry:

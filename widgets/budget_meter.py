@@ -44,14 +44,16 @@ def meter_text(
     truncated: int = 0,
     omitted: int = 0,
     bar_width: int = 18,
+    unit: str = "chars",
 ) -> Content:
     """The index meter line (``approx_tokens`` = the agent's chars/4 estimate, see
     :func:`tokens_text`). The bar fills ``used / limit`` of ``bar_width`` cells (a full bar when
     ``limit`` is 0); green under 80 %, warning up to the limit, error when entries were
     omitted. ``limit`` ``None``: the host has no budget — no bar, ``372 chars · no budget``.
+    ``unit``: the word after the numbers (``chars``; a host counting otherwise, ``tokens``).
     Numbers use thousands separators."""
     if limit is None:
-        parts_nb: list[str | tuple[str, str]] = [(f"{label} ", "bold"), f"{used:,} chars · no budget"]
+        parts_nb: list[str | tuple[str, str]] = [(f"{label} ", "bold"), f"{used:,} {unit} · no budget"]
         if tokens is not None:
             parts_nb.append(" · " + tokens_text(tokens, tokens_exact, approx_tokens))
         parts_nb.append(" · ")
@@ -69,7 +71,7 @@ def meter_text(
         (f"{label} ", "bold"),
         ("█" * filled, colour),
         ("░" * (bar_width - filled), "$foreground-muted"),
-        f" {used:,} / {limit:,} chars",
+        f" {used:,} / {limit:,} {unit}",
     ]
     if tokens is not None:
         parts.append(" · " + tokens_text(tokens, tokens_exact, approx_tokens))
@@ -98,6 +100,8 @@ class BudgetMeter(Widget):
     approx_tokens: reactive[int | None] = reactive(None)
     truncated: reactive[int] = reactive(0)
     omitted: reactive[int] = reactive(0)
+    #: the word after the numbers: ``chars``, or the host's own unit (``tokens``)
+    unit: reactive[str] = reactive("chars")
     pending: reactive[bool] = reactive(True)
     #: When set, shown instead of the numbers (for example ``budget not available``).
     message: reactive[str] = reactive("")
@@ -115,6 +119,7 @@ class BudgetMeter(Widget):
             approx_tokens=self.approx_tokens,
             truncated=self.truncated,
             omitted=self.omitted,
+            unit=self.unit,
         )
 
 

@@ -96,7 +96,12 @@ def run(ns: Any) -> int:
         out.append(shown.ljust(width) + "  " + cells)
     out.append("")
     for h in result.hosts:
-        budget = f" / {h.budget:,} chars" if h.budget is not None else " chars (no budget)"
+        if h.budget is None:
+            budget = " chars (no budget)"
+        elif h.budget_unit == "characters":
+            budget = f" / {h.budget:,} chars"
+        else:
+            budget = f" chars · budget {h.budget:,} {h.budget_unit}"
         out.append(f"{h.name:<9} {h.client} {h.version}: {h.listed:,} listed · catalog {h.catalog_chars:,}{budget}")
     out.append("")
     out.append(LEGEND)

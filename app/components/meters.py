@@ -51,7 +51,7 @@ class Meters(Vertical):
         meter.label = labels.catalog
         index = view.index
         meter.message = ""
-        meter.used, meter.limit = index.used, index.budget
+        meter.used, meter.limit, meter.unit = index.used, index.budget, index.unit
         meter.tokens, meter.tokens_exact, meter.approx_tokens = index.tokens, index.exact, index.approx
         meter.truncated, meter.omitted = index.truncated, index.omitted
         meter.pending = False

@@ -171,7 +171,12 @@ class CompareScreen(Screen[str | None]):
         self.query_one("#cmp-title", Static).update(title)
         totals = []
         for col in result.hosts:
-            budget = f" / {col.budget:,} chars" if col.budget is not None else " chars, no budget"
+            if col.budget is None:
+                budget = " chars, no budget"
+            elif col.budget_unit == "characters":
+                budget = f" / {col.budget:,} chars"
+            else:
+                budget = f" chars, budget {col.budget:,} {col.budget_unit}"
             totals.append(f"{col.name:<9} {col.client} {col.version}: {col.listed:,} listed · "
                           f"catalog {col.catalog_chars:,}{budget}")
         self.query_one("#cmp-totals", Static).update("\n".join(totals))

@@ -175,8 +175,9 @@ class CatalogEntry:
 class HostCatalog:
     """The text a host puts in the model's prompt for its skills, and what it cost (SPEC N5, P).
 
-    ``text``: exactly that text (``""`` when the host sends none). ``budget``: characters
-    allowed (``None`` = the host has no budget); ``used``: characters counted against it;
+    ``text``: exactly that text (``""`` when the host sends none). ``budget``: the room allowed
+    in ``unit`` (``characters`` unless the host counts otherwise: Codex ``tokens``, Claude
+    ``columns``; ``None`` = the host has no budget); ``used``: what is counted against it;
     ``budget_rule``: where the budget came from, in words. ``entries``: every enabled source in
     catalog order with its :class:`EntryState`. ``notes``: anything else the user should know
     (an instruction section that is absent, a text the host reads at run time …).
@@ -188,6 +189,7 @@ class HostCatalog:
     entries: tuple[CatalogEntry, ...] = ()
     budget_rule: str = ""
     notes: tuple[str, ...] = ()
+    unit: str = "characters"
 
     @property
     def listed(self) -> int:

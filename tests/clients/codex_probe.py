@@ -1,6 +1,18 @@
-"""Ask the real Codex CLI what it sees: ``codex app-server`` JSON-RPC ``skills/list`` and
-``codex debug prompt-input`` (the model input, whose ``<skills_instructions>`` item is the
-catalog). Offline; a fresh HOME per workspace."""
+"""Ask the real Codex CLI how it sees a workspace, offline (the oracle of host ``codex``).
+
+Two questions, each in a scrubbed environment (:func:`realclients.clean_env`) with the
+workspace's own ``HOME``:
+
+- :func:`skills_list`: ``codex app-server`` over stdio JSON-RPC — ``initialize``,
+  ``initialized``, then ``skills/list`` with ``{"cwds": [...], "forceReload": true}``. The
+  answer holds, per cwd, the skill records and error records exactly as Codex lists them.
+  stdout is a pipe here (the exchange is interactive; Codex writes one JSON message per line).
+- :func:`prompt_input`: ``codex debug prompt-input`` run in the workspace (``-c key=value``
+  flags passed through); returns the ``<skills_instructions>`` block of the model input, ``""``
+  when there is none. Output goes through files (:func:`realclients.run`).
+
+Nothing leaves the machine: neither question calls a model.
+"""
 
 from __future__ import annotations
 
@@ -9,93 +21,112 @@ import os
 import select
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from realclients import clean_env, require, run
+import realclients
 
-#: The native binary below the clients folder (its prose is read by the host at run time).
-NATIVE = "codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
-
-
-def native_binary() -> str:
-    """The native Codex binary (skips when the clients are absent)."""
-    launcher = require("codex")
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(launcher))))
-    return os.path.join(root, NATIVE)
+__all__ = ["ProbeError", "listing", "prompt_input", "skills_block", "skills_list"]
 
 
-def skills_list(ws: str, home: str, env: Mapping[str, str] | None = None, timeout: float = 60) -> dict[str, Any]:
-    """The raw ``skills/list`` result entry for ``ws`` (``{"skills": [...], "errors": [...]}``)."""
-    proc = subprocess.Popen([require("codex"), "app-server"], cwd=ws, env=clean_env(home, env),
+class ProbeError(RuntimeError):
+    """The client did not answer as expected (``str(exc)`` says how)."""
+
+
+def _binary() -> str:
+    path = realclients.binary("codex")
+    if path is None:
+        raise ProbeError("codex is not installed")
+    return path
+
+
+def skills_list(ws: str, home: str, env: Mapping[str, str] | None = None, cwds: Sequence[str] | None = None,
+                timeout: float = 90) -> list[dict[str, Any]]:
+    """``skills/list`` for ``cwds`` (default ``[ws]``), the app-server started in ``ws``: one
+    ``{"cwd", "skills", "errors"}`` entry per cwd. Raises :class:`ProbeError` when the server
+    gives no answer in ``timeout`` seconds or answers with an error."""
+    proc = subprocess.Popen([_binary(), "app-server"], cwd=ws, env=realclients.clean_env(home, env),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, bufsize=1)
+                            text=True, encoding="utf-8", bufsize=1)
     assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+    deadline = time.monotonic() + timeout
 
-    def send(obj: dict[str, Any]) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps(obj) + "\n")
-        proc.stdin.flush()
+    def send(message: Mapping[str, Any]) -> None:
+        stdin.write(json.dumps(message) + "\n")
+        stdin.flush()
 
-    def receive(want: int, deadline: float) -> dict[str, Any]:
-        assert proc.stdout is not None
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                break
-            line = proc.stdout.readline()
+    def answer(want: int) -> dict[str, Any]:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([stdout], [], [], left)[0]:
+                raise ProbeError(f"codex app-server: no answer to request {want} in {timeout:.0f} s")
+            line = stdout.readline()
             if not line:
-                break
+                raise ProbeError(f"codex app-server exited before answering request {want}")
             try:
-                msg = json.loads(line)
+                message = json.loads(line)
             except ValueError:
                 continue
-            if msg.get("id") == want:
-                return dict(msg)
-        raise RuntimeError(f"codex app-server gave no answer to request {want}")
+            if isinstance(message, dict) and message.get("id") == want:
+                return message
 
     try:
-        deadline = time.monotonic() + timeout
         send({"id": 0, "method": "initialize", "params": {"clientInfo": {"name": "skillshelf-tests", "version": "0"}}})
-        receive(0, deadline)
+        answer(0)
         send({"method": "initialized"})
-        send({"id": 1, "method": "skills/list", "params": {"cwds": [ws], "forceReload": True}})
-        answer = receive(1, deadline)
+        send({"id": 1, "method": "skills/list", "params": {"cwds": list(cwds or [ws]), "forceReload": True}})
+        reply = answer(1)
     finally:
-        proc.stdin.close()
         try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
+            stdin.close()
+            proc.wait(10)
+        except (OSError, subprocess.TimeoutExpired):
             proc.kill()
-    if "error" in answer:
-        raise RuntimeError(f"skills/list failed: {answer['error']}")
-    return dict(answer["result"]["data"][0])
+            proc.wait()
+        stdout.close()
+    if "error" in reply:
+        raise ProbeError(f"skills/list failed: {reply['error']}")
+    data = reply["result"]["data"]
+    assert isinstance(data, list)
+    return data
 
 
-def _texts(node: Any) -> list[str]:
-    if isinstance(node, str):
-        return [node]
-    if isinstance(node, dict):
-        return [t for v in node.values() for t in _texts(v)]
-    if isinstance(node, list):
-        return [t for v in node for t in _texts(v)]
-    return []
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _texts(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _texts(v)
 
 
-def catalog(ws: str, home: str, env: Mapping[str, str] | None = None, args: tuple[str, ...] = ()) -> str:
-    """The ``<skills_instructions>`` block of ``codex debug prompt-input`` (``""`` when absent)."""
-    code, out, err = run([require("codex"), "debug", "prompt-input", *args], ws, home, env, timeout=120)
-    if code != 0:
-        raise RuntimeError(f"codex debug prompt-input exited {code}: {err[-500:]}")
-    for text in _texts(json.loads(out)):
-        if "<skills_instructions>" in text:
-            return text[text.find("<skills_instructions>"):]
+def skills_block(items: Any) -> str:
+    """The ``<skills_instructions>`` text in a ``prompt-input`` document (``""`` when absent)."""
+    for text in _texts(items):
+        if text.startswith("<skills_instructions>"):
+            return text
     return ""
 
 
+def prompt_input(ws: str, home: str, env: Mapping[str, str] | None = None, args: Sequence[str] = (),
+                 timeout: float = 120) -> str:
+    """The skills block Codex puts in the model input for a session in ``ws`` (``args``: extra
+    flags such as ``-c model_context_window=20000``). Raises :class:`ProbeError` when Codex
+    exits with an error (its stderr's last lines in the message)."""
+    code, out, err = realclients.run([_binary(), "debug", "prompt-input", *args], os.path.realpath(ws), home,
+                                     env, timeout=timeout)
+    if code != 0:
+        raise ProbeError(f"codex debug prompt-input exited {code}: {err.strip()[-600:]}")
+    return skills_block(json.loads(out))
+
+
 def listing(ws: str, home: str, env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """Codex's view in the shape every client probe shares: one record per listed file
-    (``name, path, description, listed, shadowed_by``); Codex shadows nothing."""
-    entry = skills_list(ws, home, env)
+    """Codex's view in the shape every client probe shares: one record per listed file (``name,
+    path, description, listed, shadowed_by`` plus ``scope`` and ``enabled``); Codex shadows
+    nothing by name."""
+    entry = skills_list(ws, home, env)[0]
     return [{"name": s["name"], "path": s["path"], "description": s["description"], "listed": True,
              "shadowed_by": None, "scope": s["scope"], "enabled": s["enabled"]} for s in entry["skills"]]
