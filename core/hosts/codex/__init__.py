@@ -72,6 +72,7 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
+from skillshelf.core.paths import Environment
 
 __all__ = ["CODEX", "CodexHost", "CodexSession", "error_records", "skill_records"]
 
@@ -210,7 +211,6 @@ def find_texts_default() -> Texts:
     """Codex's sentences for a caller without an environment (markers unless found before)."""
     global _DEFAULT_TEXTS
     if _DEFAULT_TEXTS is None:
-        from skillshelf.core.paths import Environment
         _DEFAULT_TEXTS = find_texts(Environment(home="/", xdg_config_home="", xdg_cache_home=""))
     return _DEFAULT_TEXTS
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from skillshelf.core.hosts.gemini.jsyaml import JsValue, js_string, load
+from skillshelf.core.hosts.gemini.jsyaml import JsValue, JsYamlError, js_string, load
 from skillshelf.core.model import Diagnostic, Severity
 
 __all__ = [
@@ -227,7 +227,7 @@ def parse_skill(data: bytes) -> Parsed:
     fallback_field: str | None = None
     try:
         value = load(fm)
-    except Exception as exc:
+    except (yaml.YAMLError, JsYamlError, RecursionError, ValueError, TypeError, OverflowError) as exc:
         msg, fallback_line = _yaml_error(exc)
         why_fallback = f"js-yaml rejects the frontmatter ({msg})"
     else:
