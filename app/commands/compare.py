@@ -79,7 +79,7 @@ def run(ns: Any) -> int:
             rows_doc = doc["rows"]
             assert isinstance(rows_doc, list)
             doc["rows"] = [r for r, row in zip(rows_doc, result.rows, strict=True) if row.disagree]
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(doc, sys.stdout, ensure_ascii=False)  # compact: thousands of rows
         sys.stdout.write("\n")
         return 0
     home = context.env.home

@@ -19,10 +19,11 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from typing import Any
 
 import wcwidth
+
+from skillshelf.core.hosts.jsorder import ascii_key, printable_ascii, uca_collator
 
 __all__ = [
     "JS_WHITESPACE",
@@ -267,24 +268,16 @@ def sanitize(text: str) -> str:
 
 # ------------------------------------------------------------------------------------- order
 
-#: ``localeCompare`` order of the printable ASCII characters (upper case ties after lower case).
-_ASCII_ORDER = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz"
-_ASCII_PRIMARY = {c: i for i, c in enumerate(_ASCII_ORDER)}
-
-
-def _ascii_key(name: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    return (tuple(_ASCII_PRIMARY[c.lower()] for c in name), tuple(1 if c.isupper() else 0 for c in name))
-
-
-@lru_cache(maxsize=1)
 def _collator() -> Any:
-    import pyuca  # type: ignore[import-untyped]
-
-    return pyuca.Collator()
+    return uca_collator()
 
 
 def _printable_ascii(name: str) -> bool:
-    return all(" " <= c <= "~" for c in name)
+    return printable_ascii(name)
+
+
+def _ascii_key(name: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return ascii_key(name)
 
 
 def locale_key(name: str, *, uca: bool | None = None) -> tuple[Any, ...]:

@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 
 from skillshelf.core.hosts.gemini.collate import collation_key
+from skillshelf.core.hosts.jsorder import keyer
 from skillshelf.core.model import Provenance, Source
 
 __all__ = [
@@ -77,8 +78,8 @@ def skills_list_text(skills: Sequence[Source], *, include_builtin: bool = True) 
     shown = [s for s in skills if include_builtin or s.provenance is not Provenance.BUILTIN]
     if not shown:
         return "No skills discovered.\n"
-    ordered = sorted(range(len(shown)), key=lambda i: (shown[i].provenance is Provenance.BUILTIN,
-                                                       collation_key(shown[i].name), i))
+    key = keyer((s.name for s in shown), collation_key)
+    ordered = sorted(range(len(shown)), key=lambda i: (shown[i].provenance is Provenance.BUILTIN, key(shown[i].name), i))
     out = ["Discovered Agent Skills:\n\n"]
     for i in ordered:
         s = shown[i]

@@ -44,7 +44,7 @@ from skillshelf.core.hosts.client import (
     Found,
 )
 from skillshelf.core.hosts.opencode.builtin import BUILTIN, BUILTIN_LOCATION, BuiltinTexts, builtin_texts
-from skillshelf.core.hosts.opencode.catalog import Entry, collation_key, render
+from skillshelf.core.hosts.opencode.catalog import Entry, render, sort_entries
 from skillshelf.core.hosts.opencode.matter import strip_bom
 from skillshelf.core.hosts.opencode.tool import OpencodeSkillTool
 from skillshelf.core.hosts.opencode.verdict import decode, verdict
@@ -256,7 +256,7 @@ def catalog_of(sources: Sequence[Source], rules: Sequence[Rule], fatal: str | No
     ``rules``; ``fatal`` when opencode would not start. Race groups are rendered with their
     first copy in scan order, and :attr:`HostCatalog.notes` says so."""
     notes: list[str] = []
-    order = sorted(range(len(sources)), key=lambda i: collation_key(sources[i].name))
+    order = sort_entries([s.name for s in sources])
     ranked = [sources[i] for i in order]
     if fatal is not None:
         entries = tuple(CatalogEntry(s.location, s.name, EntryState.HIDDEN, None, fatal) for s in ranked)

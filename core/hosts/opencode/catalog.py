@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from skillshelf.core.hosts.jsorder import keyer, uca_collator
+
 __all__ = ["EMPTY", "HEADER", "Entry", "collation_key", "escape_location", "render", "sort_entries"]
 
 #: The section's first two lines.
@@ -48,11 +50,8 @@ class Entry:
     location: str
 
 
-@lru_cache(maxsize=1)
 def _collator() -> Any:
-    import pyuca  # type: ignore[import-untyped]
-
-    return pyuca.Collator()
+    return uca_collator()
 
 
 @lru_cache(maxsize=16_384)
@@ -63,7 +62,8 @@ def collation_key(name: str) -> tuple[int, ...]:
 
 def sort_entries(names: Sequence[str]) -> list[int]:
     """Indices of ``names`` in ``localeCompare`` order (stable: equal keys keep their order)."""
-    return sorted(range(len(names)), key=lambda i: collation_key(names[i]))
+    key = keyer(names, collation_key)
+    return sorted(range(len(names)), key=lambda i: key(names[i]))
 
 
 def escape_location(path: str) -> str:

@@ -35,7 +35,7 @@ import yaml.constructor
 import yaml.reader
 import yaml.scanner
 
-__all__ = ["MAX_EXPANDED_NODES", "NonStr", "YamlFailure", "js_key", "load"]
+__all__ = ["MAX_EXPANDED_NODES", "NonStr", "YamlFailure", "js_key", "load", "load_slow"]
 
 #: Largest number of YAML nodes after alias expansion (billion-laughs guard).
 MAX_EXPANDED_NODES = 10_000
@@ -354,6 +354,12 @@ def _expanded_size(node: Any, limit: int) -> None:
 def load(text: str) -> Any:
     """``safeLoad(text)`` as js-yaml 3 answers it. Raises :class:`YamlFailure` where js-yaml
     throws (positions are in ``text``)."""
+    return load_fast_or_slow(text)
+
+
+def load_slow(text: str) -> Any:
+    """:func:`load` through the patched pure-Python loader only (what the fast path is checked
+    against)."""
     if any(c in text for c in _HIDE):
         text = text.translate(_HIDE_TABLE)
     # js-yaml counts a tab as a column for the first key of the document but skips tabs in the
@@ -394,3 +400,68 @@ def load(text: str) -> Any:
         raise YamlFailure(str(exc) or type(exc).__name__) from None
     finally:
         loader.dispose()
+
+
+# --------------------------------------------------------------------------- the fast path
+# libyaml composes the text when nothing in it is where js-yaml 3 and PyYAML differ (tabs,
+# special and line-separator characters, properties, aliases, merges, quoted scalars over several
+# lines, duplicated keys); the nodes are then typed the js-yaml way. Anything else — and every
+# text libyaml refuses — takes :func:`load_slow`, the patched pure-Python loader, which also
+# words every error. ``tests/core/hosts/test_opencode.py`` checks both paths agree.
+_CLOADER: Any = getattr(yaml, "CSafeLoader", None)
+_SLOW_CHARS = re.compile("[\t\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufeff\ufffe\uffff\u2028\u2029]")
+_PROPERTY = re.compile(r"(?:^|[\s\[\]{},:?-])[&*!]|<<|[|>][-+0-9]*#|(?:^|[\s:,\[{-])[\[{]")
+
+
+class _Slow(Exception):
+    """The fast path cannot decide this text."""
+
+
+def _construct(node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        if node.style in ('"', "'"):
+            if node.start_mark.line != node.end_mark.line:
+                raise _Slow
+            return node.value
+        if node.style:  # a literal or folded block
+            return node.value
+        tag = resolve_plain(node.value)
+        if tag == _STR:
+            return node.value
+        if tag == _NULL:
+            return None
+        if tag == _MERGE:
+            raise _Slow
+        return NonStr(_KIND.get(tag, "value"), node.value)
+    if isinstance(node, yaml.MappingNode):
+        out: dict[str, Any] = {}
+        for k, v in node.value:
+            key = _construct(k)
+            if isinstance(key, (list, dict)):
+                raise _Slow
+            name = js_key(key)
+            if name in out:
+                raise _Slow  # the slow path words the duplicate
+            out[name] = _construct(v)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_construct(item) for item in node.value]
+    raise _Slow
+
+
+def _fast(text: str) -> Any:
+    if _CLOADER is None or _SLOW_CHARS.search(text) or _PROPERTY.search(text):
+        raise _Slow
+    try:
+        node = yaml.compose(text if text.endswith("\n") else text + "\n", Loader=_CLOADER)
+    except yaml.YAMLError:
+        raise _Slow from None
+    return None if node is None else _construct(node)
+
+
+def load_fast_or_slow(text: str) -> Any:
+    """:func:`load_slow` (js-yaml 3's ``safeLoad``), through libyaml when the text allows."""
+    try:
+        return _fast(text)
+    except _Slow:
+        return load_slow(text)

@@ -790,3 +790,39 @@ def test_roots_a_switch_turns_off_say_why(ws: Path) -> None:
 def test_refusal_keeps_the_roots_as_unread(ws: Path) -> None:
     cat = open_ws(ws, OPENCODE_PURE="nope")
     assert cat.current.roots and all(r.unread.startswith("opencode would refuse to start") for r in cat.current.roots)
+
+
+def test_jsyaml_fast_path_equals_the_patched_loader():
+    """The libyaml fast path gives exactly what the pure-Python js-yaml 3 emulation gives (values
+    and failures) on texts that touch every implicit type, quoting, blocks, flows and damage."""
+    import random
+
+    from skillshelf.core.hosts.opencode.jsyaml import YamlFailure, load, load_slow
+
+    def result(fn, text):
+        try:
+            return ("ok", fn(text))
+        except YamlFailure as exc:
+            return ("fails", exc.problem)
+
+    base = [
+        "name: a\ndescription: plain text",
+        "name: 1:20\ndescription: 0x1F\nversion: 1e3\nflag: yes\nother: ~",
+        "name: 'single'\ndescription: \"double \\u00e9\"\nwhen: 2024-13-45",
+        "description: >-\n  folded\n  two\nmetadata:\n  key: value\n  list:\n    - a\n    - b",
+        "description: |\n  literal\n\n  kept\nname: [a, b]\ntags: {x: 1}",
+        "name: x\nname: y",
+        "description: Use when: colons",
+        "key: 'a' b: c",
+    ]
+    rng = random.Random(5)
+    texts = list(base)
+    pieces = [": ", '"', "'", "#", " ", "- ", "[", "{", "}", "yes", "0o17", "1_000", ".5", "null", ":", "-", "\\"]
+    for b in base:
+        for _ in range(60):
+            lines = b.split("\n")
+            i = rng.randrange(len(lines))
+            at = rng.randrange(len(lines[i]) + 1)
+            lines[i] = lines[i][:at] + rng.choice(pieces) + lines[i][at:]
+            texts.append("\n".join(lines))
+    assert [result(load, t) for t in texts] == [result(load_slow, t) for t in texts]
