@@ -49,6 +49,7 @@ from skillshelf.core.configwrite import ConfigWriteError, WriteResult
 from skillshelf.core.hosts import DEFAULT_HOST, HOSTS, get_host, next_host
 from skillshelf.core.hosts.base import Feature, Host
 from skillshelf.core.model import Generation, Severity
+from skillshelf.core.parsecache import default_cache_dir
 from skillshelf.core.paths import Environment
 from skillshelf.core.textsafe import visible
 from skillshelf.core.watch import CatalogWatcher
@@ -362,10 +363,11 @@ def run_tui(ns: Namespace) -> int:
         cwd, env_map, demo_root = str(demo.cwd), dict(demo.env), demo.root
     env = Environment.from_mapping(env_map)
     host = get_host(ns.host)
+    cache_dir = None if getattr(ns, "no_cache", False) else default_cache_dir(env.xdg_cache_home)
 
     def open_host(other: Host) -> AppCatalog:
         return Catalog.open(cwd, env=env, host=other, paths=tuple(ns.path or ()), config_files=tuple(ns.config or ()),
-                            context_window=ns.context_window)
+                            context_window=ns.context_window, cache_dir=cache_dir)
 
     app = SkillshelfApp(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
                         watch=not ns.no_watch, open_host=open_host)

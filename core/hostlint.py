@@ -8,6 +8,7 @@ host can never disagree.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from skillshelf.core.fileread import read_regular
@@ -23,11 +24,16 @@ __all__ = ["host_lint_file", "host_lint_paths", "host_targets"]
 _MAX_BYTES = 4 * 1024 * 1024
 
 
+@functools.cache
+def _host_targets() -> dict[str, Host]:
+    rule_sets = {t.value for t in Target}
+    return {h.lint_target: h for h in HOSTS.values() if h.lint_target == h.name and h.name not in rule_sets}
+
+
 def host_targets() -> dict[str, Host]:
     """Lint targets that are hosts' own verdicts: every registered host whose lint target is
     its own name and not one of the rule sets of :class:`~skillshelf.core.lint.Target`."""
-    rule_sets = {t.value for t in Target}
-    return {h.lint_target: h for h in HOSTS.values() if h.lint_target == h.name and h.name not in rule_sets}
+    return dict(_host_targets())
 
 
 def host_lint_file(host: Host, path: str) -> LintReport:

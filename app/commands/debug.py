@@ -6,8 +6,14 @@ import json
 import sys
 from typing import Any
 
-from skillshelf.core.hostlint import host_targets
-from skillshelf.core.lint import Target
+from skillshelf.app.cli import LazyChoices
+
+
+def _lint_targets() -> list[str]:
+    from skillshelf.core.hostlint import host_targets
+    from skillshelf.core.lint import Target
+
+    return [t.value for t in Target] + list(host_targets()) + ["none"]
 
 
 def add_parser(sub: Any, common: Any) -> None:
@@ -16,7 +22,7 @@ def add_parser(sub: Any, common: Any) -> None:
     dsub = p.add_subparsers(dest="debug_what", metavar="WHAT", required=True)
     ps = dsub.add_parser("skill", parents=[common], help="every source, rejected file and warning (SPEC G1)")
     ps.add_argument("--json", action="store_true", help="print the G1 JSON document")
-    ps.add_argument("--lint-target", default=None, choices=[t.value for t in Target] + list(host_targets()) + ["none"],
+    ps.add_argument("--lint-target", default=None, choices=LazyChoices(_lint_targets), metavar="TARGET",
                     help="lint target shown beside the host verdict (default: the host's own; none to skip)")
     ps.set_defaults(run=run_skill)
     pa = dsub.add_parser("agent", parents=[common], help="one agent's filtered view and budgets (SPEC G2)")

@@ -17,12 +17,15 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from skillshelf.core.config import Config
 from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Root, Severity, Source
+from skillshelf.core.parsecache import NO_CACHE, ParseCache, ParseCacheStore
 from skillshelf.core.paths import Environment
-from skillshelf.core.tool import ToolResult
+
+if TYPE_CHECKING:
+    from skillshelf.core.config import Config
+    from skillshelf.core.tool import ToolResult
 
 __all__ = [
     "CatalogEntry",
@@ -81,7 +84,8 @@ class HostContext:
 
     ``paths``: extra ``skills.paths`` entries (``--path``); ``config_files``: extra
     configuration layers (``--config``); ``context_window`` in tokens (``None`` = the host's
-    own default); ``pull_remote``: whether ``skills.urls`` may be downloaded.
+    own default); ``pull_remote``: whether ``skills.urls`` may be downloaded; ``cache``: the
+    persistent parse cache of this workspace (``None``: every build reads every file).
     """
 
     cwd: str
@@ -90,6 +94,12 @@ class HostContext:
     config_files: tuple[str, ...] = ()
     context_window: int | None = None
     pull_remote: bool = True
+    cache: ParseCacheStore | None = field(default=None, compare=False, repr=False)
+
+    def parse_cache(self, host: str, rules: str) -> ParseCache:
+        """Host ``host``'s parse cache (rules version ``rules``) for this workspace; a cache
+        that keeps nothing when :attr:`cache` is ``None``."""
+        return NO_CACHE if self.cache is None else self.cache.for_host(host, rules)
 
 
 @dataclass(frozen=True)

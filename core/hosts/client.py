@@ -22,6 +22,7 @@ import os
 import stat as stat_mod
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from types import MappingProxyType
 
 from skillshelf.core.config import Config
@@ -292,6 +293,8 @@ class ClientSession:
         self.config: Config = Config()
         self.remote_origins: Mapping[str, tuple[str, str | None]] = MappingProxyType({})
         self._plan: RootPlan | None = None
+        #: This host's parse cache for the workspace (:mod:`skillshelf.core.parsecache`).
+        self.parse_cache = context.parse_cache(host.name, host.version)
 
     @property
     def context(self) -> HostContext:
@@ -389,17 +392,12 @@ class ClientSession:
         sources: list[Source] = []
         rejected: list[Rejected] = []
         file_warnings: list[CatalogWarning] = []
+        cache = self.parse_cache
         for f in found:
-            data: bytes | None
-            error: str | None = None
-            try:
-                data = read_regular(f.canonical, MAX_SKILL_BYTES)
-            except OSError as exc:
-                data, error = None, exc.strerror or str(exc)
-            verdict = host.accept(f.location, data, error=error)
-            sha = hashlib.sha256(data).hexdigest() if data is not None else ""
-            size = len(data) if data is not None else 0
-            mtime = _mtime(f.canonical)
+            location, canonical = f.location, f.canonical
+            (verdict, sha, size), st = cache.lookup(
+                "verdict", canonical, partial(_judge, host, location, canonical), label=location)
+            mtime = st.st_mtime if st is not None else 0.0
             also = tuple(aliases.get(f.location, ()))
             if not verdict.accepted or verdict.name is None:
                 reason = verdict.reason or f"{host.client} does not load this file"
@@ -432,6 +430,7 @@ class ClientSession:
               watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
         """Rescan every root (``changed`` is not used) and build the next generation."""
         host, ctx = self._host, self._context
+        self.parse_cache.begin_full_build()
         plan = self._plan_roots()
         self._plan = plan
         found, scan_warnings, aliases = self._found(plan)
@@ -446,11 +445,20 @@ class ClientSession:
         )
 
 
-def _mtime(path: str) -> float:
+def _judge(host: ClientHost, location: str, canonical: str) -> tuple[Verdict, str, int]:
+    """``host``'s verdict on the file at ``canonical`` (reached as ``location``), the SHA-256 of
+    its bytes and their count (``""`` and 0 when it cannot be read)."""
+    data: bytes | None
+    error: str | None = None
     try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
+        data = read_regular(canonical, MAX_SKILL_BYTES)
+    except OSError as exc:
+        data, error = None, exc.strerror or str(exc)
+    verdict = host.accept(location, data, error=error)
+    if data is None:
+        return verdict, "", 0
+    return verdict, hashlib.sha256(data).hexdigest(), len(data)
+
 
 
 def unique(items: Iterable[str]) -> tuple[str, ...]:

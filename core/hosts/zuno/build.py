@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from types import MappingProxyType
 
 from skillshelf import __version__
@@ -41,6 +42,7 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
+from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.paths import find_worktree
 from skillshelf.core.remote import cache_root, pull
 from skillshelf.core.scan import ScanResult, scan
@@ -119,6 +121,9 @@ class ZunoSession:
         self._remote_origins: Mapping[str, tuple[str, str | None]] = MappingProxyType({})
         self._pulled = False
         self._snap: _Snapshot | None = None
+        from skillshelf.core.hosts.zuno import ZUNO  # the registered host names the cache
+
+        self._cache = context.parse_cache(ZUNO.name, ZUNO.version)
 
     @property
     def context(self) -> HostContext:
@@ -212,6 +217,8 @@ class ZunoSession:
         plan = None
         if changed is not None and snap is not None:
             plan = plan_patch(snap.roots, snap.scans, roots, changed)
+        if plan is None:
+            self._cache.begin_full_build()
         edited: set[str] | None = None
         touched: Callable[[str], bool] | None = None
         if plan is None:
@@ -233,9 +240,9 @@ class ZunoSession:
 
         rules = config.rules
         if edited is not None and snap is not None and snap.rules == rules:
-            outputs, parsed = _assemble_edited(edited, config, rules, snap)
+            outputs, parsed = _assemble_edited(edited, config, rules, snap, self._cache)
         else:
-            outputs, parsed = _assemble(matches, config, rules, previous, snap, touched)
+            outputs, parsed = _assemble(matches, config, rules, previous, snap, touched, self._cache)
         sources: list[Source] = []
         rejected: list[Rejected] = []
         file_warnings: list[CatalogWarning] = []
@@ -314,16 +321,24 @@ class ZunoSession:
         )
 
 
-def _stat(path: str) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
+def _slim(parse: SkillParse) -> SkillParse:
+    """``parse`` without its body and split: a generation never holds skill bodies (the tool
+    and the views read them from the file when they are shown)."""
+    return replace(parse, body="", split=None) if parse.body or parse.split is not None else parse
 
 
-def _read(location: str) -> _Parsed:
-    return _Parsed(read_sidecars(os.path.dirname(location)), parse_skill_file(location, location=location),
-                   _stat(location))
+def _read_skill(location: str) -> SkillParse:
+    return _slim(parse_skill_file(location, location=location))
+
+
+def _read(m: Match, cache: ParseCache) -> _Parsed:
+    """One skill directory read through the parse cache: the ``SKILL.md`` parse keyed by the
+    canonical file (the locator is part of the key: messages name it), the sidecars by theirs."""
+    location = m.location
+    parse, st = cache.lookup("zuno-skill", m.canonical,
+                             partial(_read_skill, location), label=location)
+    return _Parsed(read_sidecars(os.path.dirname(location), cache=cache), parse,
+                   st.st_mtime if st is not None else 0.0)
 
 
 def _assemble(
@@ -333,6 +348,7 @@ def _assemble(
     previous: Generation | None,
     snap: _Snapshot | None,
     touched: Callable[[str], bool] | None,
+    cache: ParseCache,
 ) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
     """Turn every match into its entry (H3 keep-last-valid included). ``touched`` None → read
     every skill directory; else only those it names, reusing ``snap``'s parses and, when the
@@ -354,7 +370,7 @@ def _assemble(
                 continue
             p = old_parsed.get(loc)
         if p is None:
-            p = _read(loc)
+            p = _read(m, cache)
         parsed[loc] = p
         if prev_by_loc is None:
             prev_by_loc = {}
@@ -365,7 +381,7 @@ def _assemble(
 
 
 def _assemble_edited(
-    edited: set[str], config: Config, rules: tuple[RuleEntry, ...], snap: _Snapshot
+    edited: set[str], config: Config, rules: tuple[RuleEntry, ...], snap: _Snapshot, cache: ParseCache
 ) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
     """:func:`_assemble` for the edit fast path: the previous outputs, with only the ``edited``
     locators' skill directories re-read. The previous entry of a locator is the one the
@@ -374,7 +390,7 @@ def _assemble_edited(
     parsed = dict(snap.parsed)
     for loc in edited:
         old = snap.outputs[loc]
-        p = _read(loc)
+        p = _read(old.match, cache)
         parsed[loc] = p
         prev = old.entry if isinstance(old.entry, Source) else None
         outputs[loc] = _assemble_one(old.match, p, config, rules, prev)
