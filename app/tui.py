@@ -367,7 +367,7 @@ def run_tui(ns: Namespace) -> int:
 
     def open_host(other: Host) -> AppCatalog:
         return Catalog.open(cwd, env=env, host=other, paths=tuple(ns.path or ()), config_files=tuple(ns.config or ()),
-                            context_window=ns.context_window, cache_dir=cache_dir)
+                            context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target)
 
     app = SkillshelfApp(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
                         watch=not ns.no_watch, open_host=open_host)

@@ -82,6 +82,7 @@ class Catalog:
         context_window: int | None = None,
         pull_remote: bool = True,
         cache_dir: str | None = None,
+        lint_target: str | None = None,
     ) -> Catalog:
         """Build the first generation (number 1) for ``cwd`` under ``host`` (a registered host
         or its name; :class:`~skillshelf.core.hosts.UnknownHostError` for an unknown name).
@@ -93,8 +94,10 @@ class Catalog:
         ``pull_remote`` False skips ``skills.urls`` downloads (tests, offline use). ``cache_dir``:
         skillshelf's cache directory for the persistent parse cache
         (:func:`~skillshelf.core.parsecache.default_cache_dir`; ``None``: no cache, every file is
-        read). Never raises for bad skills or bad config: those become diagnostics/warnings in
-        the generation.
+        read). ``lint_target``: with a cache, every file read for the host's verdict is also
+        linted for that target from the same bytes (kept in the cache for the views,
+        :func:`~skillshelf.core.hostlint.cached_lint`). Never raises for bad skills or bad config:
+        those become diagnostics/warnings in the generation.
         """
         environment = env if env is not None else Environment.from_mapping(None)
         cwd = os.path.abspath(cwd)
@@ -107,6 +110,10 @@ class Catalog:
             pull_remote=pull_remote,
             cache=None if cache_dir is None else workspace_cache(cache_dir, cwd, environment, paths, config_files),
         )
+        if context.cache is not None and lint_target is not None:
+            from skillshelf.core.hostlint import lint_product
+
+            context.cache.produce(f"lint:{lint_target}", lint_product(lint_target))
         return cls.from_context(host, context)
 
     @classmethod

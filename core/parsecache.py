@@ -44,6 +44,8 @@ import zlib
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from skillshelf.core.fileread import tap_reads
+
 __all__ = [
     "CACHE_FORMAT",
     "NO_CACHE",
@@ -73,6 +75,10 @@ _HEADER = struct.Struct("<QI")  # payload length (bytes), CRC-32 of the payload
 StatKey = tuple[int, int, int, int, int]
 
 T = TypeVar("T")
+
+#: Something else made from the bytes a host reads: ``(path read, bytes)`` → ``(label, value)``
+#: kept beside the host's own value (the lint of the file, for example), or ``None``.
+Product = Callable[[str, bytes], "tuple[str, object] | None"]
 
 
 def stat_key(st: os.stat_result) -> StatKey:
@@ -135,6 +141,7 @@ class ParseCache:
         self._saved = 0  # entries in the file as last read or written
         self._new = False  # an entry was computed since the last save
         self._full = False  # a full build started since the last save
+        self._products: dict[str, Product] = {}
         self.hits = 0
         self.misses = 0
 
@@ -146,13 +153,14 @@ class ParseCache:
         return self._stored
 
     def lookup(self, kind: str, path: str, compute: Callable[[], T], *, label: str = "",
-               st: os.stat_result | None = None) -> tuple[T, os.stat_result | None]:
+               st: os.stat_result | None = None, derive: bool = True) -> tuple[T, os.stat_result | None]:
         """``compute()``'s value for the file at ``path`` (canonical, symlinks resolved), from
         the cache when the file's :func:`stat_key` is unchanged, else computed now and kept.
 
         Returns ``(value, stat)``; ``stat`` is the ``os.stat`` taken *before* ``compute`` ran
         (``None`` when the file cannot be stat-ed: then nothing is cached). ``st``: a stat the
-        caller already has. Files that are not regular, and files changed in the last
+        caller already has; ``derive`` False: no :meth:`produce` products are made from this
+        read. Files that are not regular, and files changed in the last
         :data:`RACY_NS`, are computed every time. ``compute`` must read the file itself and
         must never raise for file problems (its answer for them is what is cached).
         """
@@ -174,18 +182,45 @@ class ParseCache:
                 self.hits += 1
                 return hit[1], st  # type: ignore[return-value]
             self.misses += 1
-        value = compute()
+        products = self._products if derive else None
+        if not products:
+            value = compute()
+            made: list[tuple[tuple[str, str, str], object]] = []
+        else:
+            read: list[tuple[str, bytes]] = []
+            with tap_reads(lambda p, d: read.append((p, d)) if not read else None):
+                value = compute()
+            made = []
+            if read:  # the first file the host read is the one this entry is about
+                for product_kind, product in products.items():
+                    result = product(*read[0])
+                    if result is not None:
+                        made.append(((product_kind, path, result[0]), result[1]))
         if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= RACY_NS:
             with self._lock:
                 self._used[ident] = (key, value)
+                for other, product_value in made:
+                    self._used[other] = (key, product_value)
                 self._new = True
         return value, st
 
-    def peek(self, kind: str, path: str, st: os.stat_result, *, label: str = "") -> object | None:
+    def produce(self, kind: str, product: Product) -> None:
+        """From now on, every file a :meth:`lookup` reads also gives ``product(path, bytes)``,
+        kept under ``kind`` with the same identity key (see :meth:`peek`), so it never needs a
+        second read."""
+        with self._lock:
+            self._products[kind] = product
+
+    def peek(self, kind: str, path: str, st: os.stat_result | None = None, *, label: str = "") -> object | None:
         """The cached value of ``(kind, path, label)`` when its key matches ``st``, else
-        ``None``; nothing is computed."""
+        ``None``; nothing is computed (``st`` None: the file is stat-ed now)."""
         if not self.enabled:
             return None
+        if st is None:
+            try:
+                st = os.stat(path)
+            except (OSError, ValueError):
+                return None
         key = stat_key(st)
         ident = (kind, path, label)
         with self._lock:
@@ -253,6 +288,7 @@ class ParseCacheStore:
                                           digest_size=10).hexdigest()
         self._lock = threading.Lock()
         self._caches: dict[str, ParseCache] = {}
+        self._products: dict[str, Product] = {}
         self._saving = threading.Lock()
 
     def for_host(self, name: str, rules: str) -> ParseCache:
@@ -267,7 +303,16 @@ class ParseCacheStore:
                     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
                     file = os.path.join(self.directory, "parse", f"{safe}-{self._workspace}.pickle")
                 cache = self._caches[name] = ParseCache(file, namespace)
+                for kind, product in self._products.items():
+                    cache.produce(kind, product)
             return cache
+
+    def produce(self, kind: str, product: Product) -> None:
+        """:meth:`ParseCache.produce` for every host's cache of this workspace."""
+        with self._lock:
+            self._products[kind] = product
+            for cache in self._caches.values():
+                cache.produce(kind, product)
 
     @property
     def dirty(self) -> bool:

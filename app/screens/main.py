@@ -54,6 +54,7 @@ from skillshelf.app.worker_errors import report_failure
 from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.hosts.base import Feature, Host
 from skillshelf.core.model import Generation
+from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.header import CatalogHeader, HeaderState
 from skillshelf.widgets.rows import LEGEND, CatalogRow
@@ -72,6 +73,16 @@ class GenerationPublished(Message):
         super().__init__()
         self.generation = generation
         self.catalog = catalog
+
+
+def catalog_parse_cache(catalog: AppCatalog) -> ParseCache | None:
+    """The parse cache of ``catalog``'s host for its workspace, ``None`` without one."""
+    context = getattr(catalog, "context", None)
+    store = getattr(context, "cache", None)
+    if store is None:
+        return None
+    host = catalog.host
+    return store.for_host(host.name, host.version)  # type: ignore[no-any-return]
 
 
 class CatalogOpened(Message):
@@ -266,6 +277,7 @@ class MainScreen(Screen[None]):
             catalog = self._open_catalog()
             if epoch != self._epoch:
                 return
+            self.lint_cache.parse_cache = catalog_parse_cache(catalog)
             catalog.subscribe(partial(self._post_published, catalog))
             self.post_message(CatalogOpened(catalog))
             generation = catalog.current
