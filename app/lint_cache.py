@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import threading
 
-from skillshelf.core.hostlint import cached_lint, host_targets
-from skillshelf.core.lint import Target
 from skillshelf.core.model import Diagnostic, Rejected, Severity, Source, Status
 from skillshelf.core.parsecache import ParseCache
 
@@ -40,8 +38,7 @@ class LintCache:
     """
 
     def __init__(self, target: str = "spec") -> None:
-        self._host = host_targets().get(target)
-        self.target = target if self._host is not None else Target(target).value
+        self.target = target  # a rule set or a host's name (Host.lint_target)
         self._lock = threading.Lock()
         self._reports: dict[tuple[str, str], tuple[Diagnostic, ...]] = {}
         #: The catalog's parse cache (set when one is open): lint from the host's own read, and
@@ -74,6 +71,8 @@ class LintCache:
             found = self._reports.get(key)
         if found is not None:
             return found
+        from skillshelf.core.hostlint import cached_lint
+
         diags = tuple(cached_lint(item.location, item.canonical, self.target, self.parse_cache).diagnostics)
         with self._lock:
             self._reports[key] = diags

@@ -116,10 +116,11 @@ class Probe(tui.SkillshelfApp):
     def _poll(self):
         try:
             main = self.main_screen
-        except LookupError:
+            pane = main.catalog_pane
+            shown = pane.catalog_list.order
+        except Exception:  # not composed yet
             return
-        pane = main.catalog_pane
-        if pane.catalog_list.order:
+        if shown:
             mark("first_rows")
             if main.generation is not None:
                 mark("full_list")

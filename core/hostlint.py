@@ -22,7 +22,8 @@ from skillshelf.core.lint import LintDraft, LintReport, Target, finish_lint, lin
 from skillshelf.core.model import Diagnostic, Severity
 from skillshelf.core.parsecache import ParseCache, Product
 
-__all__ = ["cached_lint", "host_lint_bytes", "host_lint_file", "host_lint_paths", "host_targets", "lint_product"]
+__all__ = ["cached_lint", "host_lint_bytes", "host_lint_file", "host_lint_paths", "host_target", "host_targets",
+           "lint_product"]
 
 #: Largest file read (bytes), as the client hosts read them.
 _MAX_BYTES = 4 * 1024 * 1024
@@ -34,6 +35,18 @@ _PRODUCT_MAX = 1024 * 1024
 def _host_targets() -> dict[str, Host]:
     rule_sets = {t.value for t in Target}
     return {h.lint_target: h for h in HOSTS.values() if h.lint_target == h.name and h.name not in rule_sets}
+
+
+def host_target(target: str) -> Host | None:
+    """The host whose own verdict lint target ``target`` is (see :func:`host_targets`), or
+    ``None`` for a rule set; imports only that host."""
+    if target in _RULE_SETS or target not in HOSTS:
+        return None
+    host = HOSTS[target]
+    return host if host.lint_target == host.name else None
+
+
+_RULE_SETS = frozenset(t.value for t in Target)
 
 
 def host_targets() -> dict[str, Host]:
@@ -80,7 +93,7 @@ def lint_product(target: str) -> Product:
     (:meth:`~skillshelf.core.parsecache.ParseCache.produce`): one read serves both. Rule-set
     targets keep a :class:`~skillshelf.core.lint.LintDraft` labelled by the folder name, host
     targets the host's report labelled by the path it was read as."""
-    host = host_targets().get(target)
+    host = host_target(target)
     rule = None if host is not None else Target(target)
 
     def product(path: str, data: bytes) -> tuple[str, object] | None:
@@ -103,7 +116,7 @@ def cached_lint(location: str, canonical: str, target: str, cache: ParseCache | 
     the checks that look at other files run now (:func:`~skillshelf.core.lint.finish_lint`).
     ``memo``: shared by the files of one report (:func:`~skillshelf.core.lint.finish_lint`).
     Equal to :func:`~skillshelf.core.lint.lint_file` / :func:`host_lint_file`. Never raises."""
-    host = host_targets().get(target)
+    host = host_target(target)
     if cache is None or not cache.enabled:
         return host_lint_file(host, location) if host is not None else lint_file(location, target=Target(target))
     try:
