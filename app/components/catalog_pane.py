@@ -139,6 +139,16 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         if generation is not None:
             self.lint_all(generation)
 
+    def show_partial(self, generation: Generation) -> None:
+        """Show the rows of a build still under way (:class:`~skillshelf.core.hosts.base.BuildProgress`
+        as a provisional generation numbered 0): filter, sort and cursor as usual; nothing is
+        linted until the real generation comes (:meth:`show_generation`)."""
+        keep = self.selected_key()
+        self._generation = None
+        self.rows = build_rows(generation, self._lint_bad)
+        self._index = None
+        self.apply_filter(keep_key=keep)
+
     def reset(self, lint_cache: LintCache) -> None:
         """Forget lint results (another host lints with another target) and every row."""
         self.lint_cache = lint_cache

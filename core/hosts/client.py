@@ -30,6 +30,7 @@ from skillshelf.core.digest import compute_digest
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.frontmatter import split_document
 from skillshelf.core.hosts.base import (
+    BuildProgress,
     Fact,
     Feature,
     HostCatalog,
@@ -38,8 +39,10 @@ from skillshelf.core.hosts.base import (
     LoadedPage,
     RootPlan,
     SkillToolLike,
+    Throttle,
     Verdict,
     WatchTargets,
+    progress_sink,
 )
 from skillshelf.core.model import (
     CatalogWarning,
@@ -393,7 +396,11 @@ class ClientSession:
         rejected: list[Rejected] = []
         file_warnings: list[CatalogWarning] = []
         cache = self.parse_cache
-        for f in found:
+        sink = progress_sink()
+        throttle = Throttle() if sink is not None else None
+        for n, f in enumerate(found, 1):
+            if throttle is not None and sink is not None and throttle.due():
+                sink(BuildProgress(n - 1, len(found), tuple(sources), tuple(rejected)))
             location, canonical = f.location, f.canonical
             (verdict, sha, size), st = cache.lookup(
                 "verdict", canonical, partial(_judge, host, location, canonical), label=location)

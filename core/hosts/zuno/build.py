@@ -26,7 +26,17 @@ from skillshelf.core.config import Config, RuleEntry, load_config
 from skillshelf.core.digest import DigestCache, cached_digest
 from skillshelf.core.discovery import Match, discover
 from skillshelf.core.frontmatter import SkillParse, parse_skill_file
-from skillshelf.core.hosts.base import Fact, HostCatalog, HostContext, LoadedPage, WatchTargets
+from skillshelf.core.hosts.base import (
+    BuildProgress,
+    Fact,
+    HostCatalog,
+    HostContext,
+    LoadedPage,
+    ProgressSink,
+    Throttle,
+    WatchTargets,
+    progress_sink,
+)
 from skillshelf.core.hosts.zuno import loading
 from skillshelf.core.hosts.zuno.prompt import budget_rule, zuno_catalog
 from skillshelf.core.hosts.zuno.roots import uncovered_folders, zuno_roots, zuno_watch_roots
@@ -352,7 +362,10 @@ def _assemble(
 ) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
     """Turn every match into its entry (H3 keep-last-valid included). ``touched`` None → read
     every skill directory; else only those it names, reusing ``snap``'s parses and, when the
-    match and the rules are unchanged too, its finished entries."""
+    match and the rules are unchanged too, its finished entries. Reports the entries made so
+    far to a :func:`~skillshelf.core.hosts.base.progress_sink` now and then."""
+    sink = progress_sink()
+    throttle = Throttle() if sink is not None else None
     old_out = snap.outputs if snap is not None else {}
     old_parsed = snap.parsed if snap is not None else {}
     same_rules = snap is not None and snap.rules == rules
@@ -377,7 +390,15 @@ def _assemble(
             if previous is not None:
                 prev_by_loc = {s.location: s for s in previous.sources if s.provenance is not Provenance.BUILTIN}
         outputs[loc] = _assemble_one(m, p, config, rules, prev_by_loc.get(loc))
+        if throttle is not None and sink is not None and throttle.due():
+            _report(sink, outputs, len(matches))
     return outputs, parsed
+
+
+def _report(sink: ProgressSink, outputs: dict[str, _Output], total: int) -> None:
+    entries = [o.entry for o in outputs.values()]
+    sink(BuildProgress(len(outputs), total, tuple(e for e in entries if isinstance(e, Source)),
+                       tuple(e for e in entries if isinstance(e, Rejected))))
 
 
 def _assemble_edited(
