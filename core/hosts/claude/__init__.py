@@ -488,6 +488,8 @@ def _judge(canonical: str, key: str, command: bool) -> tuple[ClaudeSkill | None,
         skill = None
     else:
         skill, verdict = _verdict(key, data, error, command=command)
+    if skill is not None and skill.body:
+        skill = replace(skill, body="")  # kept in the parse cache: never a body (the tool reads the file)
     if data is None:
         return skill, verdict, "", 0
     return skill, verdict, hashlib.sha256(data).hexdigest(), len(data)

@@ -458,7 +458,8 @@ def _parse_candidate(cand: ZhinCandidate, tools: Sequence[str]) -> _CandidatePar
             except YamlError:  # already reported as the failure
                 fm = {}
         return None, (str(exc), exc.code, exc.field, exc.line), tuple(diags), fm, sha, len(data)
-    return skill, None, tuple(diags), skill.metadata, sha, len(data)
+    # kept in the parse cache: never a body (always-injected text is read from the file when shown)
+    return replace(skill, instructions=""), None, tuple(diags), skill.metadata, sha, len(data)
 
 
 def build_zhin_generation(
