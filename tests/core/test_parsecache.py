@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from pathlib import Path
 
 import pytest
 from test_catalog import SHARED, Tree, _soak, same, skill, write
@@ -198,7 +199,7 @@ def test_a_damaged_cache_file_is_ignored_and_rebuilt(tmp_path, damage):
     settle_clock()
     compare(tree, cache_dir)
     [file] = _cache_files(cache_dir)
-    data = open(file, "rb").read()
+    data = Path(file).read_bytes()
     if damage == "garbage":
         data = b"\x00\xffnot a cache at all" * 10
     elif damage == "truncated":
@@ -212,7 +213,7 @@ def test_a_damaged_cache_file_is_ignored_and_rebuilt(tmp_path, damage):
     elif damage == "not-a-dict":
         store = ParseCache(file, session_cache(opened(tree, cache_dir)).namespace)
         parsecache._write_file(file, store.namespace, [1, 2, 3])  # type: ignore[arg-type]
-        data = open(file, "rb").read()
+        data = Path(file).read_bytes()
     if damage == "directory":
         os.remove(file)
         os.makedirs(file)
