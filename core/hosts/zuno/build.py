@@ -52,7 +52,7 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
-from skillshelf.core.parsecache import ParseCache
+from skillshelf.core.parsecache import NO_CACHE, ParseCache
 from skillshelf.core.paths import canonical, find_worktree
 from skillshelf.core.remote import cache_root, pull
 from skillshelf.core.scan import ScanResult, scan
@@ -128,11 +128,12 @@ class ZunoSession:
 
     Holds the merged configuration of the latest build (:attr:`config`), the remote pull of
     ``skills.urls`` (done once, on the first build, unless the context forbids it; again after
-    :meth:`request_pull`) and the snapshot the incremental path patches. Not thread-safe by
-    itself: the catalog serialises builds.
+    :meth:`request_pull`) and the snapshot the incremental path patches; ``cache``: the host's
+    parse cache of the workspace (:meth:`HostContext.parse_cache`; none by default). Not
+    thread-safe by itself: the catalog serialises builds.
     """
 
-    def __init__(self, context: HostContext) -> None:
+    def __init__(self, context: HostContext, *, cache: ParseCache = NO_CACHE) -> None:
         self._context = context
         self.config: Config = Config()
         self._remote_dirs: tuple[str, ...] = ()
@@ -140,9 +141,7 @@ class ZunoSession:
         self._remote_origins: Mapping[str, tuple[str, str | None]] = MappingProxyType({})
         self._pulled = False
         self._snap: _Snapshot | None = None
-        from skillshelf.core.hosts.zuno import ZUNO  # the registered host names the cache
-
-        self._cache = context.parse_cache(ZUNO.name, ZUNO.version)
+        self._cache = cache
 
     @property
     def context(self) -> HostContext:
