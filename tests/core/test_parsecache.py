@@ -110,6 +110,9 @@ def test_edits_same_size_same_mtime_replacements_renames_and_deletes_match_no_ca
     _same_size_same_mtime(files["sidecar"], "policy:\n  exposure: index \n", replace=False)
     os.rename(os.path.dirname(files["rename"]), f"{tree.agents}/renamed")
     os.remove(files["delete"])
+    # a skills.config rule that changes an unchanged file's entry (Zuno's configuration)
+    write(f"{tree.project}/.zuno/zuno.json",
+          '{"skills": {"config": [{"path": ".zuno/skill/keep", "exposure": "search"}]}}')
     settle_clock()
 
     after = compare(tree, cache_dir, host)
@@ -131,6 +134,8 @@ def test_edits_same_size_same_mtime_replacements_renames_and_deletes_match_no_ca
     if host == "zuno":
         side = after.current.by_location(f"{tree.zuno}/side/SKILL.md")
         assert side is not None and side.exposure.value == "index"
+        keep = after.current.by_location(f"{tree.zuno}/keep/SKILL.md")
+        assert keep is not None and keep.exposure.value == "search"
     # and once more from the cache alone
     compare(tree, cache_dir, host)
 
