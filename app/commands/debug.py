@@ -55,6 +55,8 @@ def run_skill(ns: Any) -> int:
         sys.stdout.write(_json_document(doc))
     else:
         print(terminal_text(debug_skill_text(doc)))  # SPEC X1
+    sys.stdout.flush()
+    cat.save_cache()  # the lint worked out for the report is kept for the next run
     return 0
 
 
