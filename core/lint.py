@@ -637,9 +637,11 @@ Reference = tuple[str, int, int, bool]
 
 def reference_candidates(body: str, body_line: int) -> tuple[Reference, ...]:
     """Every relative Markdown link and backticked path of ``body`` outside code fences, in
-    text order (per line: links, then backticks); ``body_line`` is the file line of its first
-    line. Pure: whether each one exists is :func:`_reference_checks`' business."""
+    text order (per line: links, then backticks), each text once (its first place: a repeat
+    can only be judged as the first one was); ``body_line`` is the file line of its first line.
+    Pure: whether each one exists is :func:`_reference_checks`' business."""
     found: list[Reference] = []
+    seen: set[tuple[str, bool]] = set()
     if "`" not in body and "](" not in body:
         return ()
     fence: str | None = None
@@ -655,8 +657,12 @@ def reference_candidates(body: str, body_line: int) -> tuple[Reference, ...]:
             n += 1
             continue
         if fence is None and ("`" in line or "](" in line):
-            found.extend((m.group(1), n, m.start(1) + 1, True) for m in _LINK.finditer(line))
-            found.extend((m.group(1), n, m.start(1) + 1, False) for m in _TICK.finditer(line))
+            for link, matches in ((True, _LINK.finditer(line)), (False, _TICK.finditer(line))):
+                for m in matches:
+                    # a text written again can only repeat the first one's verdict: kept once
+                    if (m.group(1), link) not in seen:
+                        seen.add((m.group(1), link))
+                        found.append((m.group(1), n, m.start(1) + 1, link))
         n += 1
     return tuple(found)
 
