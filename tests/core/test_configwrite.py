@@ -184,10 +184,14 @@ def test_k5_no_skills_key_inline_file_and_tabs_crlf_bom():
     )
 
 
-def test_k5_json5_spelling_is_preserved_too():
-    # config.py reads JSON5 leniently (config-nonstandard); its spelling survives
+def test_k5_json5_files_zuno_refuses_are_not_written():
+    # config.py reads JSON5 leniently (config-nonstandard), but Zuno refuses the file: entries
+    # written there would never apply, so skillshelf says so instead of writing
     before = "{skills: {config: ['~/a',],},}"
-    assert append_rules(before, [{"path": "/p"}]) == "{skills: {config: ['~/a', {\"path\": \"/p\"},],},}"
+    with pytest.raises(ConfigWriteError) as err:
+        append_rules(before, [{"path": "/p"}], label="/c/zuno.json")
+    assert str(err.value) == ("/c/zuno.json:1:2: the unquoted key `skills` is not JSON with comments; "
+                              "skillshelf will not rewrite it (fix it, or choose another target file)")
 
 
 @pytest.mark.parametrize("text, why", [
@@ -206,9 +210,10 @@ def test_k5_unpreservable_files_are_refused(text, why):
 # ------------------------------------------------------------------------------------ rules
 
 
-def test_k4_existing_entries_kept_and_ours_appended_last(two):
+def test_k4_other_entries_kept_the_replaced_one_removed_ours_last(two):
     tmp_path, proj, a, b = two
-    # an earlier entry says b is search-only; ours (later) wins as a whole (K4)
+    # an earlier entry says b is search-only; ours replaces it (K4: it could never win again),
+    # so it goes; the entry for another path stays where it is
     before = f'{{"skills": {{"config": [{{"path": "{b}", "exposure": "search"}}, {{"path": "/q"}}]}}}}'
     target = _write(proj / ".zuno" / "zuno.json", before)
     cfg = _load(tmp_path, proj)
@@ -216,9 +221,9 @@ def test_k4_existing_entries_kept_and_ours_appended_last(two):
                            {a: Choice.KEEP, b: Choice.DISABLE}, target=target, config=cfg)
     apply_plan(plan)
     after = _load(tmp_path, proj)
-    assert [r.raw_path for r in after.rules] == [b, "/q", b]
+    assert [r.raw_path for r in after.rules] == ["/q", b]
     d = after.decide(os.path.realpath(b))
-    assert (d.enabled, d.rule.index) == (False, 2)
+    assert (d.enabled, d.rule.index) == (False, 1)
 
 
 def test_k4_kept_source_under_earlier_recursive_disable_gets_enabling_entry(two):
