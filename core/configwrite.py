@@ -88,6 +88,7 @@ __all__ = [
     "plan_resolution",
     "satisfies",
     "undo",
+    "write_atomically",
 ]
 
 #: Seconds a write waits for another writer's lock on the same folder before it is refused.
@@ -119,7 +120,8 @@ class PlannedEntry:
     """One ``skills.config`` entry to append (SPEC K3).
 
     ``path`` is the canonical ``SKILL.md`` path (what the entry must resolve to); ``spelling``
-    what is written (portable, see :mod:`skillshelf.core.spelling`; ``why`` says why that form).
+    what is written (portable, see :mod:`skillshelf.core.spelling`: ``kind`` ``relative`` /
+    ``home`` / ``absolute``, ``why`` says why that form).
     ``enabled`` is ``False`` to disable, ``True`` to re-enable, ``None`` to omit the key;
     ``exposure`` ``"index"`` / ``"search"`` / ``"explicit"`` or ``None``. ``locator`` and
     ``choice`` say which source and pick produced it (display only; not written).
@@ -132,6 +134,7 @@ class PlannedEntry:
     choice: Choice | None = field(default=None, compare=False)
     spelling: str = field(default="", compare=False)
     why: str = field(default="", compare=False)
+    kind: str = field(default="absolute", compare=False)
 
     def to_json(self) -> dict[str, Any]:
         """The object written into ``skills.config``: ``{"path", "enabled"?, "exposure"?}``."""
@@ -428,7 +431,7 @@ def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str,
         enabled, exposure = _entry_json(pick.choice)
         entries.append(PlannedEntry(source.canonical, enabled=enabled, exposure=exposure,
                                     locator=source.location, choice=pick.choice,
-                                    spelling=spelled.text, why=spelled.why))
+                                    spelling=spelled.text, why=spelled.why, kind=spelled.kind))
 
     if owner is not None and relation == "above" and (entries or removals):
         where = ("$ZUNO_CONFIG_CONTENT" if owner.kind == "env-content" else owner.path)
@@ -483,7 +486,9 @@ def _decision_satisfies(choice: Choice, enabled: bool, exposure: Exposure | None
     if exposure is not None:
         return satisfies(choice, enabled, exposure)
     if _overridden_exposure(source):
-        return False  # the skill's own exposure is hidden behind the rule: append instead
+        if source.metadata_sources:
+            return False  # its sidecar's exposure is hidden behind the rule: append instead
+        return satisfies(choice, enabled, Exposure.INDEX)  # no sidecar: index (SPEC E2)
     return satisfies(choice, enabled, source.exposure)
 
 
@@ -892,6 +897,16 @@ def _atomic_write(path: str, data: bytes, *, mode: int | None) -> None:
         if fd >= 0:
             os.close(fd)
     _fsync_dir(directory)
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace (or create) ``path`` with ``data`` atomically, as config files are written (an
+    existing file keeps its mode). Raises :class:`OSError`."""
+    try:
+        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = None
+    _atomic_write(path, data, mode=mode)
 
 
 def _fsync_dir(directory: str) -> None:

@@ -45,6 +45,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.common import home_short
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.undo import undo_words
 from skillshelf.app.worker_errors import ReportsWorkerErrors
@@ -221,17 +222,6 @@ def diff_content(lines: Sequence[str]) -> Content:
     return Content.assemble(*parts)
 
 
-def _home_short(path: str, home: str | None, cwd: str | None = None) -> str:
-    """``path`` shortened for display: ``./…`` under ``cwd``, ``~/…`` under ``home``, else as is."""
-    cwd = (cwd or "").rstrip("/")
-    if cwd and path.startswith(cwd + "/"):
-        return "./" + path[len(cwd) + 1:]
-    home = (home or "").rstrip("/")
-    if home and (path == home or path.startswith(home + "/")):
-        return "~" + path[len(home):]
-    return path
-
-
 class SourcesRead(Message):
     """The worker read and linted every source (``readings`` by locator)."""
 
@@ -383,7 +373,7 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
                 Text(str(i)),
                 Text(label, style=style),
                 Text(s.provenance.value),
-                Text(visible(_home_short(root, home, self.catalog.context.cwd))),
+                Text(visible(home_short(root, home, self.catalog.context.cwd))),
                 Text(visible(loc)),
                 Text(desc),
                 Text(f"{s.size:,} B", justify="right"),
@@ -483,7 +473,7 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         home = self.catalog.context.env.home
         parts: list[str | tuple[str, str] | Content] = [("target ", "bold")]
         if target is not None:
-            parts += [(target.kind, "$accent"), " ", visible(_home_short(target.path, home, self.catalog.context.cwd))]
+            parts += [(target.kind, "$accent"), " ", visible(home_short(target.path, home, self.catalog.context.cwd))]
             others = [t.kind for i, t in enumerate(self.targets) if i != self.target_index]
             if others:
                 parts += [("\n  t switches to: " + ", ".join(others), "$foreground-muted")]
@@ -624,7 +614,7 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
 
     def _short(self, path: str) -> str:
         """``path`` with the home shown as ``~`` (status lines stay short)."""
-        return _home_short(path, self.catalog.context.env.home)
+        return home_short(path, self.catalog.context.env.home)
 
     def _generation_after(self, before: int) -> Generation:
         """The generation showing a write just made (one step: the watcher's when live)."""
