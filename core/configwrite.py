@@ -145,6 +145,12 @@ class PlannedEntry:
             out["exposure"] = self.exposure
         return out
 
+    @property
+    def caveat(self) -> str:
+        """``why`` when the path written is not portable (``absolute``, or a project file spelled
+        from the home), else ``""``."""
+        return self.why if self.kind in ("absolute", "project-home") else ""
+
     def render(self) -> str:
         """The entry as one line of JSON, exactly as inserted (``{"path": "…", "enabled": false}``)."""
         return json.dumps(self.to_json(), ensure_ascii=False)
@@ -241,9 +247,10 @@ def satisfies(choice: Choice, enabled: bool, exposure: Exposure | None) -> bool:
     return enabled and exposure is Exposure(choice.value)
 
 
-def _sources_of(gen_or_sources: Generation | Iterable[Source], name: str) -> list[Source]:
+def _sources_of(gen_or_sources: Generation | Iterable[Source], name: str | Sequence[str]) -> list[Source]:
     sources = gen_or_sources.sources if isinstance(gen_or_sources, Generation) else gen_or_sources
-    return [s for s in sources if s.name == name]
+    names = {name} if isinstance(name, str) else set(name)
+    return [s for s in sources if s.name in names]
 
 
 def _entry_json(choice: Choice) -> tuple[bool | None, str | None]:
@@ -342,12 +349,13 @@ class _Pick:
     choice: Choice
 
 
-def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str,
+def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str | Sequence[str],
                     choices: Mapping[str, Choice | str], *, target: str,
                     config: Config | None = None, cwd: str | None = None, home: str = "",
                     project: str | None = None,
                     earlier: Sequence[bytes | None] = ()) -> WritePlan:
-    """Plan the change to ``target`` that applies ``choices`` to the sources of ``name`` (SPEC K4–K5).
+    """Plan the change to ``target`` that applies ``choices`` to the sources of ``name`` (SPEC K4–K5;
+    ``name`` may list several names: one plan for sources of all of them).
 
     ``gen_or_sources``: a :class:`Generation` or any iterable of :class:`Source` (disabled ones
     included). ``choices`` maps a locator (``Source.location``) to a :class:`Choice` (or its
@@ -377,7 +385,8 @@ def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str,
         source = by_locator.get(locator)
         if source is None:
             known = ", ".join(by_locator) or "none"
-            raise ConfigWriteError(f"{locator} is not a source of skill `{name}` (its sources: {known})")
+            label = name if isinstance(name, str) else ", ".join(name)
+            raise ConfigWriteError(f"{locator} is not a source of skill `{label}` (its sources: {known})")
         picks.append(_Pick(source, choice))
 
     before = _read_text(target)
@@ -451,9 +460,10 @@ def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str,
                     f"{owner.path} are copied first so they keep applying")
 
     if not entries and not removals:
+        label = name if isinstance(name, str) else ", ".join(name)
         return WritePlan(target=target, entries=(), before=before,
                          after=before if before is not None else "", created=created,
-                         note=f"nothing to write: every chosen source of `{name}` is already in "
+                         note=f"nothing to write: every chosen source of `{label}` is already in "
                               "the chosen state")
 
     items = list(inherited) + [e.to_json() for e in entries]

@@ -36,8 +36,9 @@ __all__ = ["Spelling", "config_anchor", "match_sources", "portable_spelling"]
 
 @dataclass(frozen=True)
 class Spelling:
-    """A rule path to write: ``text`` as written, ``kind`` (``relative`` / ``home`` /
-    ``absolute``) and ``why`` (one sentence for the preview)."""
+    """A rule path to write: ``text`` as written, ``kind`` (``relative``; ``home``; ``project-home``
+    — a project file spelled from the home, portable only to the same place; ``absolute``) and
+    ``why`` (one sentence for the preview)."""
 
     text: str
     kind: str
@@ -114,7 +115,7 @@ def portable_spelling(source: Source, *, target: str, cwd: str, home: str, proje
                         why = ("~/: the file is in the project, under your home folder; this entry "
                                "holds only where the project sits at the same place in the home"
                                + relative_note)
-                    return Spelling(text, "home", why)
+                    return Spelling(text, "project-home" if inside else "home", why)
     reason = "the file is neither in the project nor under your home folder"
     if any(_within(c, project) for c in candidates):
         if not project_target:

@@ -170,8 +170,8 @@ def plan_lines(plan: Any, home: str) -> list[str]:
     lines.extend(f"  - {r}" for r in plan.removed)
     for e in plan.entries:
         lines.append(f"  + {e.render()}")
-        if e.kind == "absolute" or (e.kind == "home" and "in the project" in e.why):
-            lines.append(f"      {e.why}")
+        if e.caveat:
+            lines.append(f"      {e.caveat}")
     if plan.note:
         lines.append(f"note: {plan.note}")
     return lines
