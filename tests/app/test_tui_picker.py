@@ -9,7 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from conftest import settle, tui_app
-from textual.notifications import Notify
 from textual.widgets import DataTable, Static
 
 from skillshelf.app.screens.picker import (
