@@ -123,11 +123,11 @@ def _target(ns: Any, catalog: Any) -> str:
     from skillshelf.core.paths import find_worktree
 
     if ns.file:
-        return os.path.abspath(ns.file)
+        return os.path.abspath(str(ns.file))
     if ns.global_:
-        xdg = catalog.env.xdg_config_home
-        return global_target(xdg if os.path.isabs(xdg) else os.path.join(catalog.cwd, xdg))
-    return default_target(catalog.cwd, find_worktree(catalog.cwd))
+        xdg = str(catalog.env.xdg_config_home)
+        return global_target(xdg if os.path.isabs(xdg) else os.path.join(str(catalog.cwd), xdg))
+    return default_target(str(catalog.cwd), find_worktree(str(catalog.cwd)))
 
 
 def _layer_text(config: Any, target: str) -> str | None:

@@ -124,7 +124,7 @@ def decided_by(source: Source, rule: RuleEntry | None, home: str | None) -> tupl
     """What decides ``source`` now: a short cell (``rule 2``, ``sidecar``, ``default``) and a
     sentence (``skills.config entry 2 in ~/p/.zuno/zuno.json: {"path": "…", "enabled": false}``)."""
     if rule is not None:
-        fields = {"path": rule.raw_path}
+        fields: dict[str, str | bool] = {"path": rule.raw_path}
         if not rule.enabled:
             fields["enabled"] = False
         if rule.exposure is not None:
