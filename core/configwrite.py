@@ -399,11 +399,18 @@ def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str | S
         except ConfigSyntaxError as exc:
             raise ConfigWriteError(f"{exc}; skillshelf will not rewrite a config file it cannot "
                                    "parse (fix it, or choose another target file)") from None
-    base_rules: tuple[RuleEntry, ...] = tuple(config.rules) if config is not None else ()
-    # the target's own entries are the merged ones when the target owns skills.config
-    own_rules = base_rules if relation == "target" else ()
     rule_cwd = os.path.abspath(cwd) if cwd else "/"
     rule_home = home or "/"
+    base_rules: tuple[RuleEntry, ...] = tuple(config.rules) if config is not None else ()
+    own_rules: tuple[RuleEntry, ...] = ()
+    if relation == "target" and before is not None:
+        # the target's skills.config is the one in effect: read its entries from the text being
+        # edited (never from a configuration loaded earlier, whose indexes may be stale)
+        layer = owner if owner is not None and owner.kind != "env-content" else None
+        if layer is not None and layer.text == before and config is not None:
+            own_rules = base_rules  # loaded from these very bytes
+        else:
+            own_rules = base_rules = _rules_of(parse_jsonc(before, target), target, cwd=rule_cwd, home=rule_home)
 
     removals: set[int] = set()
     wanted: list[_Pick] = []
@@ -480,6 +487,29 @@ def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str | S
                          restores=True)
     return WritePlan(target=target, entries=tuple(entries), before=before, after=after,
                      created=created, note=note, inherited=inherited, removed=removed)
+
+
+_EXPOSURE_VALUES = ("index", "search", "explicit")
+
+
+def _rules_of(data: Any, origin: str, *, cwd: str, home: str) -> tuple[RuleEntry, ...]:
+    """The usable ``skills.config`` entries of one parsed file as rules, each at its index in
+    the array (an entry Zuno would reject is skipped, as :func:`load_config` does)."""
+    skills = data.get("skills") if isinstance(data, dict) else None
+    raw = skills.get("config") if isinstance(skills, dict) else None
+    out: list[RuleEntry] = []
+    for i, entry in enumerate(raw if isinstance(raw, list) else ()):
+        if not isinstance(entry, dict):
+            continue
+        path = entry.get("path")
+        if not isinstance(path, str) or not path.strip():
+            continue
+        if any(entry.get(k) is not None and not isinstance(entry.get(k), bool) for k in ("enabled", "recursive")):
+            continue
+        if entry.get("exposure") is not None and entry.get("exposure") not in _EXPOSURE_VALUES:
+            continue
+        out.append(resolve_rule(i, entry, cwd=cwd, home=home, origin=origin))
+    return tuple(out)
 
 
 def _overridden_exposure(source: Source) -> bool:
@@ -646,28 +676,36 @@ class _Editor:
                 text += self.nl + closing
         self.edits.append((segment_end, 0, text))
 
-    def remove_items(self, c: Container, indexes: Sequence[int]) -> None:
-        """Delete children ``indexes`` of ``c`` with the separator and the comments before each
-        (the inverse of :meth:`add_items` for items it appended)."""
-        gone = set(indexes)
+    def _line_rest(self, pos: int) -> int:
+        """``pos``, or the end of its line when only spaces and a ``//`` comment follow on it."""
+        newline = self.body.find("\n", pos)
+        newline = len(self.body) if newline < 0 else newline
+        rest = self.body[pos:newline].strip()
+        return newline if rest.startswith("//") and "\n" not in rest else pos
+
+    def remove_item(self, c: Container, i: int) -> None:
+        """Delete child ``i`` of ``c`` with its separator and its same-line comment (the inverse
+        of :meth:`add_items` for an item it appended)."""
+        body = self.body
         n = len(c.starts)
-        for i in sorted(gone, reverse=True):
-            prev = max((j for j in range(i) if j not in gone), default=None)
-            if prev is not None:
-                self.edits.append((c.ends[prev], c.ends[i] - c.ends[prev], ""))
-            else:
-                nxt = min((j for j in range(i + 1, n) if j not in gone), default=None)
-                if nxt is not None:
-                    self.edits.append((c.starts[i], c.starts[nxt] - c.starts[i], ""))
-                else:  # the last one left: empty the container
-                    end = c.ends[i]
-                    if c.comma is not None and i == n - 1:
-                        end = c.comma + 1
-                    start = c.open + 1
-                    rest = self.body[end:c.close]
-                    if not rest.strip():
-                        end = c.close
-                    self.edits.append((start, end - start, ""))
+        last = i == n - 1
+        after = skip_trivia(body, c.ends[i])
+        own_comma = body.startswith(",", after) and after < c.close
+        if i > 0:
+            comma = skip_trivia(body, c.ends[i - 1])  # the separator before this item
+            newline = body.find("\n", comma, c.starts[i])
+            start = newline if newline >= 0 else comma + 1
+            end = self._line_rest(after + 1) if own_comma else c.ends[i]
+            if last and not own_comma:
+                self.edits.append((comma, 1, ""))  # the previous item becomes the last one
+            self.edits.append((start, end - start, ""))
+        elif not last:
+            self.edits.append((c.starts[0], c.starts[1] - c.starts[0], ""))
+        else:  # the only item: empty the container
+            end = (after + 1) if own_comma else c.ends[i]
+            if not body[end:c.close].strip():
+                end = c.close
+            self.edits.append((c.open + 1, end - c.open - 1, ""))
 
     def result(self) -> str:
         out = self.body
@@ -751,12 +789,18 @@ def _edit_rules(text: str | None, removals: Sequence[int], items: Sequence[Any],
         else:
             config = container_at(body, skills.values[cat])
             gone = sorted({i for i in removals if 0 <= i < len(config.starts)})
-            if gone and items:  # two linear passes: take out, then append to what is left
-                middle, removed = _edit_rules(text, gone, (), label=label)
-                return _edit_rules(middle, (), items, label=label)[0], removed
+            if len(gone) > 1 or (gone and items):  # one edit per pass, each linear: last index first
+                removed_all: list[str] = []
+                current = text
+                for i in reversed(gone):
+                    current, one = _edit_rules(current, [i], (), label=label)
+                    removed_all[:0] = one
+                if items:
+                    current = _edit_rules(current, (), items, label=label)[0]
+                return current, tuple(removed_all)
             removed = tuple(" ".join(body[config.values[i]:config.ends[i]].split()) for i in gone)
             if gone:
-                ed.remove_items(config, gone)
+                ed.remove_item(config, gone[0])
             elif items:
                 ed.add_items(config, lambda indent, inline: [dumps(i) for i in items])
     new = bom + ed.result()
