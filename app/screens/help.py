@@ -84,6 +84,12 @@ HELP_SECTIONS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
         ("picker.undo", "u", "undo the last write skillshelf made (ctrl+z on the main screen too)"),
         ("picker.close", "esc  q", "close"),
     )),
+    ("Undo list (U)", (
+        ("undo.down", "j  ↓", "next write"),
+        ("undo.up", "k  ↑", "previous write"),
+        ("undo.go", "enter", "undo the selected write (only a current one: its file still holds what was written)"),
+        ("undo.close", "esc  q", "close"),
+    )),
     ("Index preview (i)", (
         ("preview.form", "f", "next form: index, list, verbose"),
         ("preview.copy", "c", "send the exact text to the terminal clipboard (OSC 52)"),
