@@ -169,6 +169,8 @@ def _next(it: Iterator[yaml.Event]) -> yaml.Event | YamlError | None:
         return None
     except yaml.YAMLError as exc:
         return _libyaml_error(exc)
+    except Exception as exc:  # libyaml on untrusted text (a lone surrogate …): the text's fault
+        return YamlError(str(exc).split("\n")[0] or type(exc).__name__)
 
 
 def load_events(text: str) -> Loaded:
