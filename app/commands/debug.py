@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
+from skillshelf.app.output import print_json
 from skillshelf.core.hostlint import host_targets
 from skillshelf.core.lint import Target
 
@@ -36,8 +35,7 @@ def run_skill(ns: Any) -> int:
         target = None
     doc = debug_skill_document(cat.current, lint_target=target, client=cat.host.describe())
     if ns.json:
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print_json(doc)
     else:
         print(terminal_text(debug_skill_text(doc)))  # SPEC X1
     return 0
@@ -51,8 +49,7 @@ def run_agent(ns: Any) -> int:
     cat = open_catalog(ns)
     report = debug_agent_report(cat, ns.name)
     if ns.json:
-        json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print_json(report.to_json())
     else:
         print(terminal_text(debug_agent_text(report)))  # SPEC X1
     return 0 if report.ok else 1

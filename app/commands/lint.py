@@ -14,10 +14,10 @@ not exist or there is nothing to lint.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from skillshelf.app.common import terminal_text
+from skillshelf.app.output import print_json
 from skillshelf.core.hostlint import host_lint_paths, host_targets
 from skillshelf.core.lint import LintReport, Target, lint_paths
 
@@ -91,7 +91,7 @@ def run(ns: argparse.Namespace) -> int:
     counts = summary(reports)
     if ns.json:
         doc = {"target": ns.target, "files": [r.to_json() for r in reports], "summary": counts}
-        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        print_json(doc)
     else:
         for r in reports:
             for line in format_report(r):

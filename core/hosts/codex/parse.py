@@ -332,7 +332,7 @@ def _color(value: object) -> str | None:
     if not isinstance(value, str):
         return None
     value = trim(value)
-    ok = len(value.encode("utf-8")) == 7 and value[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in value[1:])
+    ok = len(value) == 7 and value[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in value[1:])
     return value if ok else None
 
 
