@@ -93,9 +93,17 @@ class YamlAliasLimit(YamlError):
         self.limit = limit
 
 
-def _syntax_error(exc: BaseException) -> YamlSyntaxError:
+def _syntax_error(exc: BaseException, text: str = "") -> YamlSyntaxError:
     """PyYAML's error as a :class:`YamlSyntaxError`: the problem (else the context, else the
-    first line of the message) at the problem mark (else the context mark)."""
+    first line of the message) at the problem mark (else the context mark; for a character
+    the reader refuses, its position in ``text``)."""
+    if isinstance(exc, yaml.reader.ReaderError) and isinstance(exc.position, int) and text:
+        # libyaml counts the position in bytes of UTF-8
+        at = len(text.encode("utf-8", "surrogatepass")[: exc.position].decode("utf-8", "ignore"))
+        what = f"character #x{ord(text[at]):04x}" if at < len(text) else "character"
+        return _at(f"unacceptable {what}: {exc.reason}", text, at)
+    if isinstance(exc, UnicodeEncodeError) and text:  # a lone surrogate: libyaml takes UTF-8 only
+        return _at(f"lone surrogate #x{ord(text[exc.start]):04x} is not a character", text, exc.start)
     mark, problem = None, None
     if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
@@ -105,6 +113,11 @@ def _syntax_error(exc: BaseException) -> YamlSyntaxError:
     if mark is None:
         return YamlSyntaxError(str(problem))
     return YamlSyntaxError(str(problem), mark.line + 1, mark.column + 1)
+
+
+def _at(problem: str, text: str, at: int) -> YamlSyntaxError:
+    """``problem`` at character index ``at`` of ``text`` (1-based line and column)."""
+    return YamlSyntaxError(problem, text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at))
 
 
 #: What composing or constructing may raise: the library's own errors, deep nesting, and
@@ -212,7 +225,7 @@ def _loader(text: str, duplicates: Duplicates = Duplicates.REJECT) -> Any:
     try:
         return (_LastWinsLoader if duplicates is Duplicates.LAST_WINS else CCoreLoader)(text)
     except _CONSTRUCT_ERRORS as exc:
-        raise _syntax_error(exc) from None
+        raise _syntax_error(exc, text) from None
 
 
 def _documents(text: str, duplicates: Duplicates, max_nodes: int, *, single: bool) -> Iterator[Any]:
@@ -236,7 +249,7 @@ def _documents(text: str, duplicates: Duplicates, max_nodes: int, *, single: boo
     except YamlError:
         raise
     except _CONSTRUCT_ERRORS as exc:
-        raise _syntax_error(exc) from None
+        raise _syntax_error(exc, text) from None
     finally:
         loader.dispose()
 
@@ -264,7 +277,7 @@ def compose(text: str) -> yaml.Node | None:
         node: yaml.Node | None = loader.get_single_node()
         return node
     except _CONSTRUCT_ERRORS as exc:
-        raise _syntax_error(exc) from None
+        raise _syntax_error(exc, text) from None
     finally:
         loader.dispose()
 
@@ -278,6 +291,6 @@ def compose_all(text: str) -> list[yaml.Node]:
             nodes.append(loader.get_node())
         return nodes
     except _CONSTRUCT_ERRORS as exc:
-        raise _syntax_error(exc) from None
+        raise _syntax_error(exc, text) from None
     finally:
         loader.dispose()

@@ -87,3 +87,55 @@ def yaml_text(draw: st.DrawFn) -> str:
 
 #: Any decoded text a YAML loader may be handed (surrogates from ``surrogateescape`` included).
 yaml_like = st.one_of(yaml_text(), st.text(max_size=200))
+
+
+# --------------------------------------------------------------------------- hostile workspaces
+
+#: Every project-level root some registered host reads (zhin: the plugin's ``skills``).
+PROJECT_ROOTS = (".agents/skills", ".zuno/skill", ".claude/skills", ".codex/skills", ".opencode/skill",
+                 ".opencode/skills", ".gemini/skills", "skills")
+
+#: Explicitly tagged values the 1.2 core constructors could not build.
+BAD_TAGS = ("!!bool z", "!!null z", '!!int ""', '!!float ""', '!!bool ""')
+
+#: Folder name → ``SKILL.md`` bytes: every kind of hostile file, and one good skill (``ok``).
+HOSTILE_FILES: dict[str, bytes] = {
+    **{f"tag{i}": f"---\nname: tag{i}\ndescription: d\nmetadata:\n  x: {t}\n---\nBody.\n".encode()
+       for i, t in enumerate(BAD_TAGS)},
+    "tagname": b"---\nname: !!bool z\ndescription: d\n---\nBody.\n",
+    "surrogate": b'---json\n{"name": "n\\ud800", "description": "d\\udc80"}\n---\nBody.\n',
+    "yamlsurrogate": b'---\nname: yamlsurrogate\ndescription: "d\\ud800"\n---\nBody.\n',
+    "c1": "---\nname: c1\ndescription: a\u009b31m\u009d0;t\u0007 b\n---\nBody \u009b2J.\n".encode(),
+    "dupfast": b"---\nname: dupfast\nname: other\ndescription: d\n---\nBody.\n",
+    "dupslow": b"---\nname: dupslow\ndescription: d\ndescription: 'e: f'\nmetadata:\n  a: b\n---\nBody.\n",
+    "latin1": b"---\nname: latin1\ndescription: caf\xe9\n---\nBody.\n",
+    "bomb": b"---\nname: bomb\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+            b"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n---\n",
+    "ok": b"---\nname: ok\ndescription: A good skill.\n---\nBody.\n",
+}
+
+#: A folder name that is not UTF-8 (as ``os`` hands it over: a lone surrogate).
+BAD_FOLDER = b"bad\xffname"
+
+
+def write_hostile_workspace(project: str) -> None:
+    """Write :data:`HOSTILE_FILES` into every root of :data:`PROJECT_ROOTS` under ``project``,
+    plus a skill in a non-UTF-8 folder and sidecars with bad tags in each root."""
+    import os
+
+    for rel in PROJECT_ROOTS:
+        root = os.path.join(project, rel)
+        for folder, data in HOSTILE_FILES.items():
+            os.makedirs(os.path.join(root, folder), exist_ok=True)
+            with open(os.path.join(root, folder, "SKILL.md"), "wb") as fh:
+                fh.write(data)
+        bad = os.path.join(os.fsencode(root), BAD_FOLDER)
+        os.makedirs(bad, exist_ok=True)
+        with open(os.path.join(bad, b"SKILL.md"), "wb") as fh:
+            fh.write(b"---\nname: badname\ndescription: In a folder that is not UTF-8.\n---\nBody.\n")
+        agents = os.path.join(root, "ok", "agents")
+        os.makedirs(agents, exist_ok=True)
+        for name, text in (("openai.yaml", "interface:\n  display_name: !!bool z\n"),
+                           ("zuno.yaml", "policy:\n  allow_implicit_invocation: !!int ''\n")):
+            with open(os.path.join(agents, name), "w", encoding="utf-8") as fh:
+                fh.write(text)
