@@ -22,12 +22,17 @@ def _json_escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group(0)):04x}"
 
 
+def json_escaped(text: str) -> str:
+    """JSON ``text`` (as ``json.dumps(..., ensure_ascii=False)`` writes it) with the characters
+    :func:`json_text` escapes written as ``\\u`` escapes; the document is unchanged."""
+    return _JSON_ESCAPED.sub(_json_escape, text) if _JSON_ESCAPED.search(text) else text
+
+
 def json_text(doc: Any, *, indent: int | None = 2) -> str:
     """``doc`` as JSON text (non-ASCII kept readable) that is always valid UTF-8 and never holds
     a character that controls a terminal: those are written as ``\\u009b``-style escapes, which
     every JSON parser reads back as the same string (SPEC X1). ``indent=None``: one line."""
-    text = json.dumps(doc, ensure_ascii=False, indent=indent)
-    return _JSON_ESCAPED.sub(_json_escape, text) if _JSON_ESCAPED.search(text) else text
+    return json_escaped(json.dumps(doc, ensure_ascii=False, indent=indent))
 
 
 def print_json(doc: Any, *, indent: int | None = 2, stream: TextIO | None = None) -> None:

@@ -18,8 +18,29 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
+from collections.abc import Callable
 
-__all__ = ["MAX_READ_BYTES", "FileTooLargeError", "NotRegularFileError", "read_regular"]
+__all__ = ["MAX_READ_BYTES", "FileTooLargeError", "NotRegularFileError", "read_regular", "tap_reads"]
+
+_taps = threading.local()
+
+
+class tap_reads:
+    """While active in this thread, every successful :func:`read_regular` also hands
+    ``(path, bytes)`` to ``sink`` (the parse cache derives other products from the same read,
+    :mod:`skillshelf.core.parsecache`). Nests: the innermost sink receives the reads."""
+
+    def __init__(self, sink: Callable[[str, bytes], None]) -> None:
+        self._sink = sink
+        self._outer: Callable[[str, bytes], None] | None = None
+
+    def __enter__(self) -> None:
+        self._outer = getattr(_taps, "sink", None)
+        _taps.sink = self._sink
+
+    def __exit__(self, *exc: object) -> None:
+        _taps.sink = self._outer
 
 #: skillshelf's safety limit on a file read whole (bytes): 16 MiB, 100 times the largest
 #: ``SKILL.md`` in a 1,117-skill corpus (160 KB). No host has this limit; it keeps one hostile
@@ -107,4 +128,8 @@ def read_regular(path: str, max_bytes: int | None = None, *, limit: int = MAX_RE
             raise FileTooLargeError(path, limit, limit, at_least=True)
     finally:
         os.close(fd)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+    data = parts[0] if len(parts) == 1 else b"".join(parts)
+    sink = getattr(_taps, "sink", None)
+    if sink is not None:
+        sink(path, data)
+    return data
