@@ -56,6 +56,8 @@ def run_skill(ns: Any) -> int:
         sys.stdout.write(json_escaped(_json_document(doc)))  # SPEC X1: C1 controls and surrogates escaped
     else:
         print(terminal_text(debug_skill_text(doc)))  # SPEC X1
+    sys.stdout.flush()
+    cat.save_cache()  # the lint worked out for the report is kept for the next run
     return 0
 
 
