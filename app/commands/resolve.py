@@ -31,6 +31,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from skillshelf.app.output import print_json
+
 _ATTEMPTS = 5
 
 
@@ -293,8 +295,7 @@ def _read(path: str) -> str | None:
 
 def _emit(ns: Any, doc: dict[str, Any], lines: list[str], code: int) -> int:
     if ns.json:
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print_json(doc)
     else:
         from skillshelf.app.common import terminal_text
 

@@ -11,11 +11,11 @@ to undo or refused, 2 usage.
 
 from __future__ import annotations
 
-import json
-import sys
 import time
 from dataclasses import asdict
 from typing import Any
+
+from skillshelf.app.output import print_json
 
 
 def add_parser(sub: Any, common: Any) -> None:
@@ -41,8 +41,7 @@ def run(ns: Any) -> int:
         entries = list(reversed(journal.entries()))
         if ns.json:
             docs = [dict(asdict(e), state=journal.state(e)) for e in entries]
-            json.dump({"writes": docs}, sys.stdout, ensure_ascii=False, indent=2)
-            sys.stdout.write("\n")
+            print_json({"writes": docs})
             return 0
         if not entries:
             print(f"no writes recorded (journal: {home_short(journal.file, env.home)})")
@@ -63,8 +62,7 @@ def run(ns: Any) -> int:
         return fail("undo", str(exc), 1)
     words = undo_words(journal.result_of(done)).replace(done.target, home_short(done.target, env.home), 1)
     if ns.json:
-        json.dump({"undone": asdict(done)}, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print_json({"undone": asdict(done)})
     else:
         print(terminal_text(f"undone #{done.id} ({done.summary}): {words}"))
     return 0
