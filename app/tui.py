@@ -271,6 +271,10 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
             self.notify(f"`{visible(row.name)}` is a rejected file: skills.config cannot decide it until it "
                         "parses.", timeout=4, markup=False)
             return
+        if all(s.location.startswith("builtin://") for s in gen.sources if s.name == row.name):
+            self.notify(f"`{visible(row.name)}` is built into the host: skills.config entries name files, so "
+                        "none can decide it.", timeout=5, markup=False)
+            return
         from skillshelf.app.screens.picker import AmbiguityPicker
 
         catalog = main.catalog

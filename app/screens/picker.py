@@ -583,7 +583,7 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
                     parts.append(("+ " + visible(entry.render()) + "\n", "$success"))
                     if entry.caveat:
                         parts.append(("  " + visible(entry.caveat) + "\n", "$warning"))
-            if plan.note:
+            if plan.note and plan.changes:
                 parts.append(("\nnote: " + visible(plan.note, multiline=True), "$warning"))
         self.query_one("#picker-plan", Static).update(Content.assemble(*parts))
 
