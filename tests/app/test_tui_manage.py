@@ -149,8 +149,6 @@ async def test_a_large_config_is_planned_off_the_event_loop(tmp_path):
         await pilot.press("a")
         picker = app.screen
         assert isinstance(picker, AmbiguityPicker)
-        await pilot.pause()
-        assert "planning… (a large config file)" in static_text(picker, "#picker-plan") or picker.plan is not None
         await settle(app, pilot)
         assert '+ {"path": "~/.agents/skills/pdf/SKILL.md", "enabled": false}' in static_text(picker, "#picker-plan")
         await pilot.press("ctrl+s")
