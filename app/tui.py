@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 from argparse import Namespace
 from collections.abc import Callable
 from pathlib import Path
@@ -98,6 +99,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         watch: bool = False,
         timings: Timings = DEFAULT_TIMINGS,
         open_host: Callable[[Host], AppCatalog] | None = None,
+        quitting: threading.Event | None = None,
     ) -> None:
         super().__init__()
         self._open_catalog = open_catalog
@@ -115,6 +117,8 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.live_watch: LiveWatch | None = None
         #: Set once the app is exiting: no key, click or action is handled any more.
         self.closing = False
+        #: Set when the app exits, for the threads it started (a remote pull stops on it).
+        self.quitting = quitting if quitting is not None else threading.Event()
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display, timings=self.timings,
@@ -132,6 +136,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
     def exit(self, result: int | None = None, return_code: int = 0, message: object | None = None) -> None:
         """Exit (``q``, the palette …): from here on input is dropped (:meth:`on_event`)."""
         self.closing = True
+        self.quitting.set()
         self.stop_watching()
         super().exit(result, return_code, message)  # type: ignore[arg-type]
 
@@ -231,10 +236,12 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         live.watcher.run(live.stop)
 
     def on_unmount(self) -> None:
+        self.quitting.set()
         self.stop_watching()
 
     async def action_quit(self) -> None:
         self.closing = True
+        self.quitting.set()
         self.stop_watching()
         await super().action_quit()
 
@@ -437,12 +444,15 @@ def run_tui(ns: Namespace) -> int:
     host = get_host(ns.host)
     cache_dir = None if getattr(ns, "no_cache", False) else default_cache_dir(env.xdg_cache_home)
 
+    quitting = threading.Event()  # set on quit: a remote pull in progress stops (the process can end)
+
     def open_host(other: Host) -> AppCatalog:
         return Catalog.open(cwd, env=env, host=other, paths=tuple(ns.path or ()), config_files=tuple(ns.config or ()),
-                            context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target)
+                            context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target,
+                            cancel=quitting)
 
     app = SkillshelfApp(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
-                        watch=not ns.no_watch, open_host=open_host)
+                        watch=not ns.no_watch, open_host=open_host, quitting=quitting)
     try:
         app.run()
     finally:
