@@ -101,7 +101,7 @@ _SEVERITY: dict[str, tuple[Severity | None, ...]] = {
     "frontmatter-too-large": (_E, _E, _E, _E),
     "yaml-bomb": (_E, _E, _E, _E),
     "yaml-not-mapping": (_E, _E, _I, _E),
-    "duplicate-key": (_E, _E, _W, _W),
+    "duplicate-key": (_E, _E, _E, _E),
     "missing-name": (_E, _E, _E, _N),
     "name-type": (_E, _E, _E, _E),
     "name-invalid": (_E, _E, _W, _N),
@@ -351,6 +351,9 @@ def _host_findings(parse: SkillParse, split: Split | None, out: _Out) -> bool:
         elif code == "yaml-error":
             usable = False
             _yaml_error(d, split, out)
+        elif code == "duplicate-key":  # YAML keys are unique: the host refuses the file
+            usable = False
+            out.add(code, d.message, field=d.field, line=d.line, column=d.column)
         elif code == "sanitized-retry" and split is not None:
             _quote_findings(split, out)
     return usable
@@ -793,7 +796,7 @@ def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | Non
         pos, dups, kind = _key_positions(split, parse)
         blank = _is_blank_block(split.raw)
         for key, line, col in dups:
-            out.add("duplicate-key", f"key `{key}` appears more than once; the last one wins", field=key,
+            out.add("duplicate-key", f"key `{key}` appears more than once (YAML keys must be unique)", field=key,
                     line=line, column=col)
         if not blank and kind in ("sequence", "scalar"):
             out.add("yaml-not-mapping", f"frontmatter must be a mapping of keys, got a {kind}", line=2, column=1)
