@@ -290,23 +290,33 @@ def _has_rules(data: Mapping[str, Any] | None) -> bool:
     return isinstance(skills, Mapping) and "config" in skills
 
 
-_KIND_RANK = {"global": 0, "project": 1, "project-zuno": 2, "env-file": 3, "env-dir": 4,
-              "env-content": 5, "cli": 6}
+#: Layer kinds in Zuno's precedence order, lowest first (conformance Z-K, which replaces SPEC K1:
+#: ``$ZUNO_CONFIG`` sits below the project layers, ``$HOME/.zuno`` above them).
+_KIND_RANK = {"global": 0, "env-file": 1, "project": 2, "project-zuno": 3, "home-zuno": 4, "env-dir": 5,
+              "env-content": 6, "managed": 7, "managed-preferences": 8, "cli": 9}
 
 
-def _guess_rank(path: str, kind: str | None) -> tuple[int, int, int]:
-    """Precedence key for a layer (SPEC K1): kind, then walk depth (outer first), then
-    ``.json`` before ``.jsonc``. A file that is not a layer yet gets its kind from its place:
-    under ``.zuno/`` → project-zuno, in a ``zuno/`` directory → global, else project."""
+def _guess_rank(path: str, kind: str | None, home: str | None = None) -> tuple[int, int, int]:
+    """Precedence key for a layer (Z-K): kind, then place on the walk, then ``.json`` before
+    ``.jsonc``. Bare ``zuno.json[c]`` files are read outermost first (the nearest wins); ``.zuno``
+    folders nearest first (the outermost wins). A file that is not a layer yet gets its kind
+    from its place: ``$HOME/.zuno`` → home-zuno, another ``.zuno/`` → project-zuno, a ``zuno/``
+    folder → global, else project."""
     directory = os.path.dirname(os.path.normpath(os.path.abspath(path)))
     if kind is None:
         base = os.path.basename(directory)
-        kind = "project-zuno" if base == PROJECT_DIR else "global" if base == CONFIG_STEM else "project"
-    depth = directory.count(os.sep) if kind in ("project", "project-zuno") else 0
-    return (_KIND_RANK.get(kind, 6), depth, 1 if path.endswith(".jsonc") else 0)
+        if base == PROJECT_DIR and home and directory == os.path.join(os.path.normpath(home), PROJECT_DIR):
+            kind = "home-zuno"
+        elif base == PROJECT_DIR:
+            kind = "project-zuno"
+        else:
+            kind = "global" if base == CONFIG_STEM else "project"
+    depth = directory.count(os.sep)
+    place = depth if kind == "project" else -depth if kind == "project-zuno" else 0
+    return (_KIND_RANK.get(kind, len(_KIND_RANK)), place, 1 if path.endswith(".jsonc") else 0)
 
 
-def _ownership(config: Config | None, target: str) -> tuple[ConfigLayer | None, str]:
+def _ownership(config: Config | None, target: str, home: str | None = None) -> tuple[ConfigLayer | None, str]:
     """Which layer's ``skills.config`` is in effect, relative to ``target``: returns
     ``(owner, relation)`` with relation ``none`` (no layer sets it), ``target``, ``below`` or
     ``above`` (the owner has higher precedence: our entries would be replaced)."""
@@ -323,7 +333,7 @@ def _ownership(config: Config | None, target: str) -> tuple[ConfigLayer | None, 
                  and _same_file(layer.path, target)), None)
     if mine is not None:
         return owner, ("above" if index[id(owner)] > index[id(mine)] else "below")
-    if _guess_rank(owner.path, owner.kind) > _guess_rank(target, None):
+    if _guess_rank(owner.path, owner.kind, home) > _guess_rank(target, None, home):
         return owner, "above"
     return owner, "below"
 
@@ -391,7 +401,7 @@ def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str | S
 
     before = _read_text(target)
     created = before is None
-    owner, relation = _ownership(config, target)
+    owner, relation = _ownership(config, target, home or None)
     target_has_rules = False
     if before is not None and before.strip():
         try:

@@ -480,3 +480,23 @@ def test_k5_removing_what_was_appended_gives_the_text_back(text):
     again, removed = configwrite._edit_rules(appended, [count - 1], (), label="c")
     assert removed == ('{"path": "/new/SKILL.md", "enabled": false}',)
     assert again == text
+
+
+def test_zk_zuno_config_sits_below_the_project_so_its_entries_are_carried_over(two):
+    # conformance Z-K: $ZUNO_CONFIG is read before the project layers, so a new project file
+    # takes over skills.config (arrays replace): the inherited entries are copied first
+    tmp_path, proj, a, b = two
+    env_file = _write(tmp_path / "team.json", '{"skills": {"config": [{"path": "/srv/x/SKILL.md", "enabled": false}]}}')
+    cfg = load_config(cwd=str(proj), worktree=str(proj), home=str(tmp_path / "home"),
+                      xdg_config_home=str(tmp_path / "xdg"), env={"ZUNO_CONFIG": env_file})
+    target = str(proj / ".zuno" / "zuno.json")
+    plan = plan_resolution([_source(a), _source(b)], "pdf", {b: Choice.DISABLE}, target=target, config=cfg,
+                           cwd=str(proj), home=str(tmp_path / "home"))
+    assert plan.inherited == ({"path": "/srv/x/SKILL.md", "enabled": False},)
+    assert plan.note.startswith(f"{target} has no skills.config yet and arrays replace (SPEC K1): the 1 entry "
+                                f"inherited from {env_file} are copied first")
+    assert configwrite._guess_rank(str(tmp_path / "home" / ".zuno" / "zuno.json"), None, str(tmp_path / "home")) \
+        > configwrite._guess_rank(target, None, str(tmp_path / "home"))
+    # .zuno folders: the outermost wins
+    assert configwrite._guess_rank(str(proj / ".zuno" / "zuno.json"), None) \
+        > configwrite._guess_rank(str(proj / "sub" / ".zuno" / "zuno.json"), None)
