@@ -135,6 +135,7 @@ def selected_meter_text(
     note: str = "",
     bar_width: int = 18,
     required_label: str = "required",
+    unit: str = "tokens",
 ) -> Content:
     """The selected-body meter (SPEC U2–U3), in tokens:
     ``bodies ███░░ 1,530 tok (agent est. 1,498) / 8,000 tok · 1 required + pdf``.
@@ -145,12 +146,15 @@ def selected_meter_text(
     cannot be read) is appended muted. ``required_label`` names the bodies counted on every
     request (``required`` for an agent's requiredSkills, ``always`` for Zhin's ``always: true``).
     ``budget`` ``None``: the host has no selected-body budget (``… · no budget · …``, no bar).
+    ``unit`` ``bytes`` (Zuno compares UTF-8 bytes, conformance Z-U): ``estimate`` and ``budget``
+    are bytes and the line reads ``2,400 / 80,000 bytes``, tokens left out.
     """
+    tokens_part = f"{estimate:,} bytes" if unit == "bytes" else tokens_text(tokens, tokens_exact, estimate)
     what = [f"{required:,} {required_label}"] if required else []
     if selected is not None:
         what.append(visible(selected))
     if budget is None:
-        parts_nb: list[str | tuple[str, str]] = [(f"{label} ", "bold"), tokens_text(tokens, tokens_exact, estimate),
+        parts_nb: list[str | tuple[str, str]] = [(f"{label} ", "bold"), tokens_part,
                                                  " · no budget · " + (" + ".join(what) if what else "nothing selected")]
         if note:
             parts_nb.append((f" · {visible(note)}", "$foreground-muted"))
@@ -159,7 +163,10 @@ def selected_meter_text(
     ratio = 1.0 if budget <= 0 else estimate / budget
     colour = "$error" if over else ("$success" if ratio < 0.8 else "$warning")
     parts: list[str | tuple[str, str]] = [(f"{label} ", "bold"), *_bar(ratio, bar_width, colour)]
-    parts.append(f" {tokens_text(tokens, tokens_exact, estimate)} / {budget:,} tok")
+    if unit == "bytes":
+        parts.append(f" {estimate:,} / {budget:,} bytes")
+    else:
+        parts.append(f" {tokens_part} / {budget:,} tok")
     parts.append(" · " + (" + ".join(what) if what else "nothing selected"))
     if over:
         parts.append((" · over budget: the request would fail", "$error"))
@@ -186,6 +193,8 @@ class SelectedMeter(Widget):
     tokens_exact: reactive[bool] = reactive(True)
     required: reactive[int] = reactive(0)
     required_label: reactive[str] = reactive("required")
+    #: ``tokens``, or ``bytes`` for a host comparing UTF-8 bytes (Zuno)
+    unit: reactive[str] = reactive("tokens")
     selected: reactive[str | None] = reactive(None)
     note: reactive[str] = reactive("")
     pending: reactive[bool] = reactive(True)
@@ -196,6 +205,7 @@ class SelectedMeter(Widget):
         return selected_meter_text(
             self.label, self.estimate, self.budget, tokens=self.tokens, tokens_exact=self.tokens_exact,
             required=self.required, selected=self.selected, note=self.note, required_label=self.required_label,
+            unit=self.unit,
         )
 
     @property
