@@ -47,6 +47,11 @@ class IndexMeasure:
     omitted: int = 0
     #: the unit of ``used`` and ``budget``: ``chars``, or the host's own (``tokens``)
     unit: str = "chars"
+    #: a host sending several prompt sections (Zuno, conformance Z-P): the whole prompt text in
+    #: characters (``used`` is then only what counts against the budget) and each section's
+    #: short name and characters, in prompt order; ``None`` / empty for a one-text host
+    prompt: int | None = None
+    sections: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -152,9 +157,13 @@ def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
     count = count_tokens(text)
     states = [e.state for e in model.entries]
     own_unit = model.unit != "characters"  # the host counts its budget otherwise (Codex: tokens)
-    index = IndexMeasure(model.used if own_unit else len(text), model.budget, count.tokens, count.exact, count.approx,
+    sectioned = bool(model.sections) and bool(text)  # the budget counts one part of the prompt (Z-P)
+    index = IndexMeasure(model.used if own_unit or sectioned else len(text), model.budget, count.tokens, count.exact,
+                         count.approx,
                          truncated=sum(1 for s in states if s in (EntryState.CUT, EntryState.NAME_ONLY)),
-                         omitted=states.count(EntryState.OMITTED), unit=model.unit if own_unit else "chars")
+                         omitted=states.count(EntryState.OMITTED), unit=model.unit if own_unit else "chars",
+                         prompt=len(text) if sectioned else None,
+                         sections=tuple((x.name, x.characters) for x in model.sections) if sectioned else ())
     limit = selected_budget(catalog, budget)
     required: tuple[SelectedBody, ...] = ()
     problems: list[str] = []

@@ -157,6 +157,11 @@ class ConfigRefusal:
         """``Zuno would refuse to start: FILE:LINE:COL: reason``."""
         return f"Zuno would refuse to start: {self.location}: {self.reason}"
 
+    @property
+    def diagnostic_text(self) -> str:
+        """``FILE:LINE:COL: reason`` — what a config diagnostic saying the same thing reads."""
+        return f"{self.location}: {self.reason}"
+
     def diagnostic(self) -> Diagnostic:
         """This refusal as an error diagnostic (code ``zuno-refuses``)."""
         return Diagnostic(Severity.ERROR, "zuno-refuses", self.message, field=self.field, line=self.line,

@@ -24,13 +24,14 @@ from typing import Any, Protocol
 
 from skillshelf.core.agents import agent_view, resolve_required_skills
 from skillshelf.core.budget import SelectedBody, SelectedBudgetExceeded, check_selected
-from skillshelf.core.config import Config
+from skillshelf.core.config import Config, ConfigRefusal
 from skillshelf.core.hostlint import host_lint_file, host_targets
 from skillshelf.core.hosts.base import (
     UNKNOWN_WINDOW,
     ContextWindow,
     EntryState,
     Host,
+    HostCatalog,
     HostSession,
     PromptSection,
 )
@@ -51,9 +52,16 @@ __all__ = [
     "debug_agent_text",
     "debug_skill_document",
     "debug_skill_text",
+    "host_body",
     "rejected_json",
+    "required_body",
+    "section_json",
+    "selected_refusal",
     "source_json",
     "summary",
+    "window_json",
+    "zuno_debug_agent_document",
+    "zuno_debug_skill_document",
 ]
 
 log = logging.getLogger(__name__)
@@ -154,16 +162,22 @@ def rejected_json(r: Rejected, *, lint_target: str | None) -> dict[str, Any]:
     return out
 
 
-def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", client: str | None = None) -> dict[str, Any]:
+def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", client: str | None = None,
+                         refusal: ConfigRefusal | None = None, prompt: HostCatalog | None = None) -> dict[str, Any]:
     """The SPEC G1 JSON document for ``gen``.
 
     ``lint_target`` (``spec``/``portable``/``zuno``/``zhin`` or ``None`` to skip) adds a ``lint``
-    object to every file-backed source and rejected file.
+    object to every file-backed source and rejected file. ``refusal``: why the host itself would
+    not start (``refusal`` key, conformance Z-K); ``prompt``: the host's catalog, for the
+    ``window`` the budgets use and the host's ``notes`` (which built-ins, which agent).
     """
     counts = Counter(s.name for s in gen.sources if s.enabled and s.status is not Status.SHADOWED)
     return {
         "host": gen.host,
         "client": client,
+        "refusal": refusal.message if refusal is not None else None,
+        "window": window_json(prompt.window) if prompt is not None else None,
+        "notes": list(prompt.notes) if prompt is not None else [],
         "cwd": gen.cwd,
         "generation": gen.number,
         "digest": gen.digest,
@@ -198,7 +212,14 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
     """Readable text form of a G1 document (what ``debug skill`` prints without ``--json``)."""
     out: list[str] = []
     s = doc["summary"]
+    if doc.get("refusal"):
+        out.append(doc["refusal"])
+        out.append("")
     out.append(f"host {doc['host']}" + (f" ({doc['client']})" if doc.get("client") else "") + f" · cwd {doc['cwd']} · generation {doc['generation']} · digest {doc['digest'][:16]}")
+    if doc.get("window"):
+        out.append(f"context window: {doc['window']['text']}")
+    for note in doc.get("notes", ()):
+        out.append(f"note: {note}")
     out.append("")
     out.append("roots (discovery order):")
     for r in doc["roots"]:
@@ -670,3 +691,102 @@ def debug_agent_text(report: AgentReport) -> str:
         for problem in report.problems:
             out.append(f"  - {problem}")
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- Zuno's own shapes
+
+#: ``zuno debug agent`` lists at most this many skills (``SKILL_PREVIEW_LIMIT``).
+ZUNO_PREVIEW_LIMIT = 50
+
+
+def _zuno_skill_json(s: Source) -> dict[str, Any]:
+    return {"name": s.name, "description": s.description, "location": s.location,
+            "displayName": s.display_name, "shortDescription": s.short_description,
+            "exposure": s.exposure.value, "metadataSources": list(s.metadata_sources)}
+
+
+def zuno_debug_skill_document(gen: Generation, config: Config) -> dict[str, Any]:
+    """``zuno debug skill --json`` in Zuno's own shape (conformance Z-T): raw discovery of the
+    enabled sources, same-name entries kept, built-ins included, and Zuno's warnings only.
+
+    ``{"view": {"kind": "raw_discovery", "agentFiltered": false, "extensionOverlayApplied":
+    false}, "summary": {"sourceCount", "describedSourceCount", "uniqueNameCount",
+    "promptMetadataEnabled", "warningCount", "ambiguousNames": [{"name", "sources"}]},
+    "warnings": [{"source", "message"}], "skills": [...]}``. The entries of ``skills`` hold the
+    fields skillshelf knows of Zuno's serialized skill (name, description, location, display
+    name, short description, exposure, metadata sources)."""
+    enabled = [s for s in gen.sources if s.enabled]
+    names: dict[str, list[str]] = {}
+    for s in enabled:
+        names.setdefault(s.name, []).append(s.location)
+    warnings = [w for w in gen.warnings if w.kind[:1].isupper()]
+    return {
+        "view": {"kind": "raw_discovery", "agentFiltered": False, "extensionOverlayApplied": False},
+        "summary": {
+            "sourceCount": len(enabled),
+            "describedSourceCount": sum(1 for s in enabled if s.described),
+            "uniqueNameCount": len(names),
+            "promptMetadataEnabled": config.include_instructions,
+            "warningCount": len(warnings),
+            "ambiguousNames": [{"name": n, "sources": locs} for n, locs in names.items() if len(locs) > 1],
+        },
+        "warnings": [{"source": w.source, "message": w.message} for w in warnings],
+        "skills": [_zuno_skill_json(s) for s in enabled],
+    }
+
+
+def zuno_debug_agent_document(report: AgentReport, gen: Generation, config: Config) -> dict[str, Any]:
+    """``zuno debug agent <name>`` in Zuno's own shape (``schemaVersion: 2``): the ``skills``
+    section exactly as Zuno computes it over the agent's sources; ``agent`` and ``model`` with
+    what skillshelf knows; the sections skillshelf does not compute (tools, MCP, sandbox,
+    delegates, policy sources) are ``null``."""
+    visible = report.visible
+    names: dict[str, int] = {}
+    for s in visible:
+        names[s.name] = names.get(s.name, 0) + 1
+    enabled = config.include_instructions
+    budget = report.index.budget_chars if enabled else None
+    required = {loc for _, loc in report.required}
+    ix = report.index
+    return {
+        "schemaVersion": 2,
+        "agent": {"name": report.agent, "native": report.native},
+        "model": {"effective": report.window.model},
+        "tools": None,
+        "mcp": None,
+        "skills": {
+            "generation": gen.number,
+            "digest": gen.digest,
+            "warnings": [w.message for w in gen.warnings if w.kind[:1].isupper()],
+            "required": [{"name": n, "source": loc} for n, loc in report.required],
+            "summary": {
+                "sourceCount": len(visible),
+                "describedSourceCount": sum(1 for s in visible if s.described),
+                "indexedSourceCount": sum(1 for s in visible if s.entry.indexed),
+                "searchableSourceCount": sum(1 for s in visible if s.entry.searchable),
+                "explicitSourceCount": sum(1 for s in visible if s.exposure is Exposure.EXPLICIT),
+                "disabledSourceCount": sum(1 for s in gen.sources if not s.enabled),
+                "uniqueNameCount": len(names),
+                "ambiguousNameCount": sum(1 for c in names.values() if c > 1),
+                "metadataEnabled": enabled,
+                "metadataBudgetCharacters": budget,
+                "metadataBudgetApproxTokens": budget // 4 if budget is not None else None,
+                "metadataCoverage": ({"rendered": ix.rendered, "omitted": ix.omitted, "truncated": ix.truncated}
+                                     if enabled else None),
+                "selectedBodyBudgetBytes": report.selected.budget,
+                "selectedBodyBudgetApproxTokens": (report.selected.budget // 4
+                                                   if report.selected.budget is not None else None),
+                "previewLimit": ZUNO_PREVIEW_LIMIT,
+                "previewOmitted": max(0, len(visible) - ZUNO_PREVIEW_LIMIT),
+            },
+            "available": [{"name": s.name, "displayName": s.display_name or s.name, "source": s.location,
+                           "exposure": s.exposure.value, "required": s.location in required}
+                          for s in visible[:ZUNO_PREVIEW_LIMIT]],
+            "parentExpandedBodiesInherited": False,
+            "configurationInheritedByChildren": True,
+        },
+        "delegates": None,
+        "sandbox": None,
+        "policySources": None,
+        "notes": list(report.notes),
+    }

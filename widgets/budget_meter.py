@@ -13,7 +13,7 @@ from textual.widget import Widget
 
 from skillshelf.core.textsafe import visible
 
-__all__ = ["BudgetMeter", "SelectedMeter", "meter_text", "selected_meter_text", "tokens_text"]
+__all__ = ["BudgetMeter", "SelectedMeter", "meter_text", "prompt_text", "selected_meter_text", "tokens_text"]
 
 
 def tokens_text(tokens: int | None, exact: bool, estimate: int | None) -> str:
@@ -25,6 +25,16 @@ def tokens_text(tokens: int | None, exact: bool, estimate: int | None) -> str:
     text = f"{tokens:,} tok" + ("" if exact else " approx")
     if estimate is not None:
         text += f" (agent est. {estimate:,})"
+    return text
+
+
+def prompt_text(prompt: int, sections: tuple[tuple[str, int], ...]) -> str:
+    """``prompt 2,013 chars (policy 1,423 + index 588, joined by a blank line)``: the whole
+    prompt in characters and each section (name, characters)."""
+    text = f"prompt {prompt:,} chars"
+    if sections:
+        joined = ", joined by a blank line" if len(sections) > 1 else ""
+        text += " (" + " + ".join(f"{name} {chars:,}" for name, chars in sections) + joined + ")"
     return text
 
 
@@ -45,19 +55,26 @@ def meter_text(
     omitted: int = 0,
     bar_width: int = 18,
     unit: str = "chars",
+    prompt: int | None = None,
+    sections: tuple[tuple[str, int], ...] = (),
 ) -> Content:
     """The index meter line (``approx_tokens`` = the agent's chars/4 estimate, see
     :func:`tokens_text`). The bar fills ``used / limit`` of ``bar_width`` cells (a full bar when
     ``limit`` is 0); green under 80 %, warning up to the limit, error when entries were
     omitted. ``limit`` ``None``: the host has no budget — no bar, ``372 chars · no budget``.
     ``unit``: the word after the numbers (``chars``; a host counting otherwise, ``tokens``).
-    Numbers use thousands separators."""
+    ``prompt`` (a host sending several sections, Zuno, conformance Z-P): ``used`` is then only
+    what the budget counts, and a second line gives the whole prompt with its ``sections`` and
+    the ``tokens`` (which are then the whole prompt's): ``prompt 2,013 chars (policy 1,423 +
+    index 588, joined by a blank line) · 520 tok (agent est. 504)``. Numbers use thousands
+    separators."""
     if limit is None:
         parts_nb: list[str | tuple[str, str]] = [(f"{label} ", "bold"), f"{used:,} {unit} · no budget"]
-        if tokens is not None:
+        if tokens is not None and prompt is None:
             parts_nb.append(" · " + tokens_text(tokens, tokens_exact, approx_tokens))
         parts_nb.append(" · ")
         parts_nb.append((f"{truncated:,} truncated", "$warning" if truncated else ""))
+        parts_nb += _prompt_line(prompt, sections, tokens, tokens_exact, approx_tokens)
         return Content.assemble(*parts_nb)
     ratio = 1.0 if limit <= 0 else max(0.0, min(1.0, used / limit))
     filled = round(ratio * bar_width)
@@ -73,13 +90,24 @@ def meter_text(
         ("░" * (bar_width - filled), "$foreground-muted"),
         f" {used:,} / {limit:,} {unit}",
     ]
-    if tokens is not None:
+    if tokens is not None and prompt is None:
         parts.append(" · " + tokens_text(tokens, tokens_exact, approx_tokens))
     parts.append(" · ")
     parts.append((f"{truncated:,} truncated", "$warning" if truncated else ""))
     parts.append(" · ")
     parts.append((f"{omitted:,} omitted", "$error" if omitted else ""))
+    parts += _prompt_line(prompt, sections, tokens, tokens_exact, approx_tokens)
     return Content.assemble(*parts)
+
+
+def _prompt_line(prompt: int | None, sections: tuple[tuple[str, int], ...], tokens: int | None,
+                 tokens_exact: bool, approx_tokens: int | None) -> list[str | tuple[str, str]]:
+    if prompt is None:
+        return []
+    line = prompt_text(prompt, sections)
+    if tokens is not None:
+        line += " · " + tokens_text(tokens, tokens_exact, approx_tokens)
+    return ["\n", ("prompt", "bold"), line.removeprefix("prompt")]
 
 
 class BudgetMeter(Widget):
@@ -87,7 +115,7 @@ class BudgetMeter(Widget):
 
     DEFAULT_CSS = """
     BudgetMeter {
-        height: 1;
+        height: auto;
         width: 1fr;
     }
     """
@@ -102,6 +130,9 @@ class BudgetMeter(Widget):
     omitted: reactive[int] = reactive(0)
     #: the word after the numbers: ``chars``, or the host's own unit (``tokens``)
     unit: reactive[str] = reactive("chars")
+    #: the whole prompt (characters) and its sections, for a host sending several (Zuno)
+    prompt: reactive[int | None] = reactive(None, layout=True)
+    sections: reactive[tuple[tuple[str, int], ...]] = reactive(())
     pending: reactive[bool] = reactive(True)
     #: When set, shown instead of the numbers (for example ``budget not available``).
     message: reactive[str] = reactive("")
@@ -120,6 +151,8 @@ class BudgetMeter(Widget):
             truncated=self.truncated,
             omitted=self.omitted,
             unit=self.unit,
+            prompt=self.prompt,
+            sections=self.sections,
         )
 
 

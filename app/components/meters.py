@@ -54,6 +54,7 @@ class Meters(Vertical):
         meter.used, meter.limit, meter.unit = index.used, index.budget, index.unit
         meter.tokens, meter.tokens_exact, meter.approx_tokens = index.tokens, index.exact, index.approx
         meter.truncated, meter.omitted = index.truncated, index.omitted
+        meter.prompt, meter.sections = index.prompt, index.sections
         meter.pending = False
         selected_meter = self.query_one(SelectedMeter)
         selected_meter.required_label = labels.selected

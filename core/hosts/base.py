@@ -68,6 +68,8 @@ class Feature(str, enum.Enum):
     ALWAYS = "always"
     #: same-name copies are all kept and addressed by locator (SPEC D6: visible ambiguity).
     AMBIGUITY = "ambiguity"
+    #: ``debug skill`` / ``debug agent`` can print the agent's own report shapes (``--format zuno``).
+    NATIVE_REPORTS = "native-reports"
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,11 @@ class PromptSection:
     text: str
     budgeted: int = 0
     stand_in: bool = False
+
+    @property
+    def name(self) -> str:
+        """The short name of the section: the last part of :attr:`id` (``policy``, ``index``)."""
+        return self.id.rsplit(".", 1)[-1]
 
     @property
     def characters(self) -> int:

@@ -43,7 +43,7 @@ class ZunoHost:
     lint_target = "spec"
     labels = HostLabels(catalog="index", selected="required", selected_unit="bytes")
     features = frozenset({Feature.CONFIG, Feature.AGENTS, Feature.REMOTE, Feature.EXPOSURE, Feature.FORMS,
-                          Feature.SELECTED_BUDGET, Feature.AMBIGUITY})
+                          Feature.SELECTED_BUDGET, Feature.AMBIGUITY, Feature.NATIVE_REPORTS})
     native_commands = frozenset(NATIVE_COMMANDS)
 
     def describe(self) -> str:

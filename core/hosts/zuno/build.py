@@ -210,7 +210,9 @@ class ZunoSession:
                             include_instructions=self.config.include_instructions, agent=name, rule=rule,
                             window=window,
                             selected=selected_rule(max_selected_context_tokens=self.config.max_selected_context_tokens,
-                                                   window=window))
+                                                   window=window),
+                            notes=(f"built-ins: {self.builtins.label}",
+                                   *(f"Zuno's texts: {n}" for n in texts.notes)))
 
     def source_facts(self, source: Source) -> tuple[Fact, ...]:
         """How a prompt selects ``source`` (``$name``, ``/name``, its bare name) and, for a
@@ -344,7 +346,7 @@ class ZunoSession:
             sources=all_sources,
             rejected=tuple(rejected),
             warnings=tuple(warnings),
-            diagnostics=tuple(r.diagnostic() for r in config.refusals) + tuple(config.diagnostics) + tuple(hints),
+            diagnostics=_refusal_diagnostics(config) + tuple(config.diagnostics) + tuple(hints),
         )
         self._snap = _Snapshot(
             generation=gen,
@@ -553,3 +555,10 @@ def _assemble_one(m: Match, p: _Parsed, config: Config, rules: tuple[RuleEntry, 
         diagnostics=tuple(parse.diagnostics) + tuple(sidecar.diagnostics),
     )
     return _Output(m, rules, entry, tuple(file_warnings))
+
+
+def _refusal_diagnostics(config: Config) -> tuple[Diagnostic, ...]:
+    """A diagnostic per reason Zuno would refuse to start (Z-K), except where a configuration
+    diagnostic already says the same thing at the same place (an unparsable layer)."""
+    said = {d.message for d in config.diagnostics}
+    return tuple(r.diagnostic() for r in config.refusals if r.diagnostic_text not in said)

@@ -158,33 +158,37 @@ def _state(source: Source, result: Budgeted, omitted: set[str], cut: set[str], h
 
 def zuno_catalog(sources: Sequence[Source], visible: Sequence[Source], budget: int, *, policy: str,
                  policy_stand_in: bool, include_instructions: bool, agent: str, rule: str = "",
-                 window: ContextWindow | None = None, selected: str = "") -> HostCatalog:
+                 window: ContextWindow | None = None, selected: str = "",
+                 notes: Sequence[str] = ()) -> HostCatalog:
     """What agent ``agent`` is given for ``visible`` (its enabled sources, catalog order) within
     ``budget`` characters: the policy section (``policy``; ``policy_stand_in`` when it is a
     stand-in) and the index section, joined by :data:`SECTION_JOIN`. ``sources`` (every
     source of the generation) gives the entry states; those not visible to the agent are
-    hidden. ``rule``, ``window`` and ``selected`` are the budget rules in words."""
+    hidden. ``rule``, ``window`` and ``selected`` are the budget rules in words; ``notes`` are
+    added after the prompt's own."""
     enabled = [s for s in sources if s.enabled]
     seen = {s.location for s in visible}
     entries = [s.entry for s in visible]
     section = index_section(entries, budget)
-    notes: list[str] = [f"the prompt of agent {agent}"]
+    said: list[str] = [f"the prompt of agent {agent}", *notes]
     if not include_instructions:
-        notes.append("skills.includeInstructions is false: neither section is sent (list and search still work)")
+        said.append("skills.includeInstructions is false: neither section is sent (list and search still work)")
     elif section.searchable == 0:
-        notes.append("no searchable skill: neither section is sent")
+        said.append("no searchable skill: neither section is sent")
     sent = include_instructions and section.searchable > 0
-    stand_in_ix = any(s.location.startswith("builtin://") and "description" in s.stand_ins for s in visible)
+    result = section.render
+    omitted = set(result.omitted_locations)
+    cut = set(result.truncated_locations)
+    # the index holds a stand-in only where a stand-in description is actually rendered
+    stand_in_ix = any("description" in s.stand_ins and s.entry.indexed and s.location not in omitted
+                      and not (s.location in cut and result.cap == 0) for s in visible)
     sections: tuple[PromptSection, ...] = ()
     if sent:
         sections = (PromptSection(POLICY_ID, POLICY_SOURCE, policy, 0, policy_stand_in),
                     PromptSection(INDEX_ID, INDEX_SOURCE, section.text, section.budgeted, stand_in_ix))
     text = SECTION_JOIN.join(s.text for s in sections)
-    result = section.render
-    omitted = set(result.omitted_locations)
-    cut = set(result.truncated_locations)
     states = tuple(_state(s, result, omitted, cut,
                           None if s.location in seen else f"not visible to agent {agent}") for s in enabled)
     return HostCatalog(text=text, budget=budget, used=section.budgeted if sent else 0, entries=states,
-                       budget_rule=rule, notes=tuple(notes), sections=sections, selected_rule=selected,
+                       budget_rule=rule, notes=tuple(said), sections=sections, selected_rule=selected,
                        window=window if window is not None else UNKNOWN_WINDOW)
