@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from skillshelf.core.agents import agent_view, resolve_required_skills
 from skillshelf.core.budget import SelectedBody, SelectedBudgetExceeded, check_selected
 from skillshelf.core.config import Config, ConfigRefusal
-from skillshelf.core.hostlint import host_lint_file, host_targets
+from skillshelf.core.hostlint import cached_lint
 from skillshelf.core.hosts.base import (
     UNKNOWN_WINDOW,
     ContextWindow,
@@ -35,8 +35,8 @@ from skillshelf.core.hosts.base import (
     HostSession,
     PromptSection,
 )
-from skillshelf.core.lint import Target, lint_file
 from skillshelf.core.model import Exposure, Generation, Provenance, Rejected, Source, Status
+from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.tokens import approx_tokens, shared_counter
 
 __all__ = [
@@ -67,15 +67,14 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def _lint_for(item: Source | Rejected, target: str) -> dict[str, Any] | None:
-    """Lint one listed file for ``target`` (SPEC F4–F5); ``None`` for built-ins."""
+def _lint_for(item: Source | Rejected, target: str, cache: ParseCache | None = None,
+              memo: dict[str, str | None] | None = None) -> dict[str, Any] | None:
+    """Lint one listed file for ``target`` (SPEC F4–F5) through the parse ``cache`` (no second
+    read of a file its host verdict already read, :func:`~skillshelf.core.hostlint.cached_lint`);
+    ``None`` for built-ins."""
     if item.location.startswith("builtin://"):
         return None
-    hosts = host_targets()
-    if target in hosts:
-        rep = host_lint_file(hosts[target], item.location)
-    else:
-        rep = lint_file(item.location, target=Target(target))
+    rep = cached_lint(item.location, item.canonical, target, cache, memo)
     return {
         "target": target,
         "valid": rep.valid,
@@ -92,10 +91,11 @@ def summary(gen: Generation) -> dict[str, Any]:
     copies not counted).
     """
     enabled = [s for s in gen.sources if s.enabled]
+    entries = [s.entry for s in enabled]
     return {
         "sources": len(gen.sources),
-        "indexed": sum(1 for s in enabled if s.entry.indexed),
-        "searchable": sum(1 for s in enabled if s.entry.searchable),
+        "indexed": sum(1 for e in entries if e.indexed),
+        "searchable": sum(1 for e in entries if e.searchable),
         "explicit": sum(1 for s in enabled if s.exposure is Exposure.EXPLICIT),
         "disabled": sum(1 for s in gen.sources if not s.enabled),
         "described": sum(1 for s in enabled if s.described),
@@ -105,7 +105,8 @@ def summary(gen: Generation) -> dict[str, Any]:
     }
 
 
-def source_json(s: Source, *, ambiguous: bool, lint_target: str | None) -> dict[str, Any]:
+def source_json(s: Source, *, ambiguous: bool, lint_target: str | None,
+                lint_cache: ParseCache | None = None, memo: dict[str, str | None] | None = None) -> dict[str, Any]:
     """One entry of G1 ``sources``."""
     out: dict[str, Any] = {
         "name": s.name,
@@ -136,13 +137,14 @@ def source_json(s: Source, *, ambiguous: bool, lint_target: str | None) -> dict[
             "tools": list(s.builtin_tools),
         }
     if lint_target:
-        lint = _lint_for(s, lint_target)
+        lint = _lint_for(s, lint_target, lint_cache, memo)
         if lint is not None:
             out["lint"] = lint
     return out
 
 
-def rejected_json(r: Rejected, *, lint_target: str | None) -> dict[str, Any]:
+def rejected_json(r: Rejected, *, lint_target: str | None, lint_cache: ParseCache | None = None,
+                  memo: dict[str, str | None] | None = None) -> dict[str, Any]:
     """One entry of G1 ``rejected``."""
     out: dict[str, Any] = {
         "location": r.location,
@@ -156,22 +158,26 @@ def rejected_json(r: Rejected, *, lint_target: str | None) -> dict[str, Any]:
         "diagnostics": [d.to_json() for d in r.diagnostics],
     }
     if lint_target:
-        lint = _lint_for(r, lint_target)
+        lint = _lint_for(r, lint_target, lint_cache, memo)
         if lint is not None:
             out["lint"] = lint
     return out
 
 
 def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", client: str | None = None,
-                         refusal: ConfigRefusal | None = None, prompt: HostCatalog | None = None) -> dict[str, Any]:
+                         refusal: ConfigRefusal | None = None, prompt: HostCatalog | None = None,
+                         lint_cache: ParseCache | None = None) -> dict[str, Any]:
     """The SPEC G1 JSON document for ``gen``.
 
     ``lint_target`` (``spec``/``portable``/``zuno``/``zhin`` or ``None`` to skip) adds a ``lint``
-    object to every file-backed source and rejected file. ``refusal``: why the host itself would
-    not start (``refusal`` key, conformance Z-K); ``prompt``: the host's catalog, for the
-    ``window`` the budgets use and the host's ``notes`` (which built-ins, which agent).
+    object to every file-backed source and rejected file; ``lint_cache``: the host's parse cache
+    (lint from the same read as the verdict, :func:`~skillshelf.core.hostlint.cached_lint`).
+    ``refusal``: why the host itself would not start (``refusal`` key, conformance Z-K);
+    ``prompt``: the host's catalog, for the ``window`` the budgets use and the host's ``notes``
+    (which built-ins, which agent).
     """
     counts = Counter(s.name for s in gen.sources if s.enabled and s.status is not Status.SHADOWED)
+    memo: dict[str, str | None] = {}
     return {
         "host": gen.host,
         "client": client,
@@ -184,10 +190,11 @@ def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", c
         "roots": [r.to_json() for r in gen.roots],
         "sources": [
             source_json(s, ambiguous=s.enabled and s.status is not Status.SHADOWED and counts[s.name] > 1,
-                        lint_target=lint_target)
+                        lint_target=lint_target, lint_cache=lint_cache, memo=memo)
             for s in gen.sources
         ],
-        "rejected": [rejected_json(r, lint_target=lint_target) for r in gen.rejected],
+        "rejected": [rejected_json(r, lint_target=lint_target, lint_cache=lint_cache, memo=memo)
+                     for r in gen.rejected],
         "warnings": [w.to_json() for w in gen.warnings],
         "diagnostics": [d.to_json() for d in gen.diagnostics],
         "summary": summary(gen),

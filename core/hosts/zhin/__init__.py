@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from skillshelf import __version__
+from skillshelf.core.agents import AgentSetup
 from skillshelf.core.budget import selected_budget_tokens
 from skillshelf.core.config import Config, load_config
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.hosts.base import (
-    AgentSetup,
     CatalogEntry,
     ContextWindow,
     EntryState,
@@ -65,6 +65,7 @@ class ZhinSession:
         self._context = context
         self.config: Config = Config()
         self.remote_origins: Mapping[str, tuple[str, str | None]] = MappingProxyType({})
+        self._cache = context.parse_cache(ZhinHost.name, ZhinHost.version)
 
     def request_pull(self) -> None:
         """Zhin has no remote indexes."""
@@ -85,6 +86,7 @@ class ZhinSession:
               watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
         """Rescan every plugin (``changed`` is not used: Zhin trees are small)."""
         ctx = self._context
+        self._cache.begin_full_build()
         return build_zhin_generation(
             ctx.cwd,
             paths=self._plugin_paths(),
@@ -93,6 +95,7 @@ class ZhinSession:
             home=ctx.env.home,
             search_path=ctx.env.vars.get("PATH"),
             extra_warnings=watch_warnings,
+            cache=self._cache,
         )
 
     def watch_targets(self) -> WatchTargets:
