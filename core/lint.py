@@ -102,7 +102,7 @@ _SEVERITY: dict[str, tuple[Severity | None, ...]] = {
     "frontmatter-too-large": (_E, _E, _E, _E),
     "yaml-bomb": (_E, _E, _E, _E),
     "yaml-not-mapping": (_E, _E, _I, _E),
-    "duplicate-key": (_E, _E, _E, _W),
+    "duplicate-key": (_E, _E, _E, _E),
     "missing-name": (_E, _E, _E, _N),
     "name-type": (_E, _E, _E, _E),
     "name-invalid": (_E, _E, _W, _N),
@@ -354,6 +354,9 @@ def _host_findings(parse: SkillParse, split: Split | None, out: _Out) -> bool:
         elif code == "yaml-error":
             usable = False
             _yaml_error(d, split, out)
+        elif code == "duplicate-key":  # YAML keys are unique: the host refuses the file
+            usable = False
+            out.add(code, d.message, field=d.field, line=d.line, column=d.column)
         elif code == "sanitized-retry" and split is not None:
             _quote_findings(split, out)
     return usable
@@ -794,7 +797,7 @@ def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | Non
             if target is Target.ZUNO:
                 message = f"key `{key}` appears more than once: Zuno refuses the file (duplicated key in mapping)"
             else:
-                message = f"key `{key}` appears more than once; the last one wins"
+                message = f"key `{key}` appears more than once (YAML keys must be unique)"
             out.add("duplicate-key", message, field=key, line=line, column=col)
         if not blank and kind in ("sequence", "scalar"):
             out.add("yaml-not-mapping", f"frontmatter must be a mapping of keys, got a {kind}", line=2, column=1)
@@ -830,26 +833,11 @@ def _lint_mapping(parse: SkillParse, split: Split) -> Mapping[str, Any]:
     if fm or not split.has_frontmatter or parse.sanitized:
         return fm
     try:
-        loaded = json.loads(split.raw.strip()) if split.engine == JSON_ENGINE else yamlload.load(split.raw)
+        loaded = (json.loads(split.raw.strip()) if split.engine == JSON_ENGINE
+                  else yamlload.load(split.raw, duplicates=yamlload.Duplicates.LAST_WINS))
     except (ValueError, yamlload.YamlError, RecursionError):
-        loaded = _last_wins(split.raw) if split.engine != JSON_ENGINE else None
+        loaded = None
     return loaded if isinstance(loaded, dict) else fm
-
-
-def _last_wins(raw: str) -> dict[str, Any] | None:
-    """Top-level keys of a YAML block whose loader refused it (a repeated key): plain scalar
-    values as text, the last occurrence winning; ``None`` when it is not a mapping."""
-    try:
-        root = yamlload.compose(raw)
-    except yamlload.YamlError:
-        return None
-    if not isinstance(root, yaml.MappingNode):
-        return None
-    out: dict[str, Any] = {}
-    for k, v in root.value:
-        if isinstance(k, yaml.ScalarNode):
-            out[k.value] = v.value if isinstance(v, yaml.ScalarNode) else {}
-    return out
 
 
 class _Filtered(_Out):

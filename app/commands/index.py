@@ -19,9 +19,10 @@ is the exact text. Exit codes (SPEC C2): 0 rendered; 2 usage error or unreadable
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
+
+from skillshelf.app.output import print_json
 
 if TYPE_CHECKING:
     from skillshelf.core.catalog import Catalog
@@ -87,8 +88,7 @@ def run(ns: Any) -> int:
     form = Form(ns.form)
     result = render_budgeted(catalog.current.entries(), form, budget if budget is not None else 8_000)
     if ns.json:
-        json.dump(result_document(result), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print_json(result_document(result))
     else:
         _write_text(result.text)
     return 0
@@ -144,8 +144,7 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
             "window": window_json(result.window),
             "notes": list(result.notes),
         }
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print_json(doc)
         return 0
     for note in result.notes:
         print(f"skillshelf: {host.name}: {note}", file=sys.stderr)
