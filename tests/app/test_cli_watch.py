@@ -16,7 +16,11 @@ from skillshelf.app.commands.watch import format_line
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.paths import Environment
 
-CMD = "import sys; from skillshelf.app.cli import main; sys.exit(main(sys.argv[1:]))"
+# The child handles SIGINT as a terminal's foreground process does, whatever this process
+# inherited: a test runner started in the background (CI) has SIGINT ignored, and an ignored
+# signal stays ignored across exec, so Ctrl-C would never reach `watch`.
+CMD = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+       "from skillshelf.app.cli import main; sys.exit(main(sys.argv[1:]))")
 SKILL = "---\nname: {0}\ndescription: Edit {0}\n---\nbody\n"
 
 
@@ -24,6 +28,20 @@ def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
+
+
+@pytest.fixture(autouse=True)
+def _no_orphans():
+    """Every `watch` a test started is gone after it, also when the test failed."""
+    yield
+    for proc in _started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    _started.clear()
+
+
+_started: list[subprocess.Popen] = []
 
 
 @pytest.fixture
@@ -38,13 +56,15 @@ def project(tmp_path):
 def start(t, *args):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ZUNO_", "XDG_"))}
     env["HOME"] = f"{t}/home"
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         [sys.executable, "-c", CMD, "watch", "--cwd", f"{t}/project", "--step", "20", "--debounce", "200", *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
+    _started.append(proc)
+    return proc
 
 
-def readline(proc, deadline=15.0) -> str:
+def readline(proc, deadline=60.0) -> str:
     out: list[str] = []
     reader = threading.Thread(target=lambda: out.append(proc.stdout.readline()))
     reader.start()
@@ -58,7 +78,7 @@ def readline(proc, deadline=15.0) -> str:
 def test_watch_json_first_line_is_the_initial_generation(project):
     proc = start(project, "--json", "--exit-after", "1")
     line = json.loads(readline(proc))
-    assert proc.wait(15) == 0
+    assert proc.wait(60) == 0
     assert line["generation"] == 1
     assert (line["added"], line["changed"], line["removed"]) == ([], [], [])
     assert line["sources"] == 12  # Zuno's eleven built-ins and spreadsheet
@@ -71,7 +91,7 @@ def test_watch_json_reports_an_added_skill_then_exits_after_two(project):
     loc = f"{project}/project/.agents/skills/pdf/SKILL.md"
     write(loc, SKILL.format("pdf"))
     second = json.loads(readline(proc))
-    assert proc.wait(15) == 0
+    assert proc.wait(60) == 0
     assert second["generation"] > first["generation"]
     assert second["added"] == [loc] and second["changed"] == [] and second["removed"] == []
 
@@ -84,12 +104,12 @@ def test_watch_text_lines_and_ctrl_c_exits_0(project):
     second = readline(proc)
     assert " +0 ~0 -1  (" in second and second.rstrip().endswith("-spreadsheet")
     proc.send_signal(signal.SIGINT)
-    assert proc.wait(15) == 0
+    assert proc.wait(60) == 0
 
 
 def test_watch_rejects_exit_after_zero(project):
     proc = start(project, "--exit-after", "0")
-    assert proc.wait(15) == 2
+    assert proc.wait(60) == 2
     assert "--exit-after must be at least 1" in proc.stderr.read()
 
 
