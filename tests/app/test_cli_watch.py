@@ -1,6 +1,6 @@
 """``skillshelf watch`` (SPEC C, H1–H4): one line per published generation, --json, --exit-after,
 Ctrl-C → exit 0. Runs the real command in a subprocess; the waits for its output (60 s) only
-guard against a hang.
+guard against a hang."""
 
 from __future__ import annotations
 

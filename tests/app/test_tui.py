@@ -179,7 +179,7 @@ async def test_palette_jumps_to_skill(catalog):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"xlsx")
-        await pilot.pause(0.4)
+        await settle(app, pilot)  # the palette has listed its hits (its search is a worker)
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen)

@@ -180,7 +180,7 @@ async def test_palette_runs_actions_by_name(tmp_path):
         await pilot.press("ctrl+p")
         await pilot.pause()
         type_in_palette(app, "index preview")
-        await pilot.pause(0.4)
+        await settle(app, pilot)  # the palette has listed its hits (its search is a worker)
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, IndexPreviewScreen)
@@ -191,7 +191,7 @@ async def test_palette_runs_actions_by_name(tmp_path):
         await pilot.press("ctrl+p")
         await pilot.pause()
         type_in_palette(app, "sort")
-        await pilot.pause(0.4)
+        await settle(app, pilot)  # the palette has listed its hits (its search is a worker)
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen) and main.sort == "name"

@@ -23,7 +23,7 @@ def _source(name: str, loc: str) -> Source:
                   description=f"{name} skill")
 
 
-async def _until(pilot, condition, what: str, timeout: float = 20.0) -> None:
+async def _until(pilot, condition, what: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
@@ -43,7 +43,7 @@ async def test_first_rows_are_shown_while_the_build_runs_then_the_generation(tmp
         sink = progress_sink()  # what the screen's worker set: a build would report here
         assert sink is not None
         sink(BuildProgress(2, 3, (_source("alpha", "/r/alpha/SKILL.md"), _source("beta", "/r/beta/SKILL.md"))))
-        release.wait(20)
+        release.wait(60)
         return Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
                             pull_remote=False)
 

@@ -4,6 +4,8 @@ crashes the app. Keys are posted back to back, as a terminal delivers typed-ahea
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from conftest import settle, tui_app
 from textual import events
@@ -61,13 +63,14 @@ async def test_every_key_typed_right_after_q_is_dropped(tmp_path):
     assert app.return_code == 0
 
 
-async def until(pilot, condition, tries: int = 200) -> bool:
-    """Pause until ``condition()`` holds (at most ``tries`` pauses); no waiting on workers."""
-    for _ in range(tries):
-        if condition():
-            return True
+async def until(pilot, condition, cap: float = 60.0) -> bool:
+    """Pause until ``condition()`` holds, at most ``cap`` seconds; no waiting on workers."""
+    deadline = time.monotonic() + cap
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
         await pilot.pause(0.01)
-    return condition()
+    return True
 
 
 @pytest.mark.parametrize("opener", ("e", "i", "question_mark"))
@@ -82,7 +85,7 @@ async def test_any_key_typed_while_a_screen_closes_is_safe(tmp_path, opener):
             post_keys(app, "escape", key)
             await pilot.pause()
             for _ in range(6):  # back to the main screen, whatever the key opened
-                if await until(pilot, lambda: isinstance(app.screen, MainScreen), tries=5):
+                if await until(pilot, lambda: isinstance(app.screen, MainScreen), cap=0.05):
                     break
                 await pilot.press("escape")
             await pilot.press("escape")  # the main screen's own escape: the filter box lets go

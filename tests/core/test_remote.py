@@ -51,11 +51,14 @@ def index(*entries: dict) -> bytes:
 
 class Server:
     """Serves ``routes`` (path → bytes body, or int status); records every request path and the
-    peak number of requests in flight."""
+    peak number of requests in flight. ``delay`` (s) before each answer; ``gate``: every answer
+    waits until the test sets it (at most a minute)."""
 
-    def __init__(self, routes: dict[str, bytes | int], delay: float = 0.0) -> None:
+    def __init__(self, routes: dict[str, bytes | int], delay: float = 0.0,
+                 gate: threading.Event | None = None) -> None:
         self.routes = routes
         self.delay = delay
+        self.gate = gate
         self.requests: list[str] = []
         self.accepts: list[str] = []
         self.active = 0
@@ -71,6 +74,8 @@ class Server:
                     server.active += 1
                     server.peak = max(server.peak, server.active)
                 try:
+                    if server.gate is not None:
+                        server.gate.wait(60)
                     if server.delay:
                         time.sleep(server.delay)
                     route = server.routes.get(self.path, 404)

@@ -30,7 +30,7 @@ class Trickle:
     body byte every ``every`` seconds. Never finishes on its own; stops with the test (at most
     ``limit`` seconds per connection)."""
 
-    def __init__(self, mode: str, every: float = 0.2, limit: float = 20.0) -> None:
+    def __init__(self, mode: str, every: float = 0.2, limit: float = 60.0) -> None:
         self.mode, self.every, self.limit = mode, every, limit
         self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.listener.bind(("127.0.0.1", 0))
@@ -91,18 +91,20 @@ def test_a_trickling_server_is_abandoned_at_the_request_deadline(cache: Path, mo
         elapsed = time.monotonic() - started
     src = f"{server.url}/index.json"
     assert result.warnings == (CatalogWarning("IndexTimeout", src, f"failed to fetch {src}: exceeded 1s"),)
-    assert 1.0 <= elapsed < 3.0
+    # the server would trickle for a minute; the upper bound only tells a hang from the limit
+    assert 1.0 <= elapsed < 30.0
     assert result.roots == ()
 
 
 def test_the_whole_pull_has_a_deadline(cache: Path) -> None:
     """Three trickling indexes at 1 s each would take 3 s; the pull stops at 1.5 s and says
-    which indexes it did not finish."""
+    which indexes it did not finish (the PullDeadline warnings are the proof: elapsed time on a
+    loaded machine is not)."""
     with Trickle("body") as a, Trickle("body") as b, Trickle("body") as c:
         started = time.monotonic()
         result = pull([a.url, b.url, c.url], str(cache), timeout=1.0, deadline=1.5)
         elapsed = time.monotonic() - started
-    assert elapsed < 2.5
+    assert 1.5 <= elapsed < 30.0
     src = [f"{s.url}/index.json" for s in (a, b, c)]
     assert result.warnings == (
         CatalogWarning("IndexTimeout", src[0], f"failed to fetch {src[0]}: exceeded 1s"),
@@ -119,13 +121,17 @@ def test_a_pull_stops_promptly_when_cancelled(cache: Path) -> None:
     with Trickle("body") as server:
         thread = threading.Thread(target=lambda: out.append(pull([server.url], str(cache), cancel=cancel)))
         thread.start()
-        time.sleep(0.3)
+        until = time.monotonic() + 30.0
+        while server.connections == 0 and time.monotonic() < until:  # the request is under way
+            time.sleep(0.01)
         cancelled_at = time.monotonic()
         cancel.set()
-        thread.join(5)
+        thread.join(30)
         stopped_after = time.monotonic() - cancelled_at
     src = f"{server.url}/index.json"
-    assert stopped_after < 0.5
+    assert server.connections == 1
+    # sooner than the 5 s request limit would have ended it (the warning says it was the cancel)
+    assert stopped_after < 5.0
     assert out[0].warnings == (CatalogWarning("PullCancelled", src, f"stopped pulling {src}: cancelled"),)
 
 

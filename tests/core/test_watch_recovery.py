@@ -46,6 +46,14 @@ def test_canonical_settles_for_the_lexical_form_when_resolving_keeps_failing(mon
     assert canonical("/a/b/../c") == "/a/c"
 
 
+def _wait_count(items: list, count: int, what: str) -> None:
+    """Wait until ``items`` (appended to by the watcher's threads) holds ``count`` entries."""
+    end = time.monotonic() + DEADLINE
+    while len(items) < count:
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
 # ---------------------------------------------------------------- failed rebuilds
 
 def _failing_build(cat: Catalog, failures: int | None):
@@ -89,7 +97,7 @@ def test_a_rebuild_that_keeps_failing_is_shown_once_and_recovers_by_itself(tmp_p
         [failed] = [w for w in gen.warnings if w.kind == "RebuildFailed"]
         assert failed.message == ("rebuilding the skill catalog failed (FileNotFoundError: [Errno 2] No such file "
                                   f"or directory: '/vanished/link'); showing generation {gen.number - 1}")
-        time.sleep(0.6)  # three more poll intervals of retries: none of them is published
+        _wait_count(calls, len(calls) + 3, "three more retries")  # none of them is published
         assert [g.number for g in seen] == [gen.number]
         ok.set()  # no new file event: the periodic retry alone brings the change in
         gen = wait_for(cat, lambda g: "spreadsheet" in names(g))
@@ -207,12 +215,18 @@ def test_an_unwatchable_folder_is_one_warning_and_is_still_followed(tmp_path):
     os.makedirs(os.fsencode(tree.agents) + b"/bad\xff")
     cat = tree.open()
     seen = []
-    with watcher(cat, on_generation=seen.append):
+    started = []
+
+    def factory(request):
+        started.append(request.path)
+        return watch_changes(request)
+
+    with watcher(cat, on_generation=seen.append, watch_factory=factory):
         gen = wait_for(cat, lambda g: any(w.kind == "WatchFailed" for w in g.warnings))
         [failed] = [w for w in gen.warnings if w.kind == "WatchFailed"]
         assert failed.source == tree.project
         assert failed.message.startswith(f"failed to watch skills in {tree.project}: ")
-        time.sleep(1.0)  # five retries of the watch: nothing new to publish
+        _wait_count(started, len(started) + 5, "five retries of the watch")  # nothing new to publish
         assert [g.number for g in seen] == [gen.number]
         write(f"{tree.agents}/pdf/SKILL.md", skill("pdf"))
         gen = wait_for(cat, lambda g: "pdf" in names(g))
