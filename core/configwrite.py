@@ -16,10 +16,10 @@ Rules this module keeps (each is tested in ``tests/core/test_configwrite.py``):
   state of the same file that skillshelf wrote (``earlier``, from the caller's journal), those
   exact bytes are planned instead — or the file's removal when skillshelf created it.
 - Every byte outside the edited spans is unchanged (comments, trailing commas, key order,
-  spacing, line endings, a BOM). Offsets come from :func:`skillshelf.core.jsonc.blank` and
-  :func:`~skillshelf.core.jsonc.container_at` (the standard library's decoder on the text with
-  comments blanked, so linear in the file's size); inserted text is strict JSON indented like
-  its neighbours. A file that is not JSONC, whose top level is not an object, or whose
+  spacing, line endings, a BOM). Offsets come from :func:`skillshelf.core.jsonc.container_at`
+  (the standard library's decoder, stepping over comments with
+  :func:`~skillshelf.core.jsonc.skip_trivia`, so linear in the file's size); inserted text is
+  strict JSON indented like its neighbours. A file that is not JSONC, whose top level is not an object, or whose
   ``skills`` / ``skills.config`` has the wrong type is refused (:class:`ConfigWriteError`).
 - Arrays replace across layers (SPEC K1): a target whose ``skills.config`` a higher layer's
   replaces is refused (naming it); a target without ``skills.config`` below a layer that sets
@@ -607,7 +607,7 @@ def _check_outcome(base: Sequence[RuleEntry], removals: set[int], picks: Sequenc
 
 
 # --------------------------------------------------------------------------------------------
-# Text editing (offsets from the blanked text; every other byte unchanged)
+# Text editing (offsets into the text itself; every other byte unchanged)
 
 
 def _fresh_text(items: Sequence[Any]) -> str:

@@ -1,20 +1,26 @@
 """The one JSONC reader: configuration text as Zuno reads it (SPEC K1, K5).
 
 Zuno accepts JSON plus ``//`` and ``/* */`` comments and trailing commas (JSONC), in ``.json``
-and ``.jsonc`` files alike. :func:`loads` reads such a text into Python values and says whether
-it needed anything beyond that: a text that is only valid JSON5 (unquoted keys, single quotes,
-hexadecimal numbers, ``NaN`` …) still loads, with a :class:`Nonstandard` note naming the first
-construct Zuno refuses and where it is. Anything else raises :class:`JsoncError`.
+and ``.jsonc`` files alike. Which files it accepts decides which skills it sees and whether it
+starts at all, so this reader must accept exactly what Zuno's does. Zuno's reader is not a
+JSONC library: it blanks comments and trailing commas with its own stripper (``strip_jsonc`` in
+zuno-config's discovery, byte-stable) and hands the result to ``serde_json``. :func:`strip`
+reproduces that stripper rule for rule (strings across lines, ``//`` ended by ``\r`` too, an
+unterminated ``/*`` blanking the rest, ``[,]`` keeping its comma) and :func:`json.loads` plays
+``serde_json``; a JSONC library would disagree on exactly those edges. Not reproduced (they only
+matter for files no one writes): ``serde_json`` also refuses lone-surrogate escapes, numbers out
+of ``f64`` range and nesting deeper than 128, which the standard library reads.
 
-Parsing is the standard library's whenever the text is JSONC: :func:`strip` takes out comments
-and trailing commas and :func:`json.loads` reads the result in linear time;
-:func:`container_at` locates an object's or array's children by offset the same way (for the
-config writer). Only a text that is not JSONC after that
-(JSON5 constructs, or broken) goes to json-five's round-trip model, which is exact but slow
-(minutes for a few megabytes). Positions
-come from the model's public node attributes (``lineno``, ``col_offset``, ``end_lineno``,
-``end_col_offset``); :class:`Document` turns them into text offsets for the config writer,
-which splices entries into the original text.
+:func:`loads` reads such a text into Python values and says whether it needed anything beyond
+that: a text that is only valid JSON5 (unquoted keys, single quotes, hexadecimal numbers,
+``NaN`` …) still loads, with a :class:`Nonstandard` note naming the first construct Zuno refuses
+and where it is. Anything else raises :class:`JsoncError`. Only such a text (JSON5 constructs,
+or broken) goes to json-five's round-trip model, which is exact but slow (minutes for a few
+megabytes); its positions come from the model's public node attributes (``lineno``,
+``col_offset``, ``end_lineno``, ``end_col_offset``). :func:`container_at` locates an object's
+or array's children by offset with the standard library's decoder, and :class:`Document` turns
+model positions into text offsets, for the config writer, which splices entries into the
+original text.
 
 Lines and columns are 1-based; columns count characters. A leading BOM is the caller's
 business (strip it first).
@@ -137,16 +143,29 @@ def loads(text: str) -> Parsed:
 # --------------------------------------------------------------------------------------------
 # JSONC through the standard library
 
-_STRING = re.compile(r'"(?:[^"\\\n]++|\\.)*+"')
-_CANDIDATE = re.compile(r"//|/\*|,(?=[ \t\n\r]*+[\]}])")
+_ZUNO_SPACE = r"[ \t\n\f\r]"  # Rust's u8::is_ascii_whitespace
+_ZUNO_SPACES = " \t\n\f\r"
+#: Where Zuno's stripper may act, unless inside a string: a comment, or a comma followed by
+#: nothing but whitespace and (terminated) comments before a ``]`` / ``}``.
+_CANDIDATE = re.compile(rf"//|/\*|,(?=(?:{_ZUNO_SPACE}++|//[^\n\r]*+|/\*.*?\*/)*+[\]}}])", re.DOTALL)
+#: A string as Zuno's stripper sees one: to the next unescaped quote, across lines.
+_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+_LINE_END = re.compile(r"[\n\r]")
+_NOT_LINE_END = re.compile(r"[^\n\r]")
 
 
 def strip(text: str) -> str:
-    """``text`` without its ``//`` / ``/* */`` comments and trailing commas (strings untouched):
-    a JSONC text becomes strict JSON with the same values, in linear time. Positions move; a
-    text that is not JSONC stays invalid JSON (an unterminated comment or string ends the
-    work: the rest is left as is for the strict parser to refuse)."""
+    """``text`` with its ``//`` / ``/* */`` comments and trailing commas blanked, exactly as Zuno's
+    own stripper (``strip_jsonc`` in zuno-config's discovery) does before ``serde_json`` reads
+    the result: every blanked character becomes a space and line breaks stay, so offsets, lines
+    and columns are those of ``text``. Strings run to their closing quote, across lines (an
+    unterminated one ends the work). A ``//`` comment ends at ``\n`` or ``\r``; an unterminated
+    ``/*`` blanks the rest of the text. A trailing comma is one followed, past whitespace and
+    comments, by ``]`` or ``}`` whose previous significant character is not ``:``, ``,``, ``[``
+    or ``{`` — so ``[,]`` keeps its comma and stays invalid. Linear in the text's size: strings
+    are skipped by quote parity unless a backslash may escape a quote."""
     parts: list[str] = []
+    comments: list[tuple[int, int]] = []
     kept = 0  # text[kept:] is not copied yet
     outside = 0  # an offset known to be outside any string
     search = 0
@@ -155,7 +174,7 @@ def strip(text: str) -> str:
         if m is None:
             break
         at = m.start()
-        # inside a string? quote parity from a known outside point (strings never span lines)
+        # inside a string? quote parity from a known outside point
         if text.find("\\", outside, at) < 0:
             inside = text.count('"', outside, at) % 2 == 1
             quote = text.rfind('"', outside, at) if inside else -1
@@ -173,21 +192,27 @@ def strip(text: str) -> str:
         if inside:
             closed = _STRING.match(text, quote)
             if closed is None:
-                break  # an unterminated string
+                break  # an unterminated string: the rest is inside it
             outside = search = closed.end()
             continue
         token = m.group()
-        if token == "//":
-            end = text.find("\n", at)
-            end = len(text) if end < 0 else end
-        elif token == "/*":
-            end = text.find("*/", at + 2)
-            if end < 0:
-                break  # an unterminated comment
-            end += 2
+        if token == ",":
+            if _previous_significant(text, at, comments) in (":", ",", "[", "{"):
+                outside = search = at + 1
+                continue
+            blank, end = " ", at + 1
         else:
-            end = at + 1
+            if token == "//":
+                eol = _LINE_END.search(text, at)
+                end = len(text) if eol is None else eol.start()
+            else:
+                end = text.find("*/", at + 2)
+                end = len(text) if end < 0 else end + 2
+            comments.append((at, end))
+            body = text[at:end]
+            blank = _NOT_LINE_END.sub(" ", body) if token == "/*" else " " * len(body)
         parts.append(text[kept:at])
+        parts.append(blank)
         kept = outside = search = end
     if not parts:
         return text
@@ -195,7 +220,23 @@ def strip(text: str) -> str:
     return "".join(parts)
 
 
-_TRIVIA = re.compile(r"(?:[ \t\n\r]++|//[^\n]*+|/\*.*?\*/)*+", re.DOTALL)
+def _previous_significant(text: str, offset: int, comments: list[tuple[int, int]]) -> str | None:
+    """The last character before ``offset`` that is neither whitespace nor inside one of the
+    ``comments`` (spans in text order, all before ``offset``); ``None`` at the start."""
+    pos = offset - 1
+    index = len(comments) - 1
+    while pos >= 0:
+        if text[pos] in _ZUNO_SPACES:
+            pos -= 1
+        elif index >= 0 and comments[index][1] == pos + 1:
+            pos = comments[index][0] - 1
+            index -= 1
+        else:
+            return text[pos]
+    return None
+
+
+_TRIVIA = re.compile(r"(?:[ \t\n\r]++|//[^\n\r]*+|/\*.*?\*/)*+", re.DOTALL)
 
 
 @dataclass(frozen=True)
