@@ -29,7 +29,7 @@ from textual.actions import ActionParseResult
 from textual.app import App, ScreenError
 from textual.binding import Binding
 from textual.css.query import NoMatches
-from textual.dom import DOMNode
+from textual.dom import DOMNode, NoScreen
 from textual.screen import Screen
 
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
@@ -461,7 +461,7 @@ def _screen_of(node: DOMNode | None) -> Screen[object] | None:
         return node
     try:
         screen = node.screen
-    except Exception:  # not mounted any more: treat as a closing screen
+    except NoScreen:  # not mounted any more: treat as a closing screen
         return None
     return screen if isinstance(screen, Screen) else None
 

@@ -38,6 +38,7 @@ import pickle
 import stat as stat_mod
 import struct
 import sys
+import tempfile
 import threading
 import time
 import zlib
@@ -420,8 +421,6 @@ def _write_file(file: str, namespace: str, entries: dict[tuple[str, str, str], t
     """Write ``entries`` to ``file`` atomically (temporary file + rename, directory 0700)."""
     directory = os.path.dirname(file)
     os.makedirs(directory, mode=0o700, exist_ok=True)
-    import tempfile
-
     payload = pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
     header = _MAGIC + namespace.encode("utf-8") + b"\n" + _HEADER.pack(len(payload), zlib.crc32(payload))
     fd, tmp = tempfile.mkstemp(prefix=".parse-", suffix=".tmp", dir=directory)

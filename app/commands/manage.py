@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from skillshelf.app.commands.resolve import add_target_options, candidates_text, fail, spelling_bases, write_choices
+
 _HELP = {
     "enable": "enable one skill in skills.config (its exposure left to the skill)",
     "disable": "disable one skill in skills.config",
@@ -26,8 +28,6 @@ _HELP = {
 
 def add_parser(sub: Any, common: Any) -> None:
     """Register ``enable``, ``disable`` and ``expose``."""
-    from skillshelf.app.commands.resolve import add_target_options
-
     for verb, text in _HELP.items():
         p = sub.add_parser(verb, parents=[common], help=text, description=text + "; every other byte "
                            "of the file is kept and `skillshelf undo` reverts it.")
@@ -43,7 +43,6 @@ def add_parser(sub: Any, common: Any) -> None:
 
 def run(ns: Any) -> int:
     """Designate the source, then write through ``resolve``'s flow."""
-    from skillshelf.app.commands.resolve import candidates_text, fail, spelling_bases, write_choices
     from skillshelf.app.common import open_catalog
     from skillshelf.core.configwrite import Choice
     from skillshelf.core.spelling import match_sources

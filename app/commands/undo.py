@@ -15,6 +15,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from skillshelf.app.commands.resolve import fail
 from skillshelf.app.output import print_json
 
 
@@ -30,7 +31,6 @@ def add_parser(sub: Any, common: Any) -> None:
 
 def run(ns: Any) -> int:
     """Undo or list; see the module docstring."""
-    from skillshelf.app.commands.resolve import fail
     from skillshelf.app.common import environment, home_short, terminal_text
     from skillshelf.app.undo import Journal, undo_words
     from skillshelf.core.configwrite import ConfigWriteError

@@ -36,6 +36,7 @@ visible with :func:`skillshelf.core.textsafe.visible`; markup is never parsed.
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -133,8 +134,6 @@ def decided_by(source: Source, rule: RuleEntry | None, home: str | None) -> tupl
             fields["exposure"] = rule.exposure.value
         if rule.recursive:
             fields["recursive"] = True
-        import json
-
         return (f"rule {rule.index + 1}",
                 f"skills.config entry {rule.index + 1} in {home_short(rule.origin, home)}: "
                 + json.dumps(fields, ensure_ascii=False))
