@@ -64,6 +64,7 @@ from skillshelf.core.fileread import read_regular
 from skillshelf.core.jsonc import JsoncError
 from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
 from skillshelf.core.paths import project_walk
+from skillshelf.core.serdetext import unexpected
 
 log = logging.getLogger(__name__)
 
@@ -781,25 +782,8 @@ SKILLS_FIELDS = ("paths", "urls", "includeInstructions", "maxContextTokens", "ma
 RULE_FIELDS = ("path", "enabled", "exposure", "recursive")
 
 
-def _unexpected(value: Any) -> str:
-    """serde's name for an unexpected JSON value (``string "x"``, ``integer `5```, ``map`` …)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean `{'true' if value else 'false'}`"
-    if isinstance(value, int):
-        return f"integer `{value}`"
-    if isinstance(value, float):
-        return f"floating point `{value}`"
-    if isinstance(value, str):
-        return f"string {json.dumps(value, ensure_ascii=False)}"
-    if isinstance(value, (list, tuple)):
-        return "sequence"
-    return "map"
-
-
 def _expected(value: Any, what: str) -> str:
-    return f"invalid type: {_unexpected(value)}, expected {what}"
+    return f"invalid type: {unexpected(value)}, expected {what}"
 
 
 def _unknown(key: str, fields: Sequence[str]) -> str:

@@ -25,7 +25,6 @@ Decisions that are skillshelf's own are marked "skillshelf decision" where they 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import re
@@ -47,6 +46,7 @@ from skillshelf.core.resolve import (
     resolve,
     stale_error,
 )
+from skillshelf.core.serdetext import unexpected
 
 log = logging.getLogger(__name__)
 
@@ -371,23 +371,6 @@ def text_page(action: str, identity: str, contents: str, cursor: str | None) -> 
 # --------------------------------------------------------------------------- request decoding
 
 
-def _unexpected(value: Any) -> str:
-    """serde's ``Unexpected`` wording for a JSON value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean `{'true' if value else 'false'}`"
-    if isinstance(value, int):
-        return f"integer `{value}`"
-    if isinstance(value, float):
-        return f"floating point `{value!r}`"
-    if isinstance(value, str):
-        return "string " + json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (list, tuple)):
-        return "sequence"
-    return "map"
-
-
 @dataclass(frozen=True)
 class _Params:
     action: str
@@ -402,7 +385,7 @@ class _Params:
 def _decode(request: Any) -> _Params:
     # skillshelf decision: serde's own messages for what Zuno refuses while deserialising.
     if not isinstance(request, Mapping):
-        raise ToolError("invalid-arguments", f"invalid type: {_unexpected(request)}, expected struct SkillParams")
+        raise ToolError("invalid-arguments", f"invalid type: {unexpected(request)}, expected struct SkillParams")
     values: dict[str, Any] = {}
     for key, value in request.items():
         if key not in FIELDS:
@@ -410,7 +393,7 @@ def _decode(request: Any) -> _Params:
             raise ToolError("invalid-arguments", f"unknown field `{key}`, expected one of {expected}")
         if key == "action":
             if not isinstance(value, str):
-                raise ToolError("invalid-arguments", f"invalid type: {_unexpected(value)}, expected enum SkillAction")
+                raise ToolError("invalid-arguments", f"invalid type: {unexpected(value)}, expected enum SkillAction")
             if value not in ACTIONS:
                 expected = ", ".join(f"`{a}`" for a in ACTIONS)
                 raise ToolError("invalid-arguments", f"unknown variant `{value}`, expected one of {expected}")
@@ -421,9 +404,9 @@ def _decode(request: Any) -> _Params:
                 if value < 0:
                     raise ToolError("invalid-arguments", f"invalid value: integer `{value}`, expected usize")
             else:
-                raise ToolError("invalid-arguments", f"invalid type: {_unexpected(value)}, expected usize")
+                raise ToolError("invalid-arguments", f"invalid type: {unexpected(value)}, expected usize")
         elif not isinstance(value, str):
-            raise ToolError("invalid-arguments", f"invalid type: {_unexpected(value)}, expected a string")
+            raise ToolError("invalid-arguments", f"invalid type: {unexpected(value)}, expected a string")
         values[key] = value
     if "action" not in values:
         raise ToolError("invalid-arguments", "missing field `action`")
