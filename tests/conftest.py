@@ -1,6 +1,8 @@
 """Shared fixtures and helpers. ``zuno_home`` isolates a test from the real user environment
 (SPEC C1); :func:`settle`, :func:`tui_app` and :data:`TEST_TIMINGS` are the TUI tests' helpers
-(imported by name: ``from conftest import settle, tui_app``)."""
+(imported by name: ``from conftest import settle, tui_app``). Test reports travel between
+pytest-xdist's processes as UTF-8: :func:`pytest_report_to_serializable` writes the lone
+surrogates that hostile-input tests log or print as escapes (``\\ud800``)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,29 @@ import pytest
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.timings import Timings
 from skillshelf.app.tui import SkillshelfApp
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(config: pytest.Config, report: Any) -> Any:
+    """A report as pytest-xdist sends it, every string encodable as UTF-8 (its channel refuses
+    a lone surrogate, and the worker would crash instead of reporting)."""
+    data = yield
+    return _encodable(data)
+
+
+def _encodable(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return value
+    if isinstance(value, dict):
+        return {_encodable(k): _encodable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_encodable(v) for v in value)
+    return value
+
 
 #: ../shared beside the repository (conformance corpus, bug-report cases); absent on user clones.
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
