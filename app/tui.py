@@ -23,8 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from textual import on, work
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.binding import Binding
+from textual.content import Content
+from textual.notifications import Notify
 from textual.screen import Screen
 
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
@@ -52,6 +54,7 @@ from skillshelf.core.model import Generation, Severity
 from skillshelf.core.paths import Environment
 from skillshelf.core.textsafe import visible
 from skillshelf.core.watch import CatalogWatcher
+from skillshelf.widgets.notice_line import NoticeLine
 
 __all__ = ["SkillshelfApp", "display_path", "run_tui"]
 
@@ -71,17 +74,13 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "skillshelf"
     COMMANDS = App.COMMANDS | {ActionProvider, SkillProvider}
+    #: Keys of every screen. The main screen's own keys (``a`` ``i`` ``w`` ``e`` ``h`` ``x``, and
+    #: ``?`` ``q`` again) are bound by :class:`MainScreen` so its footer lists them in its order.
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("ctrl+p", "command_palette", "Palette", show=False, id="app.palette"),
-        Binding("a", "resolve", "Resolve", id="app.resolve"),
-        Binding("i", "index_preview", "Index", id="app.index-preview"),
-        Binding("w", "whatif", "What-if", id="app.whatif"),
         Binding("ctrl+z", "undo_write", "Undo write", show=False, id="app.undo-write"),
-        Binding("h", "switch_host", "Host", id="app.switch-host"),
-        Binding("e", "problems", "Problems", id="app.problems"),
-        Binding("x", "compare", "Compare hosts", id="app.compare"),
     ]
 
     #: Actions that only make sense over the main screen (not inside a modal or another screen).
@@ -209,6 +208,33 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         if watched and live is not None and live.feed.wait_past(before, self.timings.watcher_wait):
             return catalog.current
         return catalog.refresh()
+
+    # ------------------------------------------------------------------ notifications
+    @on(Notify)
+    def _notice_in_dialog(self, event: Notify) -> None:
+        """A toast on the main screen; over any other screen the notice goes to that screen's
+        :class:`~skillshelf.widgets.notice_line.NoticeLine` instead, so a toast never covers a
+        dialog's text (``App.notify`` is unchanged: the same message, handled here first)."""
+        line = self._notice_line()
+        if line is None:
+            return
+        event.prevent_default()
+        n = event.notification
+        content = Content.from_markup(n.message) if n.markup else Content(n.message)
+        if n.title:
+            content = Content.assemble((n.title + ": ", "bold"), content)
+        line.show_notice(content, n.severity, n.timeout)
+
+    def _notice_line(self) -> NoticeLine | None:
+        """The notice line of the screen on top, unless it is the main screen (or has none)."""
+        try:
+            screen = self.screen
+        except ScreenStackError:  # no screen yet (startup) or the app is closing: a plain toast
+            return None
+        if isinstance(screen, MainScreen):
+            return None
+        found = screen.query(NoticeLine)
+        return found.first() if found else None
 
     # ------------------------------------------------------------------ availability
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -17,6 +17,7 @@ from textual.widgets import Footer, Static
 
 from skillshelf.core.hosts import HOSTS, host_names
 from skillshelf.core.hosts.base import Feature, Host
+from skillshelf.widgets.notice_line import NoticeLine
 from skillshelf.widgets.rows import LEGEND_ITEMS
 
 __all__ = ["FEATURE_KEYS", "HELP_ROWS", "HELP_SECTIONS", "KEY_WIDTH", "HelpScreen", "help_content", "hosts_rows"]
@@ -93,6 +94,8 @@ HELP_SECTIONS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
         ("whatif.close", "esc  q", "close"),
     )),
     ("Problems (e)", (
+        ("problems.down", "j  ↓", "next entry"),
+        ("problems.up", "k  ↑", "previous entry"),
         ("problems.go", "enter", "go to the skill file the entry names"),
         ("problems.close", "esc  q  e", "close"),
     )),
@@ -185,6 +188,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(help_content(host=self.host), id="help-text", markup=False)
+        yield NoticeLine()
         yield Footer()
 
     def on_resize(self) -> None:

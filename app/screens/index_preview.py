@@ -46,6 +46,7 @@ from skillshelf.core.hosts.base import Feature, Host, HostSession
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
 from skillshelf.core.textsafe import visible
+from skillshelf.widgets.notice_line import NoticeLine
 from skillshelf.widgets.rows import fit_end, short_location
 
 __all__ = [
@@ -228,6 +229,7 @@ class SavePathScreen(ModalScreen[str | None]):
             yield Input(value=self.default, id="save-path")
             yield Static("", id="save-warning", markup=False)
             yield Static("enter save · esc cancel", id="save-keys", markup=False)
+            yield NoticeLine()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -314,6 +316,7 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
             with Vertical(id="ip-side"):
                 yield Static(id="ip-summary", markup=False)
                 yield OptionList(id="ip-cuts")
+        yield NoticeLine()
         yield Footer()
 
     def on_mount(self) -> None:

@@ -59,10 +59,12 @@ from skillshelf.widgets.header import CatalogHeader, HeaderState
 from skillshelf.widgets.rows import LEGEND, CatalogRow
 from skillshelf.widgets.source_pane import SourcePane
 
-__all__ = ["REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished", "MainScreen", "PullDone"]
+__all__ = ["COMPACT_FOOTER_BELOW", "REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished", "MainScreen", "PullDone"]
 
 #: Most remote warnings listed in the notice after ``pull now`` (the rest are counted).
 REMOTE_WARNINGS_SHOWN = 5
+#: Terminal width (cells) under which the footer is compact.
+COMPACT_FOOTER_BELOW = 100
 
 
 class GenerationPublished(Message):
@@ -115,15 +117,27 @@ class MainScreen(Screen[None]):
     current agent view lists.
     """
 
+    #: In footer order: at 80 columns the first ones (``/`` ``a`` ``i`` ``w`` ``e`` ``?`` ``q``) are
+    #: the ones that stay visible. ``a`` ``i`` ``w`` ``e`` ``h`` ``x`` run the app's actions (they
+    #: open screens over this one); ``?`` and ``q`` repeat the app's bindings (same ids) only to
+    #: place them in this footer.
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", id="main.filter"),
-        Binding("escape", "escape", "Back", show=False, id="main.escape"),
-        Binding("n", "next_conflict(1)", "Next conflict", id="main.next-conflict"),
-        Binding("N", "next_conflict(-1)", "Prev conflict", id="main.prev-conflict"),
-        Binding("r", "refresh", "Refresh", id="main.refresh"),
-        Binding("enter", "focus_source", "Source", show=False, id="main.source"),
-        Binding("s", "cycle_sort", "Sort", id="main.sort"),
+        Binding("a", "app.resolve", "Resolve", id="app.resolve"),
+        Binding("i", "app.index_preview", "Index", id="app.index-preview"),
+        Binding("w", "app.whatif", "What-if", id="app.whatif"),
+        Binding("e", "app.problems", "Problems", id="app.problems"),
+        Binding("question_mark", "app.help", "Help", id="app.help"),
+        Binding("q", "app.quit", "Quit", id="app.quit"),
+        Binding("n", "next_conflict(1)", "Conflict", id="main.next-conflict"),
         Binding("g", "pick_agent", "Agent", id="main.agent"),
+        Binding("h", "app.switch_host", "Host", id="app.switch-host"),
+        Binding("x", "app.compare", "Compare", id="app.compare"),
+        Binding("s", "cycle_sort", "Sort", id="main.sort"),
+        Binding("r", "refresh", "Refresh", id="main.refresh"),
+        Binding("escape", "escape", "Back", show=False, id="main.escape"),
+        Binding("N", "next_conflict(-1)", "Prev conflict", show=False, id="main.prev-conflict"),
+        Binding("enter", "focus_source", "Source", show=False, id="main.source"),
         Binding("right_square_bracket", "next_page", "Next page", show=False, id="main.next-page"),
         Binding("left_square_bracket", "prev_page", "Prev page", show=False, id="main.prev-page"),
         Binding("v", "toggle_raw", "Raw", show=False, id="main.raw"),
@@ -175,6 +189,11 @@ class MainScreen(Screen[None]):
         yield Static(LEGEND, id="legend", markup=False)
         yield Meters()
         yield Footer()
+
+    def on_resize(self) -> None:
+        """Under :data:`COMPACT_FOOTER_BELOW` columns the footer drops its extra spacing, so the
+        main keys (``/`` ``a`` ``i`` ``w`` ``e`` ``?`` ``q``) all fit at 80 columns."""
+        self.query_one(Footer).compact = self.size.width < COMPACT_FOOTER_BELOW
 
     def on_mount(self) -> None:
         self.query_one(SourcePane).border_title = "Source"

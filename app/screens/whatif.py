@@ -50,6 +50,7 @@ from skillshelf.core.model import Generation
 from skillshelf.core.render import Budgeted, Form, render_budgeted
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.budget_meter import BudgetMeter
+from skillshelf.widgets.notice_line import NoticeLine
 
 __all__ = ["PRESETS", "WhatIf", "WhatIfScreen", "compute_whatif", "host_whatif", "parse_tokens"]
 
@@ -208,6 +209,7 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
             with Horizontal(id="wi-lower"):
                 yield OptionList(id="wi-cuts")
                 yield TextArea("", id="wi-text", read_only=True, soft_wrap=False, show_cursor=False)
+            yield NoticeLine()
         yield Footer()
 
     def on_mount(self) -> None:

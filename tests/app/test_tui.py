@@ -260,9 +260,9 @@ async def test_filter_counts_no_match_sort_column_copy_and_line_numbers(tmp_path
         assert (pane.body_text, area.line_number_start, area.show_cursor) == ("# Docx body\n", 5, False)
         # the true match count, never the capped one
         box = main.query_one("#filter", Input)
-        box.value = "e"
+        box.value = "d"
         main.apply_filter()
-        hits = len(FilterIndex([r.item for r in main.rows]).search("e", 100))
+        hits = len(FilterIndex([r.item for r in main.rows]).search("d", 100))
         assert hits > 2 and lst.line_count == 2
         assert title() == f"Catalog (2 shown of {hits} matches · 6 rows) · sort relevance"
         assert main.query_one("#no-match").display is False

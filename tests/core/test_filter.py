@@ -1,8 +1,9 @@
-"""core/filter.py: tiers, catalog order inside a tier, typo tolerance, keywords, limit."""
+"""core/filter.py: tiers, catalog order inside a tier, typo tolerance with a quality floor,
+keywords, limit, the body line."""
 
 from __future__ import annotations
 
-from skillshelf.core.filter import FilterHit, FilterIndex, filter_sources, keywords_of
+from skillshelf.core.filter import FilterHit, FilterIndex, body_line, filter_sources, keywords_of, near_miss
 from skillshelf.core.model import Provenance, Rejected, Source
 
 
@@ -33,17 +34,22 @@ def test_empty_query_is_everything_in_catalog_order():
     assert all(h.score == 100.0 and h.spans == () for h in hits)
 
 
-def test_exact_then_prefix_then_substring_then_description():
+def test_exact_then_prefix_then_word_then_description():
     hits = filter_sources(ROWS, "pdf")
     assert names(hits) == ["pdf", "pdf-tools", "make-pdf"]
     assert [h.score for h in hits] == [100.0, 99.0, 98.0]
     assert [h.spans for h in hits] == [((0, 3),), ((0, 3),), ((5, 8),)]
+    # inside a word of the name (not at its start): after the word starts
+    hits = filter_sources(ROWS, "view")
+    assert (names(hits), [h.score for h in hits], hits[0].spans) == (["code-review"], [97.0], ((7, 11),))
 
 
 def test_description_word_match_keeps_catalog_order():
     # "documents" only appears in docx's description; "files" in pdf-tools and pdf descriptions.
     assert names(filter_sources(ROWS, "files")) == ["pdf-tools", "pdf"]
-    assert [h.score for h in filter_sources(ROWS, "files")] == [97.0, 97.0]
+    assert [h.score for h in filter_sources(ROWS, "files")] == [95.0, 95.0]
+    # a word of the text must start with the query word: "ile" is inside "files", not a word
+    assert filter_sources(ROWS, "iles") == []
 
 
 def test_case_insensitive_and_multi_word():
@@ -106,3 +112,66 @@ def test_short_query_transposition_four_characters_and_limits():
     # two edits away: nothing; two characters: no transposition matching (too loose)
     assert filter_sources(ROWS, "fpdx") == []
     assert filter_sources(ROWS, "dp") == []
+
+
+# Names sharing letters with a query, and near misses (own fixtures reproducing the corpus cases:
+# "codeql" used to list dozens of "code-…" skills; "test-drivn" put the obvious skill fifth).
+NEAR = [
+    src("code-tour", "Guided tours of a code base"),
+    src("codebase-memory", "Remember facts about the codebase"),
+    src("sql-code-review", "Review SQL for injection"),
+    src("security-review", "Run CodeQL and semgrep on a pull request"),
+    src("codeql", "Write and run CodeQL queries"),
+    src("playwright-generate-test", "Generate a browser test from a scenario"),
+    src("react-test-patterns", "Testing React components"),
+    src("unit-test-vue", "Unit tests for Vue stores"),
+    src("subagent-driven-development", "Dispatch subagents for each task"),
+    src("test-driven-development", "Write the failing test first, then the code"),
+    src("agentic-eval", "Evaluate agents, test-driven"),
+]
+
+
+def near(query: str) -> list[tuple[str, float]]:
+    return [(NEAR[h.index].name, h.score) for h in filter_sources(NEAR, query)]
+
+
+def test_a_name_is_not_matched_by_names_merely_sharing_letters():
+    # the exact name first; a description naming CodeQL as a word is a precise hit too; no
+    # "code-…" name comes along for sharing four letters
+    assert near("codeql") == [("codeql", 100.0), ("security-review", 95.0)]
+    assert near("codeq") == [("codeql", 99.0), ("security-review", 95.0)]   # "codeq" starts "CodeQL"
+
+
+def test_near_misses_rank_the_obvious_name_first():
+    assert near("test-drivn")[0] == ("test-driven-development", 81.0)
+    assert near("test drivn")[0] == ("test-driven-development", 81.0)
+    assert near("tset-driven")[0] == ("test-driven-development", 81.82)
+    # everything after it is a weaker word-level near miss, never a name that merely holds "test"
+    assert [n for n, _ in near("test-drivn")[1:]] == ["agentic-eval"]
+    assert all(score < 81.0 for _, score in near("test-drivn")[1:])
+
+
+def test_word_starts_and_words_in_any_order():
+    assert near("driven-dev") == [("subagent-driven-development", 98.0), ("test-driven-development", 98.0)]
+    assert near("development test") == [("test-driven-development", 96.0)]
+    assert filter_sources(NEAR, "test driven")[0].spans == ((0, 11),)
+
+
+def test_near_miss_is_left_out_letters_or_one_swap():
+    assert near_miss("drivn", "driven") == 1
+    assert near_miss("dirven", "driven") == 1
+    assert near_miss("codeq", "code") is None           # a shorter word is another word
+    assert near_miss("revew", "renew") is None          # a different letter is another word
+    assert near_miss("test-drvn", "test-driven") is None    # nine characters: one typo
+    assert near_miss("test-drvn-d", "test-driven-d") == 2   # ten or more: two
+    assert near_miss("test", "tests") is None           # under five characters: no typos
+    assert near_miss("spredsheet", "spreadsheets") == 2
+
+
+def test_body_line_finds_the_query_or_all_its_words_on_one_line():
+    body = "# Title\n\nRun the Linter first.\nThen   fix warnings and run it again\n"
+    assert body_line(body, "linter", first_line=5) == (7, "Run the Linter first.")
+    assert body_line(body, "fix warnings") == (4, "Then   fix warnings and run it again")
+    assert body_line(body, "again fix") == (4, "Then   fix warnings and run it again")
+    assert body_line(body, "missing") is None
+    assert body_line(body, "  ") is None
