@@ -224,7 +224,8 @@ def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: 
     ``extras`` adds what workers computed (lint, sidecar origins, remote origin, resources, the
     host's facts). ``width`` (cells) wraps long values under the value column (hanging indent).
 
-    Order: the title (name cut at :data:`TITLE_MAX` characters), locator, exposure, enabled and
+    Order: the title (name cut at :data:`TITLE_MAX` characters; the locator heads the pane
+    above, :meth:`SourcePane.show_head`), exposure, enabled and
     status (with the kept-last-valid note, SPEC H3; the host's reason and the winning copies of
     a shadowed source), the host's facts, then the host verdict and the lint — so the
     reason behind a ``!`` or ``✗`` is visible without scrolling — then the longer metadata
@@ -243,7 +244,6 @@ def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: 
     if isinstance(item, Source) and item.status is Status.KEPT_LAST_VALID:
         title += ["  ·  ", ("kept-last-valid", "$warning")]
     lines.line(*title)
-    lines.field("locator", visible(item.location))
     if isinstance(item, Rejected):
         if item.warning is not None:
             lines.field("warning", f"{visible(item.warning.kind)}: {visible(item.warning.message)}", "$error")
@@ -453,15 +453,31 @@ class BodyView(Vertical):
 
 
 class SourcePane(Vertical):
-    """A :class:`SourceDetails` above a :class:`BodyView` (pass subclasses as children to add
-    behaviour; by default plain ones). The properties read the two parts (tests, copy)."""
+    """The shown row's full locator (a head line that never scrolls away, so copies of one name
+    are told apart here too), a :class:`SourceDetails` above a :class:`BodyView` (pass
+    subclasses as children to add behaviour; by default plain ones). The properties read the
+    parts (tests, copy)."""
 
     DEFAULT_CSS = """
     SourcePane { width: 1fr; height: 1fr; }
+    SourcePane > #source-head { height: auto; max-height: 4; padding: 0 1 0 0; color: $accent; text-style: bold; }
     """
 
     def __init__(self, *children: Widget, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(*(children or (SourceDetails(), BodyView())), id=id, classes=classes)
+        super().__init__(Static(Content(""), id="source-head", markup=False),
+                         *(children or (SourceDetails(), BodyView())), id=id, classes=classes)
+
+    def show_head(self, location: str | None) -> None:
+        """Head the pane with ``location`` in full (made visible; wrapped, never cut), or nothing."""
+        head = self.query_one("#source-head", Static)
+        head.update(Content(visible(location or "")))
+        head.display = bool(location)
+
+    @property
+    def head_text(self) -> str:
+        """The head line's plain text (``""`` when no row is shown)."""
+        content = self.query_one("#source-head", Static).content
+        return content.plain if isinstance(content, Content) else str(content)
 
     @property
     def details(self) -> SourceDetails:

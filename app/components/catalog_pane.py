@@ -94,6 +94,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self.query_text = ""
         #: Lint per file for the host's target (set by the screen; shared with the details).
         self.lint_cache = LintCache()
+        #: The home folder, shown as ``~`` in what tells copies of a name apart (set by the screen).
+        self.home: str | None = None
         self._generation: Generation | None = None
         self._lint_bad: set[str] = set()
         self._index: FilterIndex | None = None
@@ -130,7 +132,7 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         every listed file."""
         keep = self.selected_key()
         self._generation = generation
-        self.rows = build_rows(generation, self._lint_bad) if generation is not None else []
+        self.rows = build_rows(generation, self._lint_bad, self.home) if generation is not None else []
         self._index = None
         self.apply_filter(keep_key=keep)
         if generation is not None:
@@ -285,7 +287,7 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
             return
         changed = bad ^ self._lint_bad
         self._lint_bad = bad
-        self.rows = build_rows(self._generation, bad)
+        self.rows = build_rows(self._generation, bad, self.home)
         self._index = None
         self.catalog_list.update_rows(self.rows, [i for i, r in enumerate(self.rows) if r.location in changed])
 

@@ -355,6 +355,7 @@ class MainScreen(Screen[None]):
         self.query_one(AgentView).show(event.view)
         self.query_one(Meters).show_view(event.view, self.host.labels)
         self._show_header()
+        self.catalog_pane.home = event.catalog.context.env.home
         self.catalog_pane.show_generation(event.view.shown(event.generation))
 
     def rescan_after_write(self, before: int) -> None:
@@ -416,6 +417,7 @@ class MainScreen(Screen[None]):
         row = event.row
         details = self.query_one(DetailsPanel)
         pager = self.query_one(BodyPager)
+        self.query_one(SourcePane).show_head(row.location if row is not None else None)
         if row is None:
             details.inspect(None, None)
             pager.show_source(None, None)

@@ -127,7 +127,8 @@ class SkillProvider(Provider):
         out = []
         for i, row in enumerate(main.rows):
             name = visible(row.name)
-            where = f"{row.state} {row.exposure} · {row.item.provenance.value} · {visible(short_location(row.item))}"
+            place = visible(row.distinct or short_location(row.item))  # copies of a name told apart
+            where = f"{row.state} {row.exposure} · {visible(row.root_label)} · {place}"
             display = Content.assemble((name, "bold"), "\n", (where, "$foreground-muted"))
             out.append((i, name, display))
         return out

@@ -96,7 +96,7 @@ async def test_select_row_shows_locator_description_and_body(catalog):
         await settle(app, pilot)
         pane = app.screen.query_one(SourcePane)
         pdf_global = catalog.current.sources[3]
-        assert f"locator     {pdf_global.location}" in pane.details_text
+        assert pane.head_text == pdf_global.location      # the pane heads with the full locator
         assert "pdf  ·  ambiguous (2)" in pane.details_text
         assert "description Global PDF helper" in pane.details_text
         assert pane.body_text == "global pdf body\n"  # the body as the skill tool loads it (L3)

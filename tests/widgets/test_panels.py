@@ -134,7 +134,7 @@ def test_details_order_verdict_and_lint_before_metadata_and_kept_note():
     lint = (Diagnostic(Severity.WARNING, "desc-long", "too long", line=3),)
     lines = details_content(build_rows(g)[0], SourceExtras(lint=lint)).plain.splitlines()
     assert lines[0] == "k" * 59 + "…  ·  kept-last-valid"          # title capped at 60 characters
-    assert lines[1:5] == ["locator     /p/k/SKILL.md", "exposure    index — default", "enabled     yes",
+    assert lines[1:4] == ["exposure    index — default", "enabled     yes",   # the locator heads the pane
                           f"status      kept-last-valid — {KEPT_NOTE}"]
     verdict, lint_at, prov = lines.index("host verdict (1)"), lines.index("lint (spec)  0 errors, 1 warning"), \
         lines.index("provenance  project-zuno")
