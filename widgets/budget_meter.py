@@ -1,8 +1,15 @@
-"""A one-line budget meter: ``index ██████░░ 6,120 / 8,000 chars · 1,530 tok · 3 truncated · 0 omitted``.
+"""The budget meters: what the catalog text and the loaded bodies cost against the host's budgets,
+each with a second line saying by whose rule.
+
+``index ██████░░ 6,120 / 8,000 characters · 3 truncated · 0 omitted · 1,530 tokens (tiktoken)``
+``  Zuno's index budget: 2% of a 200,000-token context window = 4,000 characters``
 
 Attributes down (reactives set by the screen); renders :class:`~textual.content.Content` with theme
-variables so it follows the theme. Units: ``used`` / ``limit`` in characters (SPEC U1), ``tokens``
-in tokens (``None`` = not counted yet; ``tokens_exact`` False shows ``~``).
+variables so it follows the theme. Units: ``used`` / ``limit`` in the host's unit (``characters``,
+or what the host counts: Codex ``tokens``, SPEC U1); ``tokens`` is tiktoken's count of the text
+(``cl100k_base``; an estimate of characters ÷ 4 when tiktoken is missing, and then it says so).
+The bodies meter counts as the host does (characters ÷ 4 per token, SPEC U2–U3) and shows the
+tiktoken count beside it.
 """
 
 from __future__ import annotations
@@ -16,16 +23,12 @@ from skillshelf.core.textsafe import visible
 __all__ = ["BudgetMeter", "SelectedMeter", "meter_text", "selected_meter_text", "tokens_text"]
 
 
-def tokens_text(tokens: int | None, exact: bool, estimate: int | None) -> str:
-    """``1,530 tok (agent est. 1,498)``: the tiktoken count beside the agent's own chars/4
-    estimate (SPEC U, T1). When tiktoken is unavailable the count *is* an estimate and says so:
-    ``1,498 tok approx (agent est. 1,498)``. ``estimate`` ``None`` leaves the parenthesis out."""
+def tokens_text(tokens: int | None, exact: bool) -> str:
+    """``1,530 tokens (tiktoken)``: the text's size in a real tokenizer's tokens; without tiktoken
+    the figure is characters ÷ 4 and says so: ``~1,498 tokens (characters ÷ 4)``."""
     if tokens is None:
-        return "? tok"
-    text = f"{tokens:,} tok" + ("" if exact else " approx")
-    if estimate is not None:
-        text += f" (agent est. {estimate:,})"
-    return text
+        return "? tokens"
+    return f"{tokens:,} tokens (tiktoken)" if exact else f"~{tokens:,} tokens (characters ÷ 4)"
 
 
 def _bar(ratio: float, width: int, colour: str) -> list[tuple[str, str]]:
@@ -40,55 +43,45 @@ def meter_text(
     *,
     tokens: int | None = None,
     tokens_exact: bool = True,
-    approx_tokens: int | None = None,
     truncated: int = 0,
     omitted: int = 0,
     bar_width: int = 18,
-    unit: str = "chars",
+    unit: str = "characters",
 ) -> Content:
-    """The index meter line (``approx_tokens`` = the agent's chars/4 estimate, see
-    :func:`tokens_text`). The bar fills ``used / limit`` of ``bar_width`` cells (a full bar when
-    ``limit`` is 0); green under 80 %, warning up to the limit, error when entries were
-    omitted. ``limit`` ``None``: the host has no budget — no bar, ``372 chars · no budget``.
-    ``unit``: the word after the numbers (``chars``; a host counting otherwise, ``tokens``).
-    Numbers use thousands separators."""
+    """The catalog meter line. The bar fills ``used / limit`` of ``bar_width`` cells (a full bar
+    when ``limit`` is 0); green under 80 %, warning up to the limit, error when entries were
+    omitted. ``limit`` ``None``: the host has no budget — no bar, ``372 characters · no budget``.
+    ``unit``: the word after the numbers (the host's unit). ``tokens``: tiktoken's count of the
+    text (:func:`tokens_text`), last. Numbers use thousands separators."""
+    parts: list[str | tuple[str, str]] = [(f"{label} ", "bold")]
     if limit is None:
-        parts_nb: list[str | tuple[str, str]] = [(f"{label} ", "bold"), f"{used:,} {unit} · no budget"]
-        if tokens is not None:
-            parts_nb.append(" · " + tokens_text(tokens, tokens_exact, approx_tokens))
-        parts_nb.append(" · ")
-        parts_nb.append((f"{truncated:,} truncated", "$warning" if truncated else ""))
-        return Content.assemble(*parts_nb)
-    ratio = 1.0 if limit <= 0 else max(0.0, min(1.0, used / limit))
-    filled = round(ratio * bar_width)
-    if omitted:
-        colour = "$error"
-    elif ratio < 0.8:
-        colour = "$success"
+        parts.append(f"{used:,} {unit} · no budget")
     else:
-        colour = "$warning"
-    parts: list[str | tuple[str, str]] = [
-        (f"{label} ", "bold"),
-        ("█" * filled, colour),
-        ("░" * (bar_width - filled), "$foreground-muted"),
-        f" {used:,} / {limit:,} {unit}",
-    ]
+        ratio = 1.0 if limit <= 0 else max(0.0, min(1.0, used / limit))
+        colour = "$error" if omitted else "$success" if ratio < 0.8 else "$warning"
+        parts += [*_bar(ratio, bar_width, colour), f" {used:,} / {limit:,} {unit}"]
+    parts += [" · ", (f"{truncated:,} truncated", "$warning" if truncated else "")]
+    if limit is not None:
+        parts += [" · ", (f"{omitted:,} omitted", "$error" if omitted else "")]
     if tokens is not None:
-        parts.append(" · " + tokens_text(tokens, tokens_exact, approx_tokens))
-    parts.append(" · ")
-    parts.append((f"{truncated:,} truncated", "$warning" if truncated else ""))
-    parts.append(" · ")
-    parts.append((f"{omitted:,} omitted", "$error" if omitted else ""))
+        parts.append(" · " + tokens_text(tokens, tokens_exact))
     return Content.assemble(*parts)
 
 
+def _rule_line(rule: str) -> Content:
+    return Content.assemble(("  " + visible(rule), "$foreground-muted"))
+
+
 class BudgetMeter(Widget):
-    """The index budget meter (DESIGN "The TUI"). Set the reactives; it re-renders itself."""
+    """The catalog budget meter (DESIGN "The TUI") and, under it, :attr:`rule`: what the budget is
+    and by whose rule. Set the reactives; it re-renders itself."""
 
     DEFAULT_CSS = """
     BudgetMeter {
-        height: 1;
+        height: auto;
         width: 1fr;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -97,11 +90,12 @@ class BudgetMeter(Widget):
     limit: reactive[int | None] = reactive(0)
     tokens: reactive[int | None] = reactive(None)
     tokens_exact: reactive[bool] = reactive(True)
-    approx_tokens: reactive[int | None] = reactive(None)
     truncated: reactive[int] = reactive(0)
     omitted: reactive[int] = reactive(0)
-    #: the word after the numbers: ``chars``, or the host's own unit (``tokens``)
-    unit: reactive[str] = reactive("chars")
+    #: the word after the numbers: ``characters``, or the host's own unit (``tokens``)
+    unit: reactive[str] = reactive("characters")
+    #: the second line: the budget in the host's words (``Zuno's index budget: 2% of …``); ``""``: none
+    rule: reactive[str] = reactive("", layout=True)
     pending: reactive[bool] = reactive(True)
     #: When set, shown instead of the numbers (for example ``budget not available``).
     message: reactive[str] = reactive("")
@@ -109,18 +103,16 @@ class BudgetMeter(Widget):
     def render(self) -> Content:
         if self.pending or self.message:
             note = self.message or "computing…"
-            return Content.assemble((f"{self.label} ", "bold"), (note, "$foreground-muted"))
-        return meter_text(
-            self.label,
-            self.used,
-            self.limit,
-            tokens=self.tokens,
-            tokens_exact=self.tokens_exact,
-            approx_tokens=self.approx_tokens,
-            truncated=self.truncated,
-            omitted=self.omitted,
-            unit=self.unit,
-        )
+            line = Content.assemble((f"{self.label} ", "bold"), (note, "$foreground-muted"))
+        else:
+            line = meter_text(self.label, self.used, self.limit, tokens=self.tokens, tokens_exact=self.tokens_exact,
+                              truncated=self.truncated, omitted=self.omitted, unit=self.unit)
+        return Content("\n").join([line, _rule_line(self.rule)]) if self.rule else line
+
+    @property
+    def plain(self) -> str:
+        """The rendered lines as plain text (tests)."""
+        return self.render().plain
 
 
 def selected_meter_text(
@@ -135,34 +127,35 @@ def selected_meter_text(
     note: str = "",
     bar_width: int = 18,
     required_label: str = "required",
+    unit: str = "tokens",
 ) -> Content:
-    """The selected-body meter (SPEC U2–U3), in tokens:
-    ``bodies ███░░ 1,530 tok (agent est. 1,498) / 8,000 tok · 1 required + pdf``.
+    """The selected-body meter (SPEC U2–U3):
+    ``bodies ███░░ 1,498 / 8,000 tokens · 1 required + pdf · 1,530 tokens (tiktoken)``.
 
-    The bar and the verdict use ``estimate`` (the agent's chars/4 count is what it checks
-    against ``budget``); ``tokens`` is the exact count shown beside it. Over budget the bar is
-    red and the line ends with ``over budget: the request would fail``. ``note`` (a body that
-    cannot be read) is appended muted. ``required_label`` names the bodies counted on every
-    request (``required`` for an agent's requiredSkills, ``always`` for Zhin's ``always: true``).
-    ``budget`` ``None``: the host has no selected-body budget (``… · no budget · …``, no bar).
+    ``estimate`` is what the host counts (characters ÷ 4, in ``unit``): the bar and the verdict
+    use it, because that is what the host checks against ``budget``; ``tokens`` is tiktoken's
+    count beside it. Over budget the bar is red and the line says ``over budget: the request
+    would fail``. ``note`` (a body that cannot be read) is appended muted. ``required_label``
+    names the bodies counted on every request (``required`` for an agent's requiredSkills,
+    ``always`` for Zhin's ``always: true``). ``budget`` ``None``: the host has no selected-body
+    budget (``… · no budget · …``, no bar).
     """
     what = [f"{required:,} {required_label}"] if required else []
     if selected is not None:
         what.append(visible(selected))
+    picked = " + ".join(what) if what else "nothing selected"
+    parts: list[str | tuple[str, str]] = [(f"{label} ", "bold")]
     if budget is None:
-        parts_nb: list[str | tuple[str, str]] = [(f"{label} ", "bold"), tokens_text(tokens, tokens_exact, estimate),
-                                                 " · no budget · " + (" + ".join(what) if what else "nothing selected")]
-        if note:
-            parts_nb.append((f" · {visible(note)}", "$foreground-muted"))
-        return Content.assemble(*parts_nb)
-    over = estimate > budget
-    ratio = 1.0 if budget <= 0 else estimate / budget
-    colour = "$error" if over else ("$success" if ratio < 0.8 else "$warning")
-    parts: list[str | tuple[str, str]] = [(f"{label} ", "bold"), *_bar(ratio, bar_width, colour)]
-    parts.append(f" {tokens_text(tokens, tokens_exact, estimate)} / {budget:,} tok")
-    parts.append(" · " + (" + ".join(what) if what else "nothing selected"))
-    if over:
-        parts.append((" · over budget: the request would fail", "$error"))
+        parts.append(f"{estimate:,} {unit} · no budget · {picked}")
+    else:
+        over = estimate > budget
+        ratio = 1.0 if budget <= 0 else estimate / budget
+        colour = "$error" if over else ("$success" if ratio < 0.8 else "$warning")
+        parts += [*_bar(ratio, bar_width, colour), f" {estimate:,} / {budget:,} {unit} · {picked}"]
+        if over:
+            parts.append((" · over budget: the request would fail", "$error"))
+    if what and tokens is not None and (tokens != estimate or not tokens_exact):
+        parts.append(" · " + tokens_text(tokens, tokens_exact))
     if note:
         parts.append((f" · {visible(note)}", "$foreground-muted"))
     return Content.assemble(*parts)
@@ -170,12 +163,14 @@ def selected_meter_text(
 
 class SelectedMeter(Widget):
     """The selected-body budget meter (U2): required bodies of the agent plus the selected row's
-    body. Attributes down; ``pending`` shows ``computing…``."""
+    body, and under it :attr:`rule`. Attributes down; ``pending`` shows ``computing…``."""
 
     DEFAULT_CSS = """
     SelectedMeter {
-        height: 1;
+        height: auto;
         width: 1fr;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -188,17 +183,21 @@ class SelectedMeter(Widget):
     required_label: reactive[str] = reactive("required")
     selected: reactive[str | None] = reactive(None)
     note: reactive[str] = reactive("")
+    #: the second line: the budget in the host's words; ``""``: none
+    rule: reactive[str] = reactive("", layout=True)
     pending: reactive[bool] = reactive(True)
 
     def render(self) -> Content:
         if self.pending:
-            return Content.assemble((f"{self.label} ", "bold"), ("computing…", "$foreground-muted"))
-        return selected_meter_text(
-            self.label, self.estimate, self.budget, tokens=self.tokens, tokens_exact=self.tokens_exact,
-            required=self.required, selected=self.selected, note=self.note, required_label=self.required_label,
-        )
+            line = Content.assemble((f"{self.label} ", "bold"), ("computing…", "$foreground-muted"))
+        else:
+            line = selected_meter_text(
+                self.label, self.estimate, self.budget, tokens=self.tokens, tokens_exact=self.tokens_exact,
+                required=self.required, selected=self.selected, note=self.note, required_label=self.required_label,
+            )
+        return Content("\n").join([line, _rule_line(self.rule)]) if self.rule else line
 
     @property
     def plain(self) -> str:
-        """The rendered line as plain text (tests)."""
+        """The rendered lines as plain text (tests)."""
         return self.render().plain

@@ -25,7 +25,7 @@ _PROVENANCE_LABEL = {
     Provenance.BUILTIN: "built-in",
     Provenance.PROJECT_ZUNO: "project .zuno",
     Provenance.PROJECT_AGENTS: "project .agents",
-    Provenance.GLOBAL_ZUNO: "global .zuno",
+    Provenance.GLOBAL_ZUNO: "global zuno",
     Provenance.GLOBAL_AGENTS: "global .agents",
     Provenance.CONFIGURED_PATH: "path",
     Provenance.REMOTE: "remote",
@@ -93,7 +93,8 @@ def distinguishing_parts(locations: Sequence[str], home: str | None = None) -> M
     of folder names of each that no other copy's path holds, with ``…`` for the rest:
     ``~/.agents/skills/pdf`` and ``~/proj/.agents/skills/pdf`` → ``~/.agents/…`` and
     ``…/proj/…``. Of runs equally short, the one nearest the end of the path wins (the end
-    tells folders apart), unless it is only ``skill`` / ``skills``. A path that lies wholly inside another is shown whole. ``home`` is
+    tells folders apart), unless it is only ``skill`` / ``skills``; the home folder alone
+    (``~/…``) is preferred to any other single folder. A path that lies wholly inside another is shown whole. ``home`` is
     shown as ``~``. Locator → text (raw)."""
     split = {loc: _segments(loc, home) for loc in locations}
     out: dict[str, str] = {}
@@ -108,7 +109,9 @@ def distinguishing_parts(locations: Sequence[str], home: str | None = None) -> M
                 # nearest the end, but a run of the roots' own sub-folders (skill, skills) only
                 # when nothing else tells the copy apart: ".zuno" says more than "skill"
                 telling = [s for s in unique if not set(segments[s:s + length]) <= _GENERIC]
-                start = (telling or unique)[0]
+                # the home folder alone says most of all: "~/…" rather than "…/zuno/…"
+                home_run = [s for s in telling if segments[s:s + length] == ["~"]]
+                start = (home_run or telling or unique)[0]
                 found = _shown(segments, start, start + length)
                 break
         out[loc] = found or "/".join(segments)

@@ -20,7 +20,8 @@ from skillshelf.core.hosts.base import Feature, Host
 from skillshelf.widgets.notice_line import NoticeLine
 from skillshelf.widgets.rows import LEGEND_ITEMS
 
-__all__ = ["FEATURE_KEYS", "HELP_ROWS", "HELP_SECTIONS", "KEY_WIDTH", "HelpScreen", "help_content", "hosts_rows"]
+__all__ = ["FEATURE_KEYS", "HELP_ROWS", "HELP_SECTIONS", "KEY_WIDTH", "HelpScreen", "budget_rows", "help_content",
+           "hosts_rows"]
 
 #: Width of the keys column, in cells (descriptions start here; continuation lines too).
 KEY_WIDTH = 12
@@ -88,10 +89,12 @@ HELP_SECTIONS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
         ("preview.close", "esc  q", "close"),
     )),
     ("What-if (w)", (
-        ("whatif.preset-32k", "1 2 3 4", "context window 32k / 128k / 200k / 1M tokens"),
-        ("whatif.apply", "enter", "apply the window and maxContextTokens to this session (meters, index "
+        ("whatif.type", "0-9 k M", "type a context window in tokens (128k, 1M, 200,000) — the box has the focus; "
+                                   "the budgets follow as you type"),
+        ("whatif.preset-up", "↑  ↓", "step through the presets 32k / 128k / 200k / 1M (also buttons)"),
+        ("whatif.apply", "enter", "use the window and maxContextTokens for this session (meters, index "
                                   "preview); writes no file"),
-        ("whatif.close", "esc  q", "close"),
+        ("whatif.close", "esc", "close"),
     )),
     ("Problems (e)", (
         ("problems.down", "j  ↓", "next entry"),
@@ -128,6 +131,22 @@ def hosts_rows(current: Host | None = None) -> tuple[tuple[str, str, str], ...]:
     return tuple(rows)
 
 
+def budget_rows(host: Host | None = None) -> tuple[tuple[str, str, str], ...]:
+    """What the two meters under the panes measure, in ``host``'s words (its client's name)."""
+    who = host.client if host is not None else "the host"
+    label = host.labels.catalog if host is not None else "index"
+    return (
+        ("budget.index", label, f"the {label} text the model gets, in {who}'s unit, against {who}'s budget; the "
+                                "line under the meter gives the rule and the numbers behind it"),
+        ("budget.bodies", "bodies", "the skill bodies one request loads (an agent's required skills and the "
+                                    f"selected skill), counted as {who} counts them, against its budget"),
+        ("budget.tiktoken", "tiktoken", "a real tokenizer's count (cl100k_base), shown beside the host's own figure; "
+                                        "the host's figure is the one it checks"),
+        ("budget.window", "window", "from --context-window, or for this session from w (what-if); otherwise the "
+                                    "rule under the meter says what the host uses"),
+    )
+
+
 def _wrapped(keys: str, what: str, width: int | None) -> list[str]:
     """``what`` wrapped to ``width`` cells after the keys column; continuation lines start under
     the description (hanging indent)."""
@@ -145,7 +164,8 @@ def help_content(rows: Iterable[tuple[str, str, str]] | None = None, *, width: i
     descriptions with a hanging indent at :data:`KEY_WIDTH`."""
     if rows is not None:
         sections = (("Keys", tuple(rows)),)
-    sections = (*sections, ("Hosts (h cycles them; * = this one)", hosts_rows(host)))
+    sections = (*sections, ("Budgets (the meters under the panes)", budget_rows(host)),
+                ("Hosts (h cycles them; * = this one)", hosts_rows(host)))
     parts: list[str | tuple[str, str]] = []
     for n, (title, section) in enumerate(sections):
         if n:

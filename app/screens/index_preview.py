@@ -178,17 +178,17 @@ def summary_content(p: IndexPreview) -> Content:
     """The summary block above the side list (numbers with thousands separators); the
     search-only count says per form whether they are listed (:func:`search_only_note`)."""
     parts: list[str | tuple[str, str]] = [(p.title, "bold"), "\n"]
-    parts.append(f"budget {p.budget:,} chars\n" if p.budget is not None else "no budget\n")
-    parts.append(f"text   {len(p.text):,} chars")
+    parts.append(f"budget {p.budget:,} characters\n" if p.budget is not None else "no budget\n")
+    parts.append(f"text   {len(p.text):,} characters")
     if p.tokens is not None:
-        parts.append(f" · {'' if p.exact else '~'}{p.tokens:,} tok{'' if p.exact else ' (approx)'}")
+        parts.append(f" · {p.tokens:,} tokens (tiktoken)" if p.exact else f" · ~{p.tokens:,} tokens (characters ÷ 4)")
     parts.append("\n")
     r = p.result
     if r is not None:
         parts.append(f"{r.rendered:,} rendered · ")
         parts.append((f"{r.truncated:,} truncated", "$warning" if r.truncated else ""))
         if r.cap is not None and r.truncated:
-            parts.append(f" (cap {r.cap:,})")
+            parts.append(f" (descriptions cut to {r.cap:,} characters)" if r.cap else " (names only)")
         parts.append("\n")
         parts.append((f"{r.omitted:,} omitted", "$error" if r.omitted else ""))
         parts.append(f" · {r.search_only:,} search-only ({search_only_note(p.form)})\n")
@@ -323,24 +323,24 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
         self.query_one("#ip-side").border_title = "Cut by the budget"
         session = self.session_budget
         window = session.context_window if session.context_window is not None else self.catalog.context.context_window
-        where = (f"session window {window:,} tok" if session.context_window is not None
-                 else (f"window {window:,} tok" if window else "window unknown"))
+        where = (f"window {window:,} tokens for this session" if session.context_window is not None
+                 else (f"window {window:,} tokens" if window else "window unknown"))
         if not session.replaces_max_context_tokens:
             mct = self.catalog.config.max_context_tokens
             if mct is not None:
                 where += f" · maxContextTokens {mct:,}"
         elif session.max_context_tokens is None:
-            where += " · session maxContextTokens unset"
+            where += " · maxContextTokens unset for this session"
         else:
-            where += f" · session maxContextTokens {session.max_context_tokens:,}"
-        budget = f"budget {self.budget:,} chars" if self.budget is not None else "no budget"
+            where += f" · maxContextTokens {session.max_context_tokens:,} for this session"
+        budget = f"budget {self.budget:,} characters" if self.budget is not None else "no budget"
         self.query_one("#ip-title", Static).update(
             f"Index preview — host {visible(self.host.name)} ({visible(self.host.describe())}) — generation "
             f"{self.generation.number} — {budget} ({where})")
         banner = self.query_one("#ip-banner", Static)
         if not self.include_instructions:
-            banner.update("includeInstructions: false — the index and the trigger policy are NOT in the prompt "
-                          "(SPEC P7); list and search still work. Below: what the index would be.")
+            banner.update("includeInstructions: false — the index and the trigger policy are NOT in the prompt; "
+                          "list and search still work. Below: what the index would be.")
             banner.add_class("shown")
         if Feature.FORMS not in self.host.features:
             self.query_one("#ip-forms", Tabs).display = False  # one catalog section, no forms

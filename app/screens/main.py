@@ -59,12 +59,14 @@ from skillshelf.widgets.header import CatalogHeader, HeaderState
 from skillshelf.widgets.rows import LEGEND, CatalogRow
 from skillshelf.widgets.source_pane import SourcePane
 
-__all__ = ["COMPACT_FOOTER_BELOW", "REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished", "MainScreen", "PullDone"]
+__all__ = ["COMPACT_FOOTER_BELOW", "LEGEND_FROM", "REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished", "MainScreen", "PullDone"]
 
 #: Most remote warnings listed in the notice after ``pull now`` (the rest are counted).
 REMOTE_WARNINGS_SHOWN = 5
 #: Terminal width (cells) under which the footer is compact.
 COMPACT_FOOTER_BELOW = 100
+#: Terminal height (rows) from which the glyph legend shows under the panes.
+LEGEND_FROM = 30
 
 
 class GenerationPublished(Message):
@@ -192,8 +194,10 @@ class MainScreen(Screen[None]):
 
     def on_resize(self) -> None:
         """Under :data:`COMPACT_FOOTER_BELOW` columns the footer drops its extra spacing, so the
-        main keys (``/`` ``a`` ``i`` ``w`` ``e`` ``?`` ``q``) all fit at 80 columns."""
+        main keys (``/`` ``a`` ``i`` ``w`` ``e`` ``?`` ``q``) all fit at 80 columns; under
+        :data:`LEGEND_FROM` rows the glyph legend gives its line to the list (``?`` shows it)."""
         self.query_one(Footer).compact = self.size.width < COMPACT_FOOTER_BELOW
+        self.query_one("#legend").display = self.size.height >= LEGEND_FROM
 
     def on_mount(self) -> None:
         self.query_one(SourcePane).border_title = "Source"
@@ -353,7 +357,7 @@ class MainScreen(Screen[None]):
         self.query_one(WatchWarningLine).show(event.generation)
         self.query_one(ProblemsLine).show(event.generation)
         self.query_one(AgentView).show(event.view)
-        self.query_one(Meters).show_view(event.view, self.host.labels)
+        self.query_one(Meters).show_view(event.view, self.host)
         self._show_header()
         self.catalog_pane.home = event.catalog.context.env.home
         self.catalog_pane.show_generation(event.view.shown(event.generation))

@@ -63,9 +63,11 @@ async def test_header_rows_and_meter(catalog):
         tokens = TokenCounter().count(expected.text)
         assert (meter.used, meter.limit, meter.truncated, meter.omitted) == (len(expected.text), 8000, 0, 0)
         assert (meter.tokens, meter.tokens_exact) == (tokens.tokens, tokens.exact)
-        est = -(-len(expected.text) // 4)
         assert "index █" in text and (
-            f" {len(expected.text):,} / 8,000 chars · {tokens.tokens:,} tok (agent est. {est:,}) · 0 truncated · 0 omitted" in text)
+            f" {len(expected.text):,} / 8,000 characters · 0 truncated · 0 omitted · {tokens.tokens:,} tokens (tiktoken)"
+            in text)
+        # by whose rule, in words
+        assert "Zuno's index budget: no context window known: the default 8,000 characters" in text
 
 
 async def test_filter_narrows_and_escape_clears(catalog):

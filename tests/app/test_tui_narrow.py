@@ -51,7 +51,7 @@ async def test_notices_inside_a_dialog_never_float_over_it(tmp_path):
         await pilot.press("enter")                     # applies the session values: a notice
         await settle(app, pilot)
         line = screen.query_one(NoticeLine)
-        assert line.display and line.text.startswith("Session: context window unknown")
+        assert line.display and line.text.startswith("This session: context window unknown")
         assert len(app.screen.query(Toast)) == 0
         box = screen.query_one("#wi-box")
         # the line is part of the dialog's own layout, under its other parts

@@ -155,12 +155,18 @@ async def test_u2_meters_exact_beside_agent_estimate(tree):
         counter = TokenCounter()
         exact = counter.count(text)
         index = main(app).query_one(BudgetMeter).render().plain
-        assert f" {len(text):,} / 8,000 chars · {exact.tokens:,} tok (agent est. {approx_tokens(text):,}) ·" in index
+        assert index.splitlines() == [
+            f"index {'█' * round(18 * len(text) / 8000)}{'░' * (18 - round(18 * len(text) / 8000))} {len(text):,} / "
+            f"8,000 characters · 0 truncated · 0 omitted · {exact.tokens:,} tokens (tiktoken)",
+            "  Zuno's index budget: no context window known: the default 8,000 characters"]
         await select(app, pilot, "docx")
         body = "# Docx\nUse python-docx.\n"
-        selected = main(app).query_one(SelectedMeter).plain
-        assert selected.endswith(
-            f" {counter.count(body).tokens:,} tok (agent est. {approx_tokens(body):,}) / 8,000 tok · docx")
+        selected = main(app).query_one(SelectedMeter).plain.splitlines()
+        # the host's own count (characters ÷ 4) against its budget, tiktoken's beside it
+        assert selected[0].endswith(f" {approx_tokens(body):,} / 8,000 tokens · docx · "
+                                    f"{counter.count(body).tokens:,} tokens (tiktoken)")
+        assert selected[1] == ("  Zuno's budget for the skill bodies one request loads (4 characters a token): "
+                               "no context window known: the default 8,000 tokens")
 
 
 async def test_e4_agent_switch_hides_builtins_and_reports_required_skills(tree):

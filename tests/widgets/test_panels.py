@@ -22,10 +22,12 @@ from skillshelf.widgets.source_pane import details_content, diagnostic_line
 
 
 def test_meter_text_numbers_and_bar():
-    text = meter_text("index", 6120, 8000, tokens=1530, approx_tokens=1498, truncated=3, omitted=0, bar_width=8).plain
-    assert text == "index ██████░░ 6,120 / 8,000 chars · 1,530 tok (agent est. 1,498) · 3 truncated · 0 omitted"
-    approx = meter_text("index", 10, 0, tokens=3, tokens_exact=False, approx_tokens=3, bar_width=4).plain
-    assert approx == "index ████ 10 / 0 chars · 3 tok approx (agent est. 3) · 0 truncated · 0 omitted"
+    text = meter_text("index", 6120, 8000, tokens=1530, truncated=3, omitted=0, bar_width=8).plain
+    assert text == "index ██████░░ 6,120 / 8,000 characters · 3 truncated · 0 omitted · 1,530 tokens (tiktoken)"
+    approx = meter_text("index", 10, 0, tokens=3, tokens_exact=False, bar_width=4).plain
+    assert approx == "index ████ 10 / 0 characters · 0 truncated · 0 omitted · ~3 tokens (characters ÷ 4)"
+    assert meter_text("catalog", 372, None, tokens=90).plain == (
+        "catalog 372 characters · no budget · 0 truncated · 90 tokens (tiktoken)")
 
 
 def _gen():
@@ -85,8 +87,7 @@ def test_help_sections_per_screen_and_hanging_indent():
     sections = {title: {row[0] for row in rows} for title, rows in HELP_SECTIONS}
     assert list(sections) == ["Main screen", "Ambiguity picker (a)", "Index preview (i)", "What-if (w)", "Problems (e)",
                               "Compare hosts (x)"]
-    aliases = {"picker.close-q", "preview.close-q", "whatif.close-q", "whatif.preset-128k", "whatif.preset-200k",
-               "whatif.preset-1m"}
+    aliases = {"picker.close-q", "preview.close-q", "whatif.preset-down"}
     for title, screen in (("Ambiguity picker (a)", AmbiguityPicker), ("Index preview (i)", IndexPreviewScreen),
                           ("What-if (w)", WhatIfScreen), ("Compare hosts (x)", CompareScreen)):
         assert {b.id for b in screen.BINDINGS} - aliases <= sections[title], title

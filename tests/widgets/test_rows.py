@@ -156,7 +156,7 @@ def test_short_root_labels_in_the_hosts_words():
     assert short_root_label(Provenance.ZHIN_AGENT, "agent:reviewer") == "agent:reviewer"
     assert short_root_label(Provenance.MANAGED, "admin /etc/codex/skills") == "admin /etc/codex"
     assert short_root_label(Provenance.SYSTEM, "system $CODEX_HOME/skills/.system") == "system $…/.system"
-    assert short_root_label(Provenance.GLOBAL_ZUNO) == "global .zuno"
+    assert short_root_label(Provenance.GLOBAL_ZUNO) == "global zuno"     # $XDG_CONFIG_HOME/zuno
 
 
 def test_layout_keeps_what_tells_copies_apart_at_any_width():

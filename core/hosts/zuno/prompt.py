@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from skillshelf.core.budget import index_budget_chars
+from skillshelf.core.budget import index_budget_rule
 from skillshelf.core.hosts.base import CatalogEntry, EntryState, HostCatalog
 from skillshelf.core.model import Exposure, Source
 from skillshelf.core.render import Budgeted, Form, render_budgeted
@@ -15,12 +15,7 @@ __all__ = ["budget_rule", "zuno_catalog"]
 
 def budget_rule(*, max_context_tokens: int | None, context_window: int | None) -> str:
     """SPEC U1 in words: where the index budget came from."""
-    budget = index_budget_chars(max_context_tokens=max_context_tokens, context_window=context_window)
-    if max_context_tokens:
-        return f"maxContextTokens {max_context_tokens:,} × 4 (at most 10,000 tokens) = {budget:,} characters"
-    if context_window:
-        return f"2% of a {context_window:,}-token context window = {budget:,} characters"
-    return f"no context window known: the default {budget:,} characters"
+    return index_budget_rule(max_context_tokens=max_context_tokens, context_window=context_window)
 
 
 def _state(source: Source, result: Budgeted, omitted: set[str], cut: set[str]) -> CatalogEntry:
