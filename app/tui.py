@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from argparse import Namespace
 from collections.abc import Callable
@@ -116,7 +117,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display, timings=self.timings,
-                          generation_after_write=self.generation_after_write)
+                          generation_after_write=self.generation_after_write, run_editor=lambda argv: self.run_editor(argv))
 
     @property
     def main_screen(self) -> MainScreen:
@@ -193,6 +194,13 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
     async def action_quit(self) -> None:
         self.stop_watching()
         await super().action_quit()
+
+    def run_editor(self, argv: list[str]) -> None:
+        """Run ``argv`` (an editor and a file) with the terminal handed over: the app is suspended
+        until it exits. Raises ``SuspendNotSupported`` where the terminal cannot be handed over
+        and ``OSError`` when the program cannot be started."""
+        with self.suspend():
+            subprocess.run(argv, check=False)
 
     def generation_after_write(self, catalog: AppCatalog, before: int) -> Generation:
         """The generation that shows a config write (or undo) just made to ``catalog``, whose

@@ -49,6 +49,8 @@ HELP_ROWS: tuple[tuple[str, str, str], ...] = (
     ("main.raw", "v", "raw tool output (wrapper lines included) / body only"),
     ("main.resources", "R", "resources of the skill directory: read one with read_resource"),
     ("main.pull", "p", "pull remote skills (skills.urls) now and rescan"),
+    ("main.edit", "o", "open the selected file in $VISUAL / $EDITOR (skillshelf waits; a change shows as a new "
+                       "generation)"),
     ("main.copy", "c", "copy the selected locator (sent to the terminal clipboard with OSC 52; "
                        "the terminal decides whether it lands)"),
     ("app.resolve", "a", "resolve the selected ambiguous name (the picker)"),

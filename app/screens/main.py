@@ -23,11 +23,13 @@ screen; ``g`` applies only to hosts with agents, ``p`` only to hosts with remote
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable
 from functools import partial
 
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
@@ -45,6 +47,7 @@ from skillshelf.app.components.catalog_pane import CatalogPane
 from skillshelf.app.components.meters import Meters
 from skillshelf.app.components.source_details import DetailsPanel
 from skillshelf.app.components.status_lines import ProblemsLine, WatchWarningLine
+from skillshelf.app.editor import editor_command, file_digest
 from skillshelf.app.empty_catalog import empty_catalog_text
 from skillshelf.app.generation_diff import generation_diff
 from skillshelf.app.lint_cache import LintCache
@@ -109,12 +112,18 @@ class _Shown(Message):
         self.epoch = epoch
 
 
+def _run_suspended(argv: list[str]) -> None:
+    """Placeholder until mounted: the app's ``run_editor`` is passed in by :class:`SkillshelfApp`."""
+    raise SuspendNotSupported("no app to suspend")
+
+
 class MainScreen(Screen[None]):
     """The catalog browser (DESIGN "The TUI").
 
     ``open_catalog`` is called once in a worker thread; ``host`` and ``cwd_display`` go into the
     header; ``timings`` are the app's delays; ``generation_after_write(catalog, before)`` gives
-    the generation that shows a config write (one generation step per write, SPEC H2).
+    the generation that shows a config write (one generation step per write, SPEC H2);
+    ``run_editor(argv)`` runs an editor on a file with the terminal handed over (``o``).
     :attr:`generation` is always the whole published generation; :attr:`view` says what the
     current agent view lists.
     """
@@ -131,6 +140,7 @@ class MainScreen(Screen[None]):
         Binding("e", "app.problems", "Problems", id="app.problems"),
         Binding("question_mark", "app.help", "Help", id="app.help"),
         Binding("q", "app.quit", "Quit", id="app.quit"),
+        Binding("o", "open_editor", "Edit", id="main.edit"),
         Binding("n", "next_conflict(1)", "Conflict", id="main.next-conflict"),
         Binding("g", "pick_agent", "Agent", id="main.agent"),
         Binding("h", "app.switch_host", "Host", id="app.switch-host"),
@@ -153,13 +163,15 @@ class MainScreen(Screen[None]):
 
     def __init__(self, open_catalog: Callable[[], AppCatalog], *, host: Host = DEFAULT_HOST, cwd_display: str = "",
                  timings: Timings = DEFAULT_TIMINGS,
-                 generation_after_write: Callable[[AppCatalog, int], Generation] | None = None) -> None:
+                 generation_after_write: Callable[[AppCatalog, int], Generation] | None = None,
+                 run_editor: Callable[[list[str]], None] | None = None) -> None:
         super().__init__()
         self._open_catalog = open_catalog
         self.host = host
         self.cwd_display = cwd_display
         self.timings = timings
         self._after_write = generation_after_write
+        self._run_editor = run_editor or _run_suspended
         self.catalog: AppCatalog | None = None
         self.generation: Generation | None = None
         self.view: CatalogView | None = None
@@ -558,6 +570,40 @@ class MainScreen(Screen[None]):
         self.app.copy_to_clipboard(row.location)
         self.notify(f"Locator sent to the terminal clipboard (OSC 52): {visible(row.location)}",
                     timeout=4, markup=False)
+
+    def action_open_editor(self) -> None:
+        """``o``: open the selected row's file in ``$VISUAL`` / ``$EDITOR`` (the app is suspended
+        meanwhile); when the file changed, show the generation that has the change."""
+        row = self.selected_row()
+        if row is None or self.catalog is None or self.generation is None:
+            self.notify("No row selected.", timeout=3)
+            return
+        path = row.location
+        if not os.path.isfile(path):
+            self.notify(f"{visible(path)} is not a file on disk (a built-in skill): nothing to open.", timeout=5,
+                        markup=False)
+            return
+        command = editor_command(os.environ)
+        if command is None:
+            self.notify("Set $VISUAL or $EDITOR to the editor to use (for example: export EDITOR=nano).",
+                        severity="warning", timeout=6, markup=False)
+            return
+        if shutil.which(command[0]) is None:
+            self.notify(visible(f"The editor {command[0]} ($VISUAL / $EDITOR) was not found."), severity="error",
+                        timeout=6, markup=False)
+            return
+        before, digest = self.generation.number, file_digest(path)
+        try:
+            self._run_editor([*command, path])
+        except (OSError, SuspendNotSupported) as exc:
+            self.notify(visible(f"Could not run {command[0]}: {exc}", multiline=True), severity="error", timeout=8,
+                        markup=False)
+            return
+        if file_digest(path) == digest:
+            self.notify(f"Unchanged: {visible(path)}", timeout=3, markup=False)
+            return
+        self.notify(f"Edited {visible(path)}: rescanning.", timeout=3, markup=False)
+        self.rescan_after_write(before)
 
     def action_focus_filter(self) -> None:
         self.query_one("#filter", Input).focus()

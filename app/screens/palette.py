@@ -65,6 +65,8 @@ PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
                   feature=Feature.REMOTE),
     PaletteAction("Problems", "e", "warnings, config errors, uncovered folders, rejected files", "app", "problems"),
     PaletteAction("Compare hosts", "x", "this workspace under every host side by side", "app", "compare"),
+    PaletteAction("Edit the selected skill file", "o", "open it in $VISUAL / $EDITOR; a change rescans", "main",
+                  "open_editor"),
     PaletteAction("Sort: next order", "s", "catalog, name, provenance, size, tokens", "main", "cycle_sort"),
     PaletteAction("Next conflict", "n", "the next ambiguous name", "main", "next_conflict", (1,)),
     PaletteAction("Undo the last picker write", "ctrl+z", "restore skills.config byte for byte", "app", "undo_write",
