@@ -173,18 +173,21 @@ class Catalog:
         """Call ``callback(generation)`` after every publish (from the publishing thread)."""
         self._listeners.append(callback)
 
-    def refresh(self, *, pull_remote: bool = False) -> Generation:
+    def refresh(self, *, pull_remote: bool = False, publish_unchanged: bool = True) -> Generation:
         """Rescan everything and publish a new generation (number + 1), SPEC H2–H3.
 
-        A refresh always publishes, even when nothing changed (conformance §6). Concurrent calls
+        A refresh always publishes, even when nothing changed (conformance §6), unless
+        ``publish_unchanged`` is False (the watcher): then a rebuild that shows exactly what
+        :attr:`current` shows (:meth:`Generation.same_content`) publishes nothing and
+        :attr:`current` is returned. Concurrent calls
         collapse: each call takes a ticket; a rescan that *started* after a caller's ticket was
         taken covers that caller, which then returns that rescan's generation instead of
         scanning again. ``pull_remote`` re-pulls remote indexes first. Pending
         :meth:`refresh_paths` requests are folded into the full rescan.
         """
-        return self._request(None, pull_remote=pull_remote)
+        return self._request(None, pull_remote=pull_remote, publish_unchanged=publish_unchanged)
 
-    def refresh_paths(self, changed: Iterable[str]) -> Generation:
+    def refresh_paths(self, changed: Iterable[str], *, publish_unchanged: bool = True) -> Generation:
         """Re-read only what ``changed`` paths can affect and publish a new generation (SPEC H2).
 
         ``changed``: absolute paths reported by a watcher (files or directories, existing or
@@ -192,10 +195,12 @@ class Catalog:
         generation, and like it always publishes (number + 1); how little is re-read is the
         host's business (:meth:`HostSession.build`). Concurrent calls collapse into one rebuild
         covering the union of their paths; a pending :meth:`refresh` turns it into a full
-        rescan. Never raises for file-system problems.
+        rescan. ``publish_unchanged``: as for :meth:`refresh`. Never raises for bad skills; a
+        file system changing under the rebuild can raise :class:`OSError` (the next request then
+        rescans everything).
         """
-        paths = {os.path.normpath(os.path.abspath(p)) for p in changed}
-        return self._request(paths)
+        paths = {os.path.normpath(os.path.join(self.cwd, p)) for p in changed}
+        return self._request(paths, publish_unchanged=publish_unchanged)
 
     def set_watch_warnings(self, warnings: Sequence[CatalogWarning]) -> bool:
         """Replace the watcher's warnings (kind ``WatchFailed``, SPEC H4) published with every
@@ -222,7 +227,8 @@ class Catalog:
             self._publish(gen)
             return gen
 
-    def _request(self, paths: set[str] | None, *, pull_remote: bool = False) -> Generation:
+    def _request(self, paths: set[str] | None, *, pull_remote: bool = False,
+                 publish_unchanged: bool = True) -> Generation:
         with self._ticket_lock:
             self._requested += 1
             ticket = self._requested
@@ -249,6 +255,9 @@ class Catalog:
                     self._pending_full = True
                 raise
             self._covered = covers
+            current = self._current
+            if not publish_unchanged and current is not None and gen.same_content(current):
+                return current
             self._publish(gen)
             return gen
 

@@ -50,6 +50,7 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
+from skillshelf.core.paths import canonical as real_path
 from skillshelf.core.scan import SKILL_FILENAME
 
 __all__ = [
@@ -104,7 +105,7 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
     try:
         if not os.path.isdir(top):
             return found, warnings
-        top_canon = os.path.realpath(top)
+        top_canon = real_path(top)
     except OSError:
         return found, warnings
     deepest = root.depth if root.depth is not None else root.max_depth
@@ -136,7 +137,7 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
                     if stat_mod.S_ISREG(st.st_mode):
                         has_skill = True
                         if root.depth_allowed(levels):
-                            real = os.path.realpath(path)
+                            real = real_path(path)
                             found.append(Found(real if root.resolve else path, real, levels, root))
                         continue
                     if not stat_mod.S_ISDIR(st.st_mode):
@@ -160,7 +161,7 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
                         continue
                     if not stat_mod.S_ISDIR(st.st_mode):
                         continue
-                    target = os.path.realpath(path)
+                    target = real_path(path)
                     if target in chain:
                         warnings.append(_warning("symlink-loop", path, f"symlink loop: {path} leads back to {target}; not followed"))
                         continue

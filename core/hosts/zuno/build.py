@@ -41,7 +41,7 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
-from skillshelf.core.paths import find_worktree
+from skillshelf.core.paths import canonical, find_worktree
 from skillshelf.core.remote import cache_root, pull
 from skillshelf.core.scan import ScanResult, scan
 from skillshelf.core.sidecar import Sidecar, read_sidecars
@@ -93,7 +93,16 @@ class _Snapshot:
     rules: tuple[RuleEntry, ...]
     builtins: tuple[Source, ...]
     digest_cache: DigestCache
+    #: the generation this one was built from (``None`` for the first)
+    basis: Generation | None = None
     _by_dir: dict[str, str] | None = None
+
+    def valid_for(self, previous: Generation) -> bool:
+        """Whether this snapshot describes ``previous``: it is the generation built here, or the
+        catalog did not publish that build because it showed exactly what ``previous`` shows
+        (``Catalog.refresh(publish_unchanged=False)``)."""
+        gen = self.generation
+        return gen is previous or (self.basis is previous and gen.same_content(previous))
 
     def location_by_dir(self) -> dict[str, str]:
         """Skill directory (as spelled by the locator) → locator, built once per snapshot."""
@@ -204,7 +213,7 @@ class ZunoSession:
             ctx.env, ctx.cwd, paths=config.paths + ctx.paths, remote_dirs=self._remote_dirs
         )
         snap = self._snap
-        if previous is None or snap is None or snap.generation is not previous:
+        if previous is None or snap is None or not snap.valid_for(previous):
             snap = None
         if snap is not None:  # keep the previous Root objects for equal roots (cheap identity checks)
             same = {r: r for r in snap.roots}
@@ -282,6 +291,7 @@ class ZunoSession:
             rules=rules,
             builtins=tuple(builtins),
             digest_cache=digest_cache,
+            basis=previous,
         )
         return gen
 
@@ -302,7 +312,7 @@ class ZunoSession:
             dirs.append(os.path.dirname(os.path.normpath(os.path.join(base, single))))
         for f in ctx.config_files:
             dirs.append(os.path.dirname(os.path.normpath(os.path.join(base, f))))
-        shared = os.path.realpath(os.path.join(os.path.normpath(os.path.join(base, env.home)), ".agents", "skills"))
+        shared = canonical(os.path.join(os.path.normpath(os.path.join(base, env.home)), ".agents", "skills"))
         return WatchTargets(
             roots=roots,
             config_dirs=tuple(dirs),
