@@ -420,23 +420,24 @@ def filter_sources(sources: Sequence[Source | Rejected], query: str, limit: int 
     return FilterIndex(sources).search(query, limit)
 
 
-def body_line(body: str, query: str, first_line: int = 1) -> tuple[int, str] | None:
+def body_line(body: str, query: str, first_line: int = 1, *, folded: str | None = None) -> tuple[int, str] | None:
     """The first line of ``body`` holding ``query`` (case-insensitive, runs of whitespace in the
     query matching any whitespace), or else holding every whitespace-separated word of it:
     ``(line number, the line without its line break)``, numbering from ``first_line`` (the
     file's line number of the body's first line). ``None`` when no line matches or the query
-    is blank."""
+    is blank. ``folded``: ``body.casefold()`` when the caller keeps it (casefolding never adds or
+    removes a line break, so line numbers carry over)."""
     words = query.casefold().split()
     if not words:
         return None
-    whole = re.compile(r"\s+".join(re.escape(w) for w in words))
-    lines = body.splitlines()
-    folded = [line.casefold() for line in lines]
-    for n, line in enumerate(folded):
-        if whole.search(line):
-            return first_line + n, lines[n]
-    if len(words) > 1:
-        for n, line in enumerate(folded):
+    text = body.casefold() if folded is None else folded
+    whole = re.compile(r"[^\S\n]+".join(re.escape(w) for w in words))
+    m = whole.search(text)
+    if m is not None:
+        n = text.count("\n", 0, m.start())
+        return first_line + n, body.split("\n")[n].rstrip("\r")
+    if len(words) > 1 and all(w in text for w in words):
+        for n, line in enumerate(text.split("\n")):
             if all(w in line for w in words):
-                return first_line + n, lines[n]
+                return first_line + n, body.split("\n")[n].rstrip("\r")
     return None

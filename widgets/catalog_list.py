@@ -31,7 +31,10 @@ from textual.visual import Visual
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.rows import NAME_MAX, NAME_MIN, CatalogRow, RowLayout, fit_layout, row_prompt
 
-__all__ = ["NAME_MAX", "NAME_MIN", "CatalogList", "ValueColumn"]
+__all__ = ["LINE_ROOM", "NAME_MAX", "NAME_MIN", "CatalogList", "ValueColumn"]
+
+#: Cells the place column keeps for a body line found by the body search.
+LINE_ROOM = 24
 #: Rendered lines kept (a screenful is a few dozen).
 _STRIP_CACHE = 1024
 
@@ -134,20 +137,25 @@ class CatalogList(ScrollView, can_focus=True):
         spans: Mapping[int, Sequence[tuple[int, int]]] | None = None,
         *,
         keep: int | None = None,
+        lines: Mapping[int, tuple[int, str]] | None = None,
     ) -> None:
         """Show ``rows[i]`` for each ``i`` in ``order``; ``spans`` emphasise filter matches in
-        names. The scroll position is kept (a new generation must not jump the view); the cursor
-        goes to row ``keep`` when it is shown, else to the first line. Posts
-        :class:`RowHighlighted` only when the cursor's row changed."""
+        names; ``lines`` (row → file line number and text) are body lines the body search
+        found, shown in the place column. The scroll position is kept (a new generation must not
+        jump the view); the cursor goes to row ``keep`` when it is shown, else to the first line.
+        Posts :class:`RowHighlighted` only when the cursor's row changed."""
         before = self.current_row
         self.rows = rows
         self.order = list(order)
         self._spans = dict(spans or {})
+        self.lines: dict[int, tuple[int, str]] = dict(lines or {})
         self._position = {row: pos for pos, row in enumerate(self.order)}
         shown = [rows[i] for i in self.order]
+        # a body line found by the body search needs room too (its start is what says most)
         self._widest = (max((cell_len(visible(r.name)) for r in shown), default=NAME_MIN),
                         max((cell_len(visible(r.root_label)) for r in shown), default=0),
-                        max((cell_len(visible(r.distinct)) for r in shown), default=0))
+                        max([*(cell_len(visible(r.distinct)) for r in shown), *([LINE_ROOM] if self.lines else [])],
+                            default=0))
         self.row_layout = self._fit_layout()
         if len(self._lines) > 2 * len(rows) + 1000:  # forget files long gone
             self._lines.clear()
@@ -173,6 +181,11 @@ class CatalogList(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ reading
     @property
+    def spans(self) -> dict[int, Sequence[tuple[int, int]]]:
+        """The filter spans shown (row index → character ranges in the name)."""
+        return self._spans
+
+    @property
     def line_count(self) -> int:
         """Lines shown (rows in the current order)."""
         return len(self.order)
@@ -180,7 +193,7 @@ class CatalogList(ScrollView, can_focus=True):
     def line_content(self, position: int) -> Content:
         """The text of line ``position`` (0-based, in the current order)."""
         row = self.order[position]
-        return self._line(self.rows[row], self._spans.get(row, ()))
+        return self._line(self.rows[row], self._spans.get(row, ()), self.lines.get(row))
 
     @property
     def current_row(self) -> int | None:
@@ -206,12 +219,12 @@ class CatalogList(ScrollView, can_focus=True):
     def _layout(self) -> tuple[object, ...]:
         return (self.row_layout, self.value_column[0] if self.value_column else None)
 
-    def _line(self, row: CatalogRow, spans: Sequence[tuple[int, int]]) -> Content:
+    def _line(self, row: CatalogRow, spans: Sequence[tuple[int, int]], matched: tuple[int, str] | None = None) -> Content:
         """``row``'s line, from the cache when the same entry object is shown with the same
-        status cells and column layout (lines with filter spans are always built)."""
+        status cells and column layout (lines with filter spans or a body line are always built)."""
         value = self.value_column[1](row) if self.value_column else None
-        if spans:
-            return row_prompt(row, self.row_layout, spans, value=value)
+        if spans or matched is not None:
+            return row_prompt(row, self.row_layout, spans, value=value, matched=matched)
         key = (row.item.location, row.rejected)
         layout = self._layout()
         hit = self._lines.get(key)

@@ -324,14 +324,17 @@ def row_prompt(
     spans: Sequence[tuple[int, int]] = (),
     *,
     value: str | None = None,
+    matched: tuple[int, str] | None = None,
 ) -> Content:
     """The list line: ``<state><flag> <name> [<value>] [<exposure>] [<root label>] <place>`` in
     the widths of ``layout``. The place is what tells the row apart from other copies of its
     name (:attr:`CatalogRow.distinct`), else its location relative to its root, its end kept
     when cut (``…/skills/pdf``); without a label column a row with no distinguishing part
     shows its root label there instead. ``value``: the sort key shown while sorting by size or
-    tokens. ``spans`` (character ranges in the name, from the filter) are emphasised. Text is
-    made visible first (SPEC X1)."""
+    tokens. ``spans`` (character ranges in the name, from the filter) are emphasised.
+    ``matched``: the body line the body search found (file line number, text), shown in the
+    place column as ``42: the line`` (after what tells copies apart). Text is made visible
+    first (SPEC X1)."""
     name = visible(row.name)
     name_cell = fit(name, layout.name)
     parts: list[str | tuple[str, str] | Content] = [
@@ -366,7 +369,12 @@ def row_prompt(
             place, style = visible(short_location(row.item)), muted
         else:
             place, style = visible(row.root_label), ""
-        if layout.place is not None:
+        if matched is not None:
+            line = f"{matched[0]}: {visible(' '.join(matched[1].split()))}"
+            place, style = (f"{visible(row.distinct)} {line}" if row.distinct else line), "$accent"
+            if layout.place is not None:
+                place = fit(place, layout.place).rstrip()
+        elif layout.place is not None:
             place = fit_end(place, layout.place) if row.distinct or layout.label else fit(place, layout.place).rstrip()
         parts += [" ", (place, style)]
     return Content.assemble(*parts)

@@ -21,6 +21,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
+from textual.widgets.text_area import Selection
 
 from skillshelf.core.hosts.base import Fact
 from skillshelf.core.model import Diagnostic, Rejected, Severity, Source, Status
@@ -433,6 +434,23 @@ class BodyView(Vertical):
         note_widget = self.query_one("#source-body-note", Static)
         note_widget.update(Content(visible(note)))
         note_widget.set_class(bool(note), "-shown")
+
+    def reveal_line(self, line: int) -> bool:
+        """Select file line ``line`` of the shown text and scroll to it (the body search's match);
+        False when the shown text does not hold that line."""
+        area = self.query_one("#source-body", TextArea)
+        index = int(line) - area.line_number_start
+        if not 0 <= index < area.document.line_count:
+            return False
+        area.selection = Selection((index, 0), (index, len(area.document.get_line(index))))
+        # scroll_cursor_visible does nothing without a shown cursor: scroll to the line ourselves
+        self.call_after_refresh(self._scroll_to_line, index)
+        return True
+
+    def _scroll_to_line(self, index: int) -> None:
+        area = self.query_one("#source-body", TextArea)
+        y = area.wrapped_document.location_to_offset((index, 0)).y
+        area.scroll_to(y=max(0, y - area.scrollable_content_region.height // 2), animate=False)
 
     @property
     def body_title(self) -> str:

@@ -29,7 +29,10 @@ KEY_WIDTH = 12
 #: (keys, what) for the help table, in the order shown. Kept next to the bindings' ids in
 #: :mod:`skillshelf.app.screens.main`; a test checks every binding id appears here.
 HELP_ROWS: tuple[tuple[str, str, str], ...] = (
-    ("main.filter", "/", "focus the filter (esc clears it and returns to the list)"),
+    ("main.filter", "/", "focus the filter (esc clears it and returns to the list); exact and prefix matches "
+                         "of names and words first, near misses (typos) after"),
+    ("main.bodies", "ctrl+f", "the filter searches the skills' bodies too (a row found there shows the line; "
+                              "the body view selects it) / stops"),
     ("catalog.down", "j  ↓", "next row"),
     ("catalog.up", "k  ↑", "previous row"),
     ("catalog.first", "home", "first row"),

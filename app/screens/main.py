@@ -147,6 +147,7 @@ class MainScreen(Screen[None]):
         Binding("x", "app.compare", "Compare", id="app.compare"),
         Binding("s", "cycle_sort", "Sort", id="main.sort"),
         Binding("r", "refresh", "Refresh", id="main.refresh"),
+        Binding("ctrl+f", "toggle_bodies", "Bodies too", show=False, id="main.bodies"),
         Binding("escape", "escape", "Back", show=False, id="main.escape"),
         Binding("N", "next_conflict(-1)", "Prev conflict", show=False, id="main.prev-conflict"),
         Binding("enter", "focus_source", "Source", show=False, id="main.source"),
@@ -196,7 +197,7 @@ class MainScreen(Screen[None]):
         yield ProblemsLine()
         yield WatchWarningLine()
         yield AgentView(self.timings)
-        yield Input(placeholder="/ filter…  (name, description, keywords; typos ok)", id="filter")
+        yield Input(placeholder="/ filter…  (name, description, keywords; typos ok)  ctrl+f: bodies too", id="filter")
         with Horizontal(id="panes"):
             yield CatalogPane(self.timings)
             yield SourcePane(DetailsPanel(), BodyPager(), id="source")
@@ -443,7 +444,12 @@ class MainScreen(Screen[None]):
         else:
             same = details.row is not None and details.row.location == row.location
             details.inspect(row, self.catalog)
+            index = self.catalog_pane.catalog_list.current_row
+            found = self.catalog_pane.body_lines.get(index) if index is not None else None
+            pager.want_line = found[0] if found is not None else None
             pager.show_source(row, self.catalog)
+            if found is not None and same and pager.page is not None:
+                pager.reveal_line(found[0])
             if not same:
                 self.query_one(Meters).show_selected(row, None)
         if event.chosen:
@@ -570,6 +576,13 @@ class MainScreen(Screen[None]):
         self.app.copy_to_clipboard(row.location)
         self.notify(f"Locator sent to the terminal clipboard (OSC 52): {visible(row.location)}",
                     timeout=4, markup=False)
+
+    def action_toggle_bodies(self) -> None:
+        """``ctrl+f``: the filter searches the skills' bodies too (off the event loop; each row
+        found there shows its line), or stops doing so."""
+        on = self.catalog_pane.toggle_bodies()
+        self.notify("The filter searches bodies too: a row found there shows the line." if on
+                    else "The filter searches names, descriptions and keywords only.", timeout=3)
 
     def action_open_editor(self) -> None:
         """``o``: open the selected row's file in ``$VISUAL`` / ``$EDITOR`` (the app is suspended

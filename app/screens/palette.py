@@ -65,6 +65,8 @@ PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
                   feature=Feature.REMOTE),
     PaletteAction("Problems", "e", "warnings, config errors, uncovered folders, rejected files", "app", "problems"),
     PaletteAction("Compare hosts", "x", "this workspace under every host side by side", "app", "compare"),
+    PaletteAction("Search bodies too", "ctrl+f", "the filter also finds a query in the skills' bodies", "main",
+                  "toggle_bodies"),
     PaletteAction("Edit the selected skill file", "o", "open it in $VISUAL / $EDITOR; a change rescans", "main",
                   "open_editor"),
     PaletteAction("Sort: next order", "s", "catalog, name, provenance, size, tokens", "main", "cycle_sort"),
