@@ -77,8 +77,10 @@ SHORT_QUERY = (3, 4)
 #: Scores of a short-query Damerau–Levenshtein hit on the whole name / on one word of it.
 TRANSPOSED_NAME_SCORE, TRANSPOSED_PART_SCORE = 90.0, 88.0
 _NAME_WORD = re.compile(r"[^-_./: ]+")
-#: Separates words in the index's joined strings (``\w`` never matches it).
+#: Separates the word tails of a name in the index (``\w`` never matches it).
 _SEP = "\0"
+#: Queries whose rankings an index keeps.
+_MEMO = 32
 #: Names and queries are compared with their word separators as spaces (``test driven`` finds
 #: ``test-driven-development``); one character for one, so positions (spans) stay the same.
 _SPACED = str.maketrans("-_./:", "     ")
@@ -150,7 +152,8 @@ class FilterIndex:
     a keystroke runs a few ``str.find`` scans instead of a loop per row.
 
     ``FilterIndex(rows).search(query, limit)`` equals ``filter_sources(rows, query, limit)``;
-    the TUI keeps one per generation so each keystroke only does the matching.
+    the TUI keeps one per generation so each keystroke only does the matching; :meth:`count` is
+    the number of hits without a limit.
     """
 
     def __init__(self, sources: Sequence[Source | Rejected]) -> None:
@@ -175,6 +178,7 @@ class FilterIndex:
             texts.append(text)
         self._texts = _Joined(texts)
         self._vocabulary: frozenset[str] | None = None
+        self._memo: dict[str, list[FilterHit]] = {}
 
     def __len__(self) -> int:
         return len(self.names)
@@ -207,15 +211,35 @@ class FilterIndex:
         if _SEP + needle not in self.tails[i]:
             return -1
         name_cf = self.names_cf[i]
-        return next(s for s in self.starts[i] if name_cf.startswith(needle, s))
+        # a name may hold the separator itself (untrusted text): confirm at a real word start
+        return next((s for s in self.starts[i] if name_cf.startswith(needle, s)), -1)
 
     def search(self, query: str, limit: int = 500) -> list[FilterHit]:
         """See :func:`filter_sources`."""
-        q = " ".join(query.translate(_SPACED).split()).casefold()
+        q = _normal(query)
         if not q:
             return [FilterHit(i, 100.0, ()) for i in range(len(self.names))]
         if limit < 1:
             return []
+        return self._ranked(q)[:limit]
+
+    def count(self, query: str) -> int:
+        """How many rows match ``query`` (every row for a blank query)."""
+        q = _normal(query)
+        return len(self.names) if not q else len(self._ranked(q))
+
+    def _ranked(self, q: str) -> list[FilterHit]:
+        """Every hit of the normalised query ``q``, best first; the last :data:`_MEMO` queries
+        are kept (backspacing and retyping cost nothing)."""
+        found = self._memo.get(q)
+        if found is None:
+            found = self._rank(q)
+            if len(self._memo) >= _MEMO:
+                self._memo.pop(next(iter(self._memo)))
+            self._memo[q] = found
+        return found
+
+    def _rank(self, q: str) -> list[FilterHit]:
         words = q.split()
         in_text = [self.rows_with_word_prefix(w) for w in words]
         tiers: dict[float, list[FilterHit]] = {s: [] for s in (100.0, 99.0, 98.0, 97.0, 96.0, 95.0)}
@@ -250,10 +274,9 @@ class FilterIndex:
             else:
                 rest.append(i)
         hits = [h for tier in tiers.values() for h in tier]
-        if len(hits) >= limit or not rest:
-            return hits[:limit]
-        hits.extend(self._fuzzy(q, words, rest))
-        return hits[:limit]
+        if rest:
+            hits.extend(self._fuzzy(q, words, rest))
+        return hits
 
     def _fuzzy(self, q: str, words: list[str], rest: list[int]) -> Iterable[FilterHit]:
         """The fuzzy tiers over the rows in ``rest`` (indices), best score first, then catalog order."""
@@ -408,6 +431,12 @@ def _name_window(q: str, name_cf: str) -> tuple[int, int, int] | None:
             if d is not None and (best is None or d < best[0]):
                 best = (d, start, length)
     return best
+
+
+def _normal(query: str) -> str:
+    """The query as the index compares it: casefolded, word separators as spaces, one space
+    between words."""
+    return " ".join(query.translate(_SPACED).split()).casefold()
 
 
 def filter_sources(sources: Sequence[Source | Rejected], query: str, limit: int = 500) -> list[FilterHit]:

@@ -175,3 +175,121 @@ def test_body_line_finds_the_query_or_all_its_words_on_one_line():
     assert body_line(body, "again fix") == (4, "Then   fix warnings and run it again")
     assert body_line(body, "missing") is None
     assert body_line(body, "  ") is None
+
+
+# ---------------------------------------------------------------- the index equals a row-by-row scan
+
+
+def _reference(sources, query: str) -> list[tuple[int, float]]:
+    """The ranking as a plain loop over every row, with regular expressions where the index uses
+    joined strings and a pre-filter (the definition the index must reproduce): (row, score)."""
+    import re
+
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    from skillshelf.core.filter import _NAME_WORD, _SPACED, _text_of, edits_allowed
+
+    q = " ".join(query.translate(_SPACED).split()).casefold()
+    words = q.split()
+    names = [s.name.casefold().translate(_SPACED) for s in sources]
+    texts = [_text_of(s) for s in sources]
+
+    def starts(name: str) -> list[int]:
+        return [m.start() for m in _NAME_WORD.finditer(name)]
+
+    def word_start(name: str, needle: str) -> bool:
+        return any(name.startswith(needle, s) for s in starts(name))
+
+    def in_text(i: int, w: str) -> bool:
+        if re.fullmatch(r"\w+", w):
+            pattern = r"(?<!\w)" + re.escape(w)
+            return re.search(pattern, texts[i]) is not None or re.search(pattern, names[i]) is not None
+        return w in texts[i]
+
+    tiers: list[tuple[int, float]] = []
+    rest = []
+    for i, name in enumerate(names):
+        if name == q:
+            tiers.append((i, 100.0))
+        elif name.startswith(q):
+            tiers.append((i, 99.0))
+        elif word_start(name, q):
+            tiers.append((i, 98.0))
+        elif q in name:
+            tiers.append((i, 97.0))
+        elif len(words) > 1 and all(word_start(name, w) for w in words):
+            tiers.append((i, 96.0))
+        elif all((len(words) > 1 and word_start(name, w)) or in_text(i, w) for w in words):
+            tiers.append((i, 95.0))
+        else:
+            rest.append(i)
+    ranked = sorted(tiers, key=lambda h: -h[1])  # stable: catalog order inside a tier
+    best: dict[int, float] = {}
+    if 3 <= len(q) <= 4:
+        for i in rest:
+            if names[i] and DamerauLevenshtein.distance(q, names[i]) <= 1:
+                best[i] = 90.0
+                continue
+            parts = list(_NAME_WORD.finditer(names[i]))
+            if len(parts) > 1 and any(DamerauLevenshtein.distance(q, m.group()) <= 1 for m in parts):
+                best[i] = 88.0
+    if edits_allowed(len(q)):
+        for i in rest:
+            for s in starts(names[i]):
+                for length in range(len(q), len(q) + edits_allowed(len(q)) + 1):
+                    if s + length <= len(names[i]):
+                        d = near_miss(q, names[i][s:s + length])
+                        if d is not None:
+                            best[i] = max(best.get(i, 0.0), 90.0 * (1 - d / len(q)))
+    if any(len(w) >= 5 for w in words):
+        vocab = {i: set(re.findall(r"\w+", texts[i])) | set(re.findall(r"\w+", names[i])) for i in rest}
+        for i in rest:
+            worst = 1.0
+            for w in words:
+                if any(v.startswith(w) for v in vocab[i]):
+                    continue
+                ds = [d for v in vocab[i] if (d := near_miss(w, v)) is not None]
+                if not ds:
+                    worst = 0.0
+                    break
+                worst = min(worst, 1 - min(ds) / len(w))
+            if 0.0 < worst < 1.0:
+                best[i] = max(best.get(i, 0.0), 80.0 * worst)
+    ranked += [(i, round(score, 2)) for i, score in sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return ranked
+
+
+_WORDS = ["pdf", "pfd", "make", "tools", "docx", "code", "review", "revew", "straße", "STRASSE", "İstanbul", "a",
+          "ab", "data-base", "db_tool", "x.y", "deploy", "depoly", "deployment", "sql", "Σίσυφος", "ﬁle", "file",
+          "", "zz", "spreadsheet", "spredsheets"]
+
+
+def _random_rows(rng, n):
+    rows = []
+    for k in range(n):
+        parts = [rng.choice(_WORDS) for _ in range(rng.randint(1, 3))]
+        name = rng.choice(["-", "_", ".", " ", ""]).join(parts) if rng.random() < 0.9 else ""
+        desc = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(0, 12))) or None
+        kw = {"keywords": [rng.choice(_WORDS)]} if rng.random() < 0.2 else {}
+        rows.append(src(name or f"n{k}", desc, **kw) if name or rng.random() < 0.5 else
+                    Rejected(location=f"/w/r{k}/SKILL.md", provenance=Provenance.PROJECT_ZUNO,
+                             canonical=f"/w/r{k}/SKILL.md", name=name))
+    return rows
+
+
+def test_the_index_equals_a_row_by_row_scan_on_random_rows():
+    import random
+
+    rng = random.Random(5)
+    for _ in range(40):
+        rows = _random_rows(rng, rng.randint(1, 60))
+        index = FilterIndex(rows)
+        for _ in range(12):
+            query = rng.choice([rng.choice(_WORDS), " ".join(rng.sample(_WORDS, 2)), rng.choice(_WORDS)[:3],
+                                rng.choice(_WORDS)[::-1], "pfd", "sqll", "dta", "deploymnt", "revew"])
+            limit = rng.choice([1, 3, 500])
+            expected = _reference(rows, query)
+            got = [(h.index, h.score) for h in index.search(query, limit)]
+            assert got == expected[:limit] if query.strip() else True, (query, limit)
+            assert index.search(query, limit) == index.search(query, limit)  # from the index's memory
+            assert index.count(query) == (len(rows) if not query.strip() else len(expected))
