@@ -9,14 +9,17 @@ no such budget.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.core.advice import FitAdvice, fit_advice
 from skillshelf.core.budget import index_budget_chars, selected_budget_rule
-from skillshelf.core.hosts.base import Feature, Host
+from skillshelf.core.hosts.base import Feature, Host, HostCatalog
+from skillshelf.core.model import Generation
 from skillshelf.core.tokens import approx_tokens, shared_counter
 
-__all__ = ["NO_WHAT_IF", "SessionBudget", "TokenCount", "count_tokens", "index_budget", "index_rule_words",
+__all__ = ["NO_WHAT_IF", "SessionBudget", "TokenCount", "budget_advice", "count_tokens", "index_budget",
+           "index_rule_words",
            "selected_budget", "selected_rule_words", "selected_words", "window_words"]
 
 
@@ -98,6 +101,26 @@ def selected_rule_words(host: Host, budget: int | None, rule: str, window: str =
         return f"{host.client} sets no budget for the skill bodies a request loads"
     text = f"{host.client}'s budget for the skill bodies one request loads (4 characters a token): {rule}"
     return text + (f" · {window}" if window else "")
+
+
+def budget_advice(catalog: AppCatalog, generation: Generation, budget: SessionBudget = NO_WHAT_IF,
+                  context_window: int | None = None) -> FitAdvice | None:
+    """What would make every skill of ``generation`` fit the catalog budget in force (the
+    session's what-if values, or ``context_window`` tokens when given): which skills to make
+    search-only, by the host's own fitting (:func:`skillshelf.core.advice.fit_advice`). Only
+    for hosts with search-only exposure and a configuration to write it to (``None`` otherwise,
+    and when nothing is cut). Worker thread (renders the catalog about log2(N) times)."""
+    features = catalog.host.features
+    if Feature.EXPOSURE not in features or Feature.CONFIG not in features:
+        return None
+    window = budget.context_window if context_window is None else context_window
+    chars = index_budget(catalog, replace(budget, context_window=window))
+    session = catalog.session
+
+    def catalog_of(shown: Generation, override: int | None) -> HostCatalog:
+        return session.catalog(shown, context_window=window, budget=chars if override is None else override)
+
+    return fit_advice(generation, catalog_of)
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,10 @@ _SPACED = str.maketrans("-_./:", "     ")
 _TEXT_WORD = re.compile(r"\w+")
 
 
+#: One ranked hit: row, score, and its spans when the ranking already knows them (fuzzy hits).
+_Ranked = tuple[int, float, "tuple[tuple[int, int], ...] | None"]
+
+
 class FilterHit(NamedTuple):
     """One match: ``index`` into the input sequence, ``score`` (0–100, see module doc) and
     ``spans`` (half-open character ranges in the name)."""
@@ -177,8 +181,10 @@ class FilterIndex:
             self.tails.append("".join(_SEP + name_cf[s:] for s in starts))
             texts.append(text)
         self._texts = _Joined(texts)
+        self._names = _Joined(self.names_cf)
+        self._tails = _Joined(self.tails)
         self._vocabulary: frozenset[str] | None = None
-        self._memo: dict[str, list[FilterHit]] = {}
+        self._memo: dict[str, list[_Ranked]] = {}
 
     def __len__(self) -> int:
         return len(self.names)
@@ -195,16 +201,12 @@ class FilterIndex:
         characters than letters and digits, rows whose text holds it anywhere."""
         if not _TEXT_WORD.fullmatch(w):
             return self._texts.rows_holding(w)
-        return self._texts.rows_holding(w, word_start=True) | self._name_rows(w, whole=False)
+        return self._texts.rows_holding(w, word_start=True) | self._names.rows_holding(w, word_start=True)
 
     def rows_with_word(self, word: str) -> set[int]:
         """Rows whose name or text holds the whole word ``word`` (letters and digits)."""
-        return self._texts.rows_holding(word, word_start=True, word_end=True) | self._name_rows(word, whole=True)
-
-    def _name_rows(self, word: str, *, whole: bool) -> set[int]:
-        """Rows whose name has a ``\\w+`` word starting with (``whole``: equal to) ``word``."""
-        pattern = re.compile(r"(?<!\w)" + re.escape(word) + (r"(?!\w)" if whole else ""))
-        return {i for i, name_cf in enumerate(self.names_cf) if word in name_cf and pattern.search(name_cf)}
+        return (self._texts.rows_holding(word, word_start=True, word_end=True)
+                | self._names.rows_holding(word, word_start=True, word_end=True))
 
     def _name_word_start(self, i: int, needle: str) -> int:
         """Where a word of row ``i``'s name starts with ``needle`` (the first such), or -1."""
@@ -221,14 +223,16 @@ class FilterIndex:
             return [FilterHit(i, 100.0, ()) for i in range(len(self.names))]
         if limit < 1:
             return []
-        return self._ranked(q)[:limit]
+        words = q.split()
+        return [FilterHit(i, score, spans if spans is not None else self._spans(i, q, words))
+                for i, score, spans in self._ranked(q)[:limit]]
 
     def count(self, query: str) -> int:
         """How many rows match ``query`` (every row for a blank query)."""
         q = _normal(query)
         return len(self.names) if not q else len(self._ranked(q))
 
-    def _ranked(self, q: str) -> list[FilterHit]:
+    def _ranked(self, q: str) -> list[_Ranked]:
         """Every hit of the normalised query ``q``, best first; the last :data:`_MEMO` queries
         are kept (backspacing and retyping cost nothing)."""
         found = self._memo.get(q)
@@ -239,44 +243,50 @@ class FilterIndex:
             self._memo[q] = found
         return found
 
-    def _rank(self, q: str) -> list[FilterHit]:
+    def _rank(self, q: str) -> list[_Ranked]:
+        """The tiers found with ``str.find`` over the joined names, word tails and texts (no
+        Python loop over every row), then the fuzzy tiers over what is left."""
+        names_cf = self.names_cf
         words = q.split()
-        in_text = [self.rows_with_word_prefix(w) for w in words]
-        tiers: dict[float, list[FilterHit]] = {s: [] for s in (100.0, 99.0, 98.0, 97.0, 96.0, 95.0)}
-        rest: list[int] = []
-        multi = len(words) > 1
-        for i, (name, name_cf) in enumerate(zip(self.names, self.names_cf, strict=True)):
+        scored: dict[int, float] = {}
+        for i in self._names.rows_holding(q):
+            name_cf = names_cf[i]
             if name_cf == q:
-                tiers[100.0].append(FilterHit(i, 100.0, _span(name, name_cf, 0, len(q))))
-                continue
-            if name_cf.startswith(q):
-                tiers[99.0].append(FilterHit(i, 99.0, _span(name, name_cf, 0, len(q))))
-                continue
-            at = self._name_word_start(i, q)
-            if at >= 0:
-                tiers[98.0].append(FilterHit(i, 98.0, _span(name, name_cf, at, len(q))))
-                continue
-            at = name_cf.find(q)
-            if at >= 0:
-                tiers[97.0].append(FilterHit(i, 97.0, _span(name, name_cf, at, len(q))))
-                continue
-            if not multi:
-                if i in in_text[0]:
-                    tiers[95.0].append(FilterHit(i, 95.0, ()))
-                else:
-                    rest.append(i)
-                continue
-            starts = [self._name_word_start(i, w) for w in words]
-            if all(s >= 0 for s in starts):
-                tiers[96.0].append(FilterHit(i, 96.0, _spans(name, name_cf, words, starts)))
-            elif all(s >= 0 or i in rows for s, rows in zip(starts, in_text, strict=True)):
-                tiers[95.0].append(FilterHit(i, 95.0, _spans(name, name_cf, words, starts)))
+                scored[i] = 100.0
+            elif name_cf.startswith(q):
+                scored[i] = 99.0
+            elif self._name_word_start(i, q) >= 0:
+                scored[i] = 98.0
             else:
-                rest.append(i)
-        hits = [h for tier in tiers.values() for h in tier]
-        if rest:
-            hits.extend(self._fuzzy(q, words, rest))
+                scored[i] = 97.0
+        in_name = [self._tails.rows_holding(_SEP + w) for w in words]
+        in_text = [self.rows_with_word_prefix(w) for w in words]
+        if len(words) > 1:
+            for i in set.intersection(*in_name) - scored.keys():
+                scored[i] = 96.0
+        anywhere = set.intersection(*(a | b for a, b in zip(in_name, in_text, strict=True)))
+        for i in anywhere - scored.keys():
+            scored[i] = 95.0
+        hits: list[_Ranked] = [(i, score, None) for i, score in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))]
+        if len(scored) < len(names_cf):
+            rest = [i for i in range(len(names_cf)) if i not in scored] if scored else list(range(len(names_cf)))
+            hits.extend((h.index, h.score, h.spans) for h in self._fuzzy(q, words, rest))
         return hits
+
+    def _spans(self, i: int, q: str, words: list[str]) -> tuple[tuple[int, int], ...]:
+        """Where the query sits in row ``i``'s name (a precise hit): the whole query where it
+        occurs, else each word at the start of a word of the name."""
+        name, name_cf = self.names[i], self.names_cf[i]
+        if name_cf == q:
+            return _span(name, name_cf, 0, len(q))
+        if name_cf.startswith(q):
+            return _span(name, name_cf, 0, len(q))
+        at = self._name_word_start(i, q)
+        if at < 0:
+            at = name_cf.find(q)
+        if at >= 0:
+            return _span(name, name_cf, at, len(q))
+        return _spans(name, name_cf, words, [self._name_word_start(i, w) for w in words])
 
     def _fuzzy(self, q: str, words: list[str], rest: list[int]) -> Iterable[FilterHit]:
         """The fuzzy tiers over the rows in ``rest`` (indices), best score first, then catalog order."""

@@ -26,7 +26,7 @@ import html
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -39,9 +39,10 @@ from textual.widgets import Footer, Input, OptionList, Static, Tab, Tabs, TextAr
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection
 
-from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, count_tokens, index_budget
+from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, budget_advice, count_tokens, index_budget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.worker_errors import ReportsWorkerErrors
+from skillshelf.core.advice import FitAdvice
 from skillshelf.core.hosts.base import Feature, Host, HostSession
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
@@ -102,6 +103,8 @@ class IndexPreview:
     exact: bool
     include_instructions: bool
     title: str
+    #: what would make every skill fit (index form of a host with search-only exposure), or ``None``
+    advice: FitAdvice | None = None
 
 
 def truncated_entries(entries: Sequence[SkillEntry], result: Budgeted) -> tuple[TruncatedEntry, ...]:
@@ -192,6 +195,10 @@ def summary_content(p: IndexPreview) -> Content:
         parts.append("\n")
         parts.append((f"{r.omitted:,} omitted", "$error" if r.omitted else ""))
         parts.append(f" · {r.search_only:,} search-only ({search_only_note(p.form)})\n")
+    if p.advice is not None:
+        parts += ["\n", ("To fit every skill in full:", "bold"), "\n", (p.advice.words(), "$accent"), "\n",
+                  ", ".join(visible(n) for n in p.advice.names), "\n",
+                  ("p: preview this change in the picker", "$foreground-muted"), "\n"]
     return Content.assemble(*parts)
 
 
@@ -355,10 +362,13 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
 
     @work(thread=True, exclusive=True, group="index-preview", exit_on_error=False, description="render index")
     def render_preview(self, form: Form) -> None:
-        self.post_message(PreviewComputed(build_preview(
+        preview = build_preview(
             self.generation, form, self.budget, include_instructions=self.include_instructions,
             session=None if Feature.FORMS in self.host.features else self.catalog.session,
-            context_window=self.session_budget.context_window, title=f"{self.host.name} {self.host.labels.catalog}")))
+            context_window=self.session_budget.context_window, title=f"{self.host.name} {self.host.labels.catalog}")
+        if form is Form.INDEX and self.include_instructions:
+            preview = replace(preview, advice=budget_advice(self.catalog, self.generation, self.session_budget))
+        self.post_message(PreviewComputed(preview))
 
     @on(PreviewComputed)
     def _computed(self, event: PreviewComputed) -> None:
