@@ -65,7 +65,7 @@ def _with_search_only(generation: Generation, locations: frozenset[str]) -> Gene
 
 def fit_advice(generation: Generation, catalog_of: Callable[[Generation, int | None], HostCatalog]) -> FitAdvice | None:
     """What makes every skill of ``generation`` fit the host's catalog budget, or ``None`` when
-    nothing is cut today, the host has no budget, or no set of search-only skills would do.
+    nothing is cut today, the host has no budget, or only moving every listed skill would do.
 
     ``catalog_of(generation, budget)`` is the host's catalog of a generation: with ``budget``
     ``None`` under its own rule, else fitted to that budget (in the host's unit). Exposure is the
@@ -90,9 +90,10 @@ def fit_advice(generation: Generation, catalog_of: Callable[[Generation, int | N
         trial = catalog_of(_with_search_only(generation, frozenset(order[:k])), budget)
         return not any(e.state in _CUT for e in trial.entries)
 
-    if not fits(len(order)):
+    # every listed skill moved would "fit" an empty index: that is no advice
+    if len(order) < 2 or not fits(len(order) - 1):
         return None
-    lo, hi = 0, len(order)  # fits(hi) holds; find the smallest k that fits
+    lo, hi = 0, len(order) - 1  # fits(hi) holds; find the smallest k that fits
     while lo < hi:
         mid = (lo + hi) // 2
         if fits(mid):

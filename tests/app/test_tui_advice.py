@@ -1,0 +1,39 @@
+"""Budget advice in the index preview: when the index cuts or leaves out skills, which skills
+made search-only let every other fit (the host's own fitting), and the change offered to preview."""
+
+from __future__ import annotations
+
+from conftest import settle, tui_app
+from test_tui_whatif import generation
+from textual.widgets import Static
+from tui_fixtures import FixedCatalog
+
+from skillshelf.app.screens.index_preview import IndexPreviewScreen
+from skillshelf.core.render import Form, render_budgeted
+
+
+async def test_index_preview_says_what_would_make_everything_fit():
+    gen = generation()
+    app = tui_app(lambda: FixedCatalog(gen, context_window=128_000), host="zuno", cwd_display="/w")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("i")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, IndexPreviewScreen)
+        full = len(render_budgeted(gen.entries(), Form.INDEX, 10**9).text)
+        summary = str(screen.query_one("#ip-summary", Static).render())
+        assert (f"To fit every skill in full:\nmake these 2 search-only: saves {full - 2_457:,} characters "
+                f"({full:,} → 2,457 for a 2,560 budget)\nskill-09, skill-10\np: preview this change in the picker") in summary
+        assert screen.preview is not None and screen.preview.advice is not None
+        assert screen.preview.advice.names == ("skill-09", "skill-10")
+
+
+async def test_no_advice_when_everything_fits():
+    app = tui_app(lambda: FixedCatalog(generation(), context_window=1_000_000), host="zuno", cwd_display="/w")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("i")
+        await settle(app, pilot)
+        assert "To fit every skill" not in str(app.screen.query_one("#ip-summary", Static).render())
+        assert app.screen.preview.advice is None
