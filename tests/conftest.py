@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.worker import WorkerFailed
 
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.timings import Timings
@@ -51,7 +53,9 @@ async def settle(app: SkillshelfApp, pilot: Any, rounds: int = 4) -> None:
         await pilot.pause()
         busy = [w for w in app.workers if w.group != "watcher"]
         if busy:  # an empty list would mean "every worker", the endless watcher included
-            await app.workers.wait_for_complete(busy)
+            # reporting a failed worker is the app's job (tests check its notice), not settle's
+            with contextlib.suppress(WorkerFailed):
+                await app.workers.wait_for_complete(busy)
     await pilot.pause()
 
 
