@@ -22,7 +22,7 @@ configuration (:attr:`Feature.CONFIG <skillshelf.core.hosts.base.Feature.CONFIG>
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -35,11 +35,19 @@ from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, index_budget, index_rule_words, selected_words
+from skillshelf.app.budgets import (
+    NO_WHAT_IF,
+    SessionBudget,
+    budget_advice,
+    index_budget,
+    index_rule_words,
+    selected_words,
+)
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.screens.index_preview import TruncatedEntry, truncated_entries
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.worker_errors import ReportsWorkerErrors
+from skillshelf.core.advice import FitAdvice
 from skillshelf.core.budget import index_budget_chars, index_budget_rule, selected_budget_rule, selected_budget_tokens
 from skillshelf.core.hosts.base import EntryState, Feature
 from skillshelf.core.model import Generation
@@ -92,6 +100,8 @@ class WhatIf:
     #: the catalog budget's rule and the selected-body budget's, in words
     rule: str = ""
     selected_rule: str = ""
+    #: what would make every skill fit this budget (hosts with search-only exposure), or ``None``
+    advice: FitAdvice | None = None
 
 
 def compute_whatif(generation: Generation, *, context_window: int | None, max_context_tokens: int | None,
@@ -160,6 +170,7 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
     WhatIfScreen #wi-window { width: 12; }
     WhatIfScreen #wi-mct { width: 10; }
     WhatIfScreen #wi-now, WhatIfScreen #wi-bodies, WhatIfScreen #wi-error { height: auto; }
+    WhatIfScreen #wi-advice { height: auto; max-height: 2; text-overflow: ellipsis; }
     WhatIfScreen #wi-error { color: $error; }
     WhatIfScreen #wi-lower { height: 1fr; min-height: 4; }
     WhatIfScreen #wi-cuts { width: 40%; min-width: 24; max-width: 50; height: 1fr; border: round $primary 40%; text-wrap: nowrap; text-overflow: ellipsis; }
@@ -217,6 +228,7 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
             yield Static(id="wi-now", markup=False)
             yield BudgetMeter(id="wi-meter")
             yield Static(id="wi-bodies", markup=False)
+            yield Static(id="wi-advice", markup=False)
             yield Static(id="wi-error", markup=False)
             with Horizontal(id="wi-lower"):
                 yield OptionList(id="wi-cuts")
@@ -330,6 +342,10 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
                                     max_selected_context_tokens=self.config_mst)
         else:
             whatif = host_whatif(self.catalog, self.generation, context_window=window)
+        if whatif.truncated or whatif.omitted:
+            replaces = self.has_config and mct != self.config_mct
+            advice = budget_advice(self.catalog, self.generation, SessionBudget(window, mct if replaces else None, replaces))
+            whatif = replace(whatif, advice=advice)
         self.post_message(WhatIfComputed(seq, whatif))
 
     @on(WhatIfComputed)
@@ -347,6 +363,11 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
         bodies = (f"{host.client}'s budget for the skill bodies one request loads: {w.selected_rule}"
                   if w.selected_budget is not None else f"{host.client} sets no budget for the skill bodies a request loads")
         self.query_one("#wi-bodies", Static).update(Content(bodies))
+        advice = self.query_one("#wi-advice", Static)
+        if w.advice is not None:
+            advice.update(Content.assemble(("To fit every skill: ", "bold"), (w.advice.words(), "$accent"), " — ",
+                                           ", ".join(visible(n) for n in w.advice.names)))
+        advice.display = w.advice is not None
         options: list[Option] = []
         for t in w.truncated:
             options.append(Option(Content.assemble(

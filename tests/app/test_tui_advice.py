@@ -37,3 +37,20 @@ async def test_no_advice_when_everything_fits():
         await settle(app, pilot)
         assert "To fit every skill" not in str(app.screen.query_one("#ip-summary", Static).render())
         assert app.screen.preview.advice is None
+
+
+async def test_whatif_says_what_would_make_everything_fit_its_window():
+    gen = generation()
+    app = tui_app(lambda: FixedCatalog(gen), host="zuno", cwd_display="/w")
+    async with app.run_test(size=(140, 42)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        advice = app.screen.query_one("#wi-advice", Static)
+        assert not advice.display                       # the 8,000 default: everything fits
+        await pilot.press("1", "2", "8", "k")            # 2,560 characters
+        await settle(app, pilot)
+        full = len(render_budgeted(gen.entries(), Form.INDEX, 10**9).text)
+        assert advice.display and str(advice.render()) == (
+            f"To fit every skill: make these 2 search-only: saves {full - 2_457:,} characters "
+            f"({full:,} → 2,457 for a 2,560 budget) — skill-09, skill-10")
