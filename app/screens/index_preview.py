@@ -48,6 +48,7 @@ from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.notice_line import NoticeLine
+from skillshelf.widgets.places import distinguishing_parts, short_root_label
 from skillshelf.widgets.rows import fit_end, short_location
 
 __all__ = [
@@ -197,8 +198,7 @@ def summary_content(p: IndexPreview) -> Content:
         parts.append(f" · {r.search_only:,} search-only ({search_only_note(p.form)})\n")
     if p.advice is not None:
         parts += ["\n", ("To fit every skill in full:", "bold"), "\n", (p.advice.words(), "$accent"), "\n",
-                  ", ".join(visible(n) for n in p.advice.names), "\n",
-                  ("p: preview this change in the picker", "$foreground-muted"), "\n"]
+                  ", ".join(visible(n) for n in p.advice.names), "\n"]
     return Content.assemble(*parts)
 
 
@@ -401,15 +401,18 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
         cuts.set_options(options)
 
     def _where(self, location: str) -> str:
-        """`` (project-zuno …/skill/pdf)`` — provenance and the end of the locator, to tell
-        same-name entries apart."""
+        """`` (project .zuno …/.zuno/…)`` — the root label and the part of the path that tells
+        same-name entries apart (as the catalog rows show them)."""
         for s in self.generation.sources:
             if s.location == location:
-                return f" ({s.provenance.value} {fit_end(visible(short_location(s)), 24)})"
+                copies = [c.location for c in self.generation.sources if c.name == s.name]
+                apart = distinguishing_parts(copies, self.catalog.context.env.home).get(location, "")
+                place = apart or fit_end(visible(short_location(s)), 24)
+                return f" ({visible(short_root_label(s.provenance))} {visible(place)})"
         return f" ({fit_end(visible(location), 24)})"
 
     def _provenances(self, name: str) -> list[str]:
-        return [s.provenance.value for s in self.generation.sources if s.name == name and s.enabled]
+        return [short_root_label(s.provenance) for s in self.generation.sources if s.name == name and s.enabled]
 
     @on(OptionList.OptionHighlighted, "#ip-cuts")
     def _cut_highlighted(self, event: OptionList.OptionHighlighted) -> None:

@@ -24,7 +24,7 @@ async def test_index_preview_says_what_would_make_everything_fit():
         full = len(render_budgeted(gen.entries(), Form.INDEX, 10**9).text)
         summary = str(screen.query_one("#ip-summary", Static).render())
         assert (f"To fit every skill in full:\nmake these 2 search-only: saves {full - 2_457:,} characters "
-                f"({full:,} → 2,457 for a 2,560 budget)\nskill-09, skill-10\np: preview this change in the picker") in summary
+                f"({full:,} → 2,457 for a 2,560 budget)\nskill-09, skill-10\n") in summary
         assert screen.preview is not None and screen.preview.advice is not None
         assert screen.preview.advice.names == ("skill-09", "skill-10")
 

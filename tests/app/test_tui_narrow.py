@@ -40,7 +40,7 @@ async def test_notices_inside_a_dialog_never_float_over_it(tmp_path):
     app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w")
     async with app.run_test(size=NARROW, notifications=True) as pilot:
         await settle(app, pilot)
-        app.notify("a toast on the main screen")
+        app.notify("a toast on the main screen", timeout=600)   # outlives a slow machine
         await settle(app, pilot)
         assert len(app.screen.query(Toast)) == 1
         await pilot.press("w")
@@ -48,8 +48,9 @@ async def test_notices_inside_a_dialog_never_float_over_it(tmp_path):
         screen = app.screen
         assert isinstance(screen, WhatIfScreen)
         assert len(app.screen.query(Toast)) == 0       # opening the dialog cleared it
-        await pilot.press("enter")                     # applies the session values: a notice
-        await settle(app, pilot)
+        await pilot.press("enter")                     # applies the session values: a notice (4 s)
+        await pilot.pause()
+        await pilot.pause()
         line = screen.query_one(NoticeLine)
         assert line.display and line.text.startswith("This session: context window unknown")
         assert len(app.screen.query(Toast)) == 0
