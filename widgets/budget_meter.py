@@ -138,7 +138,7 @@ def selected_meter_text(
     would fail``. ``note`` (a body that cannot be read) is appended muted. ``required_label``
     names the bodies counted on every request (``required`` for an agent's requiredSkills,
     ``always`` for Zhin's ``always: true``). ``budget`` ``None``: the host has no selected-body
-    budget (``… · no budget · …``, no bar).
+    budget (no bar; tiktoken's count, what is selected, ``no budget``).
     """
     what = [f"{required:,} {required_label}"] if required else []
     if selected is not None:
@@ -146,7 +146,12 @@ def selected_meter_text(
     picked = " + ".join(what) if what else "nothing selected"
     parts: list[str | tuple[str, str]] = [(f"{label} ", "bold")]
     if budget is None:
-        parts.append(f"{estimate:,} {unit} · no budget · {picked}")
+        # nothing is checked against a count here: tiktoken's is the one worth showing
+        size = tokens_text(tokens, tokens_exact) if tokens is not None else f"{estimate:,} {unit}"
+        parts.append(f"{size} · {picked} · no budget")
+        if note:
+            parts.append((f" · {visible(note)}", "$foreground-muted"))
+        return Content.assemble(*parts)
     else:
         over = estimate > budget
         ratio = 1.0 if budget <= 0 else estimate / budget

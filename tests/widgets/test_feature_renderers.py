@@ -83,7 +83,7 @@ def test_details_lint_sidecars_remote_resources():
 
 def test_u_meters_without_a_budget_and_header_names_the_client():
     assert selected_meter_text("bodies", 40, None, tokens=41, tokens_exact=True, selected="pdf").plain == (
-        "bodies 40 tokens · no budget · pdf · 41 tokens (tiktoken)")
+        "bodies 41 tokens (tiktoken) · pdf · no budget")
     assert header_text("claude", "~/p", _gen(), client="Claude Code 2.1.332").plain.startswith(
         "skillshelf ─ host claude · Claude Code 2.1.332 ─ ~/p ─ generation 3 ─ ")
 
