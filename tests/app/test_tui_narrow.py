@@ -105,3 +105,20 @@ async def test_problems_moves_with_j_and_k(tmp_path, size):
         assert lst.highlighted == second
         await pilot.press("k")
         assert lst.highlighted == first
+
+
+@pytest.mark.parametrize("key", ["a", "i", "w", "e", "question_mark", "x"])
+async def test_every_dialog_has_its_own_notice_line(tmp_path, key):
+    app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w")
+    async with app.run_test(size=NARROW, notifications=True) as pilot:
+        await settle(app, pilot)
+        main = app.main_screen
+        main.jump_to_row(next(i for i, r in enumerate(main.rows) if r.name == "pdf"))
+        await pilot.press(key)
+        await settle(app, pilot)
+        assert app.screen is not main
+        app.notify("said inside the dialog", timeout=600)
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.query_one(NoticeLine).text == "said inside the dialog"
+        assert len(app.screen.query(Toast)) == 0
