@@ -120,7 +120,8 @@ def budget_advice(catalog: AppCatalog, generation: Generation, budget: SessionBu
     def catalog_of(shown: Generation, override: int | None) -> HostCatalog:
         return session.catalog(shown, context_window=window, budget=chars if override is None else override)
 
-    return fit_advice(generation, catalog_of)
+    # skills.config entries name files: a built-in source cannot be made search-only
+    return fit_advice(generation, catalog_of, movable=lambda s: not s.location.startswith("builtin://"))
 
 
 @dataclass(frozen=True)

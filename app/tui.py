@@ -50,6 +50,7 @@ from skillshelf.widgets.notice_line import NoticeLine
 if TYPE_CHECKING:  # imported where used: the first frame waits for nothing it does not show
     from skillshelf.app.live import LiveWatch
     from skillshelf.app.screens.picker import AmbiguityPicker
+    from skillshelf.app.undo import Journal
     from skillshelf.core.configwrite import WriteResult
     from skillshelf.core.watch import CatalogWatcher
 
@@ -78,13 +79,14 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("ctrl+p", "command_palette", "Palette", show=False, id="app.palette"),
         Binding("ctrl+z", "undo_write", "Undo write", show=False, id="app.undo-write"),
+        Binding("U", "undo_list", "Undo list", show=False, id="app.undo-list"),
     ]
 
     #: Actions that only make sense over the main screen (not inside a modal or another screen).
-    MAIN_ONLY_ACTIONS = frozenset({"resolve", "index_preview", "whatif", "undo_write", "switch_host", "problems",
-                                   "compare"})
+    MAIN_ONLY_ACTIONS = frozenset({"resolve", "index_preview", "whatif", "undo_write", "undo_list", "switch_host",
+                                   "problems", "compare"})
     #: Actions that apply only to hosts with a feature (the picker writes ``skills.config``).
-    ACTION_FEATURES = {"resolve": Feature.CONFIG, "undo_write": Feature.CONFIG}
+    ACTION_FEATURES = {"resolve": Feature.CONFIG, "undo_write": Feature.CONFIG, "undo_list": Feature.CONFIG}
 
     def __init__(
         self,
@@ -289,7 +291,8 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.refresh_bindings()
 
     def action_resolve(self) -> None:
-        """``a``: open the ambiguity picker on the selected row's name (SPEC K5), or say why not."""
+        """``a``: open the picker on the selected row's name (SPEC K4–K5): any skill, conflict or
+        not; a rejected file says why not."""
         main = self._loaded_main()
         if main is None or main.catalog is None or main.generation is None:
             return
@@ -298,9 +301,13 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
             self.notify("No row selected.", timeout=3)
             return
         gen = main.generation
-        if row.rejected or row.name not in gen.ambiguous_names():
-            why = "a rejected file" if row.rejected else "not ambiguous"
-            self.notify(f"`{visible(row.name)}` is {why}: nothing to resolve.", timeout=4, markup=False)
+        if row.rejected or not any(s.name == row.name for s in gen.sources):
+            self.notify(f"`{visible(row.name)}` is a rejected file: skills.config cannot decide it until it "
+                        "parses.", timeout=4, markup=False)
+            return
+        if all(s.location.startswith("builtin://") for s in gen.sources if s.name == row.name):
+            self.notify(f"`{visible(row.name)}` is built into the host: skills.config entries name files, so "
+                        "none can decide it.", timeout=5, markup=False)
             return
         from skillshelf.app.screens.picker import AmbiguityPicker
 
@@ -318,7 +325,9 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         if main is not None and main.catalog is not None and main.generation is not None:
             from skillshelf.app.screens.index_preview import IndexPreviewScreen
 
-            self.push_screen(IndexPreviewScreen(main.catalog, main.generation, budget=self.budget))
+            catalog = main.catalog
+            self.push_screen(IndexPreviewScreen(catalog, main.generation, budget=self.budget,
+                                                after_write=lambda before: self.generation_after_write(catalog, before)))
 
     def action_whatif(self) -> None:
         """``w``: what-if on the context window / ``maxContextTokens`` (SPEC U1–U2); writes nothing."""
@@ -363,26 +372,65 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
 
         self.push_screen(CompareScreen(main.catalog.context, list(HOSTS.values())), chosen)
 
-    def action_undo_write(self) -> None:
-        """``ctrl+z``: undo the last picker write (restores the file byte for byte) and rescan."""
+    def _journal(self) -> Journal | None:
+        from skillshelf.app.undo import Journal
+
+        catalog = self.main_screen.catalog
+        return Journal.for_env(catalog.context.env) if catalog is not None else None
+
+    def action_undo_write(self, entry_id: int | None = None) -> None:
+        """``ctrl+z``: undo the last config write skillshelf made — this session's or an earlier
+        one's, from the CLI or the TUI (the journal) — byte for byte, and rescan."""
         from skillshelf.app.undo import undo_words
         from skillshelf.core import configwrite
         from skillshelf.core.configwrite import ConfigWriteError
 
-        result = self.last_write
-        if result is None:
-            self.notify("Nothing to undo.", timeout=3)
-            return
+        journal = self._journal()
         catalog = self.main_screen.catalog
         before = catalog.current.number if catalog is not None else 0
         try:
-            configwrite.undo(result)
+            if journal is None:
+                raise ConfigWriteError("the catalog is still loading")
+            entry = journal.find(entry_id) if entry_id is not None else None
+            if entry_id is not None and entry is None:
+                raise ConfigWriteError(f"write #{entry_id} is no longer in the journal")
+            done = journal.undo(entry)
+            result = journal.result_of(done)
         except ConfigWriteError as exc:
-            self.notify(visible(f"Not undone: {exc}", multiline=True), severity="error", timeout=8, markup=False)
-            return
+            if self.last_write is None or entry_id is not None or "nothing to undo" not in str(exc):
+                text = "Nothing to undo." if "nothing to undo" in str(exc) else f"Not undone: {exc}"
+                self.notify(visible(text, multiline=True), severity="information" if text.startswith("Nothing")
+                            else "error", timeout=8, markup=False)
+                return
+            result = self.last_write  # no journal here: this session's last write
+            try:
+                configwrite.undo(result)
+            except ConfigWriteError as err:
+                self.notify(visible(f"Not undone: {err}", multiline=True), severity="error", timeout=8, markup=False)
+                return
+            done = None
         self.last_write = None
-        self.notify(visible(f"Undone: {undo_words(result)}.", multiline=True), timeout=5, markup=False)
+        label = f" #{done.id}" if done is not None else ""
+        self.notify(visible(f"Undone{label}: {undo_words(result)}.", multiline=True), timeout=5, markup=False)
         self.main_screen.rescan_after_write(before)
+
+    def action_undo_list(self) -> None:
+        """``U``: the journal of config writes (newest first); ``enter`` undoes the selected one."""
+        main = self._loaded_main()
+        journal = self._journal()
+        if main is None or journal is None:
+            return
+        entries = list(reversed(journal.entries()))
+        states = [journal.state(e) for e in entries]
+        home = main.catalog.context.env.home if main.catalog is not None else None
+
+        def chosen(entry_id: int | None) -> None:
+            if entry_id is not None:
+                self.action_undo_write(entry_id)
+
+        from skillshelf.app.screens.undo_list import UndoListScreen
+
+        self.push_screen(UndoListScreen(entries, states, home), chosen)
 
 
 def display_path(path: str, home: str | None) -> str:

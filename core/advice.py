@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from skillshelf.core.hosts.base import EntryState, HostCatalog
-from skillshelf.core.model import Exposure, Generation
+from skillshelf.core.model import Exposure, Generation, Source
 
 __all__ = ["ADVICE_REASON", "FitAdvice", "fit_advice"]
 
@@ -63,22 +63,25 @@ def _with_search_only(generation: Generation, locations: frozenset[str]) -> Gene
     return replace(generation, sources=sources)
 
 
-def fit_advice(generation: Generation, catalog_of: Callable[[Generation, int | None], HostCatalog]) -> FitAdvice | None:
+def fit_advice(generation: Generation, catalog_of: Callable[[Generation, int | None], HostCatalog],
+               movable: Callable[[Source], bool] = lambda source: True) -> FitAdvice | None:
     """What makes every skill of ``generation`` fit the host's catalog budget, or ``None`` when
     nothing is cut today, the host has no budget, or only moving every listed skill would do.
 
     ``catalog_of(generation, budget)`` is the host's catalog of a generation: with ``budget``
     ``None`` under its own rule, else fitted to that budget (in the host's unit). Exposure is the
-    host's (SPEC E1): a search-only source has no index line. Runs the host's fitting about
-    log2(N) + 3 times for N listed skills."""
+    host's (SPEC E1): a search-only source has no index line. Only sources ``movable`` says the
+    user can change are moved (a built-in one cannot be named by ``skills.config``). Runs the
+    host's fitting about log2(N) + 3 times for N listed skills."""
     today = catalog_of(generation, None)
     budget = today.budget
     cut = sum(1 for e in today.entries if e.state in _CUT)
     if budget is None or cut == 0:
         return None
     by_location = {s.location: s for s in generation.sources}
-    listed = [by_location[e.location] for e in today.entries
-              if e.state in (EntryState.LISTED, *_CUT) and e.location in by_location]
+    shown = [by_location[e.location] for e in today.entries
+             if e.state in (EntryState.LISTED, *_CUT) and e.location in by_location]
+    listed = [s for s in shown if movable(s)]
 
     def cost(location: str) -> int:
         source = by_location[location]
@@ -91,9 +94,10 @@ def fit_advice(generation: Generation, catalog_of: Callable[[Generation, int | N
         return not any(e.state in _CUT for e in trial.entries)
 
     # every listed skill moved would "fit" an empty index: that is no advice
-    if len(order) < 2 or not fits(len(order) - 1):
+    most = len(order) if len(order) < len(shown) else len(order) - 1
+    if most < 1 or not fits(most):
         return None
-    lo, hi = 0, len(order) - 1  # fits(hi) holds; find the smallest k that fits
+    lo, hi = 0, most  # fits(hi) holds; find the smallest k that fits
     while lo < hi:
         mid = (lo + hi) // 2
         if fits(mid):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import html
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from textual import on, work
@@ -46,7 +46,7 @@ from skillshelf.core.advice import FitAdvice
 from skillshelf.core.hosts.base import Feature, Host, HostSession
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
-from skillshelf.core.textsafe import visible
+from skillshelf.core.textsafe import encodable, visible
 from skillshelf.widgets.notice_line import NoticeLine
 from skillshelf.widgets.places import distinguishing_parts, short_root_label
 from skillshelf.widgets.rows import fit_end, short_location
@@ -198,7 +198,9 @@ def summary_content(p: IndexPreview) -> Content:
         parts.append(f" · {r.search_only:,} search-only ({search_only_note(p.form)})\n")
     if p.advice is not None:
         parts += ["\n", ("To fit every skill in full:", "bold"), "\n", (p.advice.words(), "$accent"), "\n",
-                  ", ".join(visible(n) for n in p.advice.names), "\n"]
+                  ", ".join(visible(n) for n in p.advice.names), "\n",
+                  ("p: preview this change in the picker (nothing is written before ctrl+s there)",
+                   "$foreground-muted"), "\n"]
     return Content.assemble(*parts)
 
 
@@ -269,12 +271,14 @@ class SavePathScreen(ModalScreen[str | None]):
 
 
 def save_text(path: str, text: str, *, base: str | None = None) -> str:
-    """Write ``text`` (UTF-8, exactly, no newline added) to ``path`` (``~`` expanded, relative to
-    ``base``, default the process's working directory); returns the absolute path. Raises
-    ``OSError``."""
+    """Write ``text`` (UTF-8, exactly, no newline added; a lone surrogate, which UTF-8 cannot
+    hold, as its escape text ``\\ud800``) to ``path`` (``~`` expanded, relative to ``base``,
+    default the process's working directory); returns the absolute path. The text is encoded
+    before the file is opened, so a failure never leaves an emptied file. Raises ``OSError``."""
     full = os.path.normpath(os.path.join(base or os.getcwd(), os.path.expanduser(path)))
-    with open(full, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
+    data = encodable(text).encode("utf-8")
+    with open(full, "wb") as fh:
+        fh.write(data)
     return full
 
 
@@ -297,14 +301,18 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
         Binding("f", "next_form", "Form", id="preview.form"),
         Binding("c", "copy", "Copy", id="preview.copy"),
         Binding("ctrl+s", "save", "Save", id="preview.save"),
+        Binding("p", "preview_advice", "Fit all: preview", id="preview.advice"),
         Binding("escape", "close", "Close", id="preview.close"),
         Binding("q", "close", "Close", show=False, id="preview.close-q"),
     ]
 
     def __init__(self, catalog: AppCatalog, generation: Generation, *, budget: SessionBudget = NO_WHAT_IF,
-                 form: Form = Form.INDEX) -> None:
+                 form: Form = Form.INDEX, after_write: Callable[[int], Generation] | None = None) -> None:
         super().__init__()
         self.catalog = catalog
+        #: Given to the picker ``p`` opens: the generation that shows a write made when the
+        #: catalog's generation was that number (one generation step per write).
+        self.after_write = after_write
         self.generation = generation
         self.session_budget = budget
         self.form = Form(form)
@@ -443,7 +451,7 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
         """``c``: send the exact text to the terminal clipboard (OSC 52; the terminal decides)."""
         if self.preview is None:
             return
-        self.app.copy_to_clipboard(self.preview.text)
+        self.app.copy_to_clipboard(encodable(self.preview.text))  # OSC 52 carries UTF-8 only
         self.notify(f"{len(self.preview.text):,} characters sent to the terminal clipboard (OSC 52).", timeout=4)
 
     @property
@@ -469,6 +477,33 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
             self.notify(f"Saved {len(text):,} characters to {visible(full)}", timeout=5, markup=False)
 
         self.app.push_screen(SavePathScreen(DEFAULT_SAVE_NAME, base=base), done)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``p`` only while there is budget advice to preview."""
+        if action == "preview_advice":
+            return self.preview is not None and self.preview.advice is not None
+        return True
+
+    def action_preview_advice(self) -> None:
+        """``p``: the picker over the advised skills with search-only preset for each (the exact
+        ``skills.config`` change shows there; nothing is written before its ``ctrl+s``). When it
+        closes, the preview is shown again for the catalog's newest generation."""
+        advice = self.preview.advice if self.preview is not None else None
+        if advice is None:
+            return
+        from skillshelf.app.screens.picker import AmbiguityPicker
+        from skillshelf.core.configwrite import Choice
+
+        catalog = self.catalog
+        picker = AmbiguityPicker(catalog, self.generation, list(dict.fromkeys(advice.names)),
+                                 choices=dict.fromkeys(advice.locations, Choice.SEARCH), after_write=self.after_write)
+
+        def closed(_result: object = None) -> None:
+            if catalog.current.number != self.generation.number:
+                self.generation = catalog.current
+                self.recompute()
+
+        self.app.push_screen(picker, closed)
 
     def action_close(self) -> None:
         self.app.pop_screen()
