@@ -57,13 +57,11 @@ def selected_budget(catalog: AppCatalog, budget: SessionBudget = NO_WHAT_IF) -> 
 
 
 def window_words(catalog: AppCatalog, budget: SessionBudget = NO_WHAT_IF) -> str:
-    """Where the context window the budgets use comes from, in words: ``window 128,000 tokens
-    (what-if, this session only)``, ``window 200,000 tokens (--context-window)``, or ``""`` when
-    neither gave one (the host's own rule then says what it uses)."""
+    """``window 128,000 tokens (what-if, this session only)`` when the session's what-if gave the
+    window, else ``""``: the host's own rule words say where its window came from
+    (``--context-window``, the model catalog …, :attr:`HostCatalog.budget_rule`)."""
     if budget.context_window is not None:
         return f"window {budget.context_window:,} tokens (what-if, this session only)"
-    if catalog.context.context_window is not None:
-        return f"window {catalog.context.context_window:,} tokens (--context-window)"
     return ""
 
 
@@ -99,7 +97,8 @@ def selected_rule_words(host: Host, budget: int | None, rule: str, window: str =
     known: the default 8,000 tokens`` — or that the host has none."""
     if budget is None:
         return f"{host.client} sets no budget for the skill bodies a request loads"
-    text = f"{host.client}'s budget for the skill bodies one request loads (4 characters a token): {rule}"
+    counted = "UTF-8 bytes" if host.labels.selected_unit == "bytes" else "4 characters a token"
+    text = f"{host.client}'s budget for the skill bodies one request loads ({counted}): {rule}"
     return text + (f" · {window}" if window else "")
 
 

@@ -19,15 +19,19 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from argparse import Namespace
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
-from textual.app import App, ScreenStackError
+from textual import events, on, work
+from textual.actions import ActionParseResult
+from textual.app import App, ScreenError, ScreenStackError
 from textual.binding import Binding
 from textual.content import Content
+from textual.css.query import NoMatches
+from textual.dom import DOMNode
 from textual.notifications import Notify
 from textual.screen import Screen
 
@@ -97,6 +101,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         watch: bool = False,
         timings: Timings = DEFAULT_TIMINGS,
         open_host: Callable[[Host], AppCatalog] | None = None,
+        quitting: threading.Event | None = None,
     ) -> None:
         super().__init__()
         self._open_catalog = open_catalog
@@ -112,6 +117,10 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.last_write: WriteResult | None = None
         #: The catalog being watched, its watcher and its generations, or ``None``.
         self.live_watch: LiveWatch | None = None
+        #: Set once the app is exiting: no key, click or action is handled any more.
+        self.closing = False
+        #: Set when the app exits, for the threads it started (a remote pull stops on it).
+        self.quitting = quitting if quitting is not None else threading.Event()
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display, timings=self.timings,
@@ -124,6 +133,45 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
             if isinstance(screen, MainScreen):
                 return screen
         raise LookupError("main screen not mounted")
+
+    # ------------------------------------------------------------------ teardown safety
+    def exit(self, result: int | None = None, return_code: int = 0, message: object | None = None) -> None:
+        """Exit (``q``, the palette …): from here on input is dropped (:meth:`on_event`)."""
+        self.closing = True
+        self.quitting.set()
+        self.stop_watching()
+        super().exit(result, return_code, message)  # type: ignore[arg-type]
+
+    async def on_event(self, event: events.Event) -> None:
+        """Input that arrives while the app is exiting (``q`` then ``e`` typed together) is
+        dropped: a screen pushed during teardown would mount without its children."""
+        if self.closing and isinstance(event, events.InputEvent):
+            event.stop()
+            return
+        await super().on_event(event)
+
+    async def run_action(self, action: str | ActionParseResult, default_namespace: DOMNode | None = None,
+                         namespaces: object = None) -> bool:
+        """Every binding, palette command and link goes through here, so every action is safe
+        as a class while screens close: none runs once the app is exiting; one bound to a
+        screen that is no longer shown (dismissed or replaced, its key already queued) is
+        skipped; and when a screen goes away *while* the action runs (its widgets are gone:
+        ``NoMatches``, or it can no longer be dismissed: ``ScreenError``) the action is
+        abandoned and logged, not a crash. On a screen still shown those errors are real
+        bugs and propagate."""
+        if self.closing:
+            return False
+        screen = _screen_of(default_namespace)
+        if screen is not None and screen is not self.screen:
+            self.log.warning("skipped an action bound to a closing screen:", action, screen)
+            return False
+        try:
+            return await super().run_action(action, default_namespace, namespaces)  # type: ignore[arg-type]
+        except (NoMatches, ScreenError) as exc:
+            if self.closing or (screen is not None and (screen is not self.screen or not screen.is_attached)):
+                self.log.warning("abandoned an action while its screen was closing:", action, exc)
+                return False
+            raise
 
     # ------------------------------------------------------------------ session budget
     @property
@@ -190,9 +238,12 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         live.watcher.run(live.stop)
 
     def on_unmount(self) -> None:
+        self.quitting.set()
         self.stop_watching()
 
     async def action_quit(self) -> None:
+        self.closing = True
+        self.quitting.set()
         self.stop_watching()
         await super().action_quit()
 
@@ -433,6 +484,19 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.push_screen(UndoListScreen(entries, states, home), chosen)
 
 
+def _screen_of(node: DOMNode | None) -> Screen[object] | None:
+    """The screen a binding's namespace belongs to (``None`` for the app itself)."""
+    if node is None or isinstance(node, App):
+        return None
+    if isinstance(node, Screen):
+        return node
+    try:
+        screen = node.screen
+    except Exception:  # not mounted any more: treat as a closing screen
+        return None
+    return screen if isinstance(screen, Screen) else None
+
+
 def display_path(path: str, home: str | None) -> str:
     """``path`` with ``home`` shown as ``~`` (for the header)."""
     home = (home or "").rstrip("/")
@@ -462,12 +526,15 @@ def run_tui(ns: Namespace) -> int:
     host = get_host(ns.host)
     cache_dir = None if getattr(ns, "no_cache", False) else default_cache_dir(env.xdg_cache_home)
 
+    quitting = threading.Event()  # set on quit: a remote pull in progress stops (the process can end)
+
     def open_host(other: Host) -> AppCatalog:
         return Catalog.open(cwd, env=env, host=other, paths=tuple(ns.path or ()), config_files=tuple(ns.config or ()),
-                            context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target)
+                            context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target,
+                            cancel=quitting)
 
     app = SkillshelfApp(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
-                        watch=not ns.no_watch, open_host=open_host)
+                        watch=not ns.no_watch, open_host=open_host, quitting=quitting)
     try:
         app.run()
     finally:

@@ -20,7 +20,7 @@ from textual.widget import Widget
 
 from skillshelf.core.textsafe import visible
 
-__all__ = ["BudgetMeter", "SelectedMeter", "meter_text", "selected_meter_text", "tokens_text"]
+__all__ = ["BudgetMeter", "SelectedMeter", "meter_text", "prompt_text", "selected_meter_text", "tokens_text"]
 
 
 def tokens_text(tokens: int | None, exact: bool) -> str:
@@ -29,6 +29,16 @@ def tokens_text(tokens: int | None, exact: bool) -> str:
     if tokens is None:
         return "? tokens"
     return f"{tokens:,} tokens (tiktoken)" if exact else f"~{tokens:,} tokens (characters ÷ 4)"
+
+
+def prompt_text(prompt: int, sections: tuple[tuple[str, int], ...]) -> str:
+    """``prompt 2,013 characters (policy 1,423 + index 588, joined by a blank line)``: the whole
+    prompt in characters and each section (name, characters)."""
+    text = f"prompt {prompt:,} characters"
+    if sections:
+        joined = ", joined by a blank line" if len(sections) > 1 else ""
+        text += " (" + " + ".join(f"{name} {chars:,}" for name, chars in sections) + joined + ")"
+    return text
 
 
 def _bar(ratio: float, width: int, colour: str) -> list[tuple[str, str]]:
@@ -47,12 +57,18 @@ def meter_text(
     omitted: int = 0,
     bar_width: int = 18,
     unit: str = "characters",
+    prompt: int | None = None,
+    sections: tuple[tuple[str, int], ...] = (),
 ) -> Content:
     """The catalog meter line. The bar fills ``used / limit`` of ``bar_width`` cells (a full bar
     when ``limit`` is 0); green under 80 %, warning up to the limit, error when entries were
     omitted. ``limit`` ``None``: the host has no budget — no bar, ``372 characters · no budget``.
     ``unit``: the word after the numbers (the host's unit). ``tokens``: tiktoken's count of the
-    text (:func:`tokens_text`), last. Numbers use thousands separators."""
+    text (:func:`tokens_text`), last. ``prompt`` (a host sending several sections, Zuno,
+    conformance Z-P): ``used`` is then only what the budget counts, and a second line gives the
+    whole prompt with its ``sections`` and the ``tokens`` (then the whole prompt's):
+    ``prompt 2,013 characters (policy 1,423 + index 588, joined by a blank line) · 520 tokens
+    (tiktoken)``. Numbers use thousands separators."""
     parts: list[str | tuple[str, str]] = [(f"{label} ", "bold")]
     if limit is None:
         parts.append(f"{used:,} {unit} · no budget")
@@ -63,8 +79,13 @@ def meter_text(
     parts += [" · ", (f"{truncated:,} truncated", "$warning" if truncated else "")]
     if limit is not None:
         parts += [" · ", (f"{omitted:,} omitted", "$error" if omitted else "")]
-    if tokens is not None:
+    if tokens is not None and prompt is None:
         parts.append(" · " + tokens_text(tokens, tokens_exact))
+    if prompt is not None:
+        line = prompt_text(prompt, sections)
+        if tokens is not None:
+            line += " · " + tokens_text(tokens, tokens_exact)
+        parts += ["\n  ", ("prompt", "bold"), line.removeprefix("prompt")]
     return Content.assemble(*parts)
 
 
@@ -94,8 +115,11 @@ class BudgetMeter(Widget):
     omitted: reactive[int] = reactive(0)
     #: the word after the numbers: ``characters``, or the host's own unit (``tokens``)
     unit: reactive[str] = reactive("characters")
-    #: the second line: the budget in the host's words (``Zuno's index budget: 2% of …``); ``""``: none
+    #: the last line: the budget in the host's words (``Zuno's index budget: 2% of …``); ``""``: none
     rule: reactive[str] = reactive("", layout=True)
+    #: the whole prompt (characters) and its sections, for a host sending several (Zuno)
+    prompt: reactive[int | None] = reactive(None, layout=True)
+    sections: reactive[tuple[tuple[str, int], ...]] = reactive(())
     pending: reactive[bool] = reactive(True)
     #: When set, shown instead of the numbers (for example ``budget not available``).
     message: reactive[str] = reactive("")
@@ -106,7 +130,8 @@ class BudgetMeter(Widget):
             line = Content.assemble((f"{self.label} ", "bold"), (note, "$foreground-muted"))
         else:
             line = meter_text(self.label, self.used, self.limit, tokens=self.tokens, tokens_exact=self.tokens_exact,
-                              truncated=self.truncated, omitted=self.omitted, unit=self.unit)
+                              truncated=self.truncated, omitted=self.omitted, unit=self.unit, prompt=self.prompt,
+                              sections=self.sections)
         return Content("\n").join([line, _rule_line(self.rule)]) if self.rule else line
 
     @property
@@ -132,9 +157,9 @@ def selected_meter_text(
     """The selected-body meter (SPEC U2–U3):
     ``bodies ███░░ 1,498 / 8,000 tokens · 1 required + pdf · 1,530 tokens (tiktoken)``.
 
-    ``estimate`` is what the host counts (characters ÷ 4, in ``unit``): the bar and the verdict
-    use it, because that is what the host checks against ``budget``; ``tokens`` is tiktoken's
-    count beside it. Over budget the bar is red and the line says ``over budget: the request
+    ``estimate`` is what the host counts, in ``unit`` (tokens of 4 characters; Zuno: UTF-8
+    ``bytes``, conformance Z-U): the bar and the verdict use it, because that is what the host
+    checks against ``budget``; ``tokens`` is tiktoken's count beside it. Over budget the bar is red and the line says ``over budget: the request
     would fail``. ``note`` (a body that cannot be read) is appended muted. ``required_label``
     names the bodies counted on every request (``required`` for an agent's requiredSkills,
     ``always`` for Zhin's ``always: true``). ``budget`` ``None``: the host has no selected-body
@@ -186,6 +211,8 @@ class SelectedMeter(Widget):
     tokens_exact: reactive[bool] = reactive(True)
     required: reactive[int] = reactive(0)
     required_label: reactive[str] = reactive("required")
+    #: ``tokens``, or ``bytes`` for a host comparing UTF-8 bytes (Zuno, conformance Z-U)
+    unit: reactive[str] = reactive("tokens")
     selected: reactive[str | None] = reactive(None)
     note: reactive[str] = reactive("")
     #: the second line: the budget in the host's words; ``""``: none
@@ -199,6 +226,7 @@ class SelectedMeter(Widget):
             line = selected_meter_text(
                 self.label, self.estimate, self.budget, tokens=self.tokens, tokens_exact=self.tokens_exact,
                 required=self.required, selected=self.selected, note=self.note, required_label=self.required_label,
+                unit=self.unit,
             )
         return Content("\n").join([line, _rule_line(self.rule)]) if self.rule else line
 

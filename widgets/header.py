@@ -96,6 +96,7 @@ def header_text(
     window: int | None = None,
     mct: int | str | None = "config",
     width: int | None = None,
+    refusal: str = "",
 ) -> Content:
     """The header line: ``skillshelf ─ host zuno · Zuno 0.10.3 ─ <cwd> ─ generation N ─ [agent:
     NAME ─] <counts>``, then what comes and goes: ``changes`` (``changed: +2 ~1 −1``, what the
@@ -111,6 +112,9 @@ def header_text(
     2 brk``) below, and under :data:`NAMED_FROM` no program name and no cwd. The cwd's middle
     gives way to ``…`` so the counts fit (it is left out below :data:`CWD_MIN` cells); what
     comes and goes follows the counts and is what the line's end cuts.
+
+    ``refusal`` (``Zuno would refuse to start: FILE:LINE:COL: reason``, conformance Z-K) adds a
+    second line, prominent (``⚠``, bold error colour), so the first line keeps its format.
     """
     cwd_v = visible(cwd)
     level = 0 if width is None or width >= FULL_FROM else 1 if width >= NAMED_FROM else 2
@@ -145,16 +149,19 @@ def header_text(
             parts += [" ─ ", (visible(status), "$warning")]
         return parts
 
-    if width is None:
-        return Content.assemble(*build(cwd_v), *transient())
-    cwd_text: str | None = None
-    if level < 2:
-        room = width - Content.assemble(*build("")).cell_length
-        if cell_len(cwd_v) <= room:
-            cwd_text = cwd_v
-        elif room >= CWD_MIN:
-            cwd_text = middle_ellipsis(cwd_v, room)
-    return Content.assemble(*build(cwd_text), *transient())
+    cwd_text: str | None = cwd_v
+    if width is not None:
+        cwd_text = None
+        if level < 2:
+            room = width - Content.assemble(*build("")).cell_length
+            if cell_len(cwd_v) <= room:
+                cwd_text = cwd_v
+            elif room >= CWD_MIN:
+                cwd_text = middle_ellipsis(cwd_v, room)
+    line = Content.assemble(*build(cwd_text), *transient())
+    if refusal:
+        line = Content.assemble(line, "\n", ("⚠ " + visible(refusal), "bold $error"))
+    return line
 
 
 @dataclass(frozen=True)
@@ -170,6 +177,7 @@ class HeaderState:
     changes: str = ""
     window: int | None = None
     mct: int | str | None = "config"
+    refusal: str = ""
 
 
 class CatalogHeader(Static):
@@ -177,7 +185,8 @@ class CatalogHeader(Static):
 
     DEFAULT_CSS = """
     CatalogHeader {
-        height: 1;
+        height: auto;
+        max-height: 2;
         width: 1fr;
         background: $panel;
         padding: 0 1;
@@ -199,7 +208,8 @@ class CatalogHeader(Static):
         if st is None:
             return
         self.update(header_text(st.host, st.cwd, st.generation, st.status, st.agent, client=st.client,
-                                changes=st.changes, window=st.window, mct=st.mct, width=self._width()))
+                                changes=st.changes, window=st.window, mct=st.mct, width=self._width(),
+                                refusal=st.refusal))
 
     def show(self, state: HeaderState) -> None:
         """Re-render for ``state``; see :func:`header_text`."""

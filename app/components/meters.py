@@ -59,9 +59,11 @@ class Meters(Vertical):
         meter.tokens, meter.tokens_exact = index.tokens, index.exact
         meter.truncated, meter.omitted = index.truncated, index.omitted
         meter.rule = index_rule_words(host, index.budget, index.rule, view.window)
+        meter.prompt, meter.sections = index.prompt, index.sections
         meter.pending = False
         selected = self.query_one(SelectedMeter)
         selected.required_label = labels.selected
+        selected.unit = labels.selected_unit
         selected.rule = selected_rule_words(host, view.selected_budget, view.selected_rule, view.window)
         self._show_selected()
 
@@ -78,7 +80,8 @@ class Meters(Vertical):
             meter.pending = True
             return
         required = view.required
-        estimate = sum(b.tokens for b in required)
+        in_bytes = meter.unit == "bytes"
+        estimate = sum((b.size or 0) if in_bytes else b.tokens for b in required)
         exact_parts = [b.exact for b in required]
         selected = None
         note = ""
@@ -87,7 +90,7 @@ class Meters(Vertical):
             if cost.error:
                 note = "selected body cannot be read"
             elif cost.location not in {b.location for b in required}:
-                estimate += cost.tokens
+                estimate += cost.bytes if in_bytes else cost.tokens
                 exact_parts.append(cost.exact)
                 selected = row.name
         exact_ok = all(x is not None for x in exact_parts)

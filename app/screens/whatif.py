@@ -195,7 +195,11 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
         self.has_config = Feature.CONFIG in catalog.host.features
         self.config_mct: int | None = catalog.config.max_context_tokens
         self.config_mst: int | None = catalog.config.max_selected_context_tokens
-        self.catalog_window: int | None = catalog.context.context_window
+        #: the window the host uses now (``--context-window``, else its own resolution: the
+        #: configured model's window …) and where it came from, in words
+        own_window = catalog.session.window()
+        self.catalog_window: int | None = own_window.tokens or None
+        self.catalog_window_words = own_window.describe()
         #: Session values in force when opened / after ``enter``.
         self.session = budget
         self.start_window = budget.context_window if budget.context_window is not None else self.catalog_window
@@ -262,10 +266,8 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
             parts.append(f"maxContextTokens {session.max_context_tokens:,} (this session) decides it")
         if session.context_window is not None:
             parts.append(f"window {session.context_window:,} tokens for this session")
-        elif self.catalog_window:
-            parts.append(f"window {self.catalog_window:,} tokens (--context-window)")
         else:
-            parts.append("window unknown")
+            parts.append(f"window: {self.catalog_window_words}")
         return " · ".join(parts)
 
     def _show_now(self) -> None:
@@ -340,6 +342,11 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
         if self.forms:
             whatif = compute_whatif(self.generation, context_window=window, max_context_tokens=mct,
                                     max_selected_context_tokens=self.config_mst)
+            # the host's own words (where the window came from, its units) when the boxes hold
+            # what the host itself would use; a typed maxContextTokens is said here
+            own = self.catalog.session.catalog(self.generation, context_window=window)
+            whatif = replace(whatif, rule=own.budget_rule if mct == self.config_mct else whatif.rule,
+                             selected_rule=own.selected_rule or whatif.selected_rule)
         else:
             whatif = host_whatif(self.catalog, self.generation, context_window=window)
         if whatif.truncated or whatif.omitted:

@@ -64,11 +64,12 @@ async def test_u1_whatif_presets_and_free_entry():
         assert cut_rows(screen)[:2] == ["✂ skill-01  59 → 27", "✂ skill-02  119 → 27"]
         meter = screen.query_one(BudgetMeter)
         assert (meter.used, meter.limit, meter.truncated, meter.omitted) == (638, 640, 10, 0)
-        # every figure says what it measures and by whose rule
-        assert meter.plain.splitlines()[1] == "  Zuno's index budget: 2% of a 32,000-token context window = 640 characters"
+        # every figure says what it measures and by whose rule (the host's words: Zuno, Z-W, Z-U)
+        assert meter.plain.splitlines()[1] == (
+            "  Zuno's index budget: 32,000 tokens from --context-window → index budget 2% = 640 characters")
         assert str(screen.query_one("#wi-bodies", Static).render()) == (
-            "Zuno's budget for the skill bodies one request loads: 10% of a 32,000-token context window, "
-            "kept within 2,000–32,000 = 3,200 tokens")
+            "Zuno's budget for the skill bodies one request loads: 32,000 tokens from --context-window → selected "
+            "bodies 10% (at least 2,000 tokens) × 4 = 12,800 bytes")
 
         await pilot.press("up")                         # the next preset up: 128k → 2,560 characters
         await settle(app, pilot)
@@ -114,9 +115,10 @@ async def test_u1_whatif_max_context_tokens_wins_and_bad_input():
         await settle(app, pilot)
         assert (screen.current.budget, screen.current.selected_budget) == (600, 32_000)
         assert screen.query_one(BudgetMeter).plain.splitlines()[1] == (
-            "  Zuno's index budget: maxContextTokens 150 × 4 (at most 10,000 tokens) = 600 characters")
+            "  Zuno's index budget: maxContextTokens 150 × 4 characters per token (at most 10,000 tokens) = 600 "
+            "characters")
         assert screen.now_text() == ("Now: index budget 600 characters · maxContextTokens 150 (configuration) "
-                                     "decides it · window unknown")
+                                     "decides it · window: context window unknown")
         screen.query_one("#wi-mct", Input).value = ""    # cleared: the window decides (2% of 1M = 20,000)
         await pilot.pause()
         await settle(app, pilot)

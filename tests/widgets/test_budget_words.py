@@ -45,9 +45,12 @@ def test_meter_rule_line_names_whose_rule(host, budget, rule, expected):
 
 
 def test_bodies_rule_line():
-    zuno = get_host("zuno")
-    assert selected_rule_words(zuno, 8_000, "no context window known: the default 8,000 tokens") == (
-        "Zuno's budget for the skill bodies one request loads (4 characters a token): no context window known: "
+    # Zuno compares UTF-8 bytes (conformance Z-U); Zhin counts tokens of 4 characters
+    assert selected_rule_words(get_host("zuno"), 32_000, "the default 8,000 tokens × 4 = 32,000 bytes") == (
+        "Zuno's budget for the skill bodies one request loads (UTF-8 bytes): the default 8,000 tokens × 4 = "
+        "32,000 bytes")
+    assert selected_rule_words(get_host("zhin"), 8_000, "no context window known: the default 8,000 tokens") == (
+        "Zhin's budget for the skill bodies one request loads (4 characters a token): no context window known: "
         "the default 8,000 tokens")
     assert selected_rule_words(get_host("gemini"), None, "") == (
         "Gemini CLI sets no budget for the skill bodies a request loads")
