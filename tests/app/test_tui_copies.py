@@ -56,9 +56,9 @@ def _shown_lines(app) -> dict[str, list[str]]:
 
 @pytest.mark.parametrize(("size", "expected"), [
     ((80, 24), {
-        "test-driven-development-loop": ["◆  test-driven-devel… …/.zuno/…", "◆  test-driven-devel… …/proj/.agents/…",
-                                         "◆  test-driven-devel… ~/…"],
-        "doc-coauthoring": ["◆  doc-coauthoring    …/vendor-a/…", "◆  doc-coauthoring    …/vendor-b/…"],
+        "test-driven-development-loop": ["◆  test-driven-dev… …/.zuno/…", "◆  test-driven-dev… …/proj/.agents/…",
+                                         "◆  test-driven-dev… ~/…"],
+        "doc-coauthoring": ["◆  doc-coauthoring  …/vendor-a/…", "◆  doc-coauthoring  …/vendor-b/…"],
     }),
     ((120, 36), {
         "test-driven-development-loop": ["◆  test-driven-development… project .zuno   …/.zuno/…",

@@ -90,7 +90,7 @@ async def test_o_says_why_when_it_cannot_open(workspace, monkeypatch):
         await settle(app, pilot)
         await _select(app, pilot, "notes")
         await pilot.press("o")
-        await _select(app, pilot, "writing-skills")   # a built-in: no file
+        await _select(app, pilot, "deepwork")         # one of Zuno's built-ins: no file
         monkeypatch.setenv("EDITOR", "vi")
         await pilot.press("o")
         await _select(app, pilot, "notes")
@@ -103,7 +103,7 @@ async def test_o_says_why_when_it_cannot_open(workspace, monkeypatch):
         notes = [m.notification.message for m in messages if isinstance(m, Notify)]
         assert notes[-4:] == [
             "Set $VISUAL or $EDITOR to the editor to use (for example: export EDITOR=nano).",
-            "builtin://skillshelf/0.1.0/writing-skills is not a file on disk (a built-in skill): nothing to open.",
+            "builtin://zuno-orchestration/0.10.3/deepwork is not a file on disk (a built-in skill): nothing to open.",
             f"The editor {missing} ($VISUAL / $EDITOR) was not found.",
             "Could not run true: App.suspend is not supported in this environment.",
         ]

@@ -143,7 +143,7 @@ async def test_h2_refresh_shows_changed_notice_then_clears(project):
         await pilot.press("r")
         await settle(app, pilot)
         # one header format: the change follows the counts, the labels stay as they were
-        assert header(app).endswith(" ─ generation 2 ─ 6 sources · 0 ambiguous · 0 broken ─ changed: +1 ~1 \u22121")
+        assert header(app).endswith(" ─ generation 2 ─ 14 sources · 0 ambiguous · 0 broken ─ changed: +1 ~1 \u22121")
         await wait_until(pilot, lambda: "changed:" not in header(app), "the notice to clear")
         assert " ─ generation 2 ─ " in header(app)
 
@@ -196,7 +196,7 @@ async def test_h2_watcher_applies_edit_keeping_filter_and_selection(project):
         assert box.value == "a"
         assert main.selected_row().name == "gamma"
         assert lst.highlighted == target
-        assert header(app).endswith(f" ─ generation {main.generation.number} ─ 6 sources · 0 ambiguous · 0 broken"
+        assert header(app).endswith(f" ─ generation {main.generation.number} ─ 14 sources · 0 ambiguous · 0 broken"
                                     " ─ changed: +0 ~1 \u22120")
         stop = app.live_watch.stop
         assert not stop.is_set()
