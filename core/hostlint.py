@@ -14,7 +14,7 @@ from skillshelf.core.fileread import read_regular
 from skillshelf.core.frontmatter import os_error_reason
 from skillshelf.core.hosts import HOSTS
 from skillshelf.core.hosts.base import Host
-from skillshelf.core.lint import LintReport, Target, lint_paths
+from skillshelf.core.lint import LintReport, Target, lint_paths, text_checks
 from skillshelf.core.model import Diagnostic, Severity
 
 __all__ = ["host_lint_file", "host_lint_paths", "host_targets"]
@@ -32,7 +32,9 @@ def host_targets() -> dict[str, Host]:
 
 def host_lint_file(host: Host, path: str) -> LintReport:
     """``host``'s verdict on one file as a lint report: its own diagnostics, then an error when
-    it drops the file, a warning when it hides it from the model, an info naming how it lists it.
+    it drops the file; for a loaded file the lint's text checks (invisible characters, values cut
+    by a comment, references that cannot travel: :func:`~skillshelf.core.lint.text_checks`), an
+    info naming how it lists it and a warning when it hides it from the model.
     ``valid`` = the host loads the file. Never raises."""
     error: str | None = None
     try:
@@ -47,6 +49,7 @@ def host_lint_file(host: Host, path: str) -> LintReport:
             diags.append(Diagnostic(Severity.ERROR, f"{host.name}-drops",
                                     f"{client} does not load this file: {verdict.reason or 'rejected'}"))
         return LintReport(path, None, False, tuple(diags))
+    diags.extend(text_checks(path))
     listed = f"{client} lists it as `{verdict.name}`"
     if verdict.display_name and verdict.display_name != verdict.name:
         listed += f" (frontmatter name `{verdict.display_name}`)"

@@ -26,6 +26,7 @@ from __future__ import annotations
 import enum
 import json
 import os
+import posixpath
 import re
 import stat
 import unicodedata
@@ -37,6 +38,7 @@ from urllib.parse import unquote
 import yaml
 
 from skillshelf.core import yamlload
+from skillshelf.core.fileread import read_regular
 from skillshelf.core.frontmatter import (
     JSON_ENGINE,
     SkillParse,
@@ -49,6 +51,7 @@ from skillshelf.core.frontmatter import (
     type_label,
 )
 from skillshelf.core.model import Diagnostic, Severity
+from skillshelf.core.textlint import comment_cut_checks, invisible_checks
 
 
 class Target(str, enum.Enum):
@@ -126,6 +129,10 @@ _SEVERITY: dict[str, tuple[Severity | None, ...]] = {
     "nested-skill": (_W, _W, _W, _W),
     "wrong-file-name": (_W, _W, _W, _W),
     "missing-reference": (_W, _W, _W, _W),
+    "reference-outside": (_W, _W, _W, _W),
+    "reference-spelling": (_I, _I, _I, _N),
+    "invisible-character": (_W, _W, _W, _W),
+    "comment-in-value": (_W, _W, _W, _W),
     "zhin-workflow-missing": (_N, _N, _N, _W),
     "zhin-fallback-table-missing": (_N, _N, _N, _W),
 }
@@ -616,11 +623,14 @@ def _zhin_authoring_checks(body: str, body_line: int | None, out: _Out) -> None:
 
 
 def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out) -> None:
-    """``missing-reference``: relative Markdown links, and backticked paths whose first folder
-    exists in the skill, that name files missing from the skill directory (conservative)."""
-    try:
-        top_dirs = {e.name for e in os.scandir(skill_dir) if e.is_dir()}
-    except OSError:
+    """References in the body that cannot travel with the skill: ``missing-reference`` (a
+    relative Markdown link, or a backticked path whose first folder exists in the skill, naming a
+    file missing from the skill folder — conservative; a file differing only in case is named),
+    ``reference-outside`` (a link leaving the skill folder, even when the file exists) and
+    ``reference-spelling`` (a ``./`` or ``..`` spelling Zuno's ``read_resource`` refuses)."""
+    listing = _Listing()
+    top_dirs = listing.dirs(skill_dir)
+    if top_dirs is None:
         return
     fence: str | None = None
     reported: set[str] = set()
@@ -637,14 +647,57 @@ def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out) -> N
             continue
         if fence is None:
             for m in _LINK.finditer(line):
-                _check_ref(m.group(1), n, m.start(1) + 1, skill_dir, top_dirs, reported, out, link=True)
+                _check_ref(m.group(1), n, m.start(1) + 1, skill_dir, top_dirs, reported, out, listing, link=True)
             for m in _TICK.finditer(line):
-                _check_ref(m.group(1), n, m.start(1) + 1, skill_dir, top_dirs, reported, out, link=False)
+                _check_ref(m.group(1), n, m.start(1) + 1, skill_dir, top_dirs, reported, out, listing, link=False)
         n += 1
 
 
+class _Listing:
+    """Directory listings of one lint run (names as stored: a reference is compared with the
+    listing, so a case-insensitive file system gives the same answer as a case-sensitive one)."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, dict[str, bool] | None] = {}
+
+    def _read(self, directory: str) -> dict[str, bool] | None:
+        if directory not in self._names:
+            try:
+                with os.scandir(directory) as it:
+                    self._names[directory] = {e.name: e.is_dir() for e in it}
+            except OSError:
+                self._names[directory] = None
+        return self._names[directory]
+
+    def dirs(self, directory: str) -> set[str] | None:
+        """Sub-folder names of ``directory`` (``None`` when it cannot be listed)."""
+        names = self._read(directory)
+        return None if names is None else {k for k, is_dir in names.items() if is_dir}
+
+    def find(self, directory: str, parts: Sequence[str]) -> tuple[bool, str | None]:
+        """``(exists, spelled)``: whether ``parts`` below ``directory`` exist exactly as spelled,
+        and else the one existing path that differs from them only in case (``None`` if none)."""
+        exact = True
+        actual: list[str] = []
+        current = directory
+        for part in parts:
+            names = self._read(current)
+            if names is None:
+                return False, None
+            if part in names:
+                name = part
+            else:
+                folded = [k for k in names if k.casefold() == part.casefold()]
+                if len(folded) != 1:
+                    return False, None
+                name, exact = folded[0], False
+            actual.append(name)
+            current = os.path.join(current, name)
+        return exact, (None if exact else "/".join(actual))
+
+
 def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: set[str], reported: set[str],
-               out: _Out, *, link: bool) -> None:
+               out: _Out, listing: _Listing, *, link: bool) -> None:
     t = target.split("#", 1)[0].split("?", 1)[0]
     if not t or t.startswith(("/", "~", "#")) or _SCHEME.match(t):
         return
@@ -652,11 +705,29 @@ def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: set[s
         return
     if link:
         t = unquote(t)
-    if t.startswith("./"):
-        t = t[2:]
-    parts = [p for p in t.split("/") if p]
-    if not parts or ".." in parts or "." in parts:
+    raw = [p for p in t.split("/") if p]
+    if not raw:
         return
+    normal = posixpath.normpath(t)
+    if normal == ".." or normal.startswith("../"):
+        if t not in reported:
+            reported.add(t)
+            out.add("reference-outside",
+                    f"`{t}` points outside the skill folder: it does not travel with the skill (installers "
+                    "copy only the folder, and read_resource refuses it)" + (" — the file exists here today"
+                                                                             if os.path.exists(os.path.join(skill_dir, t)) else ""),
+                    line=line, column=col, hint="copy the file into the skill folder (for example under references/) "
+                    "and link it from there")
+        return
+    parts = [p for p in normal.split("/") if p not in ("", ".")]
+    if not parts:
+        return
+    rel = "/".join(parts)
+    if raw != parts and "./" + t not in reported:
+        reported.add("./" + t)
+        out.add("reference-spelling",
+                f"`{t}`: Zuno's read_resource refuses `.` and `..` components; the model must ask for `{rel}`",
+                line=line, column=col, hint=rel)
     last = parts[-1]
     if link:
         if len(parts) == 1 and "." not in last.strip("."):
@@ -664,12 +735,17 @@ def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: set[s
     else:
         if len(parts) < 2 or parts[0] not in top_dirs or "." not in last.strip("."):
             return
-    rel = "/".join(parts)
     if rel in reported:
         return
-    if os.path.exists(os.path.join(skill_dir, *parts)):
+    exists, spelled = listing.find(skill_dir, parts)
+    if exists:
         return
     reported.add(rel)
+    if spelled is not None:
+        out.add("missing-reference",
+                f"`{rel}` does not exist in the skill folder; `{spelled}` differs only in case (it resolves "
+                "only on case-insensitive file systems)", line=line, column=col, hint=spelled)
+        return
     out.add("missing-reference", f"`{rel}` is referenced but does not exist in the skill folder",
             line=line, column=col)
 
@@ -714,10 +790,12 @@ def lint_parsed(parse: SkillParse, *, target: Target, folder_name: str, text: st
             _check_fields({}, {}, folder_name, target, _Filtered(out, {"missing-description"}),
                           has_block_line=None)
         _body_checks(split.body, split.body_line, skill_dir, out)
+        invisible_checks(split.text, out.add)
         return tuple(out.items)
     if split.engine == JSON_ENGINE:
         out.add("json-frontmatter", "`---json` frontmatter is not part of the Agent Skills standard (YAML)",
                 line=1, column=4)
+    pos: dict[str, _KeyPos] = {}
     if usable:
         pos, dups, kind = _key_positions(split, parse)
         blank = _is_blank_block(split.raw)
@@ -729,9 +807,31 @@ def lint_parsed(parse: SkillParse, *, target: Target, folder_name: str, text: st
         else:
             fm = parse.frontmatter if isinstance(parse.frontmatter, Mapping) else {}
             _check_fields(fm, pos, folder_name, target, out, has_block_line=1)
+        if split.engine != JSON_ENGINE and not parse.sanitized and kind == "mapping":
+            comment_cut_checks(split.raw, split.raw_first_line, out.add)
     if not split.unclosed:
         _body_checks(split.body, split.body_line, skill_dir, out)
+    invisible_checks(split.text, out.add, key_at=_key_owner(split, pos))
     return tuple(out.items)
+
+
+def _key_owner(split: Split, pos: Mapping[str, _KeyPos]) -> Callable[[int], str | None]:
+    """``line → the top-level frontmatter key whose entry holds that file line`` (``None`` in
+    the body or before the first key)."""
+    starts = sorted((p.line, k) for k, p in pos.items())
+    end = split.close_line if split.close_line is not None else (split.text.count("\n") + 2)
+
+    def owner(line: int) -> str | None:
+        if not split.has_frontmatter or line >= end:
+            return None
+        found = None
+        for start, key in starts:
+            if start > line:
+                break
+            found = key
+        return found
+
+    return owner
 
 
 class _Filtered(_Out):
@@ -818,6 +918,27 @@ def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
         name = n if isinstance(n, str) else None
     valid = not any(d.severity is Severity.ERROR for d in diags)
     return LintReport(path, name, valid, tuple(diags))
+
+
+def text_checks(path: str, *, zuno_resources: bool = False) -> tuple[Diagnostic, ...]:
+    """The lint's checks on the text as written, graded as for ``spec``: invisible characters,
+    values cut by a YAML comment and references that cannot travel (plus the ``./`` spelling
+    note when ``zuno_resources``: Zuno's ``read_resource`` refuses it). For a client host's own
+    verdict (SPEC N6), which has no field rules of the standard, these still apply: every host
+    hands the same text to its model. Never raises (an unreadable file has no findings here)."""
+    try:
+        text = read_regular(path, 4 * 1024 * 1024).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ()
+    out = _Out(Target.SPEC)
+    sink = out if zuno_resources else _Filtered(out, {"reference-spelling"})
+    split = split_document(text)
+    if split.has_frontmatter and split.engine != JSON_ENGINE and not split.unclosed:
+        comment_cut_checks(split.raw, split.raw_first_line, sink.add)
+    if split.body_line and split.body.strip():
+        _reference_checks(split.body, split.body_line, os.path.dirname(os.path.abspath(path)), sink)
+    invisible_checks(split.text, sink.add)
+    return tuple(out.items)
 
 
 def find_skill_files(root: str) -> list[str]:
