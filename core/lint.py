@@ -46,6 +46,8 @@ from skillshelf.core.frontmatter import (
     first_delimiter_line,
     os_error_reason,
     parse_skill_file,
+    quote_hint,
+    quoted,
     sanitize_line,
     split_document,
     type_label,
@@ -206,6 +208,34 @@ class _KeyPos:
     column: int
     value_line: int | None
     value_column: int | None
+    #: the value's node (YAML blocks only), for the text of a value as written
+    node: Any = None
+
+
+def _written(node: Any) -> str | None:
+    """The text of a plain (unquoted) scalar exactly as written, else ``None``."""
+    if isinstance(node, yaml.ScalarNode) and node.style in (None, "") and node.value:
+        return str(node.value)
+    return None
+
+
+def _nested_written(p: _KeyPos | None) -> dict[str, str]:
+    """Key → value as written, for the plain scalars of a mapping value (``metadata``)."""
+    if p is None or not isinstance(p.node, yaml.MappingNode):
+        return {}
+    out: dict[str, str] = {}
+    for k, v in p.node.value:
+        text = _written(v)
+        if isinstance(k, yaml.ScalarNode) and text is not None:
+            out.setdefault(str(k.value), text)
+    return out
+
+
+def _as_written_hint(key: str, p: _KeyPos | None) -> str | None:
+    """``key: "1.10"`` for a plain scalar YAML typed as a number, boolean or null: the text as
+    written, quoted — never a re-serialised value (``1.1``)."""
+    text = _written(p.node) if p is not None else None
+    return quoted(key, text) if text is not None else None
 
 
 def _nfkc(s: str) -> str:
@@ -298,7 +328,7 @@ def _key_positions(split: Split, parse: SkillParse) -> tuple[dict[str, _KeyPos],
                         continue
                     key = k.value
                     kp = _KeyPos(first + k.start_mark.line, k.start_mark.column + 1,
-                                 first + v.start_mark.line, v.start_mark.column + 1)
+                                 first + v.start_mark.line, v.start_mark.column + 1, v)
                     if key in seen:
                         dups.append((key, kp.line, kp.column))
                     else:
@@ -350,8 +380,9 @@ def _host_findings(parse: SkillParse, split: Split | None, out: _Out) -> bool:
 
 
 def _yaml_error(d: Diagnostic, split: Split | None, out: _Out) -> None:
-    """A YAML error: a tab used for indentation becomes ``tab-indent``; an unquoted ``: `` in
-    a top-level value gets the quoted line as hint."""
+    """A YAML error: a tab used for indentation becomes ``tab-indent``; a top-level value YAML
+    cannot read as text (an unquoted ``: ``, a first character YAML reserves: ``* & ! % @ ` ``)
+    gets "quote the value" and the quoted line as hint."""
     problem = d.message.removeprefix("invalid YAML frontmatter: ")
     if split is not None:
         n = split.raw_first_line
@@ -371,18 +402,13 @@ def _yaml_error(d: Diagnostic, split: Split | None, out: _Out) -> None:
             if m:
                 owner = m.group(1)
             n += 1
-        if d.line is not None:
-            idx = d.line - split.raw_first_line
-            lines = split.raw.split("\n")
-            if 0 <= idx < len(lines):
-                line = lines[idx].rstrip("\r")
-                m = re.match(r"([A-Za-z_][\w.-]*)\s*:\s+(.*)$", line)
-                if m and ": " in m.group(2) and m.group(2)[:1] not in ("'", '"', "|", ">", "[", "{"):
-                    key = m.group(1)
-                    out.add("yaml-error", f"invalid YAML: unquoted `: ` inside the value of `{key}`; quote the value ({problem})",
-                            field=key, line=d.line, column=d.column,
-                            hint=_quoted_line(key, m.group(2).strip()))
-                    return
+        fix = quote_hint(split, d.line)
+        if fix is not None:
+            key, reason, line_fixed = fix
+            problem = problem.split(f"; {reason}", 1)[0]
+            out.add("yaml-error", f"invalid YAML: {reason}; quote the value ({problem})",
+                    field=key, line=d.line, column=d.column, hint=line_fixed)
+            return
     out.add("yaml-error", f"invalid YAML: {problem}", line=d.line, column=d.column)
 
 
@@ -430,7 +456,8 @@ def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, t
         line, col = vat("name")
         if not isinstance(name, str):
             out.add("name-type", f"`name` must be a string, got {type_label(name)}", field="name",
-                    line=line, column=col, hint=_name_hint(suggest_name(str(name) if name is not None else '', folder)))
+                    line=line, column=col, hint=_as_written_hint("name", pos.get("name"))
+                    or _name_hint(suggest_name("", folder)))
         elif zhin:
             if not name.strip():
                 out.add("name-type", "Skill frontmatter name must be a non-empty string", field="name",
@@ -473,7 +500,7 @@ def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, t
         line, col = vat("description")
         if not isinstance(desc, str):
             out.add("invalid-description", f"`description` must be a string, got {type_label(desc)}",
-                    field="description", line=line, column=col)
+                    field="description", line=line, column=col, hint=_as_written_hint("description", pos.get("description")))
         elif not desc.strip():
             out.add("description-empty", "`description` is empty", field="description", line=line, column=col)
         elif len(desc) > DESCRIPTION_MAX:
@@ -487,7 +514,8 @@ def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, t
         line, col = vat("compatibility")
         if not isinstance(comp, str):
             out.add("compatibility-type", f"`compatibility` must be a string, got {type_label(comp)}",
-                    field="compatibility", line=line, column=col)
+                    field="compatibility", line=line, column=col,
+                    hint=_as_written_hint("compatibility", pos.get("compatibility")))
         elif len(comp) > COMPATIBILITY_MAX:
             out.add("compatibility-too-long",
                     f"`compatibility` is {len(comp)} characters (limit {COMPATIBILITY_MAX})",
@@ -495,7 +523,7 @@ def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, t
     if "license" in fm and not isinstance(fm["license"], str):
         line, col = vat("license")
         out.add("license-type", f"`license` must be a string, got {type_label(fm['license'])}",
-                field="license", line=line, column=col)
+                field="license", line=line, column=col, hint=_as_written_hint("license", pos.get("license")))
     if "metadata" in fm:
         meta = fm["metadata"]
         line, col = vat("metadata")
@@ -503,11 +531,12 @@ def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, t
             out.add("metadata-type", f"`metadata` must be a map of string to string, got {type_label(meta)}",
                     field="metadata", line=line, column=col)
         else:
+            written = _nested_written(pos.get("metadata"))
             for k, v in meta.items():
                 if not isinstance(k, str) or not isinstance(v, str):
                     hint = None
-                    if isinstance(k, str) and isinstance(v, (int, float, bool)) and not isinstance(v, bool):
-                        hint = f"{k}: \"{v}\""
+                    if isinstance(k, str) and not isinstance(v, (list, dict)) and k in written:
+                        hint = quoted(k, written[k])
                     out.add("metadata-type",
                             f"`metadata.{k}` must be a string, got {type_label(v)}" if isinstance(k, str)
                             else f"`metadata` key {k!r} must be a string",

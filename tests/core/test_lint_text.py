@@ -3,6 +3,7 @@ YAML comment, references that cannot travel with the skill. Fixtures are written
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,57 @@ def test_text_checks_for_a_client_host_verdict(tmp_path):
     codes = [d.code for d in host_lint_file(get_host("claude"), str(f)).diagnostics]
     assert {"comment-in-value", "reference-outside", "invisible-character"} <= set(codes)
     assert "reference-spelling" not in codes
+
+
+# ---- fix hints quote the text as written ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("written", "kind"), [("1.10", "number"), ("0o17", "integer"), ("true", "boolean"),
+                                               ("1e3", "number"), ("~", "null")])
+def test_name_hint_quotes_the_value_as_written(tmp_path, written, kind):
+    f = skill(tmp_path, "numeric", f"---\nname: {written}  # a comment\ndescription: d\n---\nBody\n")
+    host = parse_skill_file(str(f))
+    (miss,) = [d for d in host.diagnostics if d.code == "missing-name"]
+    assert (miss.line, miss.message, miss.hint) == (2, f"`name` must be a string, got {kind}", f'name: "{written}"')
+    (lint,) = [d for d in lint_file(str(f)).diagnostics if d.code == "name-type"]
+    assert (lint.line, lint.column, lint.hint) == (2, 7, f'name: "{written}"')
+
+
+def test_other_field_hints_quote_as_written(tmp_path):
+    f = skill(tmp_path, "typed", "---\nname: typed\ndescription: 1.10\nlicense: 2.0\ncompatibility: 0x1F\n"
+              "metadata:\n  version: 1.10\n  beta: yes\n---\nBody\n")
+    host = parse_skill_file(str(f))
+    assert [(d.code, d.hint) for d in host.diagnostics] == [("invalid-description", 'description: "1.10"')]
+    got = {d.code: d.hint for d in lint_file(str(f)).diagnostics}
+    assert got == {"invalid-description": 'description: "1.10"', "license-type": 'license: "2.0"',
+                   "compatibility-type": 'compatibility: "0x1F"', "metadata-type": 'version: "1.10"'}
+
+
+# ---- YAML errors that say what to do ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("value", "first"), [
+    ("*bold* steps", "`*`"), ("& friends", "`&`"), ("!important do this", "`!`"), ("%done", "`%`"),
+    ("@team pings", "`@`"), ("`make` runs it", "a backtick")])
+def test_a_value_starting_with_a_yaml_indicator_gets_quote_the_value(tmp_path, value, first):
+    f = skill(tmp_path, "indicator", f"---\nname: indicator\ndescription: {value}\n---\nBody\n")
+    host = parse_skill_file(str(f))
+    assert host.warning is not None and host.warning.kind == "Frontmatter"
+    (err,) = [d for d in host.diagnostics if d.code == "yaml-error"]
+    reason = f"the value of `description` starts with {first}, which YAML reserves"
+    assert err.line == 3 and err.message.endswith(f"; {reason}: quote the value")
+    assert err.hint == f"description: {json.dumps(value)}"
+    (lint,) = [d for d in lint_file(str(f)).diagnostics if d.code == "yaml-error"]
+    assert (lint.field, lint.line, lint.hint) == ("description", 3, f"description: {json.dumps(value)}")
+    assert lint.message.startswith(f"invalid YAML: {reason}; quote the value (") and lint.message.count(reason) == 1
+
+
+def test_an_unclosed_bracket_is_reported_where_it_opened(tmp_path):
+    f = skill(tmp_path, "bracket", "---\nname: bracket\ndescription: d\nallowed-tools: [Read, Grep\n"
+              "license: MIT\ncompatibility: any\n---\nBody\n")
+    (err,) = [d for d in parse_skill_file(str(f)).diagnostics if d.code == "yaml-error"]
+    assert (err.line, err.column) == (4, 16)
+    assert err.message == ("invalid YAML frontmatter: `[` is never closed (did not find expected ',' or ']') "
+                           "at line 4 column 16")
+    (lint,) = [d for d in lint_file(str(f)).diagnostics if d.code == "yaml-error"]
+    assert (lint.line, lint.column) == (4, 16)
