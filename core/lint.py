@@ -54,6 +54,7 @@ from skillshelf.core.frontmatter import (
 )
 from skillshelf.core.model import Diagnostic, Severity
 from skillshelf.core.textlint import comment_cut_checks, invisible_checks
+from skillshelf.core.unseen import is_near_miss
 
 
 class Target(str, enum.Enum):
@@ -79,8 +80,6 @@ BODY_MAX_LINES = 500
 BODY_MAX_TOKENS = 5000  # approximate tokens = characters / 4
 CHARS_PER_TOKEN = 4
 
-#: File names that look like a skill file but are not ``SKILL.md`` (lower-cased).
-NEAR_MISS_NAMES = frozenset({"skill.md", "skills.md", "skill.markdown", "skill.mdx", "skill.txt", "skill.md.md"})
 #: Folders never descended into by :func:`lint_paths`.
 SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".hg", ".svn"})
 
@@ -1015,7 +1014,7 @@ def _walk_skill_files(root: str) -> tuple[list[str], list[tuple[str, str]]]:
             found.append(os.path.join(dirpath, "SKILL.md"))
         elif "SKILL.md" not in dirnames:
             for f in filenames:
-                if f.lower() in NEAR_MISS_NAMES:
+                if is_near_miss(f):
                     found.append(os.path.join(dirpath, f))
         subdirs = sorted(d for d in dirnames if d not in SKIP_DIRS and d != "SKILL.md")
         stack.extend(os.path.join(dirpath, d) for d in reversed(subdirs))

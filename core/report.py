@@ -27,6 +27,8 @@ from skillshelf.core.budget import SelectedBody, SelectedBudgetExceeded, check_s
 from skillshelf.core.config import AgentConfig, Config
 from skillshelf.core.frontmatter import parse_skill_file
 from skillshelf.core.hostlint import host_lint_file, host_targets
+from skillshelf.core.hosts import HOSTS
+from skillshelf.core.hosts.base import Host
 from skillshelf.core.lint import Target, lint_file
 from skillshelf.core.model import Exposure, Generation, Provenance, Rejected, Source, Status
 from skillshelf.core.render import Form, render_budgeted
@@ -92,8 +94,9 @@ def summary(gen: Generation) -> dict[str, Any]:
     }
 
 
-def source_json(s: Source, *, ambiguous: bool, lint_target: str | None) -> dict[str, Any]:
-    """One entry of G1 ``sources``."""
+def source_json(s: Source, *, ambiguous: bool, lint_target: str | None, host: Host | None = None) -> dict[str, Any]:
+    """One entry of G1 ``sources``; ``host`` adds ``slashNote`` (SPEC S1: a skill named like
+    one of the host's own commands, :meth:`Host.slash_note`), ``null`` when none."""
     out: dict[str, Any] = {
         "name": s.name,
         "location": s.location,
@@ -116,6 +119,7 @@ def source_json(s: Source, *, ambiguous: bool, lint_target: str | None) -> dict[
         "size": s.size,
         "sha256": s.content_sha256,
         "diagnostics": [d.to_json() for d in s.diagnostics],
+        "slashNote": host.slash_note(s.name) if host is not None else None,
     }
     if s.provenance is Provenance.BUILTIN:
         out["builtin"] = {
@@ -156,6 +160,7 @@ def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", c
     object to every file-backed source and rejected file.
     """
     counts = Counter(s.name for s in gen.sources if s.enabled and s.status is not Status.SHADOWED)
+    host = HOSTS.get(gen.host)
     return {
         "host": gen.host,
         "client": client,
@@ -165,7 +170,7 @@ def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", c
         "roots": [r.to_json() for r in gen.roots],
         "sources": [
             source_json(s, ambiguous=s.enabled and s.status is not Status.SHADOWED and counts[s.name] > 1,
-                        lint_target=lint_target)
+                        lint_target=lint_target, host=host)
             for s in gen.sources
         ],
         "rejected": [rejected_json(r, lint_target=lint_target) for r in gen.rejected],
@@ -226,6 +231,8 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
             out.append(f"      {'competes with' if src['status'] == 'race' else 'shadowed by'} {by}")
         for a in src["aliases"]:
             out.append(f"      alias {a}")
+        if src.get("slashNote"):
+            out.append(f"      note: {src['slashNote']}")
         for d in src["diagnostics"]:
             if d["severity"] != "info":
                 out.append(f"      {_diag_line(d)}")

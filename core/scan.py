@@ -27,6 +27,11 @@ Rules (host ``zuno``, ``scan.rs``):
   match → warning ``not-a-file`` (a skillshelf kind; the host silently ignores it, but a user
   wondering why the skill is missing deserves the reason). A *directory* named ``SKILL.md``
   is still descended into like any directory.
+- What the host passes over silently is reported (skillshelf's warnings, :mod:`skillshelf.core.unseen`):
+  a file named almost ``SKILL.md`` (``skill.md``, ``SKILL.MD``, ``SKILLS.md`` …) in a folder
+  without a ``SKILL.md`` → ``wrong-file-name``; with ``dot=False``, each pruned dot folder that
+  holds ``SKILL.md`` files → ``dot-folder-skipped`` with their count and the ``skills.paths``
+  entry that would include them (version-control folders are not counted).
 - A missing ``scan_dir`` (or one below a non-directory) is silent: no matches, no warnings
   (Z036). A ``scan_dir`` that is a dangling symlink gives ``broken-symlink``.
 - Matches are sorted the way the host's ``BTreeSet<PathBuf>`` sorts them: component by
@@ -44,6 +49,7 @@ import stat as stat_mod
 from dataclasses import dataclass
 
 from skillshelf.core.model import CatalogWarning
+from skillshelf.core.unseen import NOT_COUNTED, count_skill_files, dot_folder_warning, is_near_miss, near_miss_warning
 
 __all__ = ["EMPTY_SCAN", "SKILL_FILENAME", "ScanResult", "path_sort_key", "scan"]
 
@@ -103,6 +109,8 @@ class _Walk:
         # canonical dir -> (first match index, end index, spelling walked)
         self.done: dict[str, tuple[int, int, str]] = {}
         self.links: list[tuple[str, str]] = []
+        #: dot folders pruned (``dot=False``), counted after the walk
+        self.hidden: list[str] = []
 
     # ---- warnings -------------------------------------------------------------------------
     def unreadable(self, path: str, exc: OSError) -> None:
@@ -200,11 +208,15 @@ class _Walk:
             stack.append((spelled, canon, len(matches)))
             subdirs: list[tuple[str, str, int]] = []
             cprefix = canon if canon.endswith("/") else canon + "/"
+            near: list[str] | None = None
+            skill_here = False
             try:
                 with it:
                     for entry in it:
                         name = entry.name
                         if not dot and name[0] == ".":
+                            if name not in NOT_COUNTED:
+                                self.hidden.append(entry.path)
                             continue
                         try:
                             if not entry.is_symlink():
@@ -213,17 +225,23 @@ class _Walk:
                                         self.not_a_file(entry.path)
                                     subdirs.append((entry.path, cprefix + name, -1))
                                 elif name == SKILL_FILENAME:
+                                    skill_here = True
                                     if entry.is_file(follow_symlinks=False):
                                         matches.append(entry.path)
                                         canonicals.append(cprefix + name)
                                     else:
                                         self.not_a_file(entry.path)
+                                elif is_near_miss(name):
+                                    near = (near or []) + [entry.path]
                                 continue
+                            skill_here = skill_here or name == SKILL_FILENAME
                             self.symlink(entry.path, name, subdirs)
                         except OSError as exc:
                             self.unreadable(entry.path, exc)
             except OSError as exc:  # readdir failed part-way
                 self.unreadable(spelled, exc)
+            if near and not skill_here:
+                self.warnings.extend(near_miss_warning(p, "Zuno") for p in near)
             if len(subdirs) > 1:
                 # Walk siblings in name order so loop cuts and replays are reproducible.
                 subdirs.sort(reverse=True)
@@ -259,6 +277,13 @@ def scan(scan_dir: str, *, dot: bool) -> ScanResult:
         return EMPTY_SCAN
     top = os.path.realpath(scan_dir)
     walk.run(scan_dir, top)
+    for folder in walk.hidden:
+        if os.path.isdir(folder):
+            count, complete = count_skill_files(folder)
+            if count:
+                walk.warnings.append(dot_folder_warning(
+                    folder, count, complete, "Zuno",
+                    f'add "{folder}" to skills.paths to include them'))
     pairs = dict(zip(walk.matches, walk.canonicals, strict=True))
     keyed = sorted((path_sort_key(m), m) for m in pairs)
     warnings = sorted(walk.warnings, key=lambda w: path_sort_key(w.source))

@@ -197,6 +197,10 @@ class ZhinHost:
     features = frozenset({Feature.ALWAYS, Feature.SELECTED_BUDGET})
     native_commands: frozenset[str] = frozenset()
 
+    def slash_note(self, name: str) -> str | None:
+        """Zhin has no slash commands a skill could clash with."""
+        return None
+
     def describe(self) -> str:
         """``Zhin (im/skill)``."""
         return f"{self.client} ({self.version})"

@@ -44,6 +44,12 @@ class ZunoHost:
         """``Zuno 0.10.3``."""
         return f"{self.client} {self.version}"
 
+    def slash_note(self, name: str) -> str | None:
+        """``/plan`` stays Zuno's own command (SPEC S1): the skill is reached as ``$plan``."""
+        if f"/{name}" not in self.native_commands:
+            return None
+        return f"`/{name}` is Zuno's own command, which resolves first: reach this skill as `${name}`, not `/{name}`"
+
     def open(self, context: HostContext) -> ZunoSession:
         """A :class:`ZunoSession` over ``context``."""
         return ZunoSession(context)
