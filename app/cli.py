@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from skillshelf.core.hosts import DEFAULT_HOST, host_names
+from skillshelf.core.hosts import DEFAULT_HOST_NAME, host_names
 
 #: subcommand name -> module under skillshelf.app.commands
 COMMANDS = {
@@ -24,6 +24,29 @@ COMMANDS = {
     "resolve": "resolve",
     "compare": "compare",
 }
+
+
+class LazyChoices(Sequence[str]):
+    """Option choices computed on first use (``value in choices``, help, errors), so building
+    the parser imports nothing the command line does not need."""
+
+    def __init__(self, compute: Callable[[], Sequence[str]]) -> None:
+        self._compute = compute
+        self._values: tuple[str, ...] | None = None
+
+    def _all(self) -> tuple[str, ...]:
+        if self._values is None:
+            self._values = tuple(self._compute())
+        return self._values
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._all()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,14 +70,16 @@ def common_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("common options")
     g.add_argument("--cwd", metavar="DIR", default=None, help="working directory the host sees (default: current)")
-    g.add_argument("--host", choices=host_names(), default=DEFAULT_HOST.name,
-                   help=f"whose rules apply (default {DEFAULT_HOST.name})")
+    g.add_argument("--host", choices=host_names(), default=DEFAULT_HOST_NAME,
+                   help=f"whose rules apply (default {DEFAULT_HOST_NAME})")
     g.add_argument("--context-window", metavar="TOKENS", type=_tokens, default=None,
                    help="model context window in tokens (drives the budgets, SPEC U)")
     g.add_argument("--path", metavar="DIR", action="append", default=[],
                    help="extra skills.paths entry (repeatable; appended after configured ones)")
     g.add_argument("--config", metavar="FILE", action="append", default=[],
                    help="extra configuration layer (highest precedence)")
+    g.add_argument("--no-cache", action="store_true",
+                   help="read and parse every skill file (skip skillshelf's parse cache)")
     return p
 
 

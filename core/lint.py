@@ -31,7 +31,7 @@ import re
 import stat
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
@@ -160,6 +160,9 @@ class LintReport:
     name: str | None
     valid: bool
     diagnostics: tuple[Diagnostic, ...]
+    #: references of the body still to check against the skill folder (a client host's report
+    #: kept before :func:`~skillshelf.core.hostlint.finish_host_lint`); ``()`` once checked
+    refs: tuple[Reference, ...] = field(default=(), compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """``{"path", "name", "valid", "diagnostics": [Diagnostic]}``."""
@@ -201,6 +204,20 @@ class _Out:
         self.items.append(Diagnostic(sev, code, message, field, line, column, hint))
 
 
+class _DraftOut(_Out):
+    """An :class:`_Out` for a :class:`LintDraft`: the reference checks are deferred (their
+    place in the findings and the references found are kept)."""
+
+    def __init__(self, target: Target) -> None:
+        super().__init__(target)
+        self.ref_at: int | None = None
+        self.refs: tuple[Reference, ...] = ()
+
+    def defer(self, refs: tuple[Reference, ...]) -> None:
+        self.ref_at = len(self.items)
+        self.refs = refs
+
+
 @dataclass(frozen=True)
 class _KeyPos:
     line: int
@@ -235,6 +252,7 @@ def _as_written_hint(key: str, p: _KeyPos | None) -> str | None:
     written, quoted — never a re-serialised value (``1.1``)."""
     text = _written(p.node) if p is not None else None
     return quoted(key, text) if text is not None else None
+
 
 
 def _nfkc(s: str) -> str:
@@ -607,6 +625,8 @@ def _body_checks(body: str, body_line: int | None, skill_dir: str | None, out: _
                 hint="move detail into references/ files and link them")
     if skill_dir and body_line:
         _reference_checks(body, body_line, skill_dir, out)
+    elif body_line and isinstance(out, _DraftOut):  # checked against the folder when finished
+        out.defer(reference_candidates(body, body_line))
     if out.target is Target.ZHIN:
         _zhin_authoring_checks(body, body_line, out)
 
@@ -650,18 +670,18 @@ def _zhin_authoring_checks(body: str, body_line: int | None, out: _Out) -> None:
                 line=at, column=1, hint="add `## 失败与兜底` with a table: | 触发条件 | 一线处理 | 仍失败 |")
 
 
-def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out) -> None:
-    """References in the body that cannot travel with the skill: ``missing-reference`` (a
-    relative Markdown link, or a backticked path whose first folder exists in the skill, naming a
-    file missing from the skill folder — conservative; a file differing only in case is named),
-    ``reference-outside`` (a link leaving the skill folder, even when the file exists) and
-    ``reference-spelling`` (a ``./`` or ``..`` spelling Zuno's ``read_resource`` refuses)."""
-    listing = _Listing()
-    top_dirs = listing.dirs(skill_dir)
-    if top_dirs is None:
-        return
+#: One reference found in a body: (text as written, 1-based line, 1-based column, a Markdown link).
+Reference = tuple[str, int, int, bool]
+
+
+def reference_candidates(body: str, body_line: int) -> tuple[Reference, ...]:
+    """Every relative Markdown link and backticked path of ``body`` outside code fences, in
+    text order (per line: links, then backticks); ``body_line`` is the file line of its first
+    line. Pure: whether each one exists is :func:`_reference_checks`' business."""
+    found: list[Reference] = []
+    if "`" not in body and "](" not in body:
+        return ()
     fence: str | None = None
-    reported: set[str] = set()
     n = body_line
     for line in body.split("\n"):
         s = line.lstrip()
@@ -673,12 +693,28 @@ def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out) -> N
                 fence = None
             n += 1
             continue
-        if fence is None:
-            for m in _LINK.finditer(line):
-                _check_ref(m.group(1), n, m.start(1) + 1, skill_dir, top_dirs, reported, out, listing, link=True)
-            for m in _TICK.finditer(line):
-                _check_ref(m.group(1), n, m.start(1) + 1, skill_dir, top_dirs, reported, out, listing, link=False)
+        if fence is None and ("`" in line or "](" in line):
+            found.extend((m.group(1), n, m.start(1) + 1, True) for m in _LINK.finditer(line))
+            found.extend((m.group(1), n, m.start(1) + 1, False) for m in _TICK.finditer(line))
         n += 1
+    return tuple(found)
+
+
+def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out,
+                      refs: tuple[Reference, ...] | None = None) -> None:
+    """References in the body that cannot travel with the skill: ``missing-reference`` (a
+    relative Markdown link, or a backticked path whose first folder exists in the skill, naming a
+    file missing from the skill folder — conservative; a file differing only in case is named),
+    ``reference-outside`` (a link leaving the skill folder, even when the file exists) and
+    ``reference-spelling`` (a ``./`` or ``..`` spelling Zuno's ``read_resource`` refuses).
+    ``refs``: :func:`reference_candidates` of ``body`` when already known."""
+    listing = _Listing()
+    top_dirs = listing.dirs(skill_dir)
+    if top_dirs is None:
+        return
+    reported: set[str] = set()
+    for target, line, col, link in (reference_candidates(body, body_line) if refs is None else refs):
+        _check_ref(target, line, col, skill_dir, top_dirs, reported, out, listing, link=link)
 
 
 class _Listing:
@@ -793,8 +829,12 @@ def lint_parsed(parse: SkillParse, *, target: Target, folder_name: str, text: st
     when ``parse.split`` is missing. ``skill_dir`` enables ``missing-reference``. File-system
     context checks (``nested-skill``, ``wrong-file-name``) belong to :func:`lint_file`.
     """
-    target = Target(target)
-    out = _Out(target)
+    return tuple(_lint_parsed(parse, _Out(Target(target)), folder_name, text, skill_dir).items)
+
+
+def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | None,
+                 skill_dir: str | None) -> _Out:
+    target = out.target
     split = parse.split
     if split is None and text is not None:
         split = split_document(text)
@@ -803,7 +843,7 @@ def lint_parsed(parse: SkillParse, *, target: Target, folder_name: str, text: st
                 column=1, hint="add a line `---` after the last frontmatter key")
     usable = _host_findings(parse, split, out)
     if split is None:
-        return tuple(out.items)
+        return out
     if not split.has_frontmatter:
         found = first_delimiter_line(split.text)
         lines = split.text.split("\n")
@@ -819,7 +859,7 @@ def lint_parsed(parse: SkillParse, *, target: Target, folder_name: str, text: st
                           has_block_line=None)
         _body_checks(split.body, split.body_line, skill_dir, out)
         invisible_checks(split.text, out.add)
-        return tuple(out.items)
+        return out
     if split.engine == JSON_ENGINE:
         out.add("json-frontmatter", "`---json` frontmatter is not part of the Agent Skills standard (YAML)",
                 line=1, column=4)
@@ -840,7 +880,7 @@ def lint_parsed(parse: SkillParse, *, target: Target, folder_name: str, text: st
     if not split.unclosed:
         _body_checks(split.body, split.body_line, skill_dir, out)
     invisible_checks(split.text, out.add, key_at=_key_owner(split, pos))
-    return tuple(out.items)
+    return out
 
 
 def _key_owner(split: Split, pos: Mapping[str, _KeyPos]) -> Callable[[int], str | None]:
@@ -876,21 +916,33 @@ class _Filtered(_Out):
             super().add(code, message, field=field, line=line, column=column, hint=hint)
 
 
-def _outer_skill(skill_dir: str) -> str | None:
+def _outer_skill(skill_dir: str, memo: dict[str, str | None] | None = None) -> str | None:
     """The nearest ancestor directory of ``skill_dir`` holding a ``SKILL.md`` file (stops at a
-    directory holding ``.git``), or ``None``."""
+    directory holding ``.git``), or ``None``. ``memo``: answers per ancestor, shared by the
+    files of one report (siblings have the same ancestors)."""
     d = os.path.abspath(skill_dir)
     if os.path.exists(os.path.join(d, ".git")):
         return None
+    seen: list[str] = []
+    found: str | None = None
     while True:
         parent = os.path.dirname(d)
         if parent == d:
-            return None
+            break
+        if memo is not None and parent in memo:
+            found = memo[parent]
+            break
+        seen.append(parent)
         if os.path.isfile(os.path.join(parent, "SKILL.md")):
-            return parent
+            found = parent
+            break
         if os.path.exists(os.path.join(parent, ".git")):
-            return None
+            break
         d = parent
+    if memo is not None:
+        for p in seen:  # every ancestor walked past has the same answer
+            memo[p] = found
+    return found
 
 
 def _special_file_kind(path: str) -> str | None:
@@ -907,6 +959,72 @@ def _special_file_kind(path: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class LintDraft:
+    """What the lint of one file needs from its bytes (SPEC F4–F5), without the body: the
+    findings for ``target`` judged from the text alone, where the reference checks go among
+    them (``ref_at``) and the references the body makes. :func:`finish_lint` adds what depends
+    on other files (missing references, an enclosing skill) when the report is made, so a
+    draft can be kept as long as the file is unchanged (:mod:`skillshelf.core.parsecache`).
+    ``folder``: the skill folder's name the draft was judged with (``name-mismatch``)."""
+
+    target: str
+    folder: str
+    name: str | None
+    items: tuple[Diagnostic, ...]
+    ref_at: int | None = None
+    refs: tuple[Reference, ...] = ()
+
+
+def lint_draft(parse: SkillParse, folder: str, *, target: Target = Target.SPEC) -> LintDraft:
+    """The :class:`LintDraft` of one parsed file (``parse`` with its split, as
+    :func:`~skillshelf.core.frontmatter.parse_skill_bytes` returns it) in folder ``folder``."""
+    target = Target(target)
+    out = _lint_parsed(parse, _DraftOut(target), folder, None, None)
+    assert isinstance(out, _DraftOut)
+    name = parse.name
+    if name is None and isinstance(parse.frontmatter, Mapping):
+        n = parse.frontmatter.get("name")
+        name = n if isinstance(n, str) else None
+    return LintDraft(target.value, folder, name, tuple(out.items), out.ref_at, out.refs)
+
+
+def finish_lint(path: str, draft: LintDraft, memo: dict[str, str | None] | None = None) -> LintReport:
+    """The :class:`LintReport` of the file at ``path`` from its ``draft``, with the checks that
+    look at other files done now: ``wrong-file-name``, ``missing-reference`` (the skill folder
+    as it is now) and ``nested-skill`` (``memo``: ancestors already looked at, for many files
+    in one go). Never raises."""
+    target = Target(draft.target)
+    skill_dir = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
+    out = _Out(target)
+    if base != "SKILL.md":
+        out.add("wrong-file-name",
+                f"the file is named `{base}`; hosts look only for `SKILL.md` (case-sensitive), so this skill is invisible",
+                hint=f"rename it to {os.path.join(os.path.dirname(path), 'SKILL.md')}")
+    diags = list(out.items)
+    if draft.ref_at is None:
+        diags.extend(draft.items)
+    else:
+        refs = _Out(target)
+        if draft.refs:
+            _reference_checks("", 0, skill_dir, refs, draft.refs)
+        diags.extend(draft.items[: draft.ref_at])
+        diags.extend(refs.items)
+        diags.extend(draft.items[draft.ref_at:])
+    outer = _outer_skill(skill_dir, memo)
+    if outer is not None:
+        outer_md = os.path.join(outer, "SKILL.md")
+        outer_name = parse_skill_file(outer_md).name or os.path.basename(outer)
+        sev = severity_of("nested-skill", target)
+        if sev is not None:
+            diags.append(Diagnostic(sev, "nested-skill",
+                                    f"this skill is inside the skill `{outer_name}` ({outer_md}); its files are "
+                                    "part of the outer skill too", hint="move it next to the outer skill, not inside it"))
+    valid = not any(d.severity is Severity.ERROR for d in diags)
+    return LintReport(path, draft.name, valid, tuple(diags))
+
+
 def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
     """Parse and lint one file (``SKILL.md`` or a near-miss such as ``skill.md``). Never raises.
 
@@ -914,8 +1032,6 @@ def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
     ``wrong-file-name``, ``nested-skill`` (naming the outer skill) and ``missing-reference``.
     """
     target = Target(target)
-    skill_dir = os.path.dirname(os.path.abspath(path))
-    folder = os.path.basename(skill_dir)
     base = os.path.basename(path)
     out = _Out(target)
     if os.path.isdir(path):
@@ -925,48 +1041,46 @@ def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
     if special is not None:  # never opened: reading a FIFO blocks, /dev/zero never ends
         out.add("not-a-file", f"`{base}` is {special}, not a regular file; no host can read it")
         return LintReport(path, None, False, tuple(out.items))
-    if base != "SKILL.md":
-        out.add("wrong-file-name",
-                f"the file is named `{base}`; hosts look only for `SKILL.md` (case-sensitive), so this skill is invisible",
-                hint=f"rename it to {os.path.join(os.path.dirname(path), 'SKILL.md')}")
-    parse = parse_skill_file(path)
-    diags = list(out.items) + list(lint_parsed(parse, target=target, folder_name=folder, skill_dir=skill_dir))
-    outer = _outer_skill(skill_dir)
-    if outer is not None:
-        outer_md = os.path.join(outer, "SKILL.md")
-        outer_name = parse_skill_file(outer_md).name or os.path.basename(outer)
-        sev = severity_of("nested-skill", target)
-        if sev is not None:
-            diags.append(Diagnostic(sev, "nested-skill",
-                                    f"this skill is inside the skill `{outer_name}` ({outer_md}); its files are "
-                                    "part of the outer skill too", hint="move it next to the outer skill, not inside it"))
-    name = parse.name
-    if name is None and isinstance(parse.frontmatter, Mapping):
-        n = parse.frontmatter.get("name")
-        name = n if isinstance(n, str) else None
-    valid = not any(d.severity is Severity.ERROR for d in diags)
-    return LintReport(path, name, valid, tuple(diags))
+    folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return finish_lint(path, lint_draft(parse_skill_file(path), folder, target=target))
+
+
+def text_draft(text: str) -> tuple[tuple[Diagnostic, ...], tuple[Reference, ...]]:
+    """The lint's checks on a decoded file that need nothing but its text — values cut by a YAML
+    comment, invisible characters (graded as for ``spec``) — and the references its body makes,
+    to check against the folder later (:func:`travel_checks`). For a client host's own verdict
+    (SPEC N6), which has no field rules of the standard: every host hands the same text to its
+    model."""
+    out = _Out(Target.SPEC)
+    split = split_document(text)
+    if split.has_frontmatter and split.engine != JSON_ENGINE and not split.unclosed:
+        comment_cut_checks(split.raw, split.raw_first_line, out.add)
+    invisible_checks(split.text, out.add)
+    refs = reference_candidates(split.body, split.body_line) if split.body_line and split.body.strip() else ()
+    return tuple(out.items), refs
+
+
+def travel_checks(path: str, refs: tuple[Reference, ...], *, zuno_resources: bool = False) -> tuple[Diagnostic, ...]:
+    """``missing-reference`` / ``reference-outside`` (and, with ``zuno_resources``, the
+    ``reference-spelling`` note: Zuno's ``read_resource`` refuses ``./``) for the references
+    ``refs`` of the file at ``path``, against its folder as it is now. Never raises."""
+    if not refs:
+        return ()
+    out = _Out(Target.SPEC)
+    sink = out if zuno_resources else _Filtered(out, {"reference-spelling"})
+    _reference_checks("", 0, os.path.dirname(os.path.abspath(path)), sink, refs)
+    return tuple(out.items)
 
 
 def text_checks(path: str, *, zuno_resources: bool = False) -> tuple[Diagnostic, ...]:
-    """The lint's checks on the text as written, graded as for ``spec``: invisible characters,
-    values cut by a YAML comment and references that cannot travel (plus the ``./`` spelling
-    note when ``zuno_resources``: Zuno's ``read_resource`` refuses it). For a client host's own
-    verdict (SPEC N6), which has no field rules of the standard, these still apply: every host
-    hands the same text to its model. Never raises (an unreadable file has no findings here)."""
+    """:func:`text_draft` and :func:`travel_checks` of the file at ``path``. Never raises (an
+    unreadable file has no findings here)."""
     try:
         text = read_regular(path, 4 * 1024 * 1024).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return ()
-    out = _Out(Target.SPEC)
-    sink = out if zuno_resources else _Filtered(out, {"reference-spelling"})
-    split = split_document(text)
-    if split.has_frontmatter and split.engine != JSON_ENGINE and not split.unclosed:
-        comment_cut_checks(split.raw, split.raw_first_line, sink.add)
-    if split.body_line and split.body.strip():
-        _reference_checks(split.body, split.body_line, os.path.dirname(os.path.abspath(path)), sink)
-    invisible_checks(split.text, sink.add)
-    return tuple(out.items)
+    items, refs = text_draft(text)
+    return items + travel_checks(path, refs, zuno_resources=zuno_resources)
 
 
 def find_skill_files(root: str) -> list[str]:

@@ -49,6 +49,7 @@ import stat as stat_mod
 from dataclasses import dataclass
 
 from skillshelf.core.model import CatalogWarning
+from skillshelf.core.paths import canonical
 from skillshelf.core.unseen import NOT_COUNTED, count_skill_files, dot_folder_warning, is_near_miss, near_miss_warning
 
 __all__ = ["EMPTY_SCAN", "SKILL_FILENAME", "ScanResult", "path_sort_key", "scan"]
@@ -157,13 +158,13 @@ class _Walk:
         if stat_mod.S_ISDIR(mode):
             if name == SKILL_FILENAME:
                 self.not_a_file(path)
-            target = os.path.realpath(path)
+            target = canonical(path)
             self.links.append((path, target))
             subdirs.append((path, target, -1))
         elif name == SKILL_FILENAME:
             if stat_mod.S_ISREG(mode):
                 self.matches.append(path)
-                self.canonicals.append(os.path.realpath(path))
+                self.canonicals.append(canonical(path))
             else:
                 self.not_a_file(path)
 
@@ -275,7 +276,7 @@ def scan(scan_dir: str, *, dot: bool) -> ScanResult:
         return ScanResult((), tuple(walk.warnings))
     if not stat_mod.S_ISDIR(st.st_mode):
         return EMPTY_SCAN
-    top = os.path.realpath(scan_dir)
+    top = canonical(scan_dir)
     walk.run(scan_dir, top)
     for folder in walk.hidden:
         if os.path.isdir(folder):

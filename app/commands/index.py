@@ -19,10 +19,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skillshelf.core.budget import index_budget_chars
-from skillshelf.core.catalog import Catalog
+if TYPE_CHECKING:
+    from skillshelf.core.catalog import Catalog
 
 
 def _budget_chars(value: str) -> int:
@@ -50,6 +50,8 @@ def add_parser(sub: Any, common: Any) -> None:
 def default_budget(catalog: Catalog, context_window: int | None) -> int:
     """SPEC U1 budget in characters: the configuration's ``maxContextTokens`` and
     ``context_window`` tokens."""
+    from skillshelf.core.budget import index_budget_chars
+
     return index_budget_chars(max_context_tokens=catalog.config.max_context_tokens, context_window=context_window)
 
 

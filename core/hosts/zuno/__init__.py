@@ -51,8 +51,8 @@ class ZunoHost:
         return f"`/{name}` is Zuno's own command, which resolves first: reach this skill as `${name}`, not `/{name}`"
 
     def open(self, context: HostContext) -> ZunoSession:
-        """A :class:`ZunoSession` over ``context``."""
-        return ZunoSession(context)
+        """A :class:`ZunoSession` over ``context`` (with this host's parse cache of it)."""
+        return ZunoSession(context, cache=context.parse_cache(self.name, self.version))
 
     def roots(self, context: HostContext) -> RootPlan:
         """SPEC D1 rows 1–5 for ``context`` (configuration read for ``skills.paths``; remote
