@@ -200,9 +200,9 @@ def test_text_checks_for_a_client_host_verdict(tmp_path):
     f = skill(tmp_path, "deploy", "---\nname: deploy\ndescription: Post to the #deploys channel\n---\n"
               f"See [x](../x.md) and [y](./y.md){ZWSP}.\n")
     (tmp_path / "deploy" / "y.md").write_text("y")
-    assert [d.code for d in text_checks(str(f))] == ["comment-in-value", "reference-outside", "invisible-character"]
+    assert [d.code for d in text_checks(str(f))] == ["comment-in-value", "invisible-character", "reference-outside"]
     assert [d.code for d in text_checks(str(f), zuno_resources=True)] == [
-        "comment-in-value", "reference-outside", "reference-spelling", "invisible-character"]
+        "comment-in-value", "invisible-character", "reference-outside", "reference-spelling"]
     codes = [d.code for d in host_lint_file(get_host("claude"), str(f)).diagnostics]
     assert {"comment-in-value", "reference-outside", "invisible-character"} <= set(codes)
     assert "reference-spelling" not in codes
