@@ -78,11 +78,15 @@ class HostLabels:
     """Words a view uses for this host.
 
     ``catalog``: what the model-facing listing is called (``index``, ``catalog``);
-    ``selected``: the meter label for bodies added to every request (``required``, ``always``).
+    ``selected``: the meter label for bodies added to every request (``required``, ``always``);
+    ``tool_requests``: example requests of the host's skill tool, each one JSON object as the
+    model sends it (``()`` when the host gives the model no skill tool) — shown when a request
+    cannot be read.
     """
 
     catalog: str = "index"
     selected: str = "required"
+    tool_requests: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,8 @@ class ClaudeHost(ClientHost):
     name = "claude"
     client = "Claude Code"
     version = "2.1.332"
-    labels = HostLabels(catalog="catalog", selected="selected")
+    labels = HostLabels(catalog="catalog", selected="selected",
+                        tool_requests=('{"skill":"pdf"}', '{"skill":"pdf","args":"report.pdf"}'))
     #: Claude Code's own commands (measured, :data:`BUILTIN_COMMANDS`). Unlike Zuno's, they do
     #: not resolve first: the command lookup finds skills before them (the same lookup the
     #: listing's name part shows), so a skill takes the name.

@@ -323,7 +323,7 @@ class GeminiHost(ClientHost):
     name = "gemini"
     client = "Gemini CLI"
     version = "0.61.0"
-    labels = HostLabels(catalog="catalog", selected="selected")
+    labels = HostLabels(catalog="catalog", selected="selected", tool_requests=('{"name":"pdf"}',))
     fold_aliases = False
     #: Gemini CLI 0.61.0's built-in slash commands with its default settings, read from its
     #: bundle (``BuiltinCommandLoader``: plan, agents and hooks on; restore, permissions, voice,

@@ -101,7 +101,7 @@ class OpencodeHost(ClientHost):
     name = "opencode"
     client = "opencode"
     version = "1.18.33"
-    labels = HostLabels(catalog="catalog", selected="selected")
+    labels = HostLabels(catalog="catalog", selected="selected", tool_requests=('{"name":"pdf"}',))
     fold_aliases = False
     #: opencode 1.18.33's own slash commands, read from its binary: the server's built-in
     #: commands ``init`` and ``review`` (its command list skips a skill whose name a command

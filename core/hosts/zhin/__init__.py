@@ -196,7 +196,7 @@ class ZhinHost:
     client = "Zhin"
     version = "im/skill"
     lint_target = "zhin"
-    labels = HostLabels(catalog="catalog", selected="always")
+    labels = HostLabels(catalog="catalog", selected="always", tool_requests=('{"action":"load","name":"pdf"}',))
     features = frozenset({Feature.ALWAYS, Feature.SELECTED_BUDGET})
     native_commands: frozenset[str] = frozenset()
 

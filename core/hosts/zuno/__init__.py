@@ -35,7 +35,9 @@ class ZunoHost:
     client = "Zuno"
     version = "0.10.3"
     lint_target = "spec"
-    labels = HostLabels(catalog="index", selected="required")
+    labels = HostLabels(catalog="index", selected="required", tool_requests=(
+        '{"action":"list"}', '{"action":"search","query":"pdf"}', '{"action":"load","name":"pdf"}',
+        '{"action":"read_resource","name":"pdf","path":"references/forms.md"}'))
     features = frozenset({Feature.CONFIG, Feature.AGENTS, Feature.REMOTE, Feature.EXPOSURE, Feature.FORMS,
                           Feature.SELECTED_BUDGET, Feature.AMBIGUITY})
     native_commands = frozenset(NATIVE_COMMANDS)
