@@ -12,6 +12,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from skillshelf.app.output import safe_output
 from skillshelf.core.hosts import DEFAULT_HOST_NAME, host_names
 
 #: subcommand name -> module under skillshelf.app.commands
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``skillshelf`` console script; returns the process exit code."""
+    safe_output()  # no skill text can make a write fail or emit invalid UTF-8 (SPEC C2)
     parser = build_parser()
     ns = parser.parse_args(argv)
     if ns.version:

@@ -105,7 +105,7 @@ _SEVERITY: dict[str, tuple[Severity | None, ...]] = {
     "frontmatter-too-large": (_E, _E, _E, _E),
     "yaml-bomb": (_E, _E, _E, _E),
     "yaml-not-mapping": (_E, _E, _I, _E),
-    "duplicate-key": (_E, _E, _W, _W),
+    "duplicate-key": (_E, _E, _E, _E),
     "missing-name": (_E, _E, _E, _N),
     "name-type": (_E, _E, _E, _E),
     "name-invalid": (_E, _E, _W, _N),
@@ -391,6 +391,9 @@ def _host_findings(parse: SkillParse, split: Split | None, out: _Out) -> bool:
         elif code == "yaml-error":
             usable = False
             _yaml_error(d, split, out)
+        elif code == "duplicate-key":  # YAML keys are unique: the host refuses the file
+            usable = False
+            out.add(code, d.message, field=d.field, line=d.line, column=d.column)
         elif code == "sanitized-retry" and split is not None:
             _quote_findings(split, out)
     return usable
@@ -708,13 +711,44 @@ def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out,
     ``reference-outside`` (a link leaving the skill folder, even when the file exists) and
     ``reference-spelling`` (a ``./`` or ``..`` spelling Zuno's ``read_resource`` refuses).
     ``refs``: :func:`reference_candidates` of ``body`` when already known."""
+    top = _TopDirs(skill_dir)
     listing = _Listing()
-    top_dirs = listing.dirs(skill_dir)
-    if top_dirs is None:
-        return
     reported: set[str] = set()
+    found = _Out(out.target)
     for target, line, col, link in (reference_candidates(body, body_line) if refs is None else refs):
-        _check_ref(target, line, col, skill_dir, top_dirs, reported, out, listing, link=link)
+        _check_ref(target, line, col, skill_dir, top, reported, found, listing, link=link)
+    if found.items and top.listable():  # a folder that cannot be listed is not judged
+        for d in found.items:  # through ``out`` (it may be a filtered view)
+            out.add(d.code, d.message, field=d.field, line=d.line, column=d.column, hint=d.hint)
+
+
+class _TopDirs:
+    """The folders directly in a skill folder, listed only when a reference needs them (a name
+    that is no folder at all is answered with one ``stat``)."""
+
+    def __init__(self, skill_dir: str) -> None:
+        self._dir = skill_dir
+        self._names: set[str] | None = None
+        self._failed = False
+
+    def _list(self) -> set[str] | None:
+        if self._names is None and not self._failed:
+            try:
+                self._names = {e.name for e in os.scandir(self._dir) if e.is_dir()}
+            except OSError:
+                self._names = None
+                self._failed = True
+        return self._names
+
+    def listable(self) -> bool:
+        """Whether the folder can be listed."""
+        return self._list() is not None
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str) or not os.path.isdir(os.path.join(self._dir, name)):
+            return False
+        names = self._list()  # the exact name must be listed (case-insensitive file systems)
+        return names is not None and name in names
 
 
 class _Listing:
@@ -723,6 +757,7 @@ class _Listing:
 
     def __init__(self) -> None:
         self._names: dict[str, dict[str, bool] | None] = {}
+        self._folds: bool | None = None
 
     def _read(self, directory: str) -> dict[str, bool] | None:
         if directory not in self._names:
@@ -733,14 +768,26 @@ class _Listing:
                 self._names[directory] = None
         return self._names[directory]
 
-    def dirs(self, directory: str) -> set[str] | None:
-        """Sub-folder names of ``directory`` (``None`` when it cannot be listed)."""
-        names = self._read(directory)
-        return None if names is None else {k for k, is_dir in names.items() if is_dir}
+    def folds_case(self, directory: str) -> bool:
+        """Whether ``directory``'s file system ignores case (its name with the case of its
+        letters swapped names the same folder); looked at once per lint run."""
+        if self._folds is None:
+            head, base = os.path.split(directory.rstrip("/"))
+            swapped = base.swapcase()
+            try:
+                self._folds = swapped != base and os.path.samestat(os.stat(directory),
+                                                                   os.stat(os.path.join(head, swapped)))
+            except OSError:
+                self._folds = False
+        return self._folds
 
     def find(self, directory: str, parts: Sequence[str]) -> tuple[bool, str | None]:
         """``(exists, spelled)``: whether ``parts`` below ``directory`` exist exactly as spelled,
-        and else the one existing path that differs from them only in case (``None`` if none)."""
+        and else the one existing path that differs from them only in case (``None`` if none).
+        A case-sensitive file system answers the first with one ``stat``; a case-insensitive one
+        by the listings (so both give the same answer)."""
+        if not self.folds_case(directory) and os.path.exists(os.path.join(directory, *parts)):
+            return True, None
         exact = True
         actual: list[str] = []
         current = directory
@@ -760,7 +807,7 @@ class _Listing:
         return exact, (None if exact else "/".join(actual))
 
 
-def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: set[str], reported: set[str],
+def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: _TopDirs, reported: set[str],
                out: _Out, listing: _Listing, *, link: bool) -> None:
     t = target.split("#", 1)[0].split("?", 1)[0]
     if not t or t.startswith(("/", "~", "#")) or _SCHEME.match(t):
@@ -868,7 +915,7 @@ def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | Non
         pos, dups, kind = _key_positions(split, parse)
         blank = _is_blank_block(split.raw)
         for key, line, col in dups:
-            out.add("duplicate-key", f"key `{key}` appears more than once; the last one wins", field=key,
+            out.add("duplicate-key", f"key `{key}` appears more than once (YAML keys must be unique)", field=key,
                     line=line, column=col)
         if not blank and kind in ("sequence", "scalar"):
             out.add("yaml-not-mapping", f"frontmatter must be a mapping of keys, got a {kind}", line=2, column=1)

@@ -17,9 +17,10 @@ Exit codes (SPEC C2): 0 rendered; 2 usage error or unreadable ``--cwd`` / ``--co
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
+
+from skillshelf.app.output import print_json
 
 if TYPE_CHECKING:
     from skillshelf.core.catalog import Catalog
@@ -85,8 +86,7 @@ def run(ns: Any) -> int:
         print("skillshelf: skills.includeInstructions is false: this index is not sent to the model (SPEC P7)",
               file=sys.stderr)
     if ns.json:
-        json.dump(result_document(result), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print_json(result_document(result))
     else:
         _write_text(result.text)
     return 0
@@ -131,8 +131,7 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
             "budgetRule": result.budget_rule,
             "notes": list(result.notes),
         }
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print_json(doc)
         return 0
     for note in result.notes:
         print(f"skillshelf: {host.name}: {note}", file=sys.stderr)

@@ -20,10 +20,11 @@ overridden by a higher layer, changed meanwhile) or the result was wrong and und
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Any
+
+from skillshelf.app.output import print_json
 
 
 def add_parser(sub: Any, common: Any) -> None:
@@ -162,8 +163,7 @@ def run(ns: Any) -> int:
 
 def _emit(ns: Any, doc: dict[str, Any], lines: list[str], code: int) -> int:
     if ns.json:
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print_json(doc)
     else:
         if not lines:
             lines = ["nothing to write"]

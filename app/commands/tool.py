@@ -18,6 +18,8 @@ import json
 import sys
 from typing import Any
 
+from skillshelf.app.output import print_json
+
 
 def add_parser(sub: Any, common: Any) -> None:
     """Register ``tool``."""
@@ -64,8 +66,7 @@ def _reject_constant(name: str) -> Any:
 
 
 def _emit_json(doc: Any) -> None:
-    json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    print_json(doc)
 
 
 def run(ns: Any) -> int:

@@ -65,8 +65,9 @@ class Budget:
     rule: str = ""
 
     def cost(self, text: str) -> int:
-        """``text``'s cost: ⌈UTF-8 bytes / 4⌉ tokens, or its characters."""
-        return (len(text.encode("utf-8")) + 3) // 4 if self.unit == "tokens" else len(text)
+        """``text``'s cost: ⌈UTF-8 bytes / 4⌉ tokens, or its characters. A lone surrogate (a
+        folder name that is not UTF-8) counts 3 bytes: Codex shows it as U+FFFD."""
+        return (len(text.encode("utf-8", "surrogatepass")) + 3) // 4 if self.unit == "tokens" else len(text)
 
     def counts(self, chars: int, nbytes: int) -> int:
         """The cost of a text of ``chars`` characters and ``nbytes`` bytes."""
@@ -149,12 +150,12 @@ def allocate(lines: Sequence[tuple[str, str, str]], budget: Budget) -> list[int 
         remaining = budget.limit - least
         extras: list[list[int]] = []
         for (_, d, _), b in zip(lines, bare, strict=True):
-            chars, nbytes = len(b) + 1, len(b.encode("utf-8")) + 1
+            chars, nbytes = len(b) + 1, len(b.encode("utf-8", "surrogatepass")) + 1
             base = budget.counts(chars, nbytes)
             extra = [0]
             pb = 0
             for pc, ch in enumerate(d, 1):
-                pb += len(ch.encode("utf-8"))
+                pb += len(ch.encode("utf-8", "surrogatepass"))
                 extra.append(budget.counts(chars + pc + 1, nbytes + pb + 1) - base)
             extras.append(extra)
         alloc = [0] * len(lines)

@@ -27,6 +27,7 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import CatalogWarning
 from skillshelf.core.unseen import NOT_COUNTED, count_skill_files, dot_folder_warning, is_near_miss, near_miss_warning
 
@@ -182,8 +183,7 @@ def plugin_namespace(folder: str, problems: list[Problem] | None = None) -> str 
             continue
         why = ""
         try:
-            with open(path, "rb") as f:
-                value = json.loads(f.read().decode("utf-8"))
+            value = json.loads(read_regular(path).decode("utf-8"))
         except (OSError, ValueError) as exc:
             value, why = None, f"not readable JSON ({exc})"
         if not why and not isinstance(value, dict):

@@ -66,7 +66,7 @@ from skillshelf.core.model import (
 from skillshelf.core.parsecache import NO_CACHE, ParseCache
 from skillshelf.core.paths import canonical
 from skillshelf.core.unseen import is_near_miss, near_miss_warning
-from skillshelf.core.yamlload import YamlAliasLimit, YamlError, YamlSyntaxError
+from skillshelf.core.yamlload import YamlAliasLimit, YamlDuplicateKey, YamlError, YamlSyntaxError
 
 __all__ = [
     "CATALOG_DESCRIPTION_MAX",
@@ -200,7 +200,7 @@ def parse_zhin_markdown(markdown: str, *, local_name: str, source: str,
         try:
             loaded = load_zhin_yaml(block)
         except YamlError as exc:
-            line = 1 + exc.line if isinstance(exc, YamlSyntaxError) and exc.line is not None else None
+            line = 1 + exc.line if isinstance(exc, (YamlSyntaxError, YamlDuplicateKey)) and exc.line is not None else None
             problem = exc.problem
             if isinstance(exc, YamlAliasLimit) and exc.reason == "too many nodes":
                 problem = f"alias expansion exceeds {exc.limit} nodes"
