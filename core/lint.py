@@ -134,6 +134,7 @@ _SEVERITY: dict[str, tuple[Severity | None, ...]] = {
     "reference-spelling": (_I, _I, _I, _N),
     "invisible-character": (_W, _W, _W, _W),
     "comment-in-value": (_W, _W, _W, _W),
+    "in-dot-folder": (_I, _I, _I, _I),
     "zhin-workflow-missing": (_N, _N, _N, _W),
     "zhin-fallback-table-missing": (_N, _N, _N, _W),
 }
@@ -1182,6 +1183,24 @@ def _walk_skill_files(root: str) -> tuple[list[str], list[tuple[str, str]]]:
     return sorted(found), failed
 
 
+def _dot_folder_note(report: LintReport, base: str | None, target: Target) -> LintReport:
+    """``report`` with the note ``in-dot-folder`` when its file lies in a dot folder below the
+    tree ``base`` it was found in: hosts that do not enter dot folders never read it from there."""
+    if base is None:
+        return report
+    rel = os.path.relpath(os.path.dirname(report.path), base)
+    dot = next((part for part in rel.split(os.sep) if part.startswith(".") and part not in (".", "..")), None)
+    sev = severity_of("in-dot-folder", target)
+    if dot is None or sev is None:
+        return report
+    note = Diagnostic(sev, "in-dot-folder",
+                      f"this file is inside the dot folder `{dot}` below {base}: hosts that do not enter dot "
+                      "folders (Zuno below skills.paths and .zuno/skill, Codex, Gemini CLI, opencode below its "
+                      "skill folders and skills.paths) never read it from there",
+                      hint=f"move it out of `{dot}`, or point the host at that folder itself")
+    return LintReport(report.path, report.name, report.valid, report.diagnostics + (note,), report.refs)
+
+
 def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC,
                linter: Callable[[str], LintReport] | None = None) -> list[LintReport]:
     """Lint skill directories, ``SKILL.md`` files or whole trees; one report per file, sorted by
@@ -1191,6 +1210,7 @@ def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC,
         if not os.path.lexists(p):
             raise FileNotFoundError(p)
     files: dict[str, str] = {}
+    bases: dict[str, str] = {}
     unlistable: dict[str, str] = {}
     for p in paths:
         if os.path.isdir(p) and os.path.basename(os.path.normpath(p)) != "SKILL.md":
@@ -1198,12 +1218,14 @@ def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC,
             candidates, failed = _walk_skill_files(p)
             for folder, reason in failed:
                 unlistable.setdefault(folder, reason)
+            for f in candidates:
+                bases.setdefault(f, p)
         else:
             candidates = [p]
         for f in candidates:
             files.setdefault(os.path.abspath(f), f)
     one = linter if linter is not None else (lambda f: lint_file(f, target=target))
-    reports = [one(f) for f in sorted(files.values())]
+    reports = [_dot_folder_note(one(f), bases.get(f), target) for f in sorted(files.values())]
     # A folder that cannot be listed may hide skills: report it instead of dropping it (SPEC D4).
     reports += [
         LintReport(folder, None, False, (Diagnostic(

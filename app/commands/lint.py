@@ -94,6 +94,23 @@ def summary_line(target: str, counts: dict[str, int]) -> str:
             f"{_plural(counts['notes'], 'note')}")
 
 
+def with_slash_note(report: LintReport, target: str) -> LintReport:
+    """``report`` with the info ``slash-command`` when ``target`` is a host (``zuno``, a client)
+    and the skill is named like one of its own commands (SPEC S1, :meth:`Host.slash_note
+    <skillshelf.core.hosts.base.Host.slash_note>`)."""
+    from dataclasses import replace
+
+    from skillshelf.core.hosts import HOSTS
+    from skillshelf.core.model import Diagnostic, Severity
+
+    host = HOSTS.get(target)
+    note = host.slash_note(report.name) if host is not None and report.name else None
+    if note is None:
+        return report
+    return replace(report, diagnostics=report.diagnostics + (Diagnostic(Severity.INFO, "slash-command", note,
+                                                                            field="name"),))
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -116,6 +133,7 @@ def run(ns: argparse.Namespace) -> int:
     if not reports:
         print("skillshelf lint: no SKILL.md found under " + ", ".join(ns.paths), file=sys.stderr)
         return 2
+    reports = [with_slash_note(r, ns.target) for r in reports]
     counts = summary(reports)
     if ns.json:
         doc = {"target": ns.target, "files": [r.to_json() for r in reports], "summary": counts}

@@ -40,3 +40,17 @@ def test_every_listed_command_gets_a_note_and_is_slash_prefixed():
         for command in h.native_commands:
             assert command.startswith("/") and " " not in command
             assert h.slash_note(command[1:]) is not None
+
+
+def test_lint_for_a_host_target_notes_the_clash(tmp_path, capsys):
+    from skillshelf.app.cli import main
+
+    skill = tmp_path / "plan"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: plan\ndescription: Plans\n---\nBody.\n", encoding="utf-8")
+    assert main(["lint", "--target", "zuno", str(skill)]) == 0
+    out, _ = capsys.readouterr()
+    assert out == (f"{skill / 'SKILL.md'}: info[slash-command] `/plan` is Zuno's own command, which resolves first: "
+                   "reach this skill as `$plan`, not `/plan`\n")
+    assert main(["lint", str(skill)]) == 0  # the standard (spec) names no host
+    assert "slash-command" not in capsys.readouterr().out

@@ -238,3 +238,17 @@ def test_results_do_not_depend_on_the_file_system_folding_case(workspace, monkey
     # the reference spelled `docs/Guide.md` is missing on a case-sensitive system, and said so either way
     (missing,) = [d for d in before[2] if d.code == "missing-reference"]
     assert missing.hint == "docs/guide.md"
+
+
+def test_lint_notes_a_file_inside_a_dot_folder_of_the_tree(tmp_path):
+    write(tmp_path / "repo/.curated/a/SKILL.md", "a")
+    write(tmp_path / "repo/plain/b/SKILL.md", "b")
+    reports = {os.path.relpath(r.path, tmp_path): r for r in lint_paths([str(tmp_path / "repo")])}
+    (note,) = [d for d in reports["repo/.curated/a/SKILL.md"].diagnostics if d.code == "in-dot-folder"]
+    assert note.severity.value == "info"
+    assert note.message == (f"this file is inside the dot folder `.curated` below {tmp_path / 'repo'}: hosts that do "
+                            "not enter dot folders (Zuno below skills.paths and .zuno/skill, Codex, Gemini CLI, "
+                            "opencode below its skill folders and skills.paths) never read it from there")
+    assert all(d.code != "in-dot-folder" for d in reports["repo/plain/b/SKILL.md"].diagnostics)
+    # linted as the dot folder itself, nothing to note
+    assert all(d.code != "in-dot-folder" for r in lint_paths([str(tmp_path / "repo/.curated")]) for d in r.diagnostics)
