@@ -24,6 +24,8 @@ COMMANDS = {
     "tool": "tool",
     "watch": "watch",
     "resolve": "resolve",
+    "enable": "manage",
+    "undo": "undo",
     "compare": "compare",
 }
 
@@ -98,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="TUI: do not watch the skill roots for changes (refresh with r)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for modname in COMMANDS.values():
+    for modname in dict.fromkeys(COMMANDS.values()):
         importlib.import_module(f"skillshelf.app.commands.{modname}").add_parser(sub, common)
     return parser
 
