@@ -87,7 +87,8 @@ _E, _W, _I, _N = Severity.ERROR, Severity.WARNING, Severity.INFO, None
 
 #: code -> severity per target (spec, portable, zuno, zhin); None = not reported.
 _SEVERITY: dict[str, tuple[Severity | None, ...]] = {
-    "bom": (_I, _I, _I, _I),
+    "bom": (_I, _I, _E, _I),
+    "frontmatter-close-substring": (_W, _W, _W, _W),
     "crlf": (_I, _I, _I, _I),
     "not-utf8": (_E, _E, _E, _E),
     "unreadable": (_E, _E, _E, _E),
@@ -386,6 +387,8 @@ def _host_findings(parse: SkillParse, split: Split | None, out: _Out) -> bool:
             out.add(code, d.message, field=d.field, line=d.line, column=d.column, hint=d.hint)
             if code not in ("bom", "crlf"):
                 usable = False
+        elif code == "duplicate-key":
+            pass  # the lint's own duplicate-key check names every repeated key
         elif code == "unreadable":
             out.add(code, d.message)
             usable = False
@@ -892,6 +895,7 @@ def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | Non
     usable = _host_findings(parse, split, out)
     if split is None:
         return out
+    _close_finding(parse, split, out)
     if not split.has_frontmatter:
         found = first_delimiter_line(split.text)
         lines = split.text.split("\n")
@@ -916,13 +920,15 @@ def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | Non
         pos, dups, kind = _key_positions(split, parse)
         blank = _is_blank_block(split.raw)
         for key, line, col in dups:
-            out.add("duplicate-key", f"key `{key}` appears more than once (YAML keys must be unique)", field=key,
-                    line=line, column=col)
+            if target is Target.ZUNO:
+                message = f"key `{key}` appears more than once: Zuno refuses the file (duplicated key in mapping)"
+            else:
+                message = f"key `{key}` appears more than once (YAML keys must be unique)"
+            out.add("duplicate-key", message, field=key, line=line, column=col)
         if not blank and kind in ("sequence", "scalar"):
             out.add("yaml-not-mapping", f"frontmatter must be a mapping of keys, got a {kind}", line=2, column=1)
         else:
-            fm = parse.frontmatter if isinstance(parse.frontmatter, Mapping) else {}
-            _check_fields(fm, pos, folder_name, target, out, has_block_line=1)
+            _check_fields(_lint_mapping(parse, split), pos, folder_name, target, out, has_block_line=1)
         if split.engine != JSON_ENGINE and not parse.sanitized and kind == "mapping":
             comment_cut_checks(split.raw, split.raw_first_line, out.add)
     if not split.unclosed:
@@ -948,6 +954,38 @@ def _key_owner(split: Split, pos: Mapping[str, _KeyPos]) -> Callable[[int], str 
         return found
 
     return owner
+
+
+def _close_finding(parse: SkillParse, split: Split, out: _Out) -> None:
+    """``frontmatter-close-substring``: Zuno closes the block at the first ``\\n---``, so a line
+    such as ``----`` or ``---# Title`` ends it where the standard's line rule does not."""
+    host = parse.host_split
+    if host is None or not host.has_frontmatter or not split.has_frontmatter or host.close_line is None:
+        return
+    if split.close_line == host.close_line and split.body == host.body:
+        return
+    line = host.close_line
+    text = split.text.split("\n")[line - 1] if 0 < line <= split.text.count("\n") + 1 else ""
+    shown = text.rstrip("\r")
+    out.add("frontmatter-close-substring",
+            f"line {line} `{shown}` closes the frontmatter for Zuno (it stops at the first `\\n---`); "
+            f"the rest of that line starts the body it loads", line=line, column=1,
+            hint="put the closing `---` on a line of its own and start the body on the next line")
+
+
+def _lint_mapping(parse: SkillParse, split: Split) -> Mapping[str, Any]:
+    """The mapping the lint checks: the host's when it accepted the file, else the line-rule
+    block read with the last duplicate key winning (so a BOM, a duplicate key or an early close
+    are explained without every field also reading as missing)."""
+    fm = parse.frontmatter if isinstance(parse.frontmatter, Mapping) else {}
+    if fm or not split.has_frontmatter or parse.sanitized:
+        return fm
+    try:
+        loaded = (json.loads(split.raw.strip()) if split.engine == JSON_ENGINE
+                  else yamlload.load(split.raw, duplicates=yamlload.Duplicates.LAST_WINS))
+    except (ValueError, yamlload.YamlError, RecursionError):
+        loaded = None
+    return loaded if isinstance(loaded, dict) else fm
 
 
 class _Filtered(_Out):

@@ -14,15 +14,18 @@ Rules (host ``zuno``, ``scan.rs``):
   walk reached them through (``skills/linked/SKILL.md``, Z037).
 - Loops: every directory is identified by its canonical path (tracked incrementally; only
   symlinks cost a ``realpath``). A symlink whose target directory is on the current descent
-  chain is a loop → warning ``symlink-loop``, not entered. A directory whose walk already
+  chain is a loop → Zuno's warning ``ScanFailed`` (``failed to scan skills in <link>: other
+  error``, conformance Z-T), not entered. A directory whose walk already
   *finished* (reached earlier through another spelling) is not walked again: its matches are
   replayed under the new spelling, so each directory is read once (no exponential blow-up on
   symlink DAGs) yet every spelling of a file is still reported, exactly as a plain
   link-following walk would report it, for discovery to fold into aliases (SPEC D5).
-- A dangling symlink → warning ``broken-symlink`` naming the link and its target. A symlink
-  that cannot be resolved because it points at itself (``ELOOP``) → ``symlink-loop``.
-- Permission and I/O errors → warning ``unreadable`` naming the path and the reason
-  (``strerror``); the rest of the tree is still scanned.
+- A dangling symlink is silent in Zuno; skillshelf adds its own warning ``broken-symlink``
+  (labelled ``skillshelf:``) naming the link and its target. A symlink that cannot be resolved
+  because it points at itself (``ELOOP``) → ``ScanFailed`` … ``other error``.
+- Permission and I/O errors → ``ScanFailed``: ``failed to scan skills in <path>: <kind>`` with
+  the Rust ``ErrorKind`` text Zuno prints (``permission denied``); the rest of the tree is still
+  scanned.
 - An entry named ``SKILL.md`` that is not a regular file (a directory, FIFO, socket …) is not a
   match → warning ``not-a-file`` (a skillshelf kind; the host silently ignores it, but a user
   wondering why the skill is missing deserves the reason). A *directory* named ``SKILL.md``
@@ -48,6 +51,7 @@ import os
 import stat as stat_mod
 from dataclasses import dataclass
 
+from skillshelf.core.fileread import error_kind_text
 from skillshelf.core.model import CatalogWarning
 from skillshelf.core.paths import canonical
 from skillshelf.core.unseen import NOT_COUNTED, count_skill_files, dot_folder_warning, is_near_miss, near_miss_warning
@@ -65,8 +69,8 @@ class ScanResult:
     sorted by :func:`path_sort_key`. ``canonicals``: the symlink-resolved path of each match,
     parallel to ``matches`` (same length and order) — discovery's identity key (SPEC D5),
     computed during the walk so discovery need not ``realpath`` every file again.
-    ``warnings``: ``CatalogWarning`` kinds ``unreadable``, ``symlink-loop``,
-    ``broken-symlink``, ``not-a-file``, sorted by :func:`path_sort_key` of their ``source``.
+    ``warnings``: ``CatalogWarning`` kinds ``ScanFailed`` (Zuno's), ``broken-symlink``,
+    ``not-a-file`` (skillshelf's), sorted by :func:`path_sort_key` of their ``source``.
     ``keys``: :func:`path_sort_key` of each match (parallel to ``matches``), so an incremental
     rescan can bisect a subtree's block out; ``links``: every symlinked directory the walk
     followed as ``(spelled, canonical target)``, ``scan_dir`` itself included when it is spelled
@@ -88,10 +92,6 @@ def path_sort_key(path: str) -> bytes:
     (``a/b`` < ``a-b``). Expects clean absolute paths (no doubled ``/``, no trailing ``/``).
     """
     return os.fsencode(path).replace(b"/", b"\0")
-
-
-def _reason(exc: OSError) -> str:
-    return exc.strerror or exc.__class__.__name__
 
 
 def _join(directory: str, name: str) -> str:
@@ -116,7 +116,7 @@ class _Walk:
     # ---- warnings -------------------------------------------------------------------------
     def unreadable(self, path: str, exc: OSError) -> None:
         self.warnings.append(
-            CatalogWarning("unreadable", path, f"cannot read {path}: {_reason(exc)}")
+            CatalogWarning("ScanFailed", path, f"failed to scan skills in {path}: {error_kind_text(exc)}")
         )
 
     def broken(self, path: str) -> None:
@@ -124,16 +124,11 @@ class _Walk:
             target = os.readlink(path)
         except OSError:
             target = "?"
-        self.warnings.append(
-            CatalogWarning("broken-symlink", path, f"broken symlink: {path} -> {target}")
-        )
+        self.warnings.append(CatalogWarning(
+            "broken-symlink", path, f"skillshelf: broken symlink {path} -> {target} (Zuno skips it silently)"))
 
     def loop(self, path: str, target: str | None) -> None:
-        if target is None:
-            message = f"symlink loop: {path} cannot be resolved (too many levels of symbolic links)"
-        else:
-            message = f"symlink loop: {path} leads back to {target}; not followed"
-        self.warnings.append(CatalogWarning("symlink-loop", path, message))
+        self.warnings.append(CatalogWarning("ScanFailed", path, f"failed to scan skills in {path}: other error"))
 
     def not_a_file(self, path: str) -> None:
         self.warnings.append(

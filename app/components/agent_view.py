@@ -94,9 +94,10 @@ class AgentView(ReportsWorkerErrors, Static):
     @work(thread=True, exclusive=True, group="agents", exit_on_error=False, description="check agents")
     def check_agents(self, catalog: AppCatalog, generation: Generation, current: str | None,
                      budget: SessionBudget, request: int) -> None:
-        """Each configured agent's ✓/✗ (would it start, SPEC S2/U3); stops when cancelled."""
+        """Each agent's ✓/✗ (would it start, SPEC S2/U3): the host's own agents, then the
+        configured ones; stops when cancelled."""
         worker = get_current_worker()
-        agents = list(catalog.config.agents)
+        agents = list(catalog.session.agent_names())
         started = time.monotonic()
         choices: list[AgentChoice] = []
         for i, name in enumerate(agents):
@@ -113,9 +114,9 @@ class AgentView(ReportsWorkerErrors, Static):
         self.post_message(self.Progress(""))
         if event.request != self._request:  # asked for another catalog, or replaced since
             return
-        title = "Agent view (agents.<name>): ✓ would start, ✗ would not"
+        title = "Agent view: ✓ would start, ✗ would not"
         if not event.choices:
-            title += " · no agents configured"
+            title += " · this host has no agents"
 
         def chosen(choice: str | None) -> None:
             if choice is not None:

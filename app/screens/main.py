@@ -251,7 +251,12 @@ class MainScreen(Screen[None]):
         mct: int | str | None = budget.max_context_tokens if budget.replaces_max_context_tokens else "config"
         self.query_one(CatalogHeader).show(HeaderState(
             self.host.name, self.cwd_display, gen, self._status, self.agent, client=self.host.describe(),
-            changes=self.changes, window=budget.context_window, mct=mct))
+            changes=self.changes, window=budget.context_window, mct=mct, refusal=self._refusal_text()))
+
+    def _refusal_text(self) -> str:
+        """``Zuno would refuse to start: FILE:LINE:COL: reason`` for the header ("" = none)."""
+        refusal = self.catalog.config.refusal if self.catalog is not None else None
+        return refusal.message if refusal is not None else ""
 
     def _set_changes(self, text: str) -> None:
         """Show ``text`` (``changed: +2 ~1 −1``) in the header for ``Timings.changes_shown``

@@ -441,7 +441,7 @@ class ClaudeSession(ClientSession):
         return None if math.isinf(value) and value > 0 else math.floor(value)
 
     def catalog(self, generation: Generation, *, context_window: int | None = None,
-                budget: int | None = None) -> HostCatalog:
+                budget: int | None = None, agent: str | None = None) -> HostCatalog:
         """The listing text Claude sends the model for ``generation`` (module :mod:`.listing`);
         ``budget`` columns overrides Claude's rule."""
         if budget is None:
