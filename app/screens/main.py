@@ -53,7 +53,7 @@ from skillshelf.app.generation_diff import generation_diff
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.problems import Problem
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
-from skillshelf.app.worker_errors import report_failure
+from skillshelf.app.worker_errors import error_detail, report_failure
 from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.hosts.base import BuildProgress, Feature, Host, reporting_progress
 from skillshelf.core.model import Generation
@@ -63,7 +63,11 @@ from skillshelf.widgets.header import CatalogHeader, HeaderState
 from skillshelf.widgets.rows import LEGEND, CatalogRow
 from skillshelf.widgets.source_pane import SourcePane
 
-__all__ = ["COMPACT_FOOTER_BELOW", "LEGEND_FROM", "REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished", "MainScreen", "PullDone"]
+#: The header's status while remote indexes are pulled.
+PULLING = "pulling remote skills…"
+
+__all__ = ["COMPACT_FOOTER_BELOW", "LEGEND_FROM", "REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished",
+           "MainScreen", "PullDone"]
 
 #: Most remote warnings listed in the notice after ``pull now`` (the rest are counted).
 REMOTE_WARNINGS_SHOWN = 5
@@ -208,6 +212,8 @@ class MainScreen(Screen[None]):
         self.changes = ""
         self._changes_timer: Timer | None = None
         self._status = ""
+        #: a pull worker is under way (its status stays in the header until it is done)
+        self._pulling = False
         #: Bumped on a host switch: results of workers started before it are dropped.
         self._epoch = 0
 
@@ -366,7 +372,7 @@ class MainScreen(Screen[None]):
             report_failure(self, event.worker)
             return
         error = event.worker.error
-        message = f"cannot open the catalog: {type(error).__name__}: {error}"
+        message = f"cannot open the catalog: {error_detail(error)}"
         self.log.error(message, error)
         self.catalog_pane.catalog_list.loading = False
         self._show_header(message)
@@ -405,7 +411,7 @@ class MainScreen(Screen[None]):
             self.generation = event.generation  # the agent changed while this was computed
             self.recompute_view()
             return
-        self._status = ""
+        self._status = PULLING if self._pulling else ""  # a pull under way stays in the header
         previous = self.generation
         if previous is not None and event.generation.number > previous.number:
             self._set_changes(generation_diff(previous, event.generation).text)
@@ -452,7 +458,7 @@ class MainScreen(Screen[None]):
         self.query_one(BodyPager).forget()
         self.query_one(ProblemsLine).show(None)
         self.query_one(WatchWarningLine).show(None)
-        self.query_one(AgentView).show(None)
+        self.query_one(AgentView).reset()
         self.query_one(Meters).computing()
         self._set_changes("")
         self._show_header(f"opening host {host.name}…")
@@ -552,9 +558,21 @@ class MainScreen(Screen[None]):
         """``p``: pull the ``skills.urls`` indexes now and rescan (SPEC R)."""
         if self.catalog is None:
             return
+        if not self.catalog.config.urls:
+            # nothing to pull: say so (and how to add one) instead of a pull that does nothing
+            self.notify("No remote skill indexes to pull: no configuration layer sets skills.urls. Add one, "
+                        'for example {"skills": {"urls": ["https://example.com/skills"]}} in .zuno/zuno.json.',
+                        severity="warning", timeout=8, markup=False)
+            return
+        self.pull_now(self.catalog)
+
+    def pull_now(self, catalog: AppCatalog) -> None:
+        """Pull ``catalog``'s remote indexes in a worker, saying so in the header and a notice
+        (``p``; also right after a catalog opened with its pull deferred)."""
         self.notify("Pulling remote skills…", timeout=3)
-        self._show_header("pulling remote skills…")
-        self.pull_remote(self.catalog)
+        self._pulling = True
+        self._show_header(PULLING)
+        self.pull_remote(catalog)
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False, description="pull remote skills")
     def pull_remote(self, catalog: AppCatalog) -> None:
@@ -562,13 +580,15 @@ class MainScreen(Screen[None]):
         try:
             generation = catalog.refresh(pull_remote=True)
         except OSError as exc:
-            self.post_message(PullDone(None, [], f"{type(exc).__name__}: {exc}"))
+            reason = exc.strerror or str(exc) or type(exc).__name__
+            self.post_message(PullDone(None, [], f"{reason}: {exc.filename}" if exc.filename else reason))
             return
         warnings = [w.message for w in generation.warnings if "://" in w.source and not w.source.startswith("builtin://")]
         self.post_message(PullDone(generation, warnings))
 
     @on(PullDone)
     def _pull_done(self, event: PullDone) -> None:
+        self._pulling = False
         self._status = ""
         if event.error:
             self._show_header()

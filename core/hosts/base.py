@@ -89,11 +89,15 @@ class HostLabels:
     ``selected``: the meter label for bodies added to every request (``required``, ``always``);
     ``selected_unit``: the unit of :meth:`HostSession.selected_budget` (``tokens``; Zuno
     compares selected bodies in UTF-8 ``bytes``).
+    ``tool_requests``: example requests of the host's skill tool, each one JSON object as the
+    model sends it (``()`` when the host gives the model no skill tool) — shown when a request
+    cannot be read.
     """
 
     catalog: str = "index"
     selected: str = "required"
     selected_unit: str = "tokens"
+    tool_requests: tuple[str, ...] = ()
 
 
 class WindowOrigin(str, enum.Enum):
@@ -196,7 +200,9 @@ class HostContext:
     configuration layers (``--config``); ``context_window`` in tokens (``None`` = the host's
     own default); ``pull_remote``: whether ``skills.urls`` may be downloaded; ``cache``: the
     persistent parse cache of this workspace (``None``: every build reads every file);
-    ``cancel``: set it to stop a remote pull in progress (the TUI does on quit).
+    ``cancel``: set it to stop a remote pull in progress (the TUI does on quit); ``defer_pull``:
+    the first build skips the remote pull, the next one pulls (the TUI shows the local catalog
+    at once and pulls right after).
     """
 
     cwd: str
@@ -207,6 +213,7 @@ class HostContext:
     pull_remote: bool = True
     cache: ParseCacheStore | None = field(default=None, compare=False, repr=False)
     cancel: threading.Event | None = field(default=None, compare=False, repr=False)
+    defer_pull: bool = field(default=False, compare=False)
 
     def parse_cache(self, host: str, rules: str) -> ParseCache:
         """Host ``host``'s parse cache (rules version ``rules``) for this workspace; a cache
@@ -516,8 +523,8 @@ class Host(Protocol):
 
     ``client`` and ``version`` name what is emulated (``Claude Code``, ``2.1.332``);
     ``lint_target`` the :class:`skillshelf.core.lint.Target` value used for this host's lint
-    column; ``features`` the optional abilities; ``native_commands`` slash commands that
-    resolve before skills (SPEC S1).
+    column; ``features`` the optional abilities; ``native_commands`` the client's own slash
+    commands, ``/``-prefixed (a skill named like one clashes with it: :meth:`slash_note`).
     """
 
     @property
@@ -543,6 +550,12 @@ class Host(Protocol):
 
     def open(self, context: HostContext) -> HostSession:
         """A session over ``context`` (nothing is scanned until :meth:`HostSession.build`)."""
+        ...
+
+    def slash_note(self, name: str) -> str | None:
+        """How a skill called ``name`` is reached when one of :attr:`native_commands` has that
+        whole name (SPEC S1), in this host's terms (``reachable as `$plan`, not `/plan```);
+        ``None`` when no command has it."""
         ...
 
     def roots(self, context: HostContext) -> RootPlan:

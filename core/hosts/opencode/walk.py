@@ -14,6 +14,15 @@
   one loop yields every ``SKILL.md`` below it again under each repeated spelling (41 copies).
   Two loops that reach each other multiply the paths exponentially: the real client runs out of
   memory. skillshelf stops after :data:`MAX_FOLDERS` folders and says so.
+
+skillshelf's safety limits (:mod:`skillshelf.core.walklimits`; opencode has none): a symlinked
+folder pointing at an ancestor of the root (``/``) is not followed (``symlink-ancestor``), and at
+most :data:`~skillshelf.core.walklimits.MAX_WALK_ENTRIES` entries are listed per root
+(``walk-limit``). Depth is not capped here: the kernel's 40-link limit ends opencode's loops.
+
+What opencode passes over in silence is also said (skillshelf's warnings,
+:mod:`skillshelf.core.unseen`): a near-miss file name (``skill.md`` …) in a folder without a
+``SKILL.md``, and each dot folder a ``dot=False`` root skips that holds ``SKILL.md`` files.
 """
 
 from __future__ import annotations
@@ -26,6 +35,8 @@ from dataclasses import dataclass, field
 from skillshelf.core.hosts.client import Found
 from skillshelf.core.model import CatalogWarning, Root
 from skillshelf.core.scan import SKILL_FILENAME
+from skillshelf.core.unseen import NOT_COUNTED, count_skill_files, dot_folder_warning, is_near_miss, near_miss_warning
+from skillshelf.core.walklimits import MAX_WALK_ENTRIES, ancestor_warning, entries_warning, is_ancestor
 
 __all__ = ["MAX_FOLDERS", "WalkBudget", "walk"]
 
@@ -50,6 +61,11 @@ def _real(path: str) -> str:
         return os.path.abspath(path)
 
 
+def _include(root: Root, folder: str) -> str:
+    """What would make opencode read a skipped dot folder, in its terms."""
+    return f'add "{folder}" to skills.paths in an opencode config file to include them'
+
+
 def walk(root: Root, budget: WalkBudget) -> tuple[list[Found], list[CatalogWarning]]:
     """Every match under ``root.scan_dir`` in visiting order (siblings by name), plus warnings
     for what opencode skips silently. Never raises; stops when ``budget`` runs out."""
@@ -66,6 +82,7 @@ def walk(root: Root, budget: WalkBudget) -> tuple[list[Found], list[CatalogWarni
     # (spelled folder, its canonical path, levels, canonical folders on the way)
     top_canon = _real(top)
     stack: list[tuple[str, str, int, frozenset[str]]] = [(top, top_canon, 0, frozenset({top_canon}))]
+    listed = 0
     while stack:
         spelled, here, levels, chain = stack.pop()
         if budget.exhausted is not None:
@@ -83,7 +100,13 @@ def walk(root: Root, budget: WalkBudget) -> tuple[list[Found], list[CatalogWarni
             warnings.append(CatalogWarning("unreadable", spelled,
                                            f"cannot read {spelled}: {exc.strerror or exc}; opencode skips it silently"))
             continue
+        listed += len(entries)
+        if listed > MAX_WALK_ENTRIES:
+            warnings.append(entries_warning(top, spelled, note="opencode would go on"))
+            break
         subdirs: list[tuple[str, str, int, frozenset[str]]] = []
+        if not any(e.name == SKILL_FILENAME for e in entries):
+            warnings.extend(near_miss_warning(e.path, "opencode") for e in entries if is_near_miss(e.name))
         for entry in entries:
             name, path = entry.name, entry.path
             try:
@@ -108,8 +131,15 @@ def walk(root: Root, budget: WalkBudget) -> tuple[list[Found], list[CatalogWarni
                 if not target_is_dir:
                     continue
                 if name.startswith(".") and not root.dot:
+                    if name not in NOT_COUNTED:
+                        count, complete = count_skill_files(path)
+                        if count:
+                            warnings.append(dot_folder_warning(path, count, complete, "opencode", _include(root, path)))
                     continue
                 canon = _real(path) if is_link else here.rstrip("/") + "/" + name
+                if is_link and canon not in chain and is_ancestor(canon, top_canon):
+                    warnings.append(ancestor_warning(path, canon, top, "opencode would walk it"))
+                    continue
                 if is_link and canon in chain:
                     ident = here.rstrip("/") + "/" + name
                     if ident not in budget.loops:
