@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -147,9 +148,10 @@ async def test_agent_check_overtaken_by_a_host_switch_is_dropped(workspace, monk
     write(t / "proj/.zuno/zuno.json", json.dumps({"agents": {"docs": {"requiredSkills": ["plan"]}}}))
     catalog.refresh()
     real = agent_view_module.catalog_view
+    switched = threading.Event()
 
     def slow_then_broken(cat, generation, agent, budget):  # the old catalog goes away mid-check
-        time.sleep(0.3)
+        switched.wait(60)  # the check is still running when the host has switched
         if cat is catalog:
             raise AssertionError
         return real(cat, generation, agent, budget)
@@ -160,7 +162,10 @@ async def test_agent_check_overtaken_by_a_host_switch_is_dropped(workspace, monk
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(app, pilot)
         await pilot.press("g", "h")  # a burst: the host switches while the agents are checked
-        await asyncio.sleep(0.5)
+        deadline = time.monotonic() + 60
+        while app.main_screen.host.name != "zhin" and time.monotonic() < deadline:
+            await pilot.pause(0.02)
+        switched.set()
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen) and not isinstance(app.screen, ChoiceScreen)
         assert app.main_screen.host.name == "zhin"
