@@ -28,6 +28,7 @@ from skillshelf.core.paths import Environment
 if TYPE_CHECKING:
     from skillshelf.core.agents import AgentSetup
     from skillshelf.core.config import Config
+    from skillshelf.core.tokens import TokenSpan
     from skillshelf.core.tool import ToolResult
 
 __all__ = [
@@ -365,6 +366,9 @@ class HostCatalog:
     ``sections``: the prompt sections ``text`` is made of, in order, with their sizes (empty
     for hosts that send one undivided text); ``window``: the context window the budget was
     computed from; ``selected_rule``: the selected-body budget rule in words (``""``: none).
+    ``token_spans``: where ``text`` holds stand-ins for the host's own prose and the real
+    texts' token counts, for :meth:`~skillshelf.core.tokens.TokenCounter.count_spliced` (so
+    the count is the same with or without the host installed).
     """
 
     text: str
@@ -377,6 +381,7 @@ class HostCatalog:
     sections: tuple[PromptSection, ...] = ()
     window: ContextWindow = UNKNOWN_WINDOW
     selected_rule: str = ""
+    token_spans: tuple[TokenSpan, ...] = ()
 
     @property
     def listed(self) -> int:

@@ -69,6 +69,9 @@ def _source(skill: PackSkill | None, name: str, loc: str, description: str, desc
         builtin_profiles=skill.profiles if skill is not None else None,
         builtin_tools=skill.tools if skill is not None else (),
         stand_ins=tuple(stand_ins),
+        stand_in_tokens=tuple((f, n) for f, n in (
+            ("description", skill.description_tokens if skill is not None else None),
+            ("body", skill.body_tokens if skill is not None else None)) if f in stand_ins and n is not None),
     )
 
 

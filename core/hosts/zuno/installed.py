@@ -35,6 +35,7 @@ from skillshelf.core.paths import Environment
 __all__ = [
     "BIN_VARIABLE",
     "POLICY",
+    "POLICY_TOKENS",
     "InstalledSkill",
     "TextSpec",
     "ZunoTexts",
@@ -65,6 +66,11 @@ class TextSpec:
 #: ``SKILL_USAGE_POLICY`` of Zuno 0.10.3 (``zuno-cli/src/cmd/turn.rs``): 1,423 ASCII characters.
 POLICY = TextSpec(b"Skills are mandatory trigger rules", 1423,
                   "11027a55f1f7d058cfd5b063ffde5c39308d36cd84ee4f569c33a500af3c9be1")
+
+
+#: ``cl100k_base`` tokens of that policy followed by the blank line that joins it to the index
+#: (the two newlines join its last pre-token, so this is the exact share of the prompt's count).
+POLICY_TOKENS = 275
 
 
 def policy_marker(version: str = PACK_VERSION, length: int = 1423) -> str:
