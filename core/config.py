@@ -615,6 +615,29 @@ class _Locator:
             return None, None
         return doc.position(node) or (None, None)
 
+    def serde_position(self, layer: ConfigLayer, steps: Sequence[str | int], *,
+                       at_key: bool = False) -> tuple[int | None, int | None]:
+        """Where serde_json reports an error about the value at ``steps`` (``at_key``: about its
+        key, an unknown field): the 1-based line and the column, in bytes, of the last character
+        it read — the end of that key or value."""
+        self.position(layer, steps)  # parses and remembers the layer's model
+        doc = self._models.get(id(layer))
+        if doc is None or not steps:
+            return None, None
+        node: Any = doc.find(steps)
+        if at_key and isinstance(steps[-1], str):
+            parent = doc.find(steps[:-1])
+            keys = [k for k in getattr(parent, "keys", ()) if jsonc.key_name(k) == steps[-1]]
+            node = keys[-1] if keys else None
+        if node is None:
+            return None, None
+        try:
+            end = doc.end(node)
+        except ValueError:
+            return None, None
+        start = doc.text.rfind("\n", 0, end) + 1
+        return doc.text.count("\n", 0, end) + 1, len(doc.text[start:end].encode("utf-8", "surrogatepass"))
+
 
 class _Validator:
     def __init__(self, locator: _Locator) -> None:
@@ -806,32 +829,34 @@ def _unknown(key: str, fields: Sequence[str]) -> str:
     return f"unknown field `{key}`, expected one of {', '.join(f'`{f}`' for f in fields)}"
 
 
-def _zuno_layer_problems(data: Mapping[str, Any]) -> list[tuple[list[str | int], str]]:
+def _zuno_layer_problems(data: Mapping[str, Any]) -> list[tuple[list[str | int], str, bool]]:
     """Schema problems Zuno reports for one layer's ``skills`` and ``agents`` sections, as
-    ``(steps to the offending value, reason)`` in document order."""
-    out: list[tuple[list[str | int], str]] = []
+    ``(steps to the offending value, reason, about its key)`` in document order (an unknown
+    field is reported at its key, as serde does)."""
+    out: list[tuple[list[str | int], str, bool]] = []
     skills = data.get("skills")
     if skills is not None and not isinstance(skills, Mapping):
-        out.append((["skills"], _expected(skills, "struct SkillsConfig")))
+        out.append((["skills"], _expected(skills, "struct SkillsConfig"), False))
     elif isinstance(skills, Mapping):
         for key, value in skills.items():
             at: list[str | int] = ["skills", key]
             if key not in SKILLS_FIELDS:
-                out.append((at, _unknown(key, SKILLS_FIELDS)))
+                out.append((at, _unknown(key, SKILLS_FIELDS), True))
             elif value is None:
                 continue
             elif key in ("paths", "urls"):
                 if not isinstance(value, list):
-                    out.append((at, _expected(value, "a sequence")))
+                    out.append((at, _expected(value, "a sequence"), False))
                 else:
-                    out += [([*at, i], _expected(v, "a string")) for i, v in enumerate(value) if not isinstance(v, str)]
+                    out += [([*at, i], _expected(v, "a string"), False)
+                            for i, v in enumerate(value) if not isinstance(v, str)]
             elif key == "includeInstructions" and not isinstance(value, bool):
-                out.append((at, _expected(value, "a boolean")))
+                out.append((at, _expected(value, "a boolean"), False))
             elif key in ("maxContextTokens", "maxSelectedContextTokens"):
                 if isinstance(value, bool) or not isinstance(value, int):
-                    out.append((at, _expected(value, "a nonzero u32")))
+                    out.append((at, _expected(value, "a nonzero u32"), False))
                 elif not 0 < value <= 0xFFFFFFFF:
-                    out.append((at, f"invalid value: integer `{value}`, expected a nonzero u32"))
+                    out.append((at, f"invalid value: integer `{value}`, expected a nonzero u32", False))
             elif key == "config":
                 out += _zuno_rule_problems(value)
     agents = data.get("agents")
@@ -842,34 +867,36 @@ def _zuno_layer_problems(data: Mapping[str, Any]) -> list[tuple[list[str | int],
             for key, what in (("requiredSkills", "Skill"), ("tools", "tool")):
                 if spec.get(key) == []:
                     # skillshelf's words: Zuno's schema refuses an empty list here
-                    out.append((["agents", name, key], f"`agents.{name}.{key}` must name at least one {what}"))
+                    out.append((["agents", name, key], f"`agents.{name}.{key}` must name at least one {what}",
+                                False))
     return out
 
 
-def _zuno_rule_problems(value: Any) -> list[tuple[list[str | int], str]]:
-    out: list[tuple[list[str | int], str]] = []
+def _zuno_rule_problems(value: Any) -> list[tuple[list[str | int], str, bool]]:
+    out: list[tuple[list[str | int], str, bool]] = []
     if not isinstance(value, list):
-        return [(["skills", "config"], _expected(value, "a sequence"))]
+        return [(["skills", "config"], _expected(value, "a sequence"), False)]
     for i, entry in enumerate(value):
         at: list[str | int] = ["skills", "config", i]
         if not isinstance(entry, Mapping):
-            out.append((at, _expected(entry, "struct SkillPathConfig")))
+            out.append((at, _expected(entry, "struct SkillPathConfig"), False))
             continue
         for key, item in entry.items():
             where: list[str | int] = [*at, key]
             if key not in RULE_FIELDS:
-                out.append((where, _unknown(key, RULE_FIELDS)))
+                out.append((where, _unknown(key, RULE_FIELDS), True))
             elif key == "path" and not isinstance(item, str):
-                out.append((where, _expected(item, "a string")))
+                out.append((where, _expected(item, "a string"), False))
             elif key in ("enabled", "recursive") and item is not None and not isinstance(item, bool):
-                out.append((where, _expected(item, "a boolean")))
+                out.append((where, _expected(item, "a boolean"), False))
             elif key == "exposure" and item is not None:
                 if not isinstance(item, str):
-                    out.append((where, _expected(item, "enum SkillCatalogExposure")))
+                    out.append((where, _expected(item, "enum SkillCatalogExposure"), False))
                 elif item not in _EXPOSURES:
-                    out.append((where, f"unknown variant `{item}`, expected one of `index`, `search`, `explicit`"))
+                    out.append((where, f"unknown variant `{item}`, expected one of `index`, `search`, `explicit`",
+                                False))
         if "path" not in entry:
-            out.append((at, "missing field `path`"))
+            out.append((at, "missing field `path`", False))
     return out
 
 
@@ -901,8 +928,8 @@ def _zuno_findings(layers: Sequence[ConfigLayer], locator: _Locator,
         if odd is not None:
             add(layer.path, odd.line, odd.column, _reason(odd))
             continue
-        for steps, reason in _zuno_layer_problems(layer.data):
-            line, column = locator.position(layer, steps)
+        for steps, reason, at_key in _zuno_layer_problems(layer.data):
+            line, column = locator.serde_position(layer, steps, at_key=at_key)
             add(layer.path, line, column, reason, ".".join(str(s) for s in steps))
     return out
 

@@ -142,7 +142,8 @@ class ContextWindow:
                 return f"{head}the model catalog declares no window{why}"
             return f"{head}context window unknown{why}"
         where = f" ({self.source})" if self.source else ""
-        return f"{head}{self.tokens:,} tokens from {self.origin.value}{where}"
+        the = "the " if self.origin in (WindowOrigin.CONFIG, WindowOrigin.MODEL_CATALOG) else ""
+        return f"{head}{self.tokens:,} tokens from {the}{self.origin.value}{where}"
 
 
 #: No window known and none configured.

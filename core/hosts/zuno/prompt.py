@@ -199,7 +199,8 @@ def zuno_catalog(sources: Sequence[Source], visible: Sequence[Source], budget: i
         spans += _description_spans(text, len(policy) + len(SECTION_JOIN), visible, omitted, cut, result.cap)
     return HostCatalog(text=text, budget=budget, used=section.budgeted if sent else 0, entries=states,
                        budget_rule=rule, notes=tuple(said), sections=sections, selected_rule=selected,
-                       window=window if window is not None else UNKNOWN_WINDOW, token_spans=tuple(spans))
+                       window=window if window is not None else UNKNOWN_WINDOW,
+                       token_spans=tuple(sorted(spans, key=lambda x: x.start)))
 
 
 _LINE_END = "</skill>\n"
