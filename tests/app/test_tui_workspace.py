@@ -440,7 +440,7 @@ async def test_l3_later_pages_number_lines_from_where_the_page_starts(tmp_path):
 
 
 async def test_zk_header_says_zuno_would_refuse_to_start_and_the_browser_keeps_working(tree):
-    proj, env, paths = tree
+    _proj, _env, paths = tree
     paths["config"].write_text('{"skills": {"maxContextTokens": 0}}', encoding="utf-8")
     app, _catalog = open_app(tree)
     async with app.run_test(size=SIZE) as pilot:
