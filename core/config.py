@@ -1,22 +1,13 @@
 """Zuno configuration: ``zuno.json[c]`` layers, merge, the keys skillshelf reads, and
 ``skills.config`` rule matching (SPEC K1–K4; conformance §0.3 "skills.config rules", Z070, Z156).
 
-Layers (SPEC K1), lowest precedence first — :func:`config_files` returns exactly this list:
-
-1. ``$XDG_CONFIG_HOME/zuno/zuno.json`` then ``…/zuno.jsonc`` (kind ``global``). When both exist
-   both are layers and ``.jsonc`` wins, as in Zuno (``Layout::file_in_directory`` lists ``.json``
-   before ``.jsonc``). The same json-before-jsonc order holds in every directory below.
-2. bare ``zuno.json[c]`` in each directory from the worktree root *down to* the working directory
-   (kind ``project``). Without a worktree the walk starts at the filesystem root, as Zuno's own
-   walk does (SPEC D1: "without one, the walk goes up to the filesystem root").
-3. ``zuno.json[c]`` under each ``.zuno/`` on the same walk, outermost first (``project-zuno``).
-   Layers 2–3 are skipped when ``ZUNO_DISABLE_PROJECT_CONFIG`` is ``1``/``true``.
-4. ``$ZUNO_CONFIG`` — one file; a relative value is joined to the working directory
-   (``env-file``). A value naming a missing file gives warning ``config-not-found``.
-5. ``$ZUNO_CONFIG_DIR/zuno.json[c]`` (``env-dir``), unless that directory is already layer 1's.
-6. ``$ZUNO_CONFIG_CONTENT`` — inline JSON text, path ``"$ZUNO_CONFIG_CONTENT"`` (``env-content``).
-7. each ``--config FILE`` given to skillshelf, in order (``cli``; highest). A missing one is error
-   ``config-invalid``.
+Layers, lowest precedence first, in the order Zuno's code and its own discovery test use
+(conformance Z-K, which replaces SPEC K1's table) — :func:`config_files` lists them: global
+``$XDG_CONFIG_HOME/zuno/zuno.json[c]``, ``$ZUNO_CONFIG`` (below every project layer), bare
+``zuno.json[c]`` from the worktree down to the working directory, ``.zuno/zuno.json[c]`` nearest
+first, ``$HOME/.zuno``, ``$ZUNO_CONFIG_DIR``, ``$ZUNO_CONFIG_CONTENT``, the managed folder, macOS
+managed preferences, then skillshelf's own ``--config`` files. In every folder ``.json`` comes
+before ``.jsonc`` (both are layers; ``.jsonc`` wins).
 
 Empty environment values count as unset. Merging: objects merge recursively, arrays and scalars
 replace (:func:`deep_merge`).
@@ -27,13 +18,17 @@ layer that is not strict JSONC but is valid JSON5 (single quotes, unquoted keys,
 is still applied, leniently, with warning ``config-nonstandard`` saying where Zuno would fail. Anything else is error
 ``config-invalid`` (message ``<file>:<line>:<column>: <reason>``, with ``path``/``line``/``column``
 set) and that layer is skipped; the other layers still apply. A UTF-8 BOM is tolerated the
-same way (``config-nonstandard``).
+same way (``config-nonstandard``). Zuno itself stops at the first layer it cannot read, parse
+or validate: :attr:`Config.refusals` lists every such reason in layer order and
+:attr:`Config.refusal` is the one Zuno stops with (``Zuno would refuse to start: FILE:LINE:COL:
+reason``) — skillshelf keeps browsing.
 
 Keys read (SPEC K2; others are kept in :attr:`Config.merged` but ignored): ``skills.paths``,
 ``skills.urls`` (lists of strings), ``skills.config`` (list of rule objects),
 ``skills.includeInstructions`` (bool, default true), ``skills.maxContextTokens`` and
 ``skills.maxSelectedContextTokens`` (non-negative integers, tokens), ``agents.<name>.requiredSkills``
-/ ``.tools`` (lists of strings) and ``.profile`` (string). A value of the wrong type gives error
+/ ``.tools`` (lists of strings), ``model`` (``provider/model``); Zuno has no ``profile`` key (the
+agent's name is its profile): one is warning ``config-ignored``. A value of the wrong type gives error
 ``config-invalid`` naming the file that set it, the dotted field (``skills.paths[2]``), line and
 column, and is treated as absent (a bad list item is dropped, the rest kept; a bad
 ``skills.config`` entry is dropped but the others keep their written index).

@@ -1,10 +1,11 @@
 """Host ``zuno``: Zuno's built-ins as catalog sources (conformance Z-B).
 
-:func:`builtin_sources` turns the pack of :mod:`.pack` into :class:`~skillshelf.core.model.Source`
+:func:`builtin_pack` turns the pack of :mod:`.pack` into :class:`~skillshelf.core.model.Source`
 records, in pack order, before any discovered source: exposure ``index``, the locator
 ``builtin://zuno-orchestration/<version>/<name>``, the allowed profiles and required tools, the
 body embedded. Texts come from an installed Zuno when one was read (:mod:`.installed`),
-stand-ins of the same size otherwise (``Source.stand_ins`` says which).
+stand-ins of the same size otherwise (``Source.stand_ins`` says which, ``Source.stand_in_tokens``
+gives the real texts' token counts).
 
 When the installed Zuno's built-ins are another version than the pack skillshelf knows, what it
 lists wins (names, descriptions, locators); profiles and tools are taken from the known pack by
