@@ -48,7 +48,15 @@ from skillshelf.core.frontmatter import (
     split_document,
     type_label,
 )
-from skillshelf.core.model import Diagnostic, Severity
+from skillshelf.core.model import CatalogWarning, Diagnostic, Severity
+from skillshelf.core.walklimits import (
+    MAX_WALK_DEPTH,
+    MAX_WALK_ENTRIES,
+    ancestor_warning,
+    depth_warning,
+    entries_warning,
+    is_ancestor,
+)
 
 
 class Target(str, enum.Enum):
@@ -643,9 +651,11 @@ Reference = tuple[str, int, int, bool]
 
 def reference_candidates(body: str, body_line: int) -> tuple[Reference, ...]:
     """Every relative Markdown link and backticked path of ``body`` outside code fences, in
-    text order (per line: links, then backticks); ``body_line`` is the file line of its first
-    line. Pure: whether each one exists is :func:`_reference_checks`' business."""
+    text order (per line: links, then backticks), each text once (its first place: a repeat
+    can only be judged as the first one was); ``body_line`` is the file line of its first line.
+    Pure: whether each one exists is :func:`_reference_checks`' business."""
     found: list[Reference] = []
+    seen: set[tuple[str, bool]] = set()
     if "`" not in body and "](" not in body:
         return ()
     fence: str | None = None
@@ -661,8 +671,12 @@ def reference_candidates(body: str, body_line: int) -> tuple[Reference, ...]:
             n += 1
             continue
         if fence is None and ("`" in line or "](" in line):
-            found.extend((m.group(1), n, m.start(1) + 1, True) for m in _LINK.finditer(line))
-            found.extend((m.group(1), n, m.start(1) + 1, False) for m in _TICK.finditer(line))
+            for link, matches in ((True, _LINK.finditer(line)), (False, _TICK.finditer(line))):
+                for m in matches:
+                    # a text written again can only repeat the first one's verdict: kept once
+                    if (m.group(1), link) not in seen:
+                        seen.add((m.group(1), link))
+                        found.append((m.group(1), n, m.start(1) + 1, link))
         n += 1
     return tuple(found)
 
@@ -986,21 +1000,27 @@ def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
 def find_skill_files(root: str) -> list[str]:
     """Every ``SKILL.md`` under ``root`` (files, and directories wrongly named so), plus near-miss
     names (``skill.md`` …) in folders without a ``SKILL.md``. Follows directory symlinks once
-    (loops are cut by real path); skips ``.git``, ``node_modules`` and similar. Sorted.
-    Iterative, so any depth works; folders that cannot be listed are skipped here (see
-    :func:`lint_paths`, which reports them)."""
+    (loops are cut by real path) but never one pointing at an ancestor of ``root``; skips
+    ``.git``, ``node_modules`` and similar; within skillshelf's walk limits
+    (:mod:`skillshelf.core.walklimits`). Sorted. Iterative, so any depth works; folders that
+    cannot be listed are skipped here (see :func:`lint_paths`, which reports them)."""
     return _walk_skill_files(root)[0]
 
 
-def _walk_skill_files(root: str) -> tuple[list[str], list[tuple[str, str]]]:
-    """``(files, unlistable)``: the :func:`find_skill_files` result, and ``(folder, reason)`` for
-    every folder that could not be listed (``File name too long (os error 36)`` …)."""
+def _walk_skill_files(root: str) -> tuple[list[str], list[tuple[str, str]], list[CatalogWarning]]:
+    """``(files, unlistable, limits)``: the :func:`find_skill_files` result, ``(folder, reason)``
+    for every folder that could not be listed (``File name too long (os error 36)`` …), and the
+    walk-limit warnings (a symlinked ancestor not followed, a cap reached)."""
     found: list[str] = []
     failed: list[tuple[str, str]] = []
+    limits: list[CatalogWarning] = []
     seen: set[tuple[int, int]] = set()
-    stack = [root]
+    top = os.path.realpath(root)
+    stack: list[tuple[str, int, str | None]] = [(root, 0, None)]
+    listed = 0
+    deep = False
     while stack:
-        dirpath = stack.pop()
+        dirpath, level, via = stack.pop()
         try:
             st = os.stat(dirpath)
         except OSError as exc:
@@ -1009,13 +1029,29 @@ def _walk_skill_files(root: str) -> tuple[list[str], list[tuple[str, str]]]:
         if (st.st_dev, st.st_ino) in seen:  # a symlink loop or a second spelling: once only
             continue
         seen.add((st.st_dev, st.st_ino))
+        if level > MAX_WALK_DEPTH:
+            if not deep:
+                deep = True
+                limits.append(depth_warning(root, dirpath, via))
+            continue
         dirnames: list[str] = []
         filenames: list[str] = []
+        links: set[str] = set()
         try:
             with os.scandir(dirpath) as it:
                 for entry in it:
+                    listed += 1
+                    if listed > MAX_WALK_ENTRIES:
+                        limits.append(entries_warning(root, dirpath, via))
+                        return sorted(found), failed, limits
                     try:
                         is_dir = entry.is_dir()  # follows symlinks, like os.walk(followlinks=True)
+                        if is_dir and entry.is_symlink():
+                            target = os.path.realpath(entry.path)
+                            if is_ancestor(target, top):
+                                limits.append(ancestor_warning(entry.path, target, root))
+                                continue
+                            links.add(entry.name)
                     except OSError:
                         is_dir = False
                     (dirnames if is_dir else filenames).append(entry.name)
@@ -1031,8 +1067,10 @@ def _walk_skill_files(root: str) -> tuple[list[str], list[tuple[str, str]]]:
                 if f.lower() in NEAR_MISS_NAMES:
                     found.append(os.path.join(dirpath, f))
         subdirs = sorted(d for d in dirnames if d not in SKIP_DIRS and d != "SKILL.md")
-        stack.extend(os.path.join(dirpath, d) for d in reversed(subdirs))
-    return sorted(found), failed
+        for d in reversed(subdirs):
+            path = os.path.join(dirpath, d)
+            stack.append((path, level + 1, path if d in links else via))
+    return sorted(found), failed, limits
 
 
 def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC,
@@ -1045,12 +1083,14 @@ def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC,
             raise FileNotFoundError(p)
     files: dict[str, str] = {}
     unlistable: dict[str, str] = {}
+    limited: list[CatalogWarning] = []
     for p in paths:
         if os.path.isdir(p) and os.path.basename(os.path.normpath(p)) != "SKILL.md":
             candidates: Iterable[str]
-            candidates, failed = _walk_skill_files(p)
+            candidates, failed, limits = _walk_skill_files(p)
             for folder, reason in failed:
                 unlistable.setdefault(folder, reason)
+            limited.extend(limits)
         else:
             candidates = [p]
         for f in candidates:
@@ -1063,4 +1103,7 @@ def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC,
             Severity.ERROR, "unreadable", f"cannot list this folder: {reason}; skills below it were not checked"),))
         for folder, reason in sorted(unlistable.items())
     ]
+    # The walk's safety limits: what was not walked is said, never dropped silently.
+    reports += [LintReport(w.source, None, True, (Diagnostic(Severity.WARNING, w.kind, w.message),))
+                for w in limited]
     return reports

@@ -60,6 +60,9 @@ from skillshelf.widgets.header import CatalogHeader, HeaderState
 from skillshelf.widgets.rows import LEGEND, CatalogRow
 from skillshelf.widgets.source_pane import SourcePane
 
+#: The header's status while remote indexes are pulled.
+PULLING = "pulling remote skills…"
+
 __all__ = ["REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished", "MainScreen", "PullDone"]
 
 #: Most remote warnings listed in the notice after ``pull now`` (the rest are counted).
@@ -179,6 +182,8 @@ class MainScreen(Screen[None]):
         self.changes = ""
         self._changes_timer: Timer | None = None
         self._status = ""
+        #: a pull worker is under way (its status stays in the header until it is done)
+        self._pulling = False
         #: Bumped on a host switch: results of workers started before it are dropped.
         self._epoch = 0
 
@@ -369,7 +374,7 @@ class MainScreen(Screen[None]):
             self.generation = event.generation  # the agent changed while this was computed
             self.recompute_view()
             return
-        self._status = ""
+        self._status = PULLING if self._pulling else ""  # a pull under way stays in the header
         previous = self.generation
         if previous is not None and event.generation.number > previous.number:
             self._set_changes(generation_diff(previous, event.generation).text)
@@ -509,9 +514,15 @@ class MainScreen(Screen[None]):
         """``p``: pull the ``skills.urls`` indexes now and rescan (SPEC R)."""
         if self.catalog is None:
             return
+        self.pull_now(self.catalog)
+
+    def pull_now(self, catalog: AppCatalog) -> None:
+        """Pull ``catalog``'s remote indexes in a worker, saying so in the header and a notice
+        (``p``; also right after a catalog opened with its pull deferred)."""
         self.notify("Pulling remote skills…", timeout=3)
-        self._show_header("pulling remote skills…")
-        self.pull_remote(self.catalog)
+        self._pulling = True
+        self._show_header(PULLING)
+        self.pull_remote(catalog)
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False, description="pull remote skills")
     def pull_remote(self, catalog: AppCatalog) -> None:
@@ -526,6 +537,7 @@ class MainScreen(Screen[None]):
 
     @on(PullDone)
     def _pull_done(self, event: PullDone) -> None:
+        self._pulling = False
         self._status = ""
         if event.error:
             self._show_header()

@@ -198,7 +198,9 @@ class HostContext:
     configuration layers (``--config``); ``context_window`` in tokens (``None`` = the host's
     own default); ``pull_remote``: whether ``skills.urls`` may be downloaded; ``cache``: the
     persistent parse cache of this workspace (``None``: every build reads every file);
-    ``cancel``: set it to stop a remote pull in progress (the TUI does on quit).
+    ``cancel``: set it to stop a remote pull in progress (the TUI does on quit); ``defer_pull``:
+    the first build skips the remote pull, the next one pulls (the TUI shows the local catalog
+    at once and pulls right after).
     """
 
     cwd: str
@@ -209,6 +211,7 @@ class HostContext:
     pull_remote: bool = True
     cache: ParseCacheStore | None = field(default=None, compare=False, repr=False)
     cancel: threading.Event | None = field(default=None, compare=False, repr=False)
+    defer_pull: bool = field(default=False, compare=False)
 
     def parse_cache(self, host: str, rules: str) -> ParseCache:
         """Host ``host``'s parse cache (rules version ``rules``) for this workspace; a cache

@@ -10,6 +10,7 @@ import pytest
 
 from skillshelf.core.model import CatalogWarning
 from skillshelf.core.scan import path_sort_key, scan
+from skillshelf.core.walklimits import MAX_WALK_DEPTH
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 
@@ -241,8 +242,9 @@ def test_two_links_to_one_directory_report_both_spellings_walk_it_once(tmp_path,
 
 
 def test_exponential_symlink_dag_stays_linear(tmp_path, monkeypatch):
-    """20 levels, each with two links to the next: 2**20 spellings would hang a naive walk."""
-    depth = 20
+    """16 levels (the walk's depth limit), each with two links to the next: 2**16 spellings would
+    hang a naive walk."""
+    depth = MAX_WALK_DEPTH
     for i in range(depth):
         (tmp_path / f"d{i}").mkdir()
         for name in ("l", "r"):

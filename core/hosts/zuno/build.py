@@ -146,6 +146,7 @@ class ZunoSession:
         self._remote_warnings: tuple[CatalogWarning, ...] = ()
         self._remote_origins: Mapping[str, tuple[str, str | None]] = MappingProxyType({})
         self._pulled = False
+        self._deferred = False
         self._snap: _Snapshot | None = None
         self._texts: ZunoTexts | None = None
         self._pack: BuiltinPack | None = None
@@ -273,6 +274,9 @@ class ZunoSession:
 
     def _pull_remote(self, urls: Sequence[str]) -> None:
         if self._pulled:
+            return
+        if self._context.defer_pull and not self._deferred:
+            self._deferred = True  # the first generation shows the local skills; the next build pulls
             return
         self._pulled = True
         if not urls or not self._context.pull_remote:
