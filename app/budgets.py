@@ -9,6 +9,7 @@ no such budget.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from skillshelf.app.catalog_protocol import AppCatalog
@@ -16,7 +17,7 @@ from skillshelf.core.advice import FitAdvice, fit_advice
 from skillshelf.core.budget import index_budget_chars, selected_budget_rule
 from skillshelf.core.hosts.base import Feature, Host, HostCatalog
 from skillshelf.core.model import Generation
-from skillshelf.core.tokens import approx_tokens, shared_counter
+from skillshelf.core.tokens import TokenSpan, approx_tokens, shared_counter
 
 __all__ = ["NO_WHAT_IF", "SessionBudget", "TokenCount", "budget_advice", "count_tokens", "index_budget",
            "index_rule_words",
@@ -133,7 +134,8 @@ class TokenCount:
     approx: int
 
 
-def count_tokens(text: str) -> TokenCount:
-    """:class:`TokenCount` of ``text``."""
-    count = shared_counter().count(text)
+def count_tokens(text: str, spans: Sequence[TokenSpan] = ()) -> TokenCount:
+    """:class:`TokenCount` of ``text``; ``spans``: stand-ins with the real texts' counts
+    (:attr:`HostCatalog.token_spans <skillshelf.core.hosts.base.HostCatalog.token_spans>`)."""
+    count = shared_counter().count_spliced(text, spans)
     return TokenCount(int(count.tokens), bool(count.exact), approx_tokens(text))

@@ -169,7 +169,7 @@ def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
     shown = replace(generation, sources=listed)
     model = catalog.session.catalog(shown, context_window=budget.context_window, budget=override, agent=agent)
     text = model.text if catalog.config.include_instructions else ""
-    count = count_tokens(text)
+    count = count_tokens(text, model.token_spans if text else ())
     states = [e.state for e in model.entries]
     own_unit = model.unit != "characters"  # the host counts its budget otherwise (Codex: tokens)
     rule = model.budget_rule

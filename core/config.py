@@ -1,22 +1,13 @@
 """Zuno configuration: ``zuno.json[c]`` layers, merge, the keys skillshelf reads, and
 ``skills.config`` rule matching (SPEC K1–K4; conformance §0.3 "skills.config rules", Z070, Z156).
 
-Layers (SPEC K1), lowest precedence first — :func:`config_files` returns exactly this list:
-
-1. ``$XDG_CONFIG_HOME/zuno/zuno.json`` then ``…/zuno.jsonc`` (kind ``global``). When both exist
-   both are layers and ``.jsonc`` wins, as in Zuno (``Layout::file_in_directory`` lists ``.json``
-   before ``.jsonc``). The same json-before-jsonc order holds in every directory below.
-2. bare ``zuno.json[c]`` in each directory from the worktree root *down to* the working directory
-   (kind ``project``). Without a worktree the walk starts at the filesystem root, as Zuno's own
-   walk does (SPEC D1: "without one, the walk goes up to the filesystem root").
-3. ``zuno.json[c]`` under each ``.zuno/`` on the same walk, outermost first (``project-zuno``).
-   Layers 2–3 are skipped when ``ZUNO_DISABLE_PROJECT_CONFIG`` is ``1``/``true``.
-4. ``$ZUNO_CONFIG`` — one file; a relative value is joined to the working directory
-   (``env-file``). A value naming a missing file gives warning ``config-not-found``.
-5. ``$ZUNO_CONFIG_DIR/zuno.json[c]`` (``env-dir``), unless that directory is already layer 1's.
-6. ``$ZUNO_CONFIG_CONTENT`` — inline JSON text, path ``"$ZUNO_CONFIG_CONTENT"`` (``env-content``).
-7. each ``--config FILE`` given to skillshelf, in order (``cli``; highest). A missing one is error
-   ``config-invalid``.
+Layers, lowest precedence first, in the order Zuno's code and its own discovery test use
+(conformance Z-K, which replaces SPEC K1's table) — :func:`config_files` lists them: global
+``$XDG_CONFIG_HOME/zuno/zuno.json[c]``, ``$ZUNO_CONFIG`` (below every project layer), bare
+``zuno.json[c]`` from the worktree down to the working directory, ``.zuno/zuno.json[c]`` nearest
+first, ``$HOME/.zuno``, ``$ZUNO_CONFIG_DIR``, ``$ZUNO_CONFIG_CONTENT``, the managed folder, macOS
+managed preferences, then skillshelf's own ``--config`` files. In every folder ``.json`` comes
+before ``.jsonc`` (both are layers; ``.jsonc`` wins).
 
 Empty environment values count as unset. Merging: objects merge recursively, arrays and scalars
 replace (:func:`deep_merge`).
@@ -27,13 +18,17 @@ layer that is not strict JSONC but is valid JSON5 (single quotes, unquoted keys,
 is still applied, leniently, with warning ``config-nonstandard`` saying where Zuno would fail. Anything else is error
 ``config-invalid`` (message ``<file>:<line>:<column>: <reason>``, with ``path``/``line``/``column``
 set) and that layer is skipped; the other layers still apply. A UTF-8 BOM is tolerated the
-same way (``config-nonstandard``).
+same way (``config-nonstandard``). Zuno itself stops at the first layer it cannot read, parse
+or validate: :attr:`Config.refusals` lists every such reason in layer order and
+:attr:`Config.refusal` is the one Zuno stops with (``Zuno would refuse to start: FILE:LINE:COL:
+reason``) — skillshelf keeps browsing.
 
 Keys read (SPEC K2; others are kept in :attr:`Config.merged` but ignored): ``skills.paths``,
 ``skills.urls`` (lists of strings), ``skills.config`` (list of rule objects),
 ``skills.includeInstructions`` (bool, default true), ``skills.maxContextTokens`` and
 ``skills.maxSelectedContextTokens`` (non-negative integers, tokens), ``agents.<name>.requiredSkills``
-/ ``.tools`` (lists of strings) and ``.profile`` (string). A value of the wrong type gives error
+/ ``.tools`` (lists of strings), ``model`` (``provider/model``); Zuno has no ``profile`` key (the
+agent's name is its profile): one is warning ``config-ignored``. A value of the wrong type gives error
 ``config-invalid`` naming the file that set it, the dotted field (``skills.paths[2]``), line and
 column, and is treated as absent (a bad list item is dropped, the rest kept; a bad
 ``skills.config`` entry is dropped but the others keep their written index).
@@ -616,6 +611,29 @@ class _Locator:
             return None, None
         return doc.position(node) or (None, None)
 
+    def serde_position(self, layer: ConfigLayer, steps: Sequence[str | int], *,
+                       at_key: bool = False) -> tuple[int | None, int | None]:
+        """Where serde_json reports an error about the value at ``steps`` (``at_key``: about its
+        key, an unknown field): the 1-based line and the column, in bytes, of the last character
+        it read — the end of that key or value."""
+        self.position(layer, steps)  # parses and remembers the layer's model
+        doc = self._models.get(id(layer))
+        if doc is None or not steps:
+            return None, None
+        node: Any = doc.find(steps)
+        if at_key and isinstance(steps[-1], str):
+            parent = doc.find(steps[:-1])
+            keys = [k for k in getattr(parent, "keys", ()) if jsonc.key_name(k) == steps[-1]]
+            node = keys[-1] if keys else None
+        if node is None:
+            return None, None
+        try:
+            end = doc.end(node)
+        except ValueError:
+            return None, None
+        start = doc.text.rfind("\n", 0, end) + 1
+        return doc.text.count("\n", 0, end) + 1, len(doc.text[start:end].encode("utf-8", "surrogatepass"))
+
 
 class _Validator:
     def __init__(self, locator: _Locator) -> None:
@@ -790,32 +808,34 @@ def _unknown(key: str, fields: Sequence[str]) -> str:
     return f"unknown field `{key}`, expected one of {', '.join(f'`{f}`' for f in fields)}"
 
 
-def _zuno_layer_problems(data: Mapping[str, Any]) -> list[tuple[list[str | int], str]]:
+def _zuno_layer_problems(data: Mapping[str, Any]) -> list[tuple[list[str | int], str, bool]]:
     """Schema problems Zuno reports for one layer's ``skills`` and ``agents`` sections, as
-    ``(steps to the offending value, reason)`` in document order."""
-    out: list[tuple[list[str | int], str]] = []
+    ``(steps to the offending value, reason, about its key)`` in document order (an unknown
+    field is reported at its key, as serde does)."""
+    out: list[tuple[list[str | int], str, bool]] = []
     skills = data.get("skills")
     if skills is not None and not isinstance(skills, Mapping):
-        out.append((["skills"], _expected(skills, "struct SkillsConfig")))
+        out.append((["skills"], _expected(skills, "struct SkillsConfig"), False))
     elif isinstance(skills, Mapping):
         for key, value in skills.items():
             at: list[str | int] = ["skills", key]
             if key not in SKILLS_FIELDS:
-                out.append((at, _unknown(key, SKILLS_FIELDS)))
+                out.append((at, _unknown(key, SKILLS_FIELDS), True))
             elif value is None:
                 continue
             elif key in ("paths", "urls"):
                 if not isinstance(value, list):
-                    out.append((at, _expected(value, "a sequence")))
+                    out.append((at, _expected(value, "a sequence"), False))
                 else:
-                    out += [([*at, i], _expected(v, "a string")) for i, v in enumerate(value) if not isinstance(v, str)]
+                    out += [([*at, i], _expected(v, "a string"), False)
+                            for i, v in enumerate(value) if not isinstance(v, str)]
             elif key == "includeInstructions" and not isinstance(value, bool):
-                out.append((at, _expected(value, "a boolean")))
+                out.append((at, _expected(value, "a boolean"), False))
             elif key in ("maxContextTokens", "maxSelectedContextTokens"):
                 if isinstance(value, bool) or not isinstance(value, int):
-                    out.append((at, _expected(value, "a nonzero u32")))
+                    out.append((at, _expected(value, "a nonzero u32"), False))
                 elif not 0 < value <= 0xFFFFFFFF:
-                    out.append((at, f"invalid value: integer `{value}`, expected a nonzero u32"))
+                    out.append((at, f"invalid value: integer `{value}`, expected a nonzero u32", False))
             elif key == "config":
                 out += _zuno_rule_problems(value)
     agents = data.get("agents")
@@ -826,34 +846,36 @@ def _zuno_layer_problems(data: Mapping[str, Any]) -> list[tuple[list[str | int],
             for key, what in (("requiredSkills", "Skill"), ("tools", "tool")):
                 if spec.get(key) == []:
                     # skillshelf's words: Zuno's schema refuses an empty list here
-                    out.append((["agents", name, key], f"`agents.{name}.{key}` must name at least one {what}"))
+                    out.append((["agents", name, key], f"`agents.{name}.{key}` must name at least one {what}",
+                                False))
     return out
 
 
-def _zuno_rule_problems(value: Any) -> list[tuple[list[str | int], str]]:
-    out: list[tuple[list[str | int], str]] = []
+def _zuno_rule_problems(value: Any) -> list[tuple[list[str | int], str, bool]]:
+    out: list[tuple[list[str | int], str, bool]] = []
     if not isinstance(value, list):
-        return [(["skills", "config"], _expected(value, "a sequence"))]
+        return [(["skills", "config"], _expected(value, "a sequence"), False)]
     for i, entry in enumerate(value):
         at: list[str | int] = ["skills", "config", i]
         if not isinstance(entry, Mapping):
-            out.append((at, _expected(entry, "struct SkillPathConfig")))
+            out.append((at, _expected(entry, "struct SkillPathConfig"), False))
             continue
         for key, item in entry.items():
             where: list[str | int] = [*at, key]
             if key not in RULE_FIELDS:
-                out.append((where, _unknown(key, RULE_FIELDS)))
+                out.append((where, _unknown(key, RULE_FIELDS), True))
             elif key == "path" and not isinstance(item, str):
-                out.append((where, _expected(item, "a string")))
+                out.append((where, _expected(item, "a string"), False))
             elif key in ("enabled", "recursive") and item is not None and not isinstance(item, bool):
-                out.append((where, _expected(item, "a boolean")))
+                out.append((where, _expected(item, "a boolean"), False))
             elif key == "exposure" and item is not None:
                 if not isinstance(item, str):
-                    out.append((where, _expected(item, "enum SkillCatalogExposure")))
+                    out.append((where, _expected(item, "enum SkillCatalogExposure"), False))
                 elif item not in _EXPOSURES:
-                    out.append((where, f"unknown variant `{item}`, expected one of `index`, `search`, `explicit`"))
+                    out.append((where, f"unknown variant `{item}`, expected one of `index`, `search`, `explicit`",
+                                False))
         if "path" not in entry:
-            out.append((at, "missing field `path`"))
+            out.append((at, "missing field `path`", False))
     return out
 
 
@@ -885,8 +907,8 @@ def _zuno_findings(layers: Sequence[ConfigLayer], locator: _Locator,
         if odd is not None:
             add(layer.path, odd.line, odd.column, _reason(odd))
             continue
-        for steps, reason in _zuno_layer_problems(layer.data):
-            line, column = locator.position(layer, steps)
+        for steps, reason, at_key in _zuno_layer_problems(layer.data):
+            line, column = locator.serde_position(layer, steps, at_key=at_key)
             add(layer.path, line, column, reason, ".".join(str(s) for s in steps))
     return out
 

@@ -283,7 +283,9 @@ class Source:
     host's model catalog shows when it differs from ``location`` (Codex lists the resolved path
     but its catalog shows the path as walked, through folder symlinks). ``stand_ins``: which of
     ``description`` / ``body`` are stand-ins of the same size for a host's own prose that
-    skillshelf does not have (a host's built-ins when the host is not installed).
+    skillshelf does not have (a host's built-ins when the host is not installed);
+    ``stand_in_tokens``: for those whose real ``cl100k_base`` count is known, (field, tokens) —
+    a description's as the index renders it (see :mod:`skillshelf.core.hosts.zuno.pack`).
     """
 
     name: str
@@ -313,6 +315,12 @@ class Source:
     status_reason: str | None = None
     catalog_location: str | None = None
     stand_ins: tuple[str, ...] = ()
+    stand_in_tokens: tuple[tuple[str, int], ...] = ()
+
+    def real_tokens(self, field_name: str) -> int | None:
+        """The real text's ``cl100k_base`` count for stand-in ``field_name`` (``None``: not known
+        or not a stand-in)."""
+        return next((n for f, n in self.stand_in_tokens if f == field_name), None)
 
     @property
     def entry(self) -> SkillEntry:

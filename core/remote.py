@@ -78,8 +78,6 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-import platformdirs
-
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import CatalogWarning
 
@@ -173,15 +171,12 @@ class IndexDecodeError(ValueError):
 # --------------------------------------------------------------------------------------------
 
 
-def cache_root(xdg_cache_home: str | None = None) -> str:
-    """The remote cache root (SPEC R3, Z031).
-
-    ``$XDG_CACHE_HOME/zuno/skills`` when ``xdg_cache_home`` is given (pass the environment value;
-    core does not read the environment), else ``platformdirs.user_cache_dir("zuno") + "/skills"``.
-    """
-    if xdg_cache_home is not None:
-        return os.path.join(xdg_cache_home, "zuno", "skills")
-    return os.path.join(platformdirs.user_cache_dir("zuno"), "skills")
+def cache_root(xdg_cache_home: str) -> str:
+    """The remote cache root (SPEC R3, Z031): ``<xdg_cache_home>/zuno/skills``. Pass
+    :attr:`Environment.xdg_cache_home <skillshelf.core.paths.Environment.xdg_cache_home>`
+    (``$XDG_CACHE_HOME``, else ``$HOME/.cache``): Zuno uses that on every OS (conformance Z-T),
+    not the platform's cache folder."""
+    return os.path.join(xdg_cache_home, "zuno", "skills")
 
 
 def with_trailing_slash(base: str) -> str:

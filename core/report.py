@@ -38,7 +38,7 @@ from skillshelf.core.hosts.base import (
 )
 from skillshelf.core.model import Exposure, Generation, Provenance, Rejected, Source, Status
 from skillshelf.core.parsecache import ParseCache
-from skillshelf.core.tokens import approx_tokens, shared_counter
+from skillshelf.core.tokens import TokenSpan, approx_tokens, shared_counter
 
 __all__ = [
     "AGENT_PREVIEW_CHARS",
@@ -517,9 +517,10 @@ def host_body(session: HostSession, source: Source) -> tuple[str | None, str | N
     return "".join(parts), None
 
 
-def _exact_tokens(text: str) -> tuple[int, bool]:
-    """(tokens, exact): the ``cl100k_base`` count, or the estimate when tiktoken is unavailable."""
-    count = shared_counter().count(text)
+def _exact_tokens(text: str, spans: Sequence[TokenSpan] = ()) -> tuple[int, bool]:
+    """(tokens, exact): the ``cl100k_base`` count (stand-in ``spans`` counted as the real texts),
+    or the estimate when tiktoken is unavailable or a stand-in's count is not known."""
+    count = shared_counter().count_spliced(text, spans)
     return count.tokens, count.exact
 
 
@@ -545,7 +546,8 @@ def required_body(session: HostSession, source: Source, unit: str) -> tuple[Requ
     if body is None:
         return None, error
     stand_in = "body" in source.stand_ins
-    exact, is_exact = _exact_tokens(body)
+    real = source.real_tokens("body") if stand_in else None
+    exact, is_exact = _exact_tokens(body, (TokenSpan(0, len(body), real),) if stand_in else ())
     approx = approx_tokens(body)
     size: int | None
     if stand_in and source.size == 0:
@@ -554,8 +556,7 @@ def required_body(session: HostSession, source: Source, unit: str) -> tuple[Requ
         size = len(body.encode("utf-8", "surrogatepass"))
     else:
         size = approx
-    return RequiredBody(source.name, source.location, size, approx, exact if is_exact and not stand_in else None,
-                        stand_in), None
+    return RequiredBody(source.name, source.location, size, approx, exact if is_exact else None, stand_in), None
 
 
 def agent_report(generation: Generation, name: str, *, session: HostSession, config: Config,
@@ -579,12 +580,11 @@ def agent_report(generation: Generation, name: str, *, session: HostSession, con
     listed = sum(1 for e in prompt.entries if e.state in (EntryState.LISTED, EntryState.CUT, EntryState.NAME_ONLY))
     search_only = sum(1 for s in visible if s.exposure is Exposure.SEARCH and s.described
                       and states.get(s.location) is not None)
-    stand_in = any(x.stand_in for x in prompt.sections)
-    exact, is_exact = _exact_tokens(text)
+    exact, is_exact = _exact_tokens(text, prompt.token_spans)
     index = IndexCoverage(
         text=text, sections=prompt.sections, budget_chars=prompt.budget, used_chars=prompt.used,
-        approx_tokens=approx_tokens(text), tokens=exact if is_exact and not stand_in else None,
-        exact=is_exact and not stand_in, include_instructions=include, rendered=listed,
+        approx_tokens=approx_tokens(text), tokens=exact if is_exact else None,
+        exact=is_exact, include_instructions=include, rendered=listed,
         truncated=len(cut), truncated_names=tuple(sorted(e.name for e in cut)), omitted=len(omitted),
         omitted_names=tuple(sorted(e.name for e in omitted)), search_only=search_only, rule=prompt.budget_rule)
 

@@ -33,7 +33,7 @@ import logging
 import os
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,6 +220,38 @@ class TokenCounter:
         if encoding is not None:
             return TokenCount(len(encoding.encode_ordinary(text)), True, ENCODING_NAME)
         return TokenCount(approx_tokens(text), False, APPROX)
+
+    def count_spliced(self, text: str, spans: Sequence[TokenSpan]) -> TokenCount:
+        """Tokens in ``text`` where each of ``spans`` stands for a text skillshelf does not have
+        (a host's own prose, replaced by a stand-in of the same size): the gaps between spans
+        are counted, each span adds its known :attr:`TokenSpan.tokens`. Spans must start and end
+        on pre-token boundaries of both texts, so the sum is the real text's count. A span whose
+        count is unknown adds its :func:`approx_tokens` and makes the count inexact. Without
+        spans this is :meth:`count`."""
+        if not spans:
+            return self.count(text)
+        total, exact, at = 0, True, 0
+        for span in sorted(spans, key=lambda x: x.start):
+            gap = self.count(text[at:span.start])
+            total, exact = total + gap.tokens, exact and gap.exact
+            if span.tokens is None:
+                total, exact = total + approx_tokens(text[span.start:span.end]), False
+            else:
+                total += span.tokens
+            at = span.end
+        rest = self.count(text[at:])
+        total, exact = total + rest.tokens, exact and rest.exact
+        return TokenCount(total, exact, ENCODING_NAME if exact else APPROX)
+
+
+@dataclass(frozen=True)
+class TokenSpan:
+    """Characters ``start``–``end`` (offsets into a text, end exclusive) hold a stand-in for a
+    text whose ``cl100k_base`` count is ``tokens`` (``None``: not known)."""
+
+    start: int
+    end: int
+    tokens: int | None
 
 
 _DEFAULT: dict[tuple[str | None, ...], TokenCounter] = {}

@@ -47,6 +47,7 @@ from skillshelf.core.hosts.base import Feature, Host, HostSession, PromptSection
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
 from skillshelf.core.textsafe import encodable, visible
+from skillshelf.core.tokens import TokenSpan
 from skillshelf.widgets.notice_line import NoticeLine
 from skillshelf.widgets.places import distinguishing_parts, short_root_label
 from skillshelf.widgets.rows import fit_end, short_location
@@ -146,10 +147,10 @@ def truncated_entries(entries: Sequence[SkillEntry], result: Budgeted) -> tuple[
     return tuple(out)
 
 
-def _tokens(text: str, count: bool) -> tuple[int | None, bool]:
+def _tokens(text: str, count: bool, spans: Sequence[TokenSpan] = ()) -> tuple[int | None, bool]:
     if not count:
         return None, False
-    counted = count_tokens(text)
+    counted = count_tokens(text, spans)
     return counted.tokens, counted.exact
 
 
@@ -179,7 +180,7 @@ def build_preview(generation: Generation, form: Form, budget: int | None, *, inc
             # the whole prompt as the host sends it; the render's lines move down past the sections before it
             shift = model.text[:model.text.index(result.text)].count("\n")
             cut = tuple(replace(t, line=t.line + shift) for t in cut)
-            n, exact = _tokens(model.text, tokens)
+            n, exact = _tokens(model.text, tokens, model.token_spans)
             return IndexPreview(form, model.text, result, cut, budget, n, exact, include_instructions,
                                 "index form · whole prompt", sections=model.sections)
     n, exact = _tokens(result.text, tokens)

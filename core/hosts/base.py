@@ -28,6 +28,7 @@ from skillshelf.core.paths import Environment
 if TYPE_CHECKING:
     from skillshelf.core.agents import AgentSetup
     from skillshelf.core.config import Config
+    from skillshelf.core.tokens import TokenSpan
     from skillshelf.core.tool import ToolResult
 
 __all__ = [
@@ -145,7 +146,8 @@ class ContextWindow:
                 return f"{head}the model catalog declares no window{why}"
             return f"{head}context window unknown{why}"
         where = f" ({self.source})" if self.source else ""
-        return f"{head}{self.tokens:,} tokens from {self.origin.value}{where}"
+        the = "the " if self.origin in (WindowOrigin.CONFIG, WindowOrigin.MODEL_CATALOG) else ""
+        return f"{head}{self.tokens:,} tokens from {the}{self.origin.value}{where}"
 
 
 #: No window known and none configured.
@@ -372,6 +374,9 @@ class HostCatalog:
     ``sections``: the prompt sections ``text`` is made of, in order, with their sizes (empty
     for hosts that send one undivided text); ``window``: the context window the budget was
     computed from; ``selected_rule``: the selected-body budget rule in words (``""``: none).
+    ``token_spans``: where ``text`` holds stand-ins for the host's own prose and the real
+    texts' token counts, for :meth:`~skillshelf.core.tokens.TokenCounter.count_spliced` (so
+    the count is the same with or without the host installed).
     """
 
     text: str
@@ -384,6 +389,7 @@ class HostCatalog:
     sections: tuple[PromptSection, ...] = ()
     window: ContextWindow = UNKNOWN_WINDOW
     selected_rule: str = ""
+    token_spans: tuple[TokenSpan, ...] = ()
 
     @property
     def listed(self) -> int:

@@ -252,3 +252,54 @@ def test_x1_debug_text_on_a_terminal_shows_escapes_visibly(home, monkeypatch):
     monkeypatch.setattr("sys.stdout", pipe)
     assert main(["debug", "skill", "--cwd", str(proj)]) == 0
     assert "  evil\x1b[31m\x1b]0;title\x07  index  project-agents\n" in pipe.getvalue()
+
+
+# --------------------------------------------------------------------------- Z-K refusal, --format zuno (Z-T)
+
+
+def _refusing_project(zuno_home) -> tuple[Path, str]:
+    proj = zuno_home / "refusing"
+    (proj / ".zuno").mkdir(parents=True)
+    (proj / ".zuno" / "zuno.json").write_text('{"skills": {"maxContextTokens": 0}}', encoding="utf-8")
+    message = (f"Zuno would refuse to start: {proj / '.zuno/zuno.json'}:1:33: invalid value: integer `0`, "
+               "expected a nonzero u32")
+    return proj, message
+
+
+def test_zk_debug_skill_says_first_that_zuno_would_refuse_to_start(zuno_home, capsys):
+    proj, message = _refusing_project(zuno_home)
+    assert main(["debug", "skill", "--cwd", str(proj), "--lint-target", "none"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == message
+    rc, doc = run_json(capsys, "debug", "skill", "--json", "--cwd", str(proj), "--lint-target", "none")
+    assert rc == 0 and doc["refusal"] == message
+
+
+def test_zk_debug_agent_exits_1_when_zuno_would_refuse_to_start(zuno_home, capsys):
+    proj, message = _refusing_project(zuno_home)
+    assert main(["debug", "agent", "build", "--cwd", str(proj)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == message and out[-2:] == ["agent build would FAIL to start:", f"  - {message}"]
+
+
+def test_zt_format_zuno_prints_zunos_own_shapes(zuno_home, capsys):
+    proj = zuno_home / "empty"
+    proj.mkdir()
+    rc, doc = run_json(capsys, "debug", "skill", "--format", "zuno", "--cwd", str(proj))
+    assert rc == 0 and list(doc) == ["view", "summary", "warnings", "skills"]
+    assert doc["view"] == {"kind": "raw_discovery", "agentFiltered": False, "extensionOverlayApplied": False}
+    assert doc["summary"] == {"sourceCount": 11, "describedSourceCount": 11, "uniqueNameCount": 11,
+                              "promptMetadataEnabled": True, "warningCount": 0, "ambiguousNames": []}
+    assert [s["name"] for s in doc["skills"]] == ZUNO_PACK_ORDER
+    rc, doc = run_json(capsys, "debug", "agent", "build", "--format", "zuno", "--cwd", str(proj))
+    assert rc == 0 and doc["schemaVersion"] == 2
+    summary = doc["skills"]["summary"]
+    assert (summary["indexedSourceCount"], summary["metadataBudgetCharacters"], summary["selectedBodyBudgetBytes"],
+            summary["previewLimit"]) == (11, 8000, 32000, 50)
+    assert summary["metadataCoverage"] == {"rendered": 11, "omitted": 0, "truncated": 0}
+
+
+def test_format_zuno_is_a_usage_error_for_another_host(zuno_home, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["debug", "skill", "--host", "zhin", "--format", "zuno", "--cwd", str(zuno_home)])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == "skillshelf: --format zuno: host zhin has no Zuno report shape\n"

@@ -445,3 +445,15 @@ async def test_l3_later_pages_number_lines_from_where_the_page_starts(tmp_path):
         await pilot.press("left_square_bracket")
         await settle(app, pilot)
         assert area.line_number_start == 5
+
+
+async def test_zk_header_says_zuno_would_refuse_to_start_and_the_browser_keeps_working(tree):
+    _proj, _env, paths = tree
+    paths["config"].write_text('{"skills": {"maxContextTokens": 0}}', encoding="utf-8")
+    app, _catalog = open_app(tree)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        header = main(app).query_one("#header").plain.split("\n")
+        assert header[1] == (f"⚠ Zuno would refuse to start: {paths['config']}:1:33: invalid value: integer `0`, "
+                             "expected a nonzero u32")
+        assert shown_names(app)[-5:] == ["big", "colon", "docx", "empty", "shown"]

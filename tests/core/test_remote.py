@@ -18,6 +18,7 @@ import pytest
 
 from skillshelf.core import remote
 from skillshelf.core.model import CatalogWarning
+from skillshelf.core.paths import Environment
 from skillshelf.core.remote import (
     VERSION_MARKER,
     IndexDecodeError,
@@ -594,10 +595,10 @@ def test_z031_remote_cache_root_follows_xdg_cache_home(tmp_path: Path) -> None:
     assert cache_root(str(tmp_path / "home" / ".cache")) == str(tmp_path / "home" / ".cache" / "zuno" / "skills")
 
 
-def test_cache_root_defaults_to_the_platform_cache_dir() -> None:
-    import platformdirs
-
-    assert cache_root() == os.path.join(platformdirs.user_cache_dir("zuno"), "skills")
+def test_cache_root_is_home_cache_on_every_os_not_the_platform_folder() -> None:
+    # Z-T: $XDG_CACHE_HOME/zuno, else $HOME/.cache/zuno, also on macOS and Windows
+    env = Environment.from_mapping({"HOME": "/Users/u"})
+    assert cache_root(env.xdg_cache_home) == "/Users/u/.cache/zuno/skills"
 
 
 def test_z139_trailing_slash_is_added_once() -> None:

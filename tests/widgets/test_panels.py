@@ -49,6 +49,15 @@ def test_header_counts():
     assert header_text("zhin", "/x", None, "loading…").plain == "skillshelf ─ host zhin ─ /x ─ loading…"
 
 
+def test_zk_header_says_on_a_second_line_that_zuno_would_refuse_to_start():
+    refusal = "Zuno would refuse to start: /p/.zuno/zuno.json:1:33: invalid value: integer `0`, expected a nonzero u32"
+    text = header_text("zuno", "~/p", _gen(), refusal=refusal, width=80)
+    first, second = text.plain.split("\n")
+    assert first == header_text("zuno", "~/p", _gen(), width=80).plain  # the first line keeps its fitting
+    assert second == "⚠ " + refusal
+    assert any("error" in str(span.style) for span in text.spans if text.plain[span.start:span.end] == second)
+
+
 def test_f5_diagnostic_line_formats():
     d = Diagnostic(Severity.WARNING, "desc-long", "too \x1b long", line=3, column=14)
     assert diagnostic_line(d) == "line 3 col 14 warning[desc-long] too ␛ long"

@@ -40,7 +40,7 @@ from skillshelf.core.hosts.base import (
 )
 from skillshelf.core.hosts.zuno import loading
 from skillshelf.core.hosts.zuno.builtins import BuiltinPack, builtin_pack
-from skillshelf.core.hosts.zuno.installed import ZunoTexts, policy_marker, zuno_texts
+from skillshelf.core.hosts.zuno.installed import POLICY_TOKENS, ZunoTexts, policy_marker, zuno_texts
 from skillshelf.core.hosts.zuno.natives import DEFAULT_AGENT, agent_names, agent_setup
 from skillshelf.core.hosts.zuno.prompt import budget_rule, selected_rule, zuno_catalog
 from skillshelf.core.hosts.zuno.roots import git_worktree, uncovered_folders, zuno_roots, zuno_watch_roots
@@ -226,6 +226,7 @@ class ZunoSession:
         policy = texts.policy if texts.policy is not None else policy_marker(self.builtins.version)
         return zuno_catalog(generation.sources, visible, budget, policy=policy,
                             policy_stand_in=texts.policy is None,
+                            policy_tokens=POLICY_TOKENS if texts.policy is None else None,
                             include_instructions=self.config.include_instructions, agent=name, rule=rule,
                             window=window,
                             selected=selected_rule(max_selected_context_tokens=self.config.max_selected_context_tokens,

@@ -1,10 +1,11 @@
 """Host ``zuno``: Zuno's built-ins as catalog sources (conformance Z-B).
 
-:func:`builtin_sources` turns the pack of :mod:`.pack` into :class:`~skillshelf.core.model.Source`
+:func:`builtin_pack` turns the pack of :mod:`.pack` into :class:`~skillshelf.core.model.Source`
 records, in pack order, before any discovered source: exposure ``index``, the locator
 ``builtin://zuno-orchestration/<version>/<name>``, the allowed profiles and required tools, the
 body embedded. Texts come from an installed Zuno when one was read (:mod:`.installed`),
-stand-ins of the same size otherwise (``Source.stand_ins`` says which).
+stand-ins of the same size otherwise (``Source.stand_ins`` says which, ``Source.stand_in_tokens``
+gives the real texts' token counts).
 
 When the installed Zuno's built-ins are another version than the pack skillshelf knows, what it
 lists wins (names, descriptions, locators); profiles and tools are taken from the known pack by
@@ -69,6 +70,9 @@ def _source(skill: PackSkill | None, name: str, loc: str, description: str, desc
         builtin_profiles=skill.profiles if skill is not None else None,
         builtin_tools=skill.tools if skill is not None else (),
         stand_ins=tuple(stand_ins),
+        stand_in_tokens=tuple((f, n) for f, n in (
+            ("description", skill.description_tokens if skill is not None else None),
+            ("body", skill.body_tokens if skill is not None else None)) if f in stand_ins and n is not None),
     )
 
 

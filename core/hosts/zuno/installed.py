@@ -35,6 +35,7 @@ from skillshelf.core.paths import Environment
 __all__ = [
     "BIN_VARIABLE",
     "POLICY",
+    "POLICY_TOKENS",
     "InstalledSkill",
     "TextSpec",
     "ZunoTexts",
@@ -65,6 +66,11 @@ class TextSpec:
 #: ``SKILL_USAGE_POLICY`` of Zuno 0.10.3 (``zuno-cli/src/cmd/turn.rs``): 1,423 ASCII characters.
 POLICY = TextSpec(b"Skills are mandatory trigger rules", 1423,
                   "11027a55f1f7d058cfd5b063ffde5c39308d36cd84ee4f569c33a500af3c9be1")
+
+
+#: ``cl100k_base`` tokens of that policy followed by the blank line that joins it to the index
+#: (the two newlines join its last pre-token, so this is the exact share of the prompt's count).
+POLICY_TOKENS = 275
 
 
 def policy_marker(version: str = PACK_VERSION, length: int = 1423) -> str:
@@ -179,15 +185,11 @@ def scan_binary(path: str, specs: Mapping[str, TextSpec]) -> dict[str, str]:
     Never raises; an unreadable file finds nothing."""
     found: dict[str, str] = {}
     try:
-        with open(path, "rb") as f:
-            if f.read(2) == b"#!":  # a launcher script holds no texts
-                return found
-            f.seek(0)
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                for key, spec in specs.items():
-                    text = _find(data, spec)
-                    if text is not None:
-                        found[key] = text
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            for key, spec in specs.items():
+                text = _find(data, spec)
+                if text is not None:
+                    found[key] = text
     except (OSError, ValueError):
         return {}
     return found
@@ -228,9 +230,11 @@ def _body_specs(skills: Sequence[PackSkill]) -> dict[str, TextSpec]:
     return {s.name: TextSpec((s.heading + "\n").encode("utf-8"), s.body_bytes, s.body_sha256) for s in skills}
 
 
-def zuno_texts(env: Environment, *, policy: TextSpec = POLICY) -> ZunoTexts:
-    """Zuno's texts from the installed executable (:func:`find_zuno`), remembered per executable.
-    Never raises; without a Zuno every field is empty and ``notes`` says so."""
+def zuno_texts(env: Environment, *, policy: TextSpec | None = None) -> ZunoTexts:
+    """Zuno's texts from the installed executable (:func:`find_zuno`), remembered per executable;
+    ``policy``: how to recognise the policy (default :data:`POLICY`). Never raises; without a
+    Zuno every field is empty and ``notes`` says so."""
+    policy = policy or POLICY
     executable = find_zuno(env)
     if executable is None:
         return ZunoTexts(notes=("no `zuno` found on PATH (or $SKILLSHELF_ZUNO_BIN): Zuno's own texts are "

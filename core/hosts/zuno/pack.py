@@ -61,7 +61,10 @@ class PackSkill:
     ``profiles``: agent names allowed to see it; ``tools``: tools it requires.
     ``body_bytes``: size of the body in UTF-8 bytes (``None`` when skillshelf does not know it);
     ``body_sha256``: hex SHA-256 of the body (the pack's ``content_sha256``); ``heading``: the
-    body's first line, used to find it in a Zuno binary.
+    body's first line, used to find it in a Zuno binary. ``description_tokens``: tiktoken
+    ``cl100k_base`` tokens of the description as the index renders it, followed by
+    ``</skill>`` and the newline (a whole pre-token run, so a stand-in's count can be replaced
+    by it exactly); ``body_tokens``: ``cl100k_base`` tokens of the body (``None``: not known).
     """
 
     name: str
@@ -72,6 +75,8 @@ class PackSkill:
     body_sha256: str
     body_bytes: int | None
     heading: str
+    description_tokens: int
+    body_tokens: int | None
 
     @property
     def description_chars(self) -> int:
@@ -82,43 +87,43 @@ class PackSkill:
 _V0_10_3 = (
     PackSkill("customize-zuno", (7, 2, 6, 4, 14, 10, 15, 12, 7, 10, 7, 3, 8, 2, 11),
               "51c1c013dafe51df074280f671363396e65f1e24898773cab7781300085ca42f", _USER, ("read", "glob", "grep"),
-              "2d95bcf802d8d49e9c5a0c46a6105d234977a45a1fa6ef4eb025f33b83d46360", 2131, "# Customize Zuno"),
+              "2d95bcf802d8d49e9c5a0c46a6105d234977a45a1fa6ef4eb025f33b83d46360", 2131, "# Customize Zuno", 27, 452),
     PackSkill("develop-zuno", (6, 2, 9, 6, 4, 14, 7, 7, 10, 3, 13, 9, 8, 2, 7, 9, 7),
               "2e6d12de5332a412040fb4fc238676e040dc64f501e80c692e6ecd310b66d28e", _USER, ("read", "glob", "grep"),
-              "bd92eb5b2988d57385d666e7e0ae1a26aad7349f1bfee23294e481998b83a13b", 4291, "# Develop Zuno"),
+              "bd92eb5b2988d57385d666e7e0ae1a26aad7349f1bfee23294e481998b83a13b", 4291, "# Develop Zuno", 28, 927),
     PackSkill("deepwork", (4, 1, 7, 7, 7, 4, 7, 5, 5, 5, 10, 11, 3, 12, 6),
               "36491414eba03398bc356f4d05b6958cbcb9a6d87a96564a3b12368eb5f271c0", _DEEPWORK,
               ("goal_get", "plan_get", "plan_update", "todo_get", "todo_update"),
-              "14ae721a96c7621e08b2bb030657e4d271f133f92baa6b449a1c687ee1e92284", 623, "# Deep Work"),
+              "14ae721a96c7621e08b2bb030657e4d271f133f92baa6b449a1c687ee1e92284", 623, "# Deep Work", 23, 125),
     PackSkill("codemap", (3, 3, 6, 9, 5, 3, 9, 5, 2, 6, 1, 6, 10, 4, 3, 4, 9),
               "4e82572470dbadfad71b4e9b53cd8624131277268b4a557dd7ba7b84df53e6cc", _CODEMAP, ("read", "glob", "grep"),
-              "0d52f475ad0dfa6a7d82049ad50b48d39f2201f67d5902ee30375e59a8f34d93", 743, "# Code Map"),
+              "0d52f475ad0dfa6a7d82049ad50b48d39f2201f67d5902ee30375e59a8f34d93", 743, "# Code Map", 22, 158),
     PackSkill("verification-planning", (4, 8, 3, 10, 14, 8, 10, 9, 2, 10, 9, 12, 5, 4, 7, 7, 7, 5, 10, 8, 3, 7, 6),
               "921aa7f2ad0904594a8b309abec3fda1bb0fb63abdf7593816839676f4f13f8d", _VERIF, ("read",),
-              "29d7b59c4b9b026617c48ddc574e2ad01bc6dd6585b87eef4a648e6c02ac0898", 664, "# Verification Planning"),
+              "29d7b59c4b9b026617c48ddc574e2ad01bc6dd6585b87eef4a648e6c02ac0898", 664, "# Verification Planning", 35, 131),
     PackSkill("reflect", (7, 8, 10, 6, 10, 4, 9, 8, 7, 8, 8, 4, 2, 8),
               "00ca5c48d10736a51a661521aa9e52a2964be2ba834711c5d6b68cc73103d10c", _REFLECT, ("read",),
-              "fc492f59ae4d699a855f5f6372eb4822293abfefae4f4c6812f86deec12b8d84", 718, "# Reflect"),
+              "fc492f59ae4d699a855f5f6372eb4822293abfefae4f4c6812f86deec12b8d84", 718, "# Reflect", 19, 144),
     PackSkill("worktree", (6, 8, 7, 4, 10, 3, 5, 2, 15, 3, 9, 7, 8, 13, 7),
               "06db3fac23ba7c372661fbf1df56fd608975730ab7ba45c71cfad5496d10ddc3", _MUT, ("read", "shell"),
-              "29db03056613a6790bed39a2517b35cfc704be0e7a90054831ae7e23de5cc740", 1866, "# Git Worktree Isolation"),
+              "29db03056613a6790bed39a2517b35cfc704be0e7a90054831ae7e23de5cc740", 1866, "# Git Worktree Isolation", 28, 396),
     # git-workflow's 0.10.3 body was not among the versions of Zuno's source skillshelf could
     # check against the pack's digest, so its size is not known here (an installed Zuno still
     # supplies the body, found by heading and digest).
     PackSkill("git-workflow", (3, 4, 8, 8, 9, 10, 8, 8, 2, 1, 10, 5, 10, 7, 3, 10, 4, 8, 10, 8, 3, 8, 11, 6),
               "70d99e50923c89dc2702b116b74b550dbcb22a89be2d6bed5001095772dabe02", _MUT, ("read", "shell"),
-              "f3be76e43e213c6db9c8f3b6cbd37e7984fd85e5f34c913f3f409cc6e9e9e699", None, "# Git Workflow"),
+              "f3be76e43e213c6db9c8f3b6cbd37e7984fd85e5f34c913f3f409cc6e9e9e699", None, "# Git Workflow", 36, None),
     PackSkill("github-delivery", (5, 8, 2, 7, 6, 4, 8, 8, 3, 4, 9, 2, 7, 8, 4, 6, 8, 3, 12),
               "9a869dfb62bc1f58f98adf98dd5b6ffef2f71a337f6556b8399e27bdda132cca", _USER, ("read",),
-              "8767494e8544f2a9cba582da9299699757b62bf213186021c7fc610cdbad830e", 1787, "# GitHub Delivery"),
+              "8767494e8544f2a9cba582da9299699757b62bf213186021c7fc610cdbad830e", 1787, "# GitHub Delivery", 29, 374),
     PackSkill("ui-design", (6, 2, 9, 2, 4, 15, 10, 11, 3, 13, 13, 3, 4, 6, 10, 9),
               "1fa68c7c57e6525c4f88618ac6b916d8f903e68f03f7a26b7ec0a1361b50dc7c", _UI, ("read", "skill"),
-              "c7be8a1d626f396f2dd068f6ca4f0cd64565bfc5584dba52e7360f4676afb7c0", 1482, "# UI design and implementation"),
+              "c7be8a1d626f396f2dd068f6ca4f0cd64565bfc5584dba52e7360f4676afb7c0", 1482, "# UI design and implementation", 22, 273),
     PackSkill("bedrock-model-capability-review",
               (6, 2, 6, 7, 5, 10, 3, 5, 2, 3, 6, 4, 1, 5, 6, 8, 2, 2, 8, 6, 3, 6, 2, 4, 16, 6, 7, 8, 14),
               "d572c93f8b7d6f2408814bac6b18c984f32ed518625e804672fceff5421d4d82", _CLAIM, ("read", "capability_claim"),
               "f56621fa11ffeadd9b3d09131ad3efc6e979101a6e4d2a2ba7b66dcc61b81285", 1412,
-              "# Bedrock Model Capability Review"),
+              "# Bedrock Model Capability Review", 35, 304),
 )
 
 #: Zuno version → its built-in pack, in pack order.

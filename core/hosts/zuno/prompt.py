@@ -35,7 +35,8 @@ from skillshelf.core.hosts.base import (
     PromptSection,
 )
 from skillshelf.core.model import Exposure, SkillEntry, Source
-from skillshelf.core.render import Budgeted, Form, render_budgeted
+from skillshelf.core.render import Budgeted, Form, duplicate_names, escape_html, render_budgeted
+from skillshelf.core.tokens import TokenSpan
 
 __all__ = [
     "INDEX_ID",
@@ -159,13 +160,15 @@ def _state(source: Source, result: Budgeted, omitted: set[str], cut: set[str], h
 def zuno_catalog(sources: Sequence[Source], visible: Sequence[Source], budget: int, *, policy: str,
                  policy_stand_in: bool, include_instructions: bool, agent: str, rule: str = "",
                  window: ContextWindow | None = None, selected: str = "",
-                 notes: Sequence[str] = ()) -> HostCatalog:
+                 notes: Sequence[str] = (), policy_tokens: int | None = None) -> HostCatalog:
     """What agent ``agent`` is given for ``visible`` (its enabled sources, catalog order) within
     ``budget`` characters: the policy section (``policy``; ``policy_stand_in`` when it is a
     stand-in) and the index section, joined by :data:`SECTION_JOIN`. ``sources`` (every
     source of the generation) gives the entry states; those not visible to the agent are
     hidden. ``rule``, ``window`` and ``selected`` are the budget rules in words; ``notes`` are
-    added after the prompt's own."""
+    added after the prompt's own. ``policy_tokens``: the real policy's token count (with the
+    blank line after it) when ``policy`` is a stand-in; with the built-ins' stored counts it
+    gives the :attr:`HostCatalog.token_spans`."""
     enabled = [s for s in sources if s.enabled]
     seen = {s.location for s in visible}
     entries = [s.entry for s in visible]
@@ -189,6 +192,42 @@ def zuno_catalog(sources: Sequence[Source], visible: Sequence[Source], budget: i
     text = SECTION_JOIN.join(s.text for s in sections)
     states = tuple(_state(s, result, omitted, cut,
                           None if s.location in seen else f"not visible to agent {agent}") for s in enabled)
+    spans: list[TokenSpan] = []
+    if sent:
+        if policy_stand_in:
+            spans.append(TokenSpan(0, len(policy) + len(SECTION_JOIN), policy_tokens))
+        spans += _description_spans(text, len(policy) + len(SECTION_JOIN), visible, omitted, cut, result.cap)
     return HostCatalog(text=text, budget=budget, used=section.budgeted if sent else 0, entries=states,
                        budget_rule=rule, notes=tuple(said), sections=sections, selected_rule=selected,
-                       window=window if window is not None else UNKNOWN_WINDOW)
+                       window=window if window is not None else UNKNOWN_WINDOW,
+                       token_spans=tuple(sorted(spans, key=lambda x: x.start)))
+
+
+_LINE_END = "</skill>\n"
+
+
+def _description_spans(text: str, start: int, visible: Sequence[Source], omitted: set[str], cut: set[str],
+                       cap: int | None) -> list[TokenSpan]:
+    """The spans of rendered stand-in descriptions in ``text`` (the index from ``start``): from
+    the description's first character through ``</skill>`` and its newline — where pre-tokens
+    of the real text begin and end too — with the real count, or ``None`` when it was cut."""
+    dup = duplicate_names([s.entry for s in visible])
+    out: list[TokenSpan] = []
+    for s in visible:
+        if "description" not in s.stand_ins or not s.entry.indexed or s.location in omitted:
+            continue
+        if s.location in cut and cap == 0:
+            continue  # name only: no description in the text
+        head = f'  <skill name="{escape_html(s.name)}"'
+        if s.name in dup:
+            head += f' source="{escape_html(s.location)}"'
+        at = text.find(head + ">", start)
+        if at < 0:
+            continue
+        begin = at + len(head) + 1
+        end = text.find(_LINE_END, begin)
+        if end < 0:
+            continue
+        tokens = None if s.location in cut else s.real_tokens("description")
+        out.append(TokenSpan(begin, end + len(_LINE_END), tokens))
+    return out
