@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.core.frontmatter import parse_skill_bytes
 from skillshelf.core.lint import (
@@ -19,8 +20,6 @@ from skillshelf.core.lint import (
     suggest_name,
 )
 from skillshelf.core.model import Severity
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 
 
 def skill(root: Path, folder: str, text: str | bytes, filename: str = "SKILL.md") -> Path:

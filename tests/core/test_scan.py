@@ -7,11 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.core.model import CatalogWarning
 from skillshelf.core.scan import path_sort_key, scan
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 
 
 def write(root: Path, relative: str) -> str:

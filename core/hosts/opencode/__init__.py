@@ -22,7 +22,7 @@ opencode's listing order (array-index names, the built-in's slot, then the rest)
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from skillshelf.core.fileread import read_regular
@@ -217,6 +217,33 @@ def _cache_groups(out: list[Source], rejected: Sequence[Rejected]) -> None:
             out[i] = replace(s, status=Status.RACE, shadowed_by=by, status_reason=_join(previous, note))
 
 
+#: The diagnostic a logged parse failure gets when byte-identical copies of it exist.
+CACHE_TWIN = "opencode-cache-twin"
+
+
+def _failed_twins(rejected: list[Rejected]) -> None:
+    """Byte-identical copies that fail to parse share gray-matter's cache entry too: opencode
+    logs ``failed to load skill`` for whichever copy it parses first (its parses run
+    concurrently) and drops the others without a log. Each member gets a
+    :data:`CACHE_TWIN` note naming the others (in place): which one is logged is not fixed."""
+    groups: dict[str, list[int]] = {}
+    for i, r in enumerate(rejected):
+        if any(d.code == "opencode-frontmatter-error" for d in r.diagnostics):
+            key = _cache_key(r.canonical)
+            if key is not None:
+                groups.setdefault(key, []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        for i in members:
+            r = rejected[i]
+            others = ", ".join(rejected[j].location for j in members if j != i)
+            note = Diagnostic(Severity.INFO, CACHE_TWIN,
+                              f"byte-identical to {others}: opencode logs the failure for whichever copy it parses "
+                              "first and drops the others without a log")
+            rejected[i] = replace(r, diagnostics=(*r.diagnostics, note))
+
+
 def _permissions(out: list[Source], rules: Sequence[Rule]) -> None:
     """Names the ``skill`` permission denies are hidden from the model (in place)."""
     off = skill_disabled(rules)
@@ -361,6 +388,12 @@ class OpencodeSession(ClientSession):
                            "opencode would go on, so the listing is incomplete")
             warnings.append(CatalogWarning("opencode-walk-limit", self._budget.exhausted, message))
         return found, warnings, aliases
+
+    def _read(self, found: Sequence[Found], aliases: Mapping[str, Sequence[str]]
+              ) -> tuple[list[Source], list[Rejected], list[CatalogWarning]]:
+        sources, rejected, warnings = super()._read(found, aliases)
+        _failed_twins(rejected)
+        return sources, rejected, warnings
 
     def _settle(self, sources: Sequence[Source], rejected: Sequence[Rejected]) -> tuple[Source, ...]:
         host = self._host
