@@ -8,22 +8,16 @@ Exit codes (SPEC C2): 0 success, 1 the command ran and found errors, 2 usage or 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
+from skillshelf import __version__
+from skillshelf.app.commands import compare, debug, index, lint, resolve, tool, watch
 from skillshelf.core.hosts import DEFAULT_HOST, host_names
 
-#: subcommand name -> module under skillshelf.app.commands
-COMMANDS = {
-    "debug": "debug",
-    "index": "index",
-    "lint": "lint",
-    "tool": "tool",
-    "watch": "watch",
-    "resolve": "resolve",
-    "compare": "compare",
-}
+#: The subcommands in help order: each module has ``add_parser(subparsers, common)`` and ``run(ns)``.
+COMMANDS: tuple[ModuleType, ...] = (debug, index, lint, tool, watch, resolve, compare)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -71,8 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="TUI: do not watch the skill roots for changes (refresh with r)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for modname in COMMANDS.values():
-        importlib.import_module(f"skillshelf.app.commands.{modname}").add_parser(sub, common)
+    for command in COMMANDS:
+        command.add_parser(sub, common)
     return parser
 
 
@@ -81,11 +75,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     ns = parser.parse_args(argv)
     if ns.version:
-        from skillshelf import __version__
-
         print(__version__)
         return 0
     if ns.command is None:
+        # Imported here on purpose: Textual costs about a second to import, which no
+        # subcommand needs (it is the only function-level import of the CLI).
         from skillshelf.app.tui import run_tui
 
         return run_tui(ns)

@@ -232,10 +232,7 @@ def compare(context: HostContext, hosts: Sequence[Host]) -> Comparison:
             if src is not None:
                 cells[host.name] = _source_cell(src, entries.get(src.location), canon_of)
             elif location in rejected:
-                r = rejected[location]
-                reason = r.warning.message if r.warning is not None else (
-                    r.diagnostics[0].message if r.diagnostics else "rejected")
-                cells[host.name] = Cell(CellState.REJECTED, reason=reason)
+                cells[host.name] = Cell(CellState.REJECTED, reason=rejected[location].reason)
             else:
                 cells[host.name] = Cell(CellState.NOT_READ, reason=unread_reason(host, gen.roots, spellings))
         rows.append(Row(location, tuple(spellings), cells))

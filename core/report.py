@@ -130,13 +130,17 @@ def source_json(s: Source, *, ambiguous: bool, lint_target: str | None) -> dict[
 
 
 def rejected_json(r: Rejected, *, lint_target: str | None) -> dict[str, Any]:
-    """One entry of G1 ``rejected``."""
+    """One entry of G1 ``rejected``: ``status`` is always ``rejected`` and ``statusReason`` the
+    host's reason (the same keys as a source's, so a consumer can read both lists alike)."""
     out: dict[str, Any] = {
         "location": r.location,
         "name": r.name,
         "provenance": r.provenance.value,
         "root": r.root,
         "aliases": list(r.aliases),
+        "status": "rejected",
+        "shadowedBy": [],
+        "statusReason": r.reason,
         "warning": r.warning.to_json() if r.warning else None,
         "size": r.size,
         "sha256": r.content_sha256,

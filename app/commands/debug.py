@@ -6,8 +6,10 @@ import json
 import sys
 from typing import Any
 
+from skillshelf.app.common import open_catalog, terminal_text
 from skillshelf.core.hostlint import host_targets
 from skillshelf.core.lint import Target
+from skillshelf.core.report import debug_agent_report, debug_agent_text, debug_skill_document, debug_skill_text
 
 
 def add_parser(sub: Any, common: Any) -> None:
@@ -27,9 +29,6 @@ def add_parser(sub: Any, common: Any) -> None:
 
 def run_skill(ns: Any) -> int:
     """Print the G1 document (text or JSON). Exit 0 (reports never fail on bad skills)."""
-    from skillshelf.app.common import open_catalog, terminal_text
-    from skillshelf.core.report import debug_skill_document, debug_skill_text
-
     cat = open_catalog(ns)
     target = ns.lint_target or cat.host.lint_target
     if target == "none":
@@ -45,9 +44,6 @@ def run_skill(ns: Any) -> int:
 
 def run_agent(ns: Any) -> int:
     """Print the G2 document; exit 1 when the agent would fail to start (S2, U3)."""
-    from skillshelf.app.common import open_catalog, terminal_text
-    from skillshelf.core.report import debug_agent_report, debug_agent_text
-
     cat = open_catalog(ns)
     report = debug_agent_report(cat, ns.name)
     if ns.json:

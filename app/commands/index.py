@@ -3,8 +3,9 @@
 Prints exactly the budgeted render of the current catalog (SPEC P5) followed by one newline
 (the rendered text itself never ends with one, Z085). The budget is ``--budget`` characters,
 else the U1 budget from the catalog (``skills.maxContextTokens`` and ``--context-window``).
-``--json`` prints one document ``{"text", "rendered", "truncated", "omitted", "omittedNames",
-"truncatedNames", "searchOnly", "budget"}`` (budget in characters).
+``--json`` prints one document ``{"host", "client", "text", "rendered", "truncated", "omitted",
+"omittedNames", "truncatedNames", "searchOnly", "budget", "budgetRule"}`` (budget in characters;
+client hosts add their ``notes``).
 
 On a terminal, control characters from skill text are made visible (SPEC X1); piped output
 is the exact text.
@@ -21,8 +22,11 @@ import json
 import sys
 from typing import Any
 
+from skillshelf.app.common import open_catalog, terminal_text
 from skillshelf.core.budget import index_budget_chars
 from skillshelf.core.catalog import Catalog
+from skillshelf.core.hosts.base import EntryState, Feature
+from skillshelf.core.render import Form, render_budgeted
 
 
 def _budget_chars(value: str) -> int:
@@ -69,10 +73,6 @@ def result_document(result: Any) -> dict[str, Any]:
 
 def run(ns: Any) -> int:
     """Render the current generation's catalog within the budget and print it."""
-    from skillshelf.app.common import open_catalog
-    from skillshelf.core.hosts.base import Feature
-    from skillshelf.core.render import Form, render_budgeted
-
     catalog = open_catalog(ns, announce=True)
     if Feature.FORMS not in catalog.host.features:
         return _run_host_catalog(ns, catalog)
@@ -83,7 +83,10 @@ def run(ns: Any) -> int:
         print("skillshelf: skills.includeInstructions is false: this index is not sent to the model (SPEC P7)",
               file=sys.stderr)
     if ns.json:
-        json.dump(result_document(result), sys.stdout, ensure_ascii=False, indent=2)
+        doc = {"host": catalog.host.name, "client": catalog.host.describe(), **result_document(result)}
+        doc["budgetRule"] = (catalog.model_catalog().budget_rule if ns.budget is None
+                             else f"--budget {ns.budget:,} characters")
+        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
         _write_text(result.text)
@@ -91,8 +94,6 @@ def run(ns: Any) -> int:
 
 
 def _write_text(text: str) -> None:
-    from skillshelf.app.common import terminal_text
-
     sys.stdout.write(terminal_text(text) + "\n")  # SPEC X1: never emit a skill's control characters raw
 
 
@@ -102,8 +103,6 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
     stderr); ``--budget`` replaces the host's budget rule, or is ignored with a note when the
     host has no budget. ``--json`` adds the counts, the names cut or left out, the budget and the
     host's notes (which the text form prints to stderr)."""
-    from skillshelf.core.hosts.base import EntryState
-
     host = catalog.host
     if ns.form != "index":
         print(f"skillshelf: host {host.name} renders one catalog form; --form is ignored", file=sys.stderr)

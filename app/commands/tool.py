@@ -16,6 +16,11 @@ import json
 import sys
 from typing import Any
 
+from skillshelf.app.common import open_catalog, terminal_text
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.model import Status
+from skillshelf.core.tool import ToolError, ToolResult
+
 
 def add_parser(sub: Any, common: Any) -> None:
     """Register ``tool``."""
@@ -32,8 +37,6 @@ def add_parser(sub: Any, common: Any) -> None:
 
 
 def _emit_text(text: str) -> None:
-    from skillshelf.app.common import terminal_text
-
     text = terminal_text(text)  # SPEC X1: visible escapes on a terminal, exact bytes in a pipe
     sys.stdout.write(text)
     if not text.endswith("\n") and sys.stdout.isatty():
@@ -52,9 +55,6 @@ def _emit_json(doc: Any) -> None:
 
 def run(ns: Any) -> int:
     """Parse REQUEST, open the catalog, call the host's tool; see the module docstring for output and exits."""
-    from skillshelf.app.common import open_catalog
-    from skillshelf.core.tool import ToolError
-
     try:
         request = json.loads(ns.request, parse_constant=_reject_constant)
     except (json.JSONDecodeError, ValueError) as exc:
@@ -81,4 +81,18 @@ def run(ns: Any) -> int:
         _emit_json(result.to_json())
     else:
         _emit_text(result.output)
+        _race_note(catalog, result)
     return 0
+
+
+def _race_note(catalog: Catalog, result: ToolResult) -> None:
+    """On stderr: the skill loaded is one of same-name copies the client races on (opencode), so
+    the copy this call read is only one of those that may win (SPEC N3)."""
+    location = result.metadata.get("location")
+    source = catalog.current.by_location(location) if isinstance(location, str) else None
+    if source is None or source.status is not Status.RACE:
+        return
+    others = ", ".join(source.shadowed_by)
+    note = (f"skillshelf: {catalog.host.describe()}: `{source.name}` is in a same-name race, either copy may win; "
+            f"this call read {source.location}, the client may read {others} instead")
+    print(terminal_text(note, sys.stderr), file=sys.stderr)

@@ -37,6 +37,7 @@ from skillshelf.core.hosts.base import (
     LoadedPage,
     RootPlan,
     SkillToolLike,
+    ToolCatalog,
     Verdict,
     WatchTargets,
 )
@@ -278,7 +279,7 @@ class ClientHost:
         order, every status), within ``budget`` characters."""
         raise NotImplementedError
 
-    def skill_tool(self, catalog: object) -> SkillToolLike | None:
+    def skill_tool(self, catalog: ToolCatalog) -> SkillToolLike | None:
         """The client's skill tool, when its behaviour is known (default: none)."""
         return None
 

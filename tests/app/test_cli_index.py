@@ -65,8 +65,9 @@ def test_index_json_document(workspace, capsys):
     code, out, _ = run_cli(capsys, "--cwd", workspace["proj"], "--json", "--budget", "0")
     assert code == 0
     doc = json.loads(out)
-    assert set(doc) == {"text", "rendered", "truncated", "omitted", "omittedNames", "truncatedNames",
-                        "searchOnly", "budget"}
+    assert set(doc) == {"host", "client", "text", "rendered", "truncated", "omitted", "omittedNames",
+                        "truncatedNames", "searchOnly", "budget", "budgetRule"}
+    assert (doc["host"], doc["client"], doc["budgetRule"]) == ("zuno", "Zuno 0.10.3", "--budget 0 characters")
     assert doc["text"] == "" and doc["rendered"] == 0 and doc["budget"] == 0
     assert doc["omitted"] == len(doc["omittedNames"]) >= 3
     assert doc["omittedNames"].count("pdf") == 2 and "zz-docx" in doc["omittedNames"]

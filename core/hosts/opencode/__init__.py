@@ -34,6 +34,7 @@ from skillshelf.core.hosts.base import (
     HostLabels,
     RootPlan,
     SkillToolLike,
+    ToolCatalog,
     Verdict,
     WatchTargets,
 )
@@ -164,10 +165,15 @@ class OpencodeHost(ClientHost):
         :meth:`OpencodeSession.catalog`)."""
         return catalog_of(sources, (), None, BuiltinTexts())
 
-    def skill_tool(self, catalog: object) -> SkillToolLike | None:
-        """opencode's ``skill`` tool over a live catalog."""
+    def skill_tool(self, catalog: ToolCatalog) -> SkillToolLike | None:
+        """opencode's ``skill`` tool over a live catalog (of this host: its session's workspace;
+        another host's catalog gets the workspace read afresh)."""
+        session = catalog.session
 
-        return OpencodeSkillTool(catalog)
+        def workspace() -> Workspace:
+            return session.workspace if isinstance(session, OpencodeSession) else load_workspace(session.context)
+
+        return OpencodeSkillTool(catalog, workspace)
 
 
 def _plan(ws: Workspace) -> RootPlan:
