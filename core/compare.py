@@ -168,7 +168,9 @@ def _catalog_cell(source: Source, entry: CatalogEntry | None) -> Cell:
                     else source.catalog_description)
     state = {EntryState.CUT: CellState.CUT, EntryState.NAME_ONLY: CellState.NAME_ONLY,
              EntryState.OMITTED: CellState.OMITTED, EntryState.HIDDEN: CellState.HIDDEN}[entry.state]
-    return Cell(state, source.name, entry.shown, entry.note)
+    # a hidden skill is still listed (to the user) with its description; cut: as shown, dropped: none
+    shown = source.catalog_description if state is CellState.HIDDEN else entry.shown
+    return Cell(state, source.name, shown, entry.note)
 
 
 def _source_cell(source: Source, entry: CatalogEntry | None, canon: Mapping[str, str]) -> Cell:

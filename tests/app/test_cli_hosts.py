@@ -276,3 +276,18 @@ def test_compare_json_shape_and_cells(ws: Path, capsys: pytest.CaptureFixture[st
     doc = json.loads(out)
     assert [h["name"] for h in doc["hosts"]] == ["claude", "codex"]
     assert all(len({(c["state"], c["name"]) for c in r["cells"].values()}) > 1 for r in doc["rows"])
+
+
+
+def test_compare_cells_show_the_description_as_the_catalog_shows_it(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(ws / "R/.zuno/skill/long/SKILL.md", fm("long", "Long " * 60))
+    _, out, _ = run(capsys, "compare", "--json", "--hosts", "zuno,claude", "--context-window", "20000")
+    _, index, _ = run(capsys, "index", "--context-window", "20000")
+    cells = {r["location"][len(str(ws)) + 1:]: r["cells"] for r in json.loads(out)["rows"]}
+    cut = cells["R/.zuno/skill/long/SKILL.md"]["zuno"]
+    assert (cut["state"], cut["reason"]) == ("cut", "description cut to 18 characters")
+    assert cut["description"] == "Long Long Long..."
+    assert f'<skill name="long">{cut["description"]}</skill>' in index
+    assert cells["R/.zuno/skill/pdf/SKILL.md"]["zuno"] == {
+        "state": "listed", "name": "pdf", "description": "Zuno project PDF", "reason": "", "by": None}
+    assert cells["R/.claude/skills/quiet/SKILL.md"]["claude"]["description"] == "Only when asked"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from skillshelf.core.budget import index_budget_chars
 from skillshelf.core.hosts.base import CatalogEntry, EntryState, HostCatalog
 from skillshelf.core.model import Exposure, Source
-from skillshelf.core.render import Budgeted, Form, render_budgeted
+from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted, truncate_description
 
 __all__ = ["budget_rule", "zuno_catalog"]
 
@@ -36,7 +36,8 @@ def _state(source: Source, result: Budgeted, omitted: set[str], cut: set[str]) -
     if loc in cut:
         if result.cap == 0:
             return CatalogEntry(loc, name, EntryState.NAME_ONLY, note="description dropped by the budget")
-        return CatalogEntry(loc, name, EntryState.CUT, note=f"description cut to {result.cap} characters")
+        shown = truncate_description(normalize_description(source.catalog_description), result.cap or 0)
+        return CatalogEntry(loc, name, EntryState.CUT, shown, note=f"description cut to {result.cap} characters")
     return CatalogEntry(loc, name, EntryState.LISTED, shown=source.catalog_description)
 
 
