@@ -82,6 +82,9 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         Binding("h", "switch_host", "Host", id="app.switch-host"),
         Binding("e", "problems", "Problems", id="app.problems"),
         Binding("x", "compare", "Compare hosts", id="app.compare"),
+        # reached only when the action above is off for this host: they say why (never a dead key)
+        Binding("a", "unavailable('resolve')", show=False, id="app.resolve-unavailable"),
+        Binding("ctrl+z", "unavailable('undo_write')", show=False, id="app.undo-write-unavailable"),
     ]
 
     #: Actions that only make sense over the main screen (not inside a modal or another screen).
@@ -89,6 +92,12 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
                                    "compare"})
     #: Actions that apply only to hosts with a feature (the picker writes ``skills.config``).
     ACTION_FEATURES = {"resolve": Feature.CONFIG, "undo_write": Feature.CONFIG}
+    #: What a key of :attr:`ACTION_FEATURES` says under a host without the feature.
+    UNAVAILABLE = {
+        "resolve": ("a: {client} has no configuration skillshelf writes a resolution to: it settles same-name "
+                    "copies itself (↓ shadowed, ⇄ either may win). Press h for a host with skills.config."),
+        "undo_write": "ctrl+z: {client} has no configuration skillshelf writes, so there is nothing to undo here.",
+    }
 
     def __init__(
         self,
@@ -216,8 +225,15 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         screen is on top; ``a`` and ``ctrl+z`` only for hosts with a configuration."""
         if action in self.MAIN_ONLY_ACTIONS and not isinstance(self.screen, MainScreen):
             return False
+        if action == "unavailable":
+            feature = self.ACTION_FEATURES.get(str(parameters[0])) if parameters else None
+            return isinstance(self.screen, MainScreen) and feature is not None and feature not in self.host.features
         feature = self.ACTION_FEATURES.get(action)
         return feature is None or feature in self.host.features
+
+    def action_unavailable(self, action: str) -> None:
+        """A key whose action this host does not have: say so (:attr:`UNAVAILABLE`)."""
+        self.notify(self.UNAVAILABLE[action].format(client=self.host.describe()), timeout=6, markup=False)
 
     def _loaded_main(self) -> MainScreen | None:
         main = self.main_screen

@@ -189,12 +189,17 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="wi-box"):
-            yield Static("What-if: context window / maxContextTokens — nothing is written; "
-                         "enter applies both to this session", id="wi-title", markup=False)
+            if self.has_config:
+                title = ("What-if: context window / maxContextTokens — nothing is written; "
+                         "enter applies both to this session")
+            else:
+                title = (f"What-if: context window ({self.catalog.host.describe()}) — nothing is written; "
+                         "enter applies it to this session")
+            yield Static(title, id="wi-title", markup=False)
             with Horizontal(id="wi-presets"):
                 for i, (label, _value) in enumerate(PRESETS):
                     yield Button(label, id=f"wi-preset-{i}", compact=True)
-                yield Label("keys 1–4 · enter applies both boxes")
+                yield Label("keys 1–4 · enter applies both boxes" if self.has_config else "keys 1–4 · enter applies")
             with Horizontal(id="wi-controls"):
                 yield Label("window")
                 yield Input(str(self.start_window) if self.start_window else "", placeholder="e.g. 128k",
