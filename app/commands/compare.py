@@ -78,8 +78,9 @@ def run(ns: Any) -> int:
             rows_doc = doc["rows"]
             assert isinstance(rows_doc, list)
             doc["rows"] = [r for r, row in zip(rows_doc, result.rows, strict=True) if row.disagree]
-        json.dump(doc, sys.stdout, ensure_ascii=False)  # compact: thousands of rows
-        sys.stdout.write("\n")
+        # compact, and through json.dumps: its C encoder is ~10× faster than json.dump's
+        # Python one on thousands of rows
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
         return 0
     home = context.env.home
     names = [h.name for h in hosts]
