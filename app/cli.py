@@ -8,16 +8,45 @@ Exit codes (SPEC C2): 0 success, 1 the command ran and found errors, 2 usage or 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from collections.abc import Sequence
-from types import ModuleType
+from collections.abc import Callable, Sequence
 
-from skillshelf import __version__
-from skillshelf.app.commands import compare, debug, index, lint, resolve, tool, watch
-from skillshelf.core.hosts import DEFAULT_HOST, host_names
+from skillshelf.core.hosts import DEFAULT_HOST_NAME, host_names
 
-#: The subcommands in help order: each module has ``add_parser(subparsers, common)`` and ``run(ns)``.
-COMMANDS: tuple[ModuleType, ...] = (debug, index, lint, tool, watch, resolve, compare)
+#: subcommand name -> module under skillshelf.app.commands
+COMMANDS = {
+    "debug": "debug",
+    "index": "index",
+    "lint": "lint",
+    "tool": "tool",
+    "watch": "watch",
+    "resolve": "resolve",
+    "compare": "compare",
+}
+
+
+class LazyChoices(Sequence[str]):
+    """Option choices computed on first use (``value in choices``, help, errors), so building
+    the parser imports nothing the command line does not need."""
+
+    def __init__(self, compute: Callable[[], Sequence[str]]) -> None:
+        self._compute = compute
+        self._values: tuple[str, ...] | None = None
+
+    def _all(self) -> tuple[str, ...]:
+        if self._values is None:
+            self._values = tuple(self._compute())
+        return self._values
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._all()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,14 +70,16 @@ def common_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("common options")
     g.add_argument("--cwd", metavar="DIR", default=None, help="working directory the host sees (default: current)")
-    g.add_argument("--host", choices=host_names(), default=DEFAULT_HOST.name,
-                   help=f"whose rules apply (default {DEFAULT_HOST.name})")
+    g.add_argument("--host", choices=host_names(), default=DEFAULT_HOST_NAME,
+                   help=f"whose rules apply (default {DEFAULT_HOST_NAME})")
     g.add_argument("--context-window", metavar="TOKENS", type=_tokens, default=None,
                    help="model context window in tokens (drives the budgets, SPEC U)")
     g.add_argument("--path", metavar="DIR", action="append", default=[],
                    help="extra skills.paths entry (repeatable; appended after configured ones)")
     g.add_argument("--config", metavar="FILE", action="append", default=[],
                    help="extra configuration layer (highest precedence)")
+    g.add_argument("--no-cache", action="store_true",
+                   help="read and parse every skill file (skip skillshelf's parse cache)")
     return p
 
 
@@ -65,8 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="TUI: do not watch the skill roots for changes (refresh with r)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(sub, common)
+    for modname in COMMANDS.values():
+        importlib.import_module(f"skillshelf.app.commands.{modname}").add_parser(sub, common)
     return parser
 
 
@@ -75,11 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     ns = parser.parse_args(argv)
     if ns.version:
+        from skillshelf import __version__
+
         print(__version__)
         return 0
     if ns.command is None:
-        # Imported here on purpose: Textual costs about a second to import, which no
-        # subcommand needs (it is the only function-level import of the CLI).
         from skillshelf.app.tui import run_tui
 
         return run_tui(ns)

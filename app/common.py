@@ -9,8 +9,9 @@ from argparse import Namespace
 from collections.abc import Mapping
 from typing import TextIO
 
-from skillshelf.core.catalog import Catalog
+from skillshelf.core.catalog import Catalog, workspace_cache
 from skillshelf.core.hosts.base import HostContext
+from skillshelf.core.parsecache import default_cache_dir
 from skillshelf.core.paths import Environment
 from skillshelf.core.textsafe import visible
 
@@ -38,6 +39,7 @@ def announce_problems(catalog: Catalog, stream: TextIO | None = None) -> int:
 def context_from(ns: Namespace, *, env: Mapping[str, str] | None = None, pull_remote: bool = True) -> HostContext:
     """The :class:`~skillshelf.core.hosts.base.HostContext` of the COMMON options (SPEC C1).
 
+    The persistent parse cache lives in skillshelf's user cache directory unless ``--no-cache``.
     Raises ``SystemExit(2)`` with a message on stderr when ``--cwd`` is not a directory or a
     ``--config`` file does not exist (SPEC C2)."""
     cwd = os.path.abspath(ns.cwd or os.getcwd())
@@ -48,9 +50,14 @@ def context_from(ns: Namespace, *, env: Mapping[str, str] | None = None, pull_re
         if not os.path.isfile(f):
             print(f"skillshelf: --config {f}: no such file", file=sys.stderr)
             raise SystemExit(2)
-    return HostContext(cwd=cwd, env=environment(env), paths=tuple(ns.path or ()),
-                       config_files=tuple(os.path.abspath(f) for f in (ns.config or ())),
-                       context_window=ns.context_window, pull_remote=pull_remote)
+    environ = environment(env)
+    paths = tuple(ns.path or ())
+    config_files = tuple(os.path.abspath(f) for f in (ns.config or ()))
+    cache = None
+    if not getattr(ns, "no_cache", False):
+        cache = workspace_cache(default_cache_dir(environ.xdg_cache_home), cwd, environ, paths, config_files)
+    return HostContext(cwd=cwd, env=environ, paths=paths, config_files=config_files,
+                       context_window=ns.context_window, pull_remote=pull_remote, cache=cache)
 
 
 def open_catalog(ns: Namespace, *, env: Mapping[str, str] | None = None, pull_remote: bool = True,

@@ -9,9 +9,8 @@ from __future__ import annotations
 import os
 import threading
 
-from skillshelf.core.hostlint import host_lint_file, host_targets
-from skillshelf.core.lint import Target, lint_file
 from skillshelf.core.model import Diagnostic, Rejected, Severity, Source, Status
+from skillshelf.core.parsecache import ParseCache
 
 __all__ = ["LintCache", "disk_stamp"]
 
@@ -39,10 +38,12 @@ class LintCache:
     """
 
     def __init__(self, target: str = "spec") -> None:
-        self._host = host_targets().get(target)
-        self.target = target if self._host is not None else Target(target).value
+        self.target = target  # a rule set or a host's name (Host.lint_target)
         self._lock = threading.Lock()
         self._reports: dict[tuple[str, str], tuple[Diagnostic, ...]] = {}
+        #: The catalog's parse cache (set when one is open): lint from the host's own read, and
+        #: kept between runs (:func:`~skillshelf.core.hostlint.cached_lint`).
+        self.parse_cache: ParseCache | None = None
 
     @staticmethod
     def key(item: Source | Rejected) -> tuple[str, str] | None:
@@ -70,10 +71,9 @@ class LintCache:
             found = self._reports.get(key)
         if found is not None:
             return found
-        if self._host is not None:
-            diags = tuple(host_lint_file(self._host, item.location).diagnostics)
-        else:
-            diags = tuple(lint_file(item.location, target=Target(self.target)).diagnostics)
+        from skillshelf.core.hostlint import cached_lint
+
+        diags = tuple(cached_lint(item.location, item.canonical, self.target, self.parse_cache).diagnostics)
         with self._lock:
             self._reports[key] = diags
         return diags

@@ -21,6 +21,7 @@ import sys
 from argparse import Namespace
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App
@@ -29,29 +30,24 @@ from textual.screen import Screen
 
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
 from skillshelf.app.catalog_protocol import AppCatalog
-from skillshelf.app.demo import prepare_demo
-from skillshelf.app.live import GenerationFeed, LiveWatch
-from skillshelf.app.problems import Problem
-from skillshelf.app.screens.compare import CompareScreen
-from skillshelf.app.screens.help import HelpScreen
-from skillshelf.app.screens.index_preview import IndexPreviewScreen
 from skillshelf.app.screens.main import CatalogOpened, MainScreen
 from skillshelf.app.screens.palette import ActionProvider, SkillProvider
-from skillshelf.app.screens.picker import AmbiguityPicker
-from skillshelf.app.screens.problems import ProblemsScreen
 from skillshelf.app.screens.whatif import WhatIfScreen
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
-from skillshelf.app.undo import undo_words
 from skillshelf.app.worker_errors import ReportsWorkerErrors
-from skillshelf.core import configwrite
 from skillshelf.core.catalog import Catalog
-from skillshelf.core.configwrite import ConfigWriteError, WriteResult
 from skillshelf.core.hosts import DEFAULT_HOST, HOSTS, get_host, next_host
 from skillshelf.core.hosts.base import Feature, Host
 from skillshelf.core.model import Generation, Severity
+from skillshelf.core.parsecache import default_cache_dir
 from skillshelf.core.paths import Environment
 from skillshelf.core.textsafe import visible
-from skillshelf.core.watch import CatalogWatcher
+
+if TYPE_CHECKING:  # imported where used: the first frame waits for nothing it does not show
+    from skillshelf.app.live import LiveWatch
+    from skillshelf.app.screens.picker import AmbiguityPicker
+    from skillshelf.core.configwrite import WriteResult
+    from skillshelf.core.watch import CatalogWatcher
 
 __all__ = ["SkillshelfApp", "display_path", "run_tui"]
 
@@ -181,6 +177,9 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
 
     def start_watching(self, catalog: Catalog) -> None:
         """Watch ``catalog`` (stopping the watcher of a previous one)."""
+        from skillshelf.app.live import GenerationFeed, LiveWatch
+        from skillshelf.core.watch import CatalogWatcher
+
         self.stop_watching()
         watcher = CatalogWatcher(catalog, step=self.timings.watch_step, debounce=self.timings.watch_debounce)
         self.live_watch = LiveWatch(catalog, watcher, GenerationFeed(catalog))
@@ -243,6 +242,8 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         return main
 
     def action_help(self) -> None:
+        from skillshelf.app.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.host))
 
@@ -283,18 +284,22 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
             why = "a rejected file" if row.rejected else "not ambiguous"
             self.notify(f"`{visible(row.name)}` is {why}: nothing to resolve.", timeout=4, markup=False)
             return
+        from skillshelf.app.screens.picker import AmbiguityPicker
+
         catalog = main.catalog
         self.push_screen(AmbiguityPicker(catalog, gen, row.name, keep=row.location,
                                          after_write=lambda before: self.generation_after_write(catalog, before)))
 
-    @on(AmbiguityPicker.Written)
-    def _picker_wrote(self, event: AmbiguityPicker.Written) -> None:
+    def on_ambiguity_picker_written(self, event: AmbiguityPicker.Written) -> None:
+        """The picker wrote ``skills.config`` (``ctrl+z`` undoes it)."""
         self.last_write = event.result
 
     def action_index_preview(self) -> None:
         """``i``: the exact catalog text for the current host and budget (SPEC P)."""
         main = self._loaded_main()
         if main is not None and main.catalog is not None and main.generation is not None:
+            from skillshelf.app.screens.index_preview import IndexPreviewScreen
+
             self.push_screen(IndexPreviewScreen(main.catalog, main.generation, budget=self.budget))
 
     def action_whatif(self) -> None:
@@ -306,6 +311,9 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
     def action_problems(self) -> None:
         """``e``: the Problems screen — warnings, catalog diagnostics and rejected files of the
         shown generation; ``enter`` on an entry naming a skill file moves the cursor there."""
+        from skillshelf.app.problems import Problem
+        from skillshelf.app.screens.problems import ProblemsScreen
+
         main = self._loaded_main()
         if main is None or main.generation is None:
             return
@@ -333,10 +341,16 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
             if location is not None:
                 main.jump_to_location(location)
 
+        from skillshelf.app.screens.compare import CompareScreen
+
         self.push_screen(CompareScreen(main.catalog.context, list(HOSTS.values())), chosen)
 
     def action_undo_write(self) -> None:
         """``ctrl+z``: undo the last picker write (restores the file byte for byte) and rescan."""
+        from skillshelf.app.undo import undo_words
+        from skillshelf.core import configwrite
+        from skillshelf.core.configwrite import ConfigWriteError
+
         result = self.last_write
         if result is None:
             self.notify("Nothing to undo.", timeout=3)
@@ -371,6 +385,8 @@ def run_tui(ns: Namespace) -> int:
     demo_root: str | None = None
     if ns.demo:
         try:
+            from skillshelf.app.demo import prepare_demo
+
             demo = prepare_demo()
         except OSError as exc:
             print(f"skillshelf: cannot prepare the demo workspace: {exc}", file=sys.stderr)
@@ -378,10 +394,11 @@ def run_tui(ns: Namespace) -> int:
         cwd, env_map, demo_root = str(demo.cwd), dict(demo.env), demo.root
     env = Environment.from_mapping(env_map)
     host = get_host(ns.host)
+    cache_dir = None if getattr(ns, "no_cache", False) else default_cache_dir(env.xdg_cache_home)
 
     def open_host(other: Host) -> AppCatalog:
         return Catalog.open(cwd, env=env, host=other, paths=tuple(ns.path or ()), config_files=tuple(ns.config or ()),
-                            context_window=ns.context_window)
+                            context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target)
 
     app = SkillshelfApp(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
                         watch=not ns.no_watch, open_host=open_host)

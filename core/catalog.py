@@ -16,12 +16,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from skillshelf.core.config import Config
-from skillshelf.core.hosts import DEFAULT_HOST, get_host
+from skillshelf.core.hosts import DEFAULT_HOST_NAME, get_host
 from skillshelf.core.hosts.base import Host, HostCatalog, HostContext, HostSession, WatchTargets
 from skillshelf.core.model import CatalogWarning, Generation
+from skillshelf.core.parsecache import ParseCacheStore
 from skillshelf.core.paths import Environment
 
-__all__ = ["REBUILD_FAILED", "Catalog", "rebuild_failed"]
+__all__ = ["REBUILD_FAILED", "Catalog", "rebuild_failed", "workspace_cache"]
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,15 @@ def rebuild_failed(cwd: str, exc: BaseException, shown: int) -> CatalogWarning:
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     return CatalogWarning(REBUILD_FAILED, cwd,
                           f"rebuilding the skill catalog failed ({detail}); showing generation {shown}")
+
+
+def workspace_cache(cache_dir: str, cwd: str, env: Environment, paths: Sequence[str],
+                    config_files: Sequence[str]) -> ParseCacheStore:
+    """The parse cache store of one workspace under ``cache_dir``: one file per host, named by
+    what decides which files a build reaches (working directory, home, configuration homes,
+    extra paths and configuration layers)."""
+    return ParseCacheStore(cache_dir, [os.path.abspath(cwd), env.home, env.xdg_config_home, env.xdg_cache_home,
+                                       "paths", *paths, "config", *config_files])
 
 
 class Catalog:
@@ -66,11 +76,13 @@ class Catalog:
         cwd: str,
         *,
         env: Environment | None = None,
-        host: Host | str = DEFAULT_HOST,
+        host: Host | str = DEFAULT_HOST_NAME,
         paths: Sequence[str] = (),
         config_files: Sequence[str] = (),
         context_window: int | None = None,
         pull_remote: bool = True,
+        cache_dir: str | None = None,
+        lint_target: str | None = None,
     ) -> Catalog:
         """Build the first generation (number 1) for ``cwd`` under ``host`` (a registered host
         or its name; :class:`~skillshelf.core.hosts.UnknownHostError` for an unknown name).
@@ -79,17 +91,29 @@ class Catalog:
         environment once, here at the edge). ``paths`` are extra ``skills.paths`` entries appended
         after the configured ones (``--path``); ``config_files`` extra configuration layers
         (``--config``, highest precedence). ``context_window`` in tokens drives the budgets (U1–U2).
-        ``pull_remote`` False skips ``skills.urls`` downloads (tests, offline use). Never raises for
-        bad skills or bad config: those become diagnostics/warnings in the generation.
+        ``pull_remote`` False skips ``skills.urls`` downloads (tests, offline use). ``cache_dir``:
+        skillshelf's cache directory for the persistent parse cache
+        (:func:`~skillshelf.core.parsecache.default_cache_dir`; ``None``: no cache, every file is
+        read). ``lint_target``: with a cache, every file read for the host's verdict is also
+        linted for that target from the same bytes (kept in the cache for the views,
+        :func:`~skillshelf.core.hostlint.cached_lint`). Never raises for bad skills or bad config:
+        those become diagnostics/warnings in the generation.
         """
+        environment = env if env is not None else Environment.from_mapping(None)
+        cwd = os.path.abspath(cwd)
         context = HostContext(
-            cwd=os.path.abspath(cwd),
-            env=env if env is not None else Environment.from_mapping(None),
+            cwd=cwd,
+            env=environment,
             paths=tuple(paths),
             config_files=tuple(config_files),
             context_window=context_window,
             pull_remote=pull_remote,
+            cache=None if cache_dir is None else workspace_cache(cache_dir, cwd, environment, paths, config_files),
         )
+        if context.cache is not None and lint_target is not None:
+            from skillshelf.core.hostlint import lint_product
+
+            context.cache.produce(f"lint:{lint_target}", lint_product(lint_target))
         return cls.from_context(host, context)
 
     @classmethod
@@ -98,6 +122,7 @@ class Catalog:
         resolved = get_host(host) if isinstance(host, str) else host
         cat = cls(resolved, resolved.open(context))
         cat._publish(cat._session.build(None, None, ()))
+        cat._save_cache_soon()
         return cat
 
     def reopen(self, host: Host | str) -> Catalog:
@@ -173,18 +198,21 @@ class Catalog:
         """Call ``callback(generation)`` after every publish (from the publishing thread)."""
         self._listeners.append(callback)
 
-    def refresh(self, *, pull_remote: bool = False) -> Generation:
+    def refresh(self, *, pull_remote: bool = False, publish_unchanged: bool = True) -> Generation:
         """Rescan everything and publish a new generation (number + 1), SPEC H2–H3.
 
-        A refresh always publishes, even when nothing changed (conformance §6). Concurrent calls
+        A refresh always publishes, even when nothing changed (conformance §6), unless
+        ``publish_unchanged`` is False (the watcher): then a rebuild that shows exactly what
+        :attr:`current` shows (:meth:`Generation.same_content`) publishes nothing and
+        :attr:`current` is returned. Concurrent calls
         collapse: each call takes a ticket; a rescan that *started* after a caller's ticket was
         taken covers that caller, which then returns that rescan's generation instead of
         scanning again. ``pull_remote`` re-pulls remote indexes first. Pending
         :meth:`refresh_paths` requests are folded into the full rescan.
         """
-        return self._request(None, pull_remote=pull_remote)
+        return self._request(None, pull_remote=pull_remote, publish_unchanged=publish_unchanged)
 
-    def refresh_paths(self, changed: Iterable[str]) -> Generation:
+    def refresh_paths(self, changed: Iterable[str], *, publish_unchanged: bool = True) -> Generation:
         """Re-read only what ``changed`` paths can affect and publish a new generation (SPEC H2).
 
         ``changed``: absolute paths reported by a watcher (files or directories, existing or
@@ -192,10 +220,12 @@ class Catalog:
         generation, and like it always publishes (number + 1); how little is re-read is the
         host's business (:meth:`HostSession.build`). Concurrent calls collapse into one rebuild
         covering the union of their paths; a pending :meth:`refresh` turns it into a full
-        rescan. Never raises for file-system problems.
+        rescan. ``publish_unchanged``: as for :meth:`refresh`. Never raises for bad skills; a
+        file system changing under the rebuild can raise :class:`OSError` (the next request then
+        rescans everything).
         """
-        paths = {os.path.normpath(os.path.abspath(p)) for p in changed}
-        return self._request(paths)
+        paths = {os.path.normpath(os.path.join(self.cwd, p)) for p in changed}
+        return self._request(paths, publish_unchanged=publish_unchanged)
 
     def set_watch_warnings(self, warnings: Sequence[CatalogWarning]) -> bool:
         """Replace the watcher's warnings (kind ``WatchFailed``, SPEC H4) published with every
@@ -222,7 +252,8 @@ class Catalog:
             self._publish(gen)
             return gen
 
-    def _request(self, paths: set[str] | None, *, pull_remote: bool = False) -> Generation:
+    def _request(self, paths: set[str] | None, *, pull_remote: bool = False,
+                 publish_unchanged: bool = True) -> Generation:
         with self._ticket_lock:
             self._requested += 1
             ticket = self._requested
@@ -249,8 +280,26 @@ class Catalog:
                     self._pending_full = True
                 raise
             self._covered = covers
+            current = self._current
+            self._save_cache_soon()
+            if not publish_unchanged and current is not None and gen.same_content(current):
+                return current
             self._publish(gen)
             return gen
+
+    def save_cache(self) -> int:
+        """Write the parse cache now (atomically); the number of files written (0 when nothing
+        changed or there is no cache). Never raises."""
+        store = self._session.context.cache
+        return 0 if store is None else store.save()
+
+    def _save_cache_soon(self) -> None:
+        """Write the parse cache in a thread after a publish, so it never delays what the
+        generation is shown in; the interpreter waits for it before exiting."""
+        store = self._session.context.cache
+        if store is None or not store.dirty:
+            return
+        threading.Thread(target=store.save, name="skillshelf-parse-cache", daemon=False).start()
 
     def _publish(self, gen: Generation) -> None:
         self._current = gen

@@ -12,8 +12,29 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import threading
+from collections.abc import Callable
 
-__all__ = ["NotRegularFileError", "read_regular"]
+__all__ = ["NotRegularFileError", "read_regular", "tap_reads"]
+
+_taps = threading.local()
+
+
+class tap_reads:
+    """While active in this thread, every successful :func:`read_regular` also hands
+    ``(path, bytes)`` to ``sink`` (the parse cache derives other products from the same read,
+    :mod:`skillshelf.core.parsecache`). Nests: the innermost sink receives the reads."""
+
+    def __init__(self, sink: Callable[[str, bytes], None]) -> None:
+        self._sink = sink
+        self._outer: Callable[[str, bytes], None] | None = None
+
+    def __enter__(self) -> None:
+        self._outer = getattr(_taps, "sink", None)
+        _taps.sink = self._sink
+
+    def __exit__(self, *exc: object) -> None:
+        _taps.sink = self._outer
 
 #: Bytes per read after the first one (which asks for the whole file).
 _CHUNK = 1 << 20
@@ -74,4 +95,8 @@ def read_regular(path: str, max_bytes: int | None = None) -> bytes:
             total += len(chunk)
     finally:
         os.close(fd)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+    data = parts[0] if len(parts) == 1 else b"".join(parts)
+    sink = getattr(_taps, "sink", None)
+    if sink is not None:
+        sink(path, data)
+    return data

@@ -36,6 +36,7 @@ highlighting); empty when the match was outside the name or cannot be located.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -105,11 +106,28 @@ def _span(name: str, name_cf: str, needle: str) -> tuple[tuple[int, int], ...]:
     return ((at, at + len(needle)),)
 
 
+#: Joins the casefolded names (and texts) of an index into one string searched in C.
+_SEP = "\x00"
+#: Queries whose rankings an index keeps (backspacing and retyping cost nothing).
+_MEMO = 32
+
+
+class _Ranked(NamedTuple):
+    """One query's full ranking: ``(index, score, tier)`` best first (tier 0–3 the substring
+    tiers, 4 fuzzy) and the fuzzy tier's part spans (short queries)."""
+
+    hits: list[tuple[int, float, int]]
+    part_spans: dict[int, tuple[int, int]]
+
+
 class FilterIndex:
-    """The rows of one generation, prepared once (casefolded names and texts) for many queries.
+    """The rows of one generation, prepared once (casefolded names and texts, joined for C-speed
+    substring search, pre-processed for the fuzzy scorers) for many queries.
 
     ``FilterIndex(rows).search(query, limit)`` equals ``filter_sources(rows, query, limit)``;
-    the TUI keeps one per generation so each keystroke only does the matching.
+    the TUI keeps one per generation so each keystroke only does the matching. A query's
+    ranking is kept (the last few queries); spans are worked out only for the hits returned.
+    :meth:`count` is the number of hits without a limit.
     """
 
     def __init__(self, sources: Sequence[Source | Rejected]) -> None:
@@ -122,6 +140,13 @@ class FilterIndex:
             self.names.append(name)
             self.names_cf.append(name.casefold())
             self.texts.append(_text_of(item))
+        self._memo: dict[str, _Ranked] = {}
+        self._prepared: tuple[list[str], list[str]] | None = None
+        self._parts: tuple[list[str], list[tuple[int, int, int]]] | None = None
+        # one string per field, rows separated by _SEP, with each row's start offset
+        self._blobs: tuple[str, list[int], str, list[int]] | None = None
+        if not any(_SEP in n for n in self.names_cf) and not any(_SEP in t for t in self.texts):
+            self._blobs = (*_joined(self.names_cf), *_joined(self.texts))
 
     def __len__(self) -> int:
         return len(self.names)
@@ -133,30 +158,192 @@ class FilterIndex:
             return [FilterHit(i, 100.0, ()) for i in range(len(self.names))]
         if limit < 1:
             return []
+        ranked = self._ranked(q)
+        names, names_cf = self.names, self.names_cf
         words = q.split()
-        exact: list[FilterHit] = []
-        prefix: list[FilterHit] = []
-        inner: list[FilterHit] = []
-        wordy: list[FilterHit] = []
-        rest: list[int] = []
-        texts = self.texts
-        for i, (name, name_cf) in enumerate(zip(self.names, self.names_cf, strict=True)):
-            if name_cf == q:
-                exact.append(FilterHit(i, 100.0, ((0, len(name)),) if len(name_cf) == len(name) else ()))
-            elif name_cf.startswith(q):
-                prefix.append(FilterHit(i, 99.0, _span(name, name_cf, q)))
-            elif q in name_cf:
-                inner.append(FilterHit(i, 98.0, _span(name, name_cf, q)))
-            elif all(w in name_cf or w in texts[i] for w in words):
-                spans = tuple(s for w in words for s in _span(name, name_cf, w))
-                wordy.append(FilterHit(i, 97.0, tuple(sorted(spans))))
+        out: list[FilterHit] = []
+        for i, score, tier in ranked.hits[:limit]:
+            name, name_cf = names[i], names_cf[i]
+            spans: tuple[tuple[int, int], ...]
+            if tier == 0:
+                spans = ((0, len(name)),) if len(name_cf) == len(name) else ()
+            elif tier < 3:
+                spans = _span(name, name_cf, q)
+            elif tier == 3:
+                spans = tuple(sorted(s for w in words for s in _span(name, name_cf, w)))
             else:
-                rest.append(i)
-        hits = exact + prefix + inner + wordy
-        if len(hits) >= limit or not rest:
-            return hits[:limit]
-        hits.extend(_fuzzy(q, rest, self.names, self.names_cf, texts))
-        return hits[:limit]
+                spans = _fuzzy_spans(q, i, names, names_cf, ranked.part_spans)
+            out.append(FilterHit(i, score, spans))
+        return out
+
+    def count(self, query: str) -> int:
+        """How many rows match ``query`` (every row for a blank query)."""
+        q = query.strip().casefold()
+        return len(self.names) if not q else len(self._ranked(q).hits)
+
+    # ---- ranking
+    def _ranked(self, q: str) -> _Ranked:
+        found = self._memo.get(q)
+        if found is None:
+            found = self._rank(q)
+            if len(self._memo) >= _MEMO:
+                self._memo.pop(next(iter(self._memo)))
+            self._memo[q] = found
+        return found
+
+    def _rank(self, q: str) -> _Ranked:
+        n = len(self.names)
+        words = q.split()
+        tier_of = self._tiers(q, words)
+        hits: list[tuple[int, float, int]] = []
+        for tier, score in ((0, 100.0), (1, 99.0), (2, 98.0), (3, 97.0)):
+            hits.extend((i, score, tier) for i in sorted(i for i, t in tier_of.items() if t == tier))
+        if len(tier_of) == n:
+            return _Ranked(hits, {})
+        rest = [i for i in range(n) if i not in tier_of] if tier_of else list(range(n))
+        fuzzy, part_spans = self._fuzzy(q, rest)
+        hits.extend((i, round(min(score, 96.0), 2), 4) for i, score in fuzzy)
+        return _Ranked(hits, part_spans)
+
+    def _tiers(self, q: str, words: list[str]) -> dict[int, int]:
+        """Row → tier (0 exact, 1 prefix, 2 inside the name, 3 every word somewhere) for the
+        rows in a substring tier."""
+        names_cf, texts = self.names_cf, self.texts
+        tier_of: dict[int, int] = {}
+        blobs = self._blobs
+        if blobs is None or _SEP in q:
+            for i, name_cf in enumerate(names_cf):
+                if name_cf == q:
+                    tier_of[i] = 0
+                elif name_cf.startswith(q):
+                    tier_of[i] = 1
+                elif q in name_cf:
+                    tier_of[i] = 2
+                elif all(w in name_cf or w in texts[i] for w in words):
+                    tier_of[i] = 3
+            return tier_of
+        name_blob, name_starts, text_blob, text_starts = blobs
+        for i in _rows_containing(name_blob, name_starts, q):
+            name_cf = names_cf[i]
+            tier_of[i] = 0 if name_cf == q else 1 if name_cf.startswith(q) else 2
+        candidates: set[int] | None = None
+        for w in words:
+            having = set(_rows_containing(name_blob, name_starts, w))
+            having.update(_rows_containing(text_blob, text_starts, w))
+            candidates = having if candidates is None else candidates & having
+            if not candidates:
+                break
+        for i in candidates or ():
+            tier_of.setdefault(i, 3)
+        return tier_of
+
+    def _prepare(self) -> tuple[list[str], list[str]]:
+        """Names and texts as the fuzzy scorers' processor turns them (done once)."""
+        if self._prepared is None:
+            self._prepared = ([utils.default_process(n) for n in self.names_cf],
+                              [utils.default_process(t) if t else "" for t in self.texts])
+        return self._prepared
+
+    def _name_parts(self) -> tuple[list[str], list[tuple[int, int, int]]]:
+        """Every ``-`` / ``_`` / ``.`` / space separated part of the names that have two or
+        more, with (row, start, end), in row then name order."""
+        if self._parts is None:
+            texts: list[str] = []
+            where: list[tuple[int, int, int]] = []
+            for i, name in enumerate(self.names_cf):
+                found = [(m.start(), m.end(), m.group()) for m in _PART.finditer(name)]
+                if not found or found[0][1] - found[0][0] == len(name):
+                    continue  # one part: the whole name, already compared
+                for a, b, part in found:
+                    texts.append(part)
+                    where.append((i, a, b))
+            self._parts = (texts, where)
+        return self._parts
+
+    def _fuzzy(self, q: str, rest: list[int]) -> tuple[list[tuple[int, float]], dict[int, tuple[int, int]]]:
+        """The fuzzy tier over the rows in ``rest`` (see :func:`_fuzzy`): ``(row, score)`` best
+        score first, then catalog order, and the short-query part spans."""
+        names_p, texts_p = self._prepare()
+        names_cf = self.names_cf
+        qp = utils.default_process(q)
+        best: dict[int, float] = {}
+        # A name shorter than the query is compared whole (fuzz.ratio): "pdf merge" must not match
+        # "pdf" just because the name sits inside the query.
+        longer = {i: names_p[i] for i in rest if len(names_cf[i]) >= len(q)}
+        shorter = {i: names_p[i] for i in rest if len(names_cf[i]) < len(q)}
+        for choices, scorer in ((longer, fuzz.WRatio), (shorter, fuzz.ratio)):
+            if choices:
+                for _choice, score, i in process.extract(qp, choices, scorer=scorer, processor=None,
+                                                         score_cutoff=FUZZY_CUTOFF, limit=None):
+                    best[i] = float(score)
+        if len(q) >= _DESCRIPTION_FUZZY_MIN_QUERY:
+            text_choices = {i: texts_p[i] for i in rest if self.texts[i]}
+            if text_choices:
+                for _choice, score, i in process.extract(qp, text_choices, scorer=fuzz.partial_ratio, processor=None,
+                                                         score_cutoff=FUZZY_CUTOFF / 0.9, limit=None):
+                    scaled = float(score) * 0.9
+                    if scaled > best.get(i, 0.0):
+                        best[i] = scaled
+        part_spans: dict[int, tuple[int, int]] = {}
+        if SHORT_QUERY[0] <= len(q) <= SHORT_QUERY[1]:
+            whole = {i: names_cf[i] for i in rest if names_cf[i]}
+            close = {i for _c, _d, i in process.extract(q, whole, scorer=DamerauLevenshtein.distance,
+                                                         score_cutoff=1, limit=None)}
+            for i in close:
+                if best.get(i, 0.0) < TRANSPOSED_NAME_SCORE:
+                    best[i] = TRANSPOSED_NAME_SCORE
+                    part_spans[i] = (0, len(names_cf[i]))
+            part_texts, where = self._name_parts()
+            if part_texts:
+                rest_set = set(rest)
+                first_part: dict[int, tuple[int, int]] = {}
+                near = process.extract(q, part_texts, scorer=DamerauLevenshtein.distance, score_cutoff=1, limit=None)
+                for k in sorted(k for _c, _d, k in near):
+                    i, a, b = where[k]
+                    if i in rest_set and i not in close and i not in first_part:
+                        first_part[i] = (a, b)
+                for i, span in first_part.items():
+                    if best.get(i, 0.0) < TRANSPOSED_PART_SCORE:
+                        best[i] = TRANSPOSED_PART_SCORE
+                        part_spans[i] = span
+        ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
+        return ranked, part_spans
+
+
+def _joined(values: list[str]) -> tuple[str, list[int]]:
+    """``values`` joined by :data:`_SEP` and the offset where each one starts."""
+    starts: list[int] = []
+    at = 0
+    for v in values:
+        starts.append(at)
+        at += len(v) + 1
+    return _SEP.join(values), starts
+
+
+def _rows_containing(blob: str, starts: list[int], needle: str) -> Iterable[int]:
+    """The rows (in order) whose text in ``blob`` contains ``needle`` (which holds no separator)."""
+    find = blob.find
+    pos = find(needle)
+    n = len(starts)
+    while pos >= 0:
+        row = bisect_right(starts, pos) - 1
+        yield row
+        if row + 1 >= n:
+            return
+        pos = find(needle, starts[row + 1])
+
+
+def _fuzzy_spans(q: str, i: int, names: list[str], names_cf: list[str],
+                 part_spans: dict[int, tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Where a fuzzy hit sits in its name: its short-query part, else the best partial
+    alignment (kept when it scores at least the cutoff)."""
+    if i in part_spans and len(names[i]) == len(names_cf[i]):
+        return (part_spans[i],)
+    if names[i] and len(names[i]) == len(names_cf[i]):
+        al = fuzz.partial_ratio_alignment(q, names_cf[i])
+        if al is not None and al.score >= FUZZY_CUTOFF and al.dest_end > al.dest_start:
+            return ((al.dest_start, al.dest_end),)
+    return ()
 
 
 def filter_sources(sources: Sequence[Source | Rejected], query: str, limit: int = 500) -> list[FilterHit]:
@@ -167,57 +354,3 @@ def filter_sources(sources: Sequence[Source | Rejected], query: str, limit: int 
     for a non-empty query.
     """
     return FilterIndex(sources).search(query, limit)
-
-
-def _fuzzy(q: str, rest: list[int], names: list[str], names_cf: list[str], texts: list[str]) -> Iterable[FilterHit]:
-    """The fuzzy tier over the rows in ``rest`` (indices), best score first, then catalog order."""
-    best: dict[int, float] = {}
-    # A name shorter than the query is compared whole (fuzz.ratio): "pdf merge" must not match
-    # "pdf" just because the name sits inside the query.
-    longer = {i: names_cf[i] for i in rest if len(names_cf[i]) >= len(q)}
-    shorter = {i: names_cf[i] for i in rest if len(names_cf[i]) < len(q)}
-    for choices, scorer in ((longer, fuzz.WRatio), (shorter, fuzz.ratio)):
-        for _choice, score, i in process.extract_iter(
-            q, choices, scorer=scorer, processor=utils.default_process, score_cutoff=FUZZY_CUTOFF
-        ):
-            best[i] = float(score)
-    if len(q) >= _DESCRIPTION_FUZZY_MIN_QUERY:
-        text_choices = {i: texts[i] for i in rest if texts[i]}
-        cutoff = FUZZY_CUTOFF / 0.9
-        for _choice, score, i in process.extract_iter(
-            q, text_choices, scorer=fuzz.partial_ratio, processor=utils.default_process, score_cutoff=cutoff
-        ):
-            scaled = float(score) * 0.9
-            if scaled > best.get(i, 0.0):
-                best[i] = scaled
-    part_spans: dict[int, tuple[int, int]] = {}
-    if SHORT_QUERY[0] <= len(q) <= SHORT_QUERY[1]:
-        for i in rest:
-            name = names_cf[i]
-            if not name:
-                continue
-            if DamerauLevenshtein.distance(q, name, score_cutoff=1) <= 1:
-                if best.get(i, 0.0) < TRANSPOSED_NAME_SCORE:
-                    best[i] = TRANSPOSED_NAME_SCORE
-                    part_spans[i] = (0, len(name))
-                continue
-            for m in _PART.finditer(name):
-                if m.end() - m.start() == len(name):
-                    break
-                if DamerauLevenshtein.distance(q, m.group(), score_cutoff=1) <= 1:
-                    if best.get(i, 0.0) < TRANSPOSED_PART_SCORE:
-                        best[i] = TRANSPOSED_PART_SCORE
-                        part_spans[i] = (m.start(), m.end())
-                    break
-    ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
-    out: list[FilterHit] = []
-    for i, score in ranked:
-        spans: tuple[tuple[int, int], ...] = ()
-        if i in part_spans and len(names[i]) == len(names_cf[i]):
-            spans = (part_spans[i],)
-        elif names[i] and len(names[i]) == len(names_cf[i]):
-            al = fuzz.partial_ratio_alignment(q, names_cf[i])
-            if al is not None and al.score >= FUZZY_CUTOFF and al.dest_end > al.dest_start:
-                spans = ((al.dest_start, al.dest_end),)
-        out.append(FilterHit(i, round(min(score, 96.0), 2), spans))
-    return out

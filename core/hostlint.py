@@ -8,26 +8,51 @@ host can never disagree.
 
 from __future__ import annotations
 
+import functools
+import os
+import stat
 from collections.abc import Sequence
+from functools import partial
 
 from skillshelf.core.fileread import read_regular
-from skillshelf.core.frontmatter import os_error_reason
+from skillshelf.core.frontmatter import os_error_reason, parse_skill_bytes, parse_skill_file
 from skillshelf.core.hosts import HOSTS
 from skillshelf.core.hosts.base import Host
-from skillshelf.core.lint import LintReport, Target, lint_paths
+from skillshelf.core.lint import LintDraft, LintReport, Target, finish_lint, lint_draft, lint_file, lint_paths
 from skillshelf.core.model import Diagnostic, Severity
+from skillshelf.core.parsecache import ParseCache, Product
 
-__all__ = ["host_lint_file", "host_lint_paths", "host_targets"]
+__all__ = ["cached_lint", "host_lint_bytes", "host_lint_file", "host_lint_paths", "host_target", "host_targets",
+           "lint_product"]
 
 #: Largest file read (bytes), as the client hosts read them.
 _MAX_BYTES = 4 * 1024 * 1024
+#: Largest file linted from the bytes a host read (no host reads less than this).
+_PRODUCT_MAX = 1024 * 1024
+
+
+@functools.cache
+def _host_targets() -> dict[str, Host]:
+    rule_sets = {t.value for t in Target}
+    return {h.lint_target: h for h in HOSTS.values() if h.lint_target == h.name and h.name not in rule_sets}
+
+
+def host_target(target: str) -> Host | None:
+    """The host whose own verdict lint target ``target`` is (see :func:`host_targets`), or
+    ``None`` for a rule set; imports only that host."""
+    if target in _RULE_SETS or target not in HOSTS:
+        return None
+    host = HOSTS[target]
+    return host if host.lint_target == host.name else None
+
+
+_RULE_SETS = frozenset(t.value for t in Target)
 
 
 def host_targets() -> dict[str, Host]:
     """Lint targets that are hosts' own verdicts: every registered host whose lint target is
     its own name and not one of the rule sets of :class:`~skillshelf.core.lint.Target`."""
-    rule_sets = {t.value for t in Target}
-    return {h.lint_target: h for h in HOSTS.values() if h.lint_target == h.name and h.name not in rule_sets}
+    return dict(_host_targets())
 
 
 def host_lint_file(host: Host, path: str) -> LintReport:
@@ -39,6 +64,13 @@ def host_lint_file(host: Host, path: str) -> LintReport:
         data: bytes | None = read_regular(path, _MAX_BYTES)
     except OSError as exc:
         data, error = None, os_error_reason(exc)
+    return host_lint_bytes(host, path, data, error)
+
+
+def host_lint_bytes(host: Host, path: str, data: bytes | None, error: str | None = None) -> LintReport:
+    """:func:`host_lint_file` on bytes already read (``None``: unreadable, ``error`` why)."""
+    if data is not None and len(data) > _MAX_BYTES:
+        data = data[: _MAX_BYTES + 1]  # what host_lint_file reads of a larger file
     verdict = host.accept(path, data, error=error)
     diags = list(verdict.diagnostics)
     client = host.describe()
@@ -54,6 +86,59 @@ def host_lint_file(host: Host, path: str) -> LintReport:
     if verdict.hidden:
         diags.append(Diagnostic(Severity.WARNING, f"{host.name}-hides", f"hidden from the model: {verdict.hidden}"))
     return LintReport(path, verdict.name, True, tuple(diags))
+
+
+def lint_product(target: str) -> Product:
+    """The parse-cache product that lints, for ``target``, the bytes a host read for its verdict
+    (:meth:`~skillshelf.core.parsecache.ParseCache.produce`): one read serves both. Rule-set
+    targets keep a :class:`~skillshelf.core.lint.LintDraft` labelled by the folder name, host
+    targets the host's report labelled by the path it was read as."""
+    host = host_target(target)
+    rule = None if host is not None else Target(target)
+
+    def product(path: str, data: bytes) -> tuple[str, object] | None:
+        if len(data) > _PRODUCT_MAX:
+            return None  # a host may have read only part of a large file: lint reads it whole itself
+        if host is not None:
+            return path, host_lint_bytes(host, path, data)
+        folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
+        assert rule is not None
+        return folder, lint_draft(parse_skill_bytes(data, path), folder, target=rule)
+
+    return product
+
+
+def cached_lint(location: str, canonical: str, target: str, cache: ParseCache | None,
+                memo: dict[str, str | None] | None = None) -> LintReport:
+    """The lint of the file at ``location`` (its canonical path ``canonical``) for ``target`` —
+    a rule set or a host's own verdict — through the parse ``cache``: nothing is read when the
+    file is unchanged since its lint (or its host verdict, with :func:`lint_product`) was kept;
+    the checks that look at other files run now (:func:`~skillshelf.core.lint.finish_lint`).
+    ``memo``: shared by the files of one report (:func:`~skillshelf.core.lint.finish_lint`).
+    Equal to :func:`~skillshelf.core.lint.lint_file` / :func:`host_lint_file`. Never raises."""
+    host = host_target(target)
+    if cache is None or not cache.enabled:
+        return host_lint_file(host, location) if host is not None else lint_file(location, target=Target(target))
+    try:
+        st = os.stat(canonical)
+    except (OSError, ValueError):
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode):
+        return host_lint_file(host, location) if host is not None else lint_file(location, target=Target(target))
+    kind = f"lint:{target}"
+    if host is not None:
+        report, _ = cache.lookup(kind, canonical, partial(host_lint_file, host, location), label=location, st=st,
+                                 derive=False)
+        return report
+    rule = Target(target)
+    folder = os.path.basename(os.path.dirname(os.path.abspath(location)))
+    draft, _ = cache.lookup(kind, canonical, partial(_file_draft, location, folder, rule), label=folder, st=st,
+                            derive=False)
+    return finish_lint(location, draft, memo)
+
+
+def _file_draft(path: str, folder: str, target: Target) -> LintDraft:
+    return lint_draft(parse_skill_file(path), folder, target=target)
 
 
 def host_lint_paths(host: Host, paths: Sequence[str]) -> list[LintReport]:

@@ -16,6 +16,7 @@ import stat as stat_mod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from skillshelf.core.model import Root
+from skillshelf.core.paths import canonical
 from skillshelf.core.scan import EMPTY_SCAN, SKILL_FILENAME, ScanResult, path_sort_key, scan
 
 __all__ = [
@@ -54,7 +55,7 @@ def scan_entry(path: str, dot: bool) -> ScanResult | None:
         return scan(path, dot=dot)
     if name == SKILL_FILENAME:
         if stat_mod.S_ISREG(mode):
-            return ScanResult((path,), (), (os.path.realpath(path),), (path_sort_key(path),))
+            return ScanResult((path,), (), (canonical(path),), (path_sort_key(path),))
         return None
     return EMPTY_SCAN
 
@@ -73,11 +74,11 @@ def spellings(changed: Iterable[str], scans: Sequence[ScanResult]) -> set[str] |
         links.extend(rs.links)
         for w in rs.warnings:
             if w.kind == "broken-symlink":
-                links.append((w.source, os.path.realpath(w.source)))
+                links.append((w.source, canonical(w.source)))
     out: set[str] = set()
     frontier: list[str] = []
     for p in changed:
-        for q in (p, os.path.realpath(p)):
+        for q in (p, canonical(p)):
             if q not in out:
                 out.add(q)
                 frontier.append(q)

@@ -23,30 +23,49 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import json5
-from json5.dumper import ModelDumper
-from json5.loader import ModelLoader
-from json5.model import (
-    BooleanLiteral,
-    DoubleQuotedString,
-    Float,
-    Identifier,
-    Infinity,
-    Integer,
-    JSONArray,
-    JSONObject,
-    JSONText,
-    NaN,
-    Node,
-    NullLiteral,
-    SingleQuotedString,
-    String,
-    UnaryOp,
-    Value,
-)
-from json5.utils import JSON5DecodeError
+if TYPE_CHECKING:
+    import json5
+    from json5.dumper import ModelDumper
+    from json5.loader import ModelLoader
+    from json5.model import (
+        BooleanLiteral,
+        DoubleQuotedString,
+        Float,
+        Identifier,
+        Infinity,
+        Integer,
+        JSONArray,
+        JSONObject,
+        JSONText,
+        NaN,
+        Node,
+        NullLiteral,
+        SingleQuotedString,
+        String,
+        UnaryOp,
+        Value,
+    )
+    from json5.utils import JSON5DecodeError
+
+
+def _import_json5() -> None:
+    """Import json-five (a tenth of a second) the first time a text is not plain JSON: its
+    names below are bound in this module's globals then, so the common case never pays."""
+    if "json5" in globals():
+        return
+    import json5
+    from json5 import model as m
+    from json5.dumper import ModelDumper
+    from json5.loader import ModelLoader
+    from json5.utils import JSON5DecodeError
+
+    names = ("BooleanLiteral", "DoubleQuotedString", "Float", "Identifier", "Infinity", "Integer", "JSONArray",
+             "JSONObject", "JSONText", "NaN", "Node", "NullLiteral", "SingleQuotedString", "String", "UnaryOp",
+             "Value")
+    globals().update({n: getattr(m, n) for n in names}, ModelDumper=ModelDumper, ModelLoader=ModelLoader,
+                     JSON5DecodeError=JSON5DecodeError, json5=json5)
 
 __all__ = ["Document", "JsoncError", "Nonstandard", "Parsed", "key_name", "loads", "member", "parse_document"]
 
@@ -232,6 +251,7 @@ def _join_surrogates(text: str) -> str:
 
 def parse_document(text: str) -> Document:
     """json-five's model of ``text`` (JSONC or JSON5). Raises :class:`JsoncError`."""
+    _import_json5()
     try:
         model = json5.loads(text, loader=ModelLoader())
     except JSON5DecodeError as exc:

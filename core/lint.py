@@ -193,6 +193,20 @@ class _Out:
         self.items.append(Diagnostic(sev, code, message, field, line, column, hint))
 
 
+class _DraftOut(_Out):
+    """An :class:`_Out` for a :class:`LintDraft`: the reference checks are deferred (their
+    place in the findings and the references found are kept)."""
+
+    def __init__(self, target: Target) -> None:
+        super().__init__(target)
+        self.ref_at: int | None = None
+        self.refs: tuple[Reference, ...] = ()
+
+    def defer(self, refs: tuple[Reference, ...]) -> None:
+        self.ref_at = len(self.items)
+        self.refs = refs
+
+
 @dataclass(frozen=True)
 class _KeyPos:
     line: int
@@ -572,6 +586,8 @@ def _body_checks(body: str, body_line: int | None, skill_dir: str | None, out: _
                 hint="move detail into references/ files and link them")
     if skill_dir and body_line:
         _reference_checks(body, body_line, skill_dir, out)
+    elif body_line and isinstance(out, _DraftOut):  # checked against the folder when finished
+        out.defer(reference_candidates(body, body_line))
     if out.target is Target.ZHIN:
         _zhin_authoring_checks(body, body_line, out)
 
@@ -615,15 +631,18 @@ def _zhin_authoring_checks(body: str, body_line: int | None, out: _Out) -> None:
                 line=at, column=1, hint="add `## 失败与兜底` with a table: | 触发条件 | 一线处理 | 仍失败 |")
 
 
-def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out) -> None:
-    """``missing-reference``: relative Markdown links, and backticked paths whose first folder
-    exists in the skill, that name files missing from the skill directory (conservative)."""
-    try:
-        top_dirs = {e.name for e in os.scandir(skill_dir) if e.is_dir()}
-    except OSError:
-        return
+#: One reference found in a body: (text as written, 1-based line, 1-based column, a Markdown link).
+Reference = tuple[str, int, int, bool]
+
+
+def reference_candidates(body: str, body_line: int) -> tuple[Reference, ...]:
+    """Every relative Markdown link and backticked path of ``body`` outside code fences, in
+    text order (per line: links, then backticks); ``body_line`` is the file line of its first
+    line. Pure: whether each one exists is :func:`_reference_checks`' business."""
+    found: list[Reference] = []
+    if "`" not in body and "](" not in body:
+        return ()
     fence: str | None = None
-    reported: set[str] = set()
     n = body_line
     for line in body.split("\n"):
         s = line.lstrip()
@@ -635,12 +654,25 @@ def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out) -> N
                 fence = None
             n += 1
             continue
-        if fence is None:
-            for m in _LINK.finditer(line):
-                _check_ref(m.group(1), n, m.start(1) + 1, skill_dir, top_dirs, reported, out, link=True)
-            for m in _TICK.finditer(line):
-                _check_ref(m.group(1), n, m.start(1) + 1, skill_dir, top_dirs, reported, out, link=False)
+        if fence is None and ("`" in line or "](" in line):
+            found.extend((m.group(1), n, m.start(1) + 1, True) for m in _LINK.finditer(line))
+            found.extend((m.group(1), n, m.start(1) + 1, False) for m in _TICK.finditer(line))
         n += 1
+    return tuple(found)
+
+
+def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out,
+                      refs: tuple[Reference, ...] | None = None) -> None:
+    """``missing-reference``: relative Markdown links, and backticked paths whose first folder
+    exists in the skill, that name files missing from the skill directory (conservative).
+    ``refs``: :func:`reference_candidates` of ``body`` when already known."""
+    try:
+        top_dirs = {e.name for e in os.scandir(skill_dir) if e.is_dir()}
+    except OSError:
+        return
+    reported: set[str] = set()
+    for target, line, col, link in (reference_candidates(body, body_line) if refs is None else refs):
+        _check_ref(target, line, col, skill_dir, top_dirs, reported, out, link=link)
 
 
 def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: set[str], reported: set[str],
@@ -689,8 +721,12 @@ def lint_parsed(parse: SkillParse, *, target: Target, folder_name: str, text: st
     when ``parse.split`` is missing. ``skill_dir`` enables ``missing-reference``. File-system
     context checks (``nested-skill``, ``wrong-file-name``) belong to :func:`lint_file`.
     """
-    target = Target(target)
-    out = _Out(target)
+    return tuple(_lint_parsed(parse, _Out(Target(target)), folder_name, text, skill_dir).items)
+
+
+def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | None,
+                 skill_dir: str | None) -> _Out:
+    target = out.target
     split = parse.split
     if split is None and text is not None:
         split = split_document(text)
@@ -699,7 +735,7 @@ def lint_parsed(parse: SkillParse, *, target: Target, folder_name: str, text: st
                 column=1, hint="add a line `---` after the last frontmatter key")
     usable = _host_findings(parse, split, out)
     if split is None:
-        return tuple(out.items)
+        return out
     if not split.has_frontmatter:
         found = first_delimiter_line(split.text)
         lines = split.text.split("\n")
@@ -714,7 +750,7 @@ def lint_parsed(parse: SkillParse, *, target: Target, folder_name: str, text: st
             _check_fields({}, {}, folder_name, target, _Filtered(out, {"missing-description"}),
                           has_block_line=None)
         _body_checks(split.body, split.body_line, skill_dir, out)
-        return tuple(out.items)
+        return out
     if split.engine == JSON_ENGINE:
         out.add("json-frontmatter", "`---json` frontmatter is not part of the Agent Skills standard (YAML)",
                 line=1, column=4)
@@ -731,7 +767,7 @@ def lint_parsed(parse: SkillParse, *, target: Target, folder_name: str, text: st
             _check_fields(fm, pos, folder_name, target, out, has_block_line=1)
     if not split.unclosed:
         _body_checks(split.body, split.body_line, skill_dir, out)
-    return tuple(out.items)
+    return out
 
 
 class _Filtered(_Out):
@@ -748,21 +784,33 @@ class _Filtered(_Out):
             super().add(code, message, field=field, line=line, column=column, hint=hint)
 
 
-def _outer_skill(skill_dir: str) -> str | None:
+def _outer_skill(skill_dir: str, memo: dict[str, str | None] | None = None) -> str | None:
     """The nearest ancestor directory of ``skill_dir`` holding a ``SKILL.md`` file (stops at a
-    directory holding ``.git``), or ``None``."""
+    directory holding ``.git``), or ``None``. ``memo``: answers per ancestor, shared by the
+    files of one report (siblings have the same ancestors)."""
     d = os.path.abspath(skill_dir)
     if os.path.exists(os.path.join(d, ".git")):
         return None
+    seen: list[str] = []
+    found: str | None = None
     while True:
         parent = os.path.dirname(d)
         if parent == d:
-            return None
+            break
+        if memo is not None and parent in memo:
+            found = memo[parent]
+            break
+        seen.append(parent)
         if os.path.isfile(os.path.join(parent, "SKILL.md")):
-            return parent
+            found = parent
+            break
         if os.path.exists(os.path.join(parent, ".git")):
-            return None
+            break
         d = parent
+    if memo is not None:
+        for p in seen:  # every ancestor walked past has the same answer
+            memo[p] = found
+    return found
 
 
 def _special_file_kind(path: str) -> str | None:
@@ -779,6 +827,72 @@ def _special_file_kind(path: str) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class LintDraft:
+    """What the lint of one file needs from its bytes (SPEC F4–F5), without the body: the
+    findings for ``target`` judged from the text alone, where the reference checks go among
+    them (``ref_at``) and the references the body makes. :func:`finish_lint` adds what depends
+    on other files (missing references, an enclosing skill) when the report is made, so a
+    draft can be kept as long as the file is unchanged (:mod:`skillshelf.core.parsecache`).
+    ``folder``: the skill folder's name the draft was judged with (``name-mismatch``)."""
+
+    target: str
+    folder: str
+    name: str | None
+    items: tuple[Diagnostic, ...]
+    ref_at: int | None = None
+    refs: tuple[Reference, ...] = ()
+
+
+def lint_draft(parse: SkillParse, folder: str, *, target: Target = Target.SPEC) -> LintDraft:
+    """The :class:`LintDraft` of one parsed file (``parse`` with its split, as
+    :func:`~skillshelf.core.frontmatter.parse_skill_bytes` returns it) in folder ``folder``."""
+    target = Target(target)
+    out = _lint_parsed(parse, _DraftOut(target), folder, None, None)
+    assert isinstance(out, _DraftOut)
+    name = parse.name
+    if name is None and isinstance(parse.frontmatter, Mapping):
+        n = parse.frontmatter.get("name")
+        name = n if isinstance(n, str) else None
+    return LintDraft(target.value, folder, name, tuple(out.items), out.ref_at, out.refs)
+
+
+def finish_lint(path: str, draft: LintDraft, memo: dict[str, str | None] | None = None) -> LintReport:
+    """The :class:`LintReport` of the file at ``path`` from its ``draft``, with the checks that
+    look at other files done now: ``wrong-file-name``, ``missing-reference`` (the skill folder
+    as it is now) and ``nested-skill`` (``memo``: ancestors already looked at, for many files
+    in one go). Never raises."""
+    target = Target(draft.target)
+    skill_dir = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(path)
+    out = _Out(target)
+    if base != "SKILL.md":
+        out.add("wrong-file-name",
+                f"the file is named `{base}`; hosts look only for `SKILL.md` (case-sensitive), so this skill is invisible",
+                hint=f"rename it to {os.path.join(os.path.dirname(path), 'SKILL.md')}")
+    diags = list(out.items)
+    if draft.ref_at is None:
+        diags.extend(draft.items)
+    else:
+        refs = _Out(target)
+        if draft.refs:
+            _reference_checks("", 0, skill_dir, refs, draft.refs)
+        diags.extend(draft.items[: draft.ref_at])
+        diags.extend(refs.items)
+        diags.extend(draft.items[draft.ref_at:])
+    outer = _outer_skill(skill_dir, memo)
+    if outer is not None:
+        outer_md = os.path.join(outer, "SKILL.md")
+        outer_name = parse_skill_file(outer_md).name or os.path.basename(outer)
+        sev = severity_of("nested-skill", target)
+        if sev is not None:
+            diags.append(Diagnostic(sev, "nested-skill",
+                                    f"this skill is inside the skill `{outer_name}` ({outer_md}); its files are "
+                                    "part of the outer skill too", hint="move it next to the outer skill, not inside it"))
+    valid = not any(d.severity is Severity.ERROR for d in diags)
+    return LintReport(path, draft.name, valid, tuple(diags))
+
+
 def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
     """Parse and lint one file (``SKILL.md`` or a near-miss such as ``skill.md``). Never raises.
 
@@ -786,8 +900,6 @@ def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
     ``wrong-file-name``, ``nested-skill`` (naming the outer skill) and ``missing-reference``.
     """
     target = Target(target)
-    skill_dir = os.path.dirname(os.path.abspath(path))
-    folder = os.path.basename(skill_dir)
     base = os.path.basename(path)
     out = _Out(target)
     if os.path.isdir(path):
@@ -797,27 +909,8 @@ def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
     if special is not None:  # never opened: reading a FIFO blocks, /dev/zero never ends
         out.add("not-a-file", f"`{base}` is {special}, not a regular file; no host can read it")
         return LintReport(path, None, False, tuple(out.items))
-    if base != "SKILL.md":
-        out.add("wrong-file-name",
-                f"the file is named `{base}`; hosts look only for `SKILL.md` (case-sensitive), so this skill is invisible",
-                hint=f"rename it to {os.path.join(os.path.dirname(path), 'SKILL.md')}")
-    parse = parse_skill_file(path)
-    diags = list(out.items) + list(lint_parsed(parse, target=target, folder_name=folder, skill_dir=skill_dir))
-    outer = _outer_skill(skill_dir)
-    if outer is not None:
-        outer_md = os.path.join(outer, "SKILL.md")
-        outer_name = parse_skill_file(outer_md).name or os.path.basename(outer)
-        sev = severity_of("nested-skill", target)
-        if sev is not None:
-            diags.append(Diagnostic(sev, "nested-skill",
-                                    f"this skill is inside the skill `{outer_name}` ({outer_md}); its files are "
-                                    "part of the outer skill too", hint="move it next to the outer skill, not inside it"))
-    name = parse.name
-    if name is None and isinstance(parse.frontmatter, Mapping):
-        n = parse.frontmatter.get("name")
-        name = n if isinstance(n, str) else None
-    valid = not any(d.severity is Severity.ERROR for d in diags)
-    return LintReport(path, name, valid, tuple(diags))
+    folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return finish_lint(path, lint_draft(parse_skill_file(path), folder, target=target))
 
 
 def find_skill_files(root: str) -> list[str]:

@@ -429,3 +429,12 @@ class Generation:
             if s.enabled and s.status is not Status.SHADOWED:
                 counts[s.name] = counts.get(s.name, 0) + 1
         return tuple(n for n, c in counts.items() if c > 1)
+
+    def same_content(self, other: Generation) -> bool:
+        """Whether ``other`` shows exactly what this generation shows: everything but the
+        ``number`` is equal (digest, host, roots, sources, rejected files, warnings, diagnostics).
+        A watcher publishes a rebuild only when this is False."""
+        return (self.digest == other.digest and self.host == other.host and self.cwd == other.cwd
+                and self.roots == other.roots and self.sources == other.sources
+                and self.rejected == other.rejected and self.warnings == other.warnings
+                and self.diagnostics == other.diagnostics)

@@ -163,16 +163,30 @@ def expand_path(entry: str, *, home: str, cwd: str) -> str:
     return _normal(expanded)
 
 
+#: Attempts :func:`canonical` makes before it settles for the lexical form.
+CANONICAL_ATTEMPTS = 4
+
+
 def canonical(path: str) -> str:
     """The symlink-resolved absolute path (identity, SPEC D5); ``normpath`` when that fails.
 
-    Never raises: on any ``OSError`` / ``ValueError`` the lexical normal form of the absolute
-    path is returned instead (the host's ``canonical_or_normalized``).
+    Never raises. ``os.path.realpath`` raises when a symlink on the way vanishes or changes
+    between its ``lstat`` and its ``readlink`` (a tree changing while it is scanned): that is
+    retried, up to :data:`CANONICAL_ATTEMPTS` times, and only then — or on ``ValueError`` (NUL)
+    — the lexical normal form of the absolute path is returned (the host's
+    ``canonical_or_normalized``). A relative ``path`` needs the process's working directory.
     """
+    for _ in range(CANONICAL_ATTEMPTS):
+        try:
+            return os.path.realpath(path, strict=False)
+        except ValueError:
+            break
+        except OSError:
+            continue
     try:
-        return os.path.realpath(path, strict=False)
-    except (OSError, ValueError):
         return _normal(os.path.abspath(path))
+    except OSError:  # the working directory itself is gone
+        return _normal(path)
 
 
 def is_within(path: str, directory: str) -> bool:

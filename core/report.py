@@ -26,9 +26,9 @@ from skillshelf.core.agents import agent_view
 from skillshelf.core.budget import SelectedBody, SelectedBudgetExceeded, check_selected
 from skillshelf.core.config import AgentConfig, Config
 from skillshelf.core.frontmatter import parse_skill_file
-from skillshelf.core.hostlint import host_lint_file, host_targets
-from skillshelf.core.lint import Target, lint_file
+from skillshelf.core.hostlint import cached_lint
 from skillshelf.core.model import Exposure, Generation, Provenance, Rejected, Source, Status
+from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.render import Form, render_budgeted
 from skillshelf.core.resolve import resolve_required
 from skillshelf.core.tokens import approx_tokens, shared_counter
@@ -54,15 +54,14 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def _lint_for(item: Source | Rejected, target: str) -> dict[str, Any] | None:
-    """Lint one listed file for ``target`` (SPEC F4–F5); ``None`` for built-ins."""
+def _lint_for(item: Source | Rejected, target: str, cache: ParseCache | None = None,
+              memo: dict[str, str | None] | None = None) -> dict[str, Any] | None:
+    """Lint one listed file for ``target`` (SPEC F4–F5) through the parse ``cache`` (no second
+    read of a file its host verdict already read, :func:`~skillshelf.core.hostlint.cached_lint`);
+    ``None`` for built-ins."""
     if item.location.startswith("builtin://"):
         return None
-    hosts = host_targets()
-    if target in hosts:
-        rep = host_lint_file(hosts[target], item.location)
-    else:
-        rep = lint_file(item.location, target=Target(target))
+    rep = cached_lint(item.location, item.canonical, target, cache, memo)
     return {
         "target": target,
         "valid": rep.valid,
@@ -79,10 +78,11 @@ def summary(gen: Generation) -> dict[str, Any]:
     copies not counted).
     """
     enabled = [s for s in gen.sources if s.enabled]
+    entries = [s.entry for s in enabled]
     return {
         "sources": len(gen.sources),
-        "indexed": sum(1 for s in enabled if s.entry.indexed),
-        "searchable": sum(1 for s in enabled if s.entry.searchable),
+        "indexed": sum(1 for e in entries if e.indexed),
+        "searchable": sum(1 for e in entries if e.searchable),
         "explicit": sum(1 for s in enabled if s.exposure is Exposure.EXPLICIT),
         "disabled": sum(1 for s in gen.sources if not s.enabled),
         "described": sum(1 for s in enabled if s.described),
@@ -92,7 +92,8 @@ def summary(gen: Generation) -> dict[str, Any]:
     }
 
 
-def source_json(s: Source, *, ambiguous: bool, lint_target: str | None) -> dict[str, Any]:
+def source_json(s: Source, *, ambiguous: bool, lint_target: str | None,
+                lint_cache: ParseCache | None = None, memo: dict[str, str | None] | None = None) -> dict[str, Any]:
     """One entry of G1 ``sources``."""
     out: dict[str, Any] = {
         "name": s.name,
@@ -123,13 +124,14 @@ def source_json(s: Source, *, ambiguous: bool, lint_target: str | None) -> dict[
             "tools": list(s.builtin_tools),
         }
     if lint_target:
-        lint = _lint_for(s, lint_target)
+        lint = _lint_for(s, lint_target, lint_cache, memo)
         if lint is not None:
             out["lint"] = lint
     return out
 
 
-def rejected_json(r: Rejected, *, lint_target: str | None) -> dict[str, Any]:
+def rejected_json(r: Rejected, *, lint_target: str | None, lint_cache: ParseCache | None = None,
+                  memo: dict[str, str | None] | None = None) -> dict[str, Any]:
     """One entry of G1 ``rejected``: ``status`` is always ``rejected`` and ``statusReason`` the
     host's reason (the same keys as a source's, so a consumer can read both lists alike)."""
     out: dict[str, Any] = {
@@ -147,19 +149,22 @@ def rejected_json(r: Rejected, *, lint_target: str | None) -> dict[str, Any]:
         "diagnostics": [d.to_json() for d in r.diagnostics],
     }
     if lint_target:
-        lint = _lint_for(r, lint_target)
+        lint = _lint_for(r, lint_target, lint_cache, memo)
         if lint is not None:
             out["lint"] = lint
     return out
 
 
-def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", client: str | None = None) -> dict[str, Any]:
+def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", client: str | None = None,
+                         lint_cache: ParseCache | None = None) -> dict[str, Any]:
     """The SPEC G1 JSON document for ``gen``.
 
     ``lint_target`` (``spec``/``portable``/``zuno``/``zhin`` or ``None`` to skip) adds a ``lint``
-    object to every file-backed source and rejected file.
+    object to every file-backed source and rejected file; ``lint_cache``: the host's parse cache
+    (lint from the same read as the verdict, :func:`~skillshelf.core.hostlint.cached_lint`).
     """
     counts = Counter(s.name for s in gen.sources if s.enabled and s.status is not Status.SHADOWED)
+    memo: dict[str, str | None] = {}
     return {
         "host": gen.host,
         "client": client,
@@ -169,10 +174,11 @@ def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", c
         "roots": [r.to_json() for r in gen.roots],
         "sources": [
             source_json(s, ambiguous=s.enabled and s.status is not Status.SHADOWED and counts[s.name] > 1,
-                        lint_target=lint_target)
+                        lint_target=lint_target, lint_cache=lint_cache, memo=memo)
             for s in gen.sources
         ],
-        "rejected": [rejected_json(r, lint_target=lint_target) for r in gen.rejected],
+        "rejected": [rejected_json(r, lint_target=lint_target, lint_cache=lint_cache, memo=memo)
+                     for r in gen.rejected],
         "warnings": [w.to_json() for w in gen.warnings],
         "diagnostics": [d.to_json() for d in gen.diagnostics],
         "summary": summary(gen),

@@ -44,6 +44,7 @@ import stat as stat_mod
 from dataclasses import dataclass
 
 from skillshelf.core.model import CatalogWarning
+from skillshelf.core.paths import canonical
 
 __all__ = ["EMPTY_SCAN", "SKILL_FILENAME", "ScanResult", "path_sort_key", "scan"]
 
@@ -149,13 +150,13 @@ class _Walk:
         if stat_mod.S_ISDIR(mode):
             if name == SKILL_FILENAME:
                 self.not_a_file(path)
-            target = os.path.realpath(path)
+            target = canonical(path)
             self.links.append((path, target))
             subdirs.append((path, target, -1))
         elif name == SKILL_FILENAME:
             if stat_mod.S_ISREG(mode):
                 self.matches.append(path)
-                self.canonicals.append(os.path.realpath(path))
+                self.canonicals.append(canonical(path))
             else:
                 self.not_a_file(path)
 
@@ -257,7 +258,7 @@ def scan(scan_dir: str, *, dot: bool) -> ScanResult:
         return ScanResult((), tuple(walk.warnings))
     if not stat_mod.S_ISDIR(st.st_mode):
         return EMPTY_SCAN
-    top = os.path.realpath(scan_dir)
+    top = canonical(scan_dir)
     walk.run(scan_dir, top)
     pairs = dict(zip(walk.matches, walk.canonicals, strict=True))
     keyed = sorted((path_sort_key(m), m) for m in pairs)

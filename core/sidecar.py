@@ -48,6 +48,7 @@ from __future__ import annotations
 import errno
 import os
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import yaml
@@ -55,6 +56,7 @@ import yaml
 from skillshelf.core import yamlload
 from skillshelf.core.fileread import NotRegularFileError, read_regular
 from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
+from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.yamlload import YamlAliasLimit, YamlError
 
 #: Folder holding the sidecars, relative to the skill directory (Z077).
@@ -346,17 +348,23 @@ def _read_one(path: str, *, native: bool) -> Sidecar:
                    else None)
 
 
-def read_sidecars(skill_dir: str) -> Sidecar:
+def read_sidecars(skill_dir: str, *, cache: ParseCache | None = None) -> Sidecar:
     """Read ``agents/openai.yaml`` then ``agents/zuno.yaml`` under ``skill_dir`` and overlay them.
 
     ``skill_dir`` is the skill directory as spelled by the source's locator (paths in the result
-    are built from it). Never raises for bad or unreadable files: they become warnings and
-    diagnostics (see the module docstring) and contribute no fields. SPEC E2–E3, Z066–Z077.
+    are built from it). ``cache``: each sidecar file's result is kept by its own identity key
+    (:mod:`skillshelf.core.parsecache`). Never raises for bad or unreadable files: they become
+    warnings and diagnostics (see the module docstring) and contribute no fields. SPEC E2–E3,
+    Z066–Z077.
     """
     if not os.path.lexists(os.path.join(skill_dir, SIDECAR_DIR)):
         return _NO_SIDECAR  # fast path: most skills have no agents/ folder (one lstat, not two opens)
     shared_path, native_path = sidecar_paths(skill_dir)
-    return _read_one(shared_path, native=False).overlay(_read_one(native_path, native=True))
+    if cache is None:
+        return _read_one(shared_path, native=False).overlay(_read_one(native_path, native=True))
+    shared, _ = cache.lookup("zuno-sidecar", shared_path, partial(_read_one, shared_path, native=False))
+    native, _ = cache.lookup("zuno-sidecar", native_path, partial(_read_one, native_path, native=True))
+    return shared.overlay(native)
 
 
 _NO_SIDECAR = Sidecar()

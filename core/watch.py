@@ -39,6 +39,7 @@ import watchfiles
 
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.model import CatalogWarning, Generation, Provenance
+from skillshelf.core.paths import canonical
 
 __all__ = [
     "CatalogWatcher",
@@ -53,6 +54,10 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: Seconds before a failed rebuild is tried again, per consecutive failure; after the last one
+#: the failure is shown (``RebuildFailed``) and the rebuild is retried every ``poll_interval``.
+RETRY_DELAYS = (0.05, 0.2, 0.5)
 
 #: Longest a stop request waits for the coordinator (seconds): it checks its stop event at least
 #: this often, however long ``poll_interval`` is; pump threads check theirs every ``step`` ms.
@@ -133,7 +138,7 @@ def _nearest_existing(path: str) -> str:
     current = path
     while True:
         if os.path.isdir(current):
-            return os.path.realpath(current)
+            return canonical(current)
         parent = os.path.dirname(current)
         if parent == current:
             return current
@@ -162,7 +167,7 @@ def watch_plan(catalog: Catalog, *, exclude: Iterable[str] = ()) -> list[WatchSp
     recursive = [s.active for s in specs if s.recursive]
     seen = {s.requested for s in specs}
     for d in targets.config_dirs:
-        d = os.path.realpath(d) if os.path.isdir(d) else d
+        d = canonical(d) if os.path.isdir(d) else d
         if d in seen or any(_within(d, r) for r in recursive):
             continue
         seen.add(d)
@@ -308,9 +313,12 @@ class CatalogWatcher:
     appearing, watched directories replaced). ``watch_factory(request)`` returns the change
     batches of one :class:`WatchRequest` (tests inject failures; default :func:`watch_changes`).
 
+    ``settle`` (seconds): how long after a directory appears it is rescanned once more.
+
     ``~/.agents/skills`` is watched only when it existed when the watcher started (H4, Z155).
-    Watch failures become ``WatchFailed`` catalog warnings (published at once) and are retried
-    every ``poll_interval``; they clear when the watch works again.
+    Watch failures become ``WatchFailed`` catalog warnings (published at once, once) and are
+    retried every ``poll_interval``; they clear when the watch works again. Only generations that
+    change what the catalog shows are published (:meth:`run`).
     """
 
     def __init__(
@@ -324,6 +332,7 @@ class CatalogWatcher:
         poll_interval: float = 1.0,
         watch_factory: Callable[[WatchRequest], ChangeBatches] | None = None,
         start_timeout: float = 30.0,
+        settle: float = 0.25,
     ) -> None:
         self.catalog = catalog
         self.step = step
@@ -344,6 +353,12 @@ class CatalogWatcher:
         self.ready = threading.Event()
         #: The ``stop_event`` :meth:`run` was given (checked while watches are being set up).
         self._run_stop: threading.Event | None = None
+        #: seconds after a directory appears before it is rescanned once more
+        self.settle = settle
+        #: requested directories whose watch cannot run (rescanned every ``poll_interval``)
+        self._failed_paths: set[str] = set()
+        #: the watch warnings changed: publish even without file changes
+        self._republish = False
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> CatalogWatcher:
@@ -367,7 +382,20 @@ class CatalogWatcher:
 
     def run(self, stop_event: threading.Event | None = None) -> None:
         """Watch until ``stop_event`` (or :meth:`stop`) is set. Blocking; call it from a worker
-        thread. Never raises for file-system or watcher problems.
+        thread. Never raises and never stops publishing silently:
+
+        - a rebuild that raises (a tree changing under the scan …) is retried after
+          :data:`RETRY_DELAYS`; when it still fails the current generation is published again
+          with a ``RebuildFailed`` warning (once per run of failures) and it is retried every
+          ``poll_interval`` until it works;
+        - an unexpected error of the watcher itself is logged and handled the same way (a full
+          rescan is retried);
+        - a directory reported as added is rescanned once more :attr:`settle` seconds later
+          (whatever was written into it before its own watch was in place);
+        - while a watch cannot run (``WatchFailed``), its directory is rescanned every
+          ``poll_interval`` instead;
+        - only rebuilds that change what the catalog shows are published
+          (:meth:`Generation.same_content <skillshelf.core.model.Generation.same_content>`).
 
         Stopping is prompt whatever :attr:`poll_interval` is: the coordinator checks the event
         every :data:`STOP_CHECK` seconds, no rebuild starts after it is set, watches still being
@@ -376,57 +404,106 @@ class CatalogWatcher:
         running (the TUI quits only when this thread has ended)."""
         stop = stop_event or self._stop
         self._run_stop = stop
+        full = False
+        pending: set[str] = set()
+        settle: dict[str, float] = {}
+        failures = 0
+        retry_at = 0.0
+        first = True
         try:
-            start_only = self.catalog.watch_targets().start_only
-            self._exclude = frozenset(r for r in start_only if not os.path.isdir(r))
-            pending: set[str] = set()
-            full = False
-            first = True
-            while not stop.is_set() and not self._stop.is_set():
-                newly = self._reconcile()
-                if first:
-                    first = False
-                    self.ready.set()
-                else:
-                    pending |= newly
-                if full or pending:
-                    self._publish(full, pending)
-                    full, pending = False, set()
-                item = self._next_item(stop)
-                if item is None:
-                    continue
-                items = [item]
-                while True:
-                    try:
-                        items.append(self._queue.get_nowait())
-                    except queue.Empty:
-                        break
-                f, p = self._digest_items(items)
-                full = full or f
-                pending |= p
+            try:
+                start_only = self.catalog.watch_targets().start_only
+                self._exclude = frozenset(r for r in start_only if not os.path.isdir(r))
+            except Exception:  # a host that cannot say: watch everything it lists later
+                log.exception("reading the watch targets failed")
+            while not self._stopping():
+                try:
+                    newly = self._reconcile()
+                    if first:
+                        first = False
+                        self.ready.set()
+                    else:
+                        pending |= newly
+                    now = time.monotonic()
+                    for path in [p for p, due in settle.items() if due <= now]:
+                        del settle[path]
+                        pending.add(path)
+                    if (full or pending or self._republish) and now >= retry_at:
+                        error = self._publish(full, pending)
+                        if error is None:
+                            full, pending, failures, retry_at = False, set(), 0, 0.0
+                        else:
+                            full, failures = True, failures + 1
+                            retry_at = time.monotonic() + self._retry_delay(failures)
+                            if failures == len(RETRY_DELAYS) + 1:
+                                self._show_failure(error)
+                    wait = self.poll_interval
+                    if full or pending:
+                        wait = min(wait, max(retry_at - time.monotonic(), 0.0))
+                    if settle:
+                        wait = min(wait, max(min(settle.values()) - time.monotonic(), 0.0))
+                    items = self._next_items(stop, wait)
+                    if not items:
+                        pending |= self._failed_paths  # no watch there: look for changes instead
+                        continue
+                    f, p, added = self._digest_items(items)
+                    full = full or f
+                    pending |= p
+                    due = time.monotonic() + self.settle
+                    for path in added:
+                        settle.setdefault(path, due)
+                except Exception as exc:  # the watcher must go on: rescan everything, say so if it persists
+                    log.exception("the skill watcher hit an unexpected error; rescanning")
+                    full, failures = True, failures + 1
+                    retry_at = time.monotonic() + self._retry_delay(failures)
+                    if failures == len(RETRY_DELAYS) + 1:
+                        self._show_failure(exc)
+                    if self._next_items(stop, min(self.poll_interval, STOP_CHECK * 4)):
+                        full = True  # those events are covered by the full rescan
         finally:
             self.ready.set()
             self._close_pumps([pump for pump, _ in self._pumps.values()])
             self._pumps.clear()
 
+    def _retry_delay(self, failures: int) -> float:
+        return RETRY_DELAYS[failures - 1] if failures <= len(RETRY_DELAYS) else self.poll_interval
+
+    def _show_failure(self, exc: BaseException) -> None:
+        """Publish the current generation again with a ``RebuildFailed`` warning (SPEC H2: never silent)."""
+        log.error("rebuilding the catalog after file changes failed %d times in a row (%s); retrying every %g s",
+                  len(RETRY_DELAYS) + 1, _detail(exc), self.poll_interval)
+        try:
+            gen = self.catalog.publish_failure(exc)
+        except Exception:
+            log.exception("publishing the rebuild failure failed")
+            return
+        self._notify(gen)
+
     def _stopping(self) -> bool:
         run_stop = self._run_stop
         return self._stop.is_set() or (run_stop is not None and run_stop.is_set())
 
-    def _next_item(self, stop: threading.Event) -> _Item | None:
-        """The next queued pump item, waiting at most :attr:`poll_interval` seconds (``None`` on
+    def _next_items(self, stop: threading.Event, timeout: float) -> list[_Item]:
+        """The queued pump items, waiting at most ``timeout`` seconds for the first (``[]`` on
         timeout). The wait is sliced into :data:`STOP_CHECK` steps so a set ``stop`` ends it
-        promptly whatever the poll interval."""
-        deadline = time.monotonic() + self.poll_interval
+        promptly whatever the timeout."""
+        deadline = time.monotonic() + timeout
+        items: list[_Item] = []
         while not stop.is_set() and not self._stop.is_set():
             left = deadline - time.monotonic()
             if left <= 0:
-                return None
+                return items
             try:
-                return self._queue.get(timeout=min(left, STOP_CHECK))
+                items.append(self._queue.get(timeout=min(left, STOP_CHECK)))
+                break
             except queue.Empty:
                 continue
-        return None
+        while items:
+            try:
+                items.append(self._queue.get_nowait())
+            except queue.Empty:
+                break
+        return items
 
     @staticmethod
     def _close_pumps(pumps: Sequence[_Pump]) -> None:
@@ -439,13 +516,17 @@ class CatalogWatcher:
 
     # ------------------------------------------------------------------ internals
     def _relevance_roots(self) -> list[str]:
-        roots = [s.requested for s in self.plan]
+        # roots only: an event beside a configuration directory (``/tmp/x`` when ``/`` is one)
+        # matters only by its name (a feedback loop otherwise: ``watch > /tmp/log``)
+        roots = [s.requested for s in self.plan if s.kind == "root"]
         roots.extend(r.scan_dir for r in self.catalog.current.roots if r.provenance is not Provenance.REMOTE)
         return roots
 
-    def _digest_items(self, items: Sequence[_Item]) -> tuple[bool, set[str]]:
+    def _digest_items(self, items: Sequence[_Item]) -> tuple[bool, set[str], set[str]]:
+        """``(full rescan needed, relevant changed paths, relevant directories added)``."""
         full = False
         changed: set[str] = set()
+        added: set[str] = set()
         roots = self._relevance_roots()
         targets = self.catalog.watch_targets()
         for item in items:
@@ -462,7 +543,9 @@ class CatalogWatcher:
                 elif is_relevant(p, roots=roots, config_files=targets.config_files, names=targets.names,
                                  components=targets.components, sidecars=targets.sidecars):
                     changed.add(p)
-        return full, changed
+                    if change == _ADDED and os.path.isdir(p):
+                        added.add(os.path.normpath(p))
+        return full, changed, added
 
     def _reconcile(self) -> set[str]:
         """Bring the running watches in line with the plan; returns the recursive watch
@@ -528,20 +611,39 @@ class CatalogWatcher:
         return newly
 
     def _set_failures(self, failures: dict[str, str]) -> None:
+        """Make ``failures`` (requested directory → detail) the catalog's ``WatchFailed``
+        warnings; a change is published by the run loop (:attr:`_republish`)."""
+        self._failed_paths = {p for p in failures if os.path.isabs(p)}
         warnings = tuple(watch_failed(src, d) for src, d in sorted(failures.items()))
         if self.catalog.set_watch_warnings(warnings):
+            self._republish = True
             if self.on_warning is not None:
-                self.on_warning(warnings)
-            self._publish(False, set())
+                try:
+                    self.on_warning(warnings)
+                except Exception:  # a callback must never stop the watcher
+                    log.exception("the watcher's on_warning callback failed")
 
-    def _publish(self, full: bool, paths: set[str]) -> None:
+    def _publish(self, full: bool, paths: set[str]) -> BaseException | None:
+        """Rebuild (``full`` or the ``paths``) and publish it when it changes what the catalog
+        shows; returns the error of a failed rebuild (logged), else ``None``."""
         if self._stopping():
-            return  # a rebuild after the stop request would only delay the stop
+            return None  # a rebuild after the stop request would only delay the stop
+        before = self.catalog.current
+        self._republish = False
         try:
-            gen = self.catalog.refresh() if full else self.catalog.refresh_paths(paths)
-        except Exception as exc:  # the watcher must outlive a failed rebuild: say so, keep watching
-            log.exception("rebuilding the catalog after file changes failed")
-            gen = self.catalog.publish_failure(exc)
+            if full:
+                gen = self.catalog.refresh(publish_unchanged=False)
+            else:
+                gen = self.catalog.refresh_paths(paths, publish_unchanged=False)
+        except Exception as exc:  # retried by the run loop; shown when it keeps failing
+            log.warning("rebuilding the catalog after file changes failed: %s", _detail(exc), exc_info=True)
+            self._republish = True
+            return exc
+        if gen is not before:
+            self._notify(gen)
+        return None
+
+    def _notify(self, gen: Generation) -> None:
         if self.on_generation is not None:
             try:
                 self.on_generation(gen)

@@ -15,8 +15,6 @@ import json
 import sys
 from typing import Any
 
-from skillshelf.app.common import context_from, terminal_text
-from skillshelf.core.compare import compare
 from skillshelf.core.hosts import HOSTS, UnknownHostError, get_host
 
 #: Cell glyphs (the TUI uses the same; colour only reinforces them).
@@ -68,6 +66,9 @@ def _short(path: str, cwd: str, home: str) -> str:
 
 def run(ns: Any) -> int:
     """Compare the workspace under the chosen hosts and print the table or the JSON document."""
+    from skillshelf.app.common import context_from, terminal_text
+    from skillshelf.core.compare import compare
+
     context = context_from(ns)
     hosts = [get_host(n) for n in (ns.hosts or list(HOSTS))]
     result = compare(context, hosts)

@@ -20,13 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skillshelf.app.common import open_catalog, terminal_text
-from skillshelf.core.budget import index_budget_chars
-from skillshelf.core.catalog import Catalog
-from skillshelf.core.hosts.base import EntryState, Feature
-from skillshelf.core.render import Form, render_budgeted
+if TYPE_CHECKING:
+    from skillshelf.core.catalog import Catalog
 
 
 def _budget_chars(value: str) -> int:
@@ -54,6 +51,8 @@ def add_parser(sub: Any, common: Any) -> None:
 def default_budget(catalog: Catalog, context_window: int | None) -> int:
     """SPEC U1 budget in characters: the configuration's ``maxContextTokens`` and
     ``context_window`` tokens."""
+    from skillshelf.core.budget import index_budget_chars
+
     return index_budget_chars(max_context_tokens=catalog.config.max_context_tokens, context_window=context_window)
 
 
@@ -73,6 +72,10 @@ def result_document(result: Any) -> dict[str, Any]:
 
 def run(ns: Any) -> int:
     """Render the current generation's catalog within the budget and print it."""
+    from skillshelf.app.common import open_catalog
+    from skillshelf.core.hosts.base import Feature
+    from skillshelf.core.render import Form, render_budgeted
+
     catalog = open_catalog(ns, announce=True)
     if Feature.FORMS not in catalog.host.features:
         return _run_host_catalog(ns, catalog)
@@ -94,6 +97,8 @@ def run(ns: Any) -> int:
 
 
 def _write_text(text: str) -> None:
+    from skillshelf.app.common import terminal_text
+
     sys.stdout.write(terminal_text(text) + "\n")  # SPEC X1: never emit a skill's control characters raw
 
 
@@ -103,6 +108,8 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
     stderr); ``--budget`` replaces the host's budget rule, or is ignored with a note when the
     host has no budget. ``--json`` adds the counts, the names cut or left out, the budget and the
     host's notes (which the text form prints to stderr)."""
+    from skillshelf.core.hosts.base import EntryState
+
     host = catalog.host
     if ns.form != "index":
         print(f"skillshelf: host {host.name} renders one catalog form; --form is ignored", file=sys.stderr)

@@ -16,10 +16,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
-from skillshelf.app.common import terminal_text
-from skillshelf.core.hostlint import host_lint_paths, host_targets
-from skillshelf.core.lint import LintReport, Target, lint_paths
+from skillshelf.app.cli import LazyChoices
+
+if TYPE_CHECKING:
+    from skillshelf.core.lint import LintReport
+
+
+def _targets() -> list[str]:
+    from skillshelf.core.hostlint import host_targets
+    from skillshelf.core.lint import Target
+
+    return [t.value for t in Target] + list(host_targets())
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
@@ -32,9 +41,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
         description="Lint skill directories, SKILL.md files or whole trees (SPEC F4-F5).",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="skill directory, SKILL.md file or tree")
-    p.add_argument("--target", choices=[t.value for t in Target] + list(host_targets()), default=Target.SPEC.value,
-                   help="rule set: spec (default), portable, zuno, zhin, or a client host's own verdict ("
-                        + ", ".join(host_targets()) + ")")
+    p.add_argument("--target", choices=LazyChoices(_targets), default="spec", metavar="TARGET",
+                   help="rule set (default spec): one of %(choices)s — spec, portable, zuno and zhin are "
+                        "rule sets, a client host's name is that client's own verdict")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(run=run)
     return p
@@ -76,6 +85,10 @@ def _plural(n: int, word: str) -> str:
 
 def run(ns: argparse.Namespace) -> int:
     """Run the lint; returns the exit code (0, 1 or 2)."""
+    from skillshelf.app.common import terminal_text
+    from skillshelf.core.hostlint import host_lint_paths, host_targets
+    from skillshelf.core.lint import Target, lint_paths
+
     hosts = host_targets()
     try:
         if ns.target in hosts:

@@ -25,19 +25,6 @@ import os
 import sys
 from typing import Any
 
-from skillshelf.app.common import open_catalog, terminal_text
-from skillshelf.core.configwrite import (
-    Choice,
-    ConfigWriteError,
-    apply_plan,
-    default_target,
-    global_target,
-    outcome_problems,
-    plan_resolution,
-    undo,
-)
-from skillshelf.core.paths import find_worktree
-
 
 def add_parser(sub: Any, common: Any) -> None:
     """Register ``resolve``."""
@@ -64,12 +51,27 @@ def add_parser(sub: Any, common: Any) -> None:
 
 
 def _fail(message: str, code: int) -> int:
+    from skillshelf.app.common import terminal_text
+
     print(terminal_text(f"skillshelf resolve: {message}", sys.stderr), file=sys.stderr)  # SPEC X1
     return code
 
 
 def run(ns: Any) -> int:
     """Plan, print and (unless ``--dry-run``) write the resolution; see the module docstring."""
+    from skillshelf.app.common import open_catalog
+    from skillshelf.core.configwrite import (
+        Choice,
+        ConfigWriteError,
+        apply_plan,
+        default_target,
+        global_target,
+        outcome_problems,
+        plan_resolution,
+        undo,
+    )
+    from skillshelf.core.paths import find_worktree
+
     catalog = open_catalog(ns, announce=True)
     gen = catalog.current
     name = ns.name
@@ -165,6 +167,7 @@ def _emit(ns: Any, doc: dict[str, Any], lines: list[str], code: int) -> int:
     else:
         if not lines:
             lines = ["nothing to write"]
+        from skillshelf.app.common import terminal_text
 
         print(terminal_text("\n".join(lines)))  # SPEC X1
     return code

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skillshelf.app.common import open_catalog, terminal_text
-from skillshelf.core.catalog import Catalog
-from skillshelf.core.model import Status
-from skillshelf.core.tool import ToolError, ToolResult
+if TYPE_CHECKING:
+    from skillshelf.core.catalog import Catalog
+    from skillshelf.core.tool import ToolResult
 
 
 def add_parser(sub: Any, common: Any) -> None:
@@ -37,6 +36,8 @@ def add_parser(sub: Any, common: Any) -> None:
 
 
 def _emit_text(text: str) -> None:
+    from skillshelf.app.common import terminal_text
+
     text = terminal_text(text)  # SPEC X1: visible escapes on a terminal, exact bytes in a pipe
     sys.stdout.write(text)
     if not text.endswith("\n") and sys.stdout.isatty():
@@ -55,6 +56,9 @@ def _emit_json(doc: Any) -> None:
 
 def run(ns: Any) -> int:
     """Parse REQUEST, open the catalog, call the host's tool; see the module docstring for output and exits."""
+    from skillshelf.app.common import open_catalog
+    from skillshelf.core.tool import ToolError
+
     try:
         request = json.loads(ns.request, parse_constant=_reject_constant)
     except (json.JSONDecodeError, ValueError) as exc:
@@ -88,6 +92,9 @@ def run(ns: Any) -> int:
 def _race_note(catalog: Catalog, result: ToolResult) -> None:
     """On stderr: the skill loaded is one of same-name copies the client races on (opencode), so
     the copy this call read is only one of those that may win (SPEC N3)."""
+    from skillshelf.app.common import terminal_text
+    from skillshelf.core.model import Status
+
     location = result.metadata.get("location")
     source = catalog.current.by_location(location) if isinstance(location, str) else None
     if source is None or source.status is not Status.RACE:

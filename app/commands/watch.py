@@ -29,9 +29,7 @@ import sys
 import threading
 from typing import Any
 
-from skillshelf.app.common import open_catalog, terminal_text
 from skillshelf.core.model import Generation, Source
-from skillshelf.core.watch import CatalogWatcher
 
 
 def add_parser(sub: Any, common: Any) -> None:
@@ -96,6 +94,9 @@ def format_line(old: Generation | None, new: Generation, *, as_json: bool) -> st
 def run(ns: Any) -> int:
     """Open the catalog, print the initial generation, then one line per publish until Ctrl-C
     (exit 0) or ``--exit-after`` lines (exit 0). Exit 2 for an unusable ``--cwd``/``--exit-after``."""
+    from skillshelf.app.common import open_catalog, terminal_text
+    from skillshelf.core.watch import CatalogWatcher
+
     if ns.exit_after is not None and ns.exit_after < 1:
         print("skillshelf watch: --exit-after must be at least 1", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -25,11 +26,13 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.timings import Timings
 from skillshelf.app.worker_errors import ReportsWorkerErrors
-from skillshelf.core.filter import FilterHit, FilterIndex
 from skillshelf.core.model import Generation, Rejected, Source
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.catalog_list import CatalogList, ValueColumn
 from skillshelf.widgets.rows import CatalogRow, build_rows, group_hits, next_sort, row_tokens, size_cell, sort_order
+
+if TYPE_CHECKING:
+    from skillshelf.core.filter import FilterHit, FilterIndex
 
 __all__ = ["FILTER_LIMIT", "CatalogPane", "RowKey", "row_key"]
 
@@ -136,6 +139,16 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         if generation is not None:
             self.lint_all(generation)
 
+    def show_partial(self, generation: Generation) -> None:
+        """Show the rows of a build still under way (:class:`~skillshelf.core.hosts.base.BuildProgress`
+        as a provisional generation numbered 0): filter, sort and cursor as usual; nothing is
+        linted until the real generation comes (:meth:`show_generation`)."""
+        keep = self.selected_key()
+        self._generation = None
+        self.rows = build_rows(generation, self._lint_bad)
+        self._index = None
+        self.apply_filter(keep_key=keep)
+
     def reset(self, lint_cache: LintCache) -> None:
         """Forget lint results (another host lints with another target) and every row."""
         self.lint_cache = lint_cache
@@ -168,9 +181,16 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
 
     def search(self, query: str) -> list[FilterHit]:
         """Every row matching ``query``, best first (the filter's own ranking)."""
+        index = self._filter_index()
+        return index.search(query, max(1, len(index)))
+
+    def _filter_index(self) -> FilterIndex:
+        """The filter index of the rows shown (built once per set of rows)."""
         if self._index is None:
+            from skillshelf.core.filter import FilterIndex  # rapidfuzz: loaded at the first query
+
             self._index = FilterIndex([r.item for r in self.rows])
-        return self._index.search(query, max(1, len(self._index)))
+        return self._index
 
     def index_of(self, location: str) -> int | None:
         """Row index of the file ``location`` (its locator, an alias or its canonical path), or ``None``."""
@@ -195,9 +215,9 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         if not query.strip():
             order = sort_order(self.rows, range(len(self.rows)), self.sort, row_tokens)
         else:
-            hits = self.search(query)
-            matches = len(hits)
-            hits = hits[: self.filter_limit]
+            index = self._filter_index()
+            hits = index.search(query, self.filter_limit)  # spans only for the hits listed
+            matches = index.count(query)
             order = group_hits(self.rows, [h.index for h in hits])
             spans = {h.index: tuple(h.spans) for h in hits if h.spans}
         keep = next((i for i in order if keep_key is not None and row_key(self.rows[i]) == keep_key), None)

@@ -52,8 +52,9 @@ from skillshelf.app.problems import Problem
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.worker_errors import report_failure
 from skillshelf.core.hosts import DEFAULT_HOST
-from skillshelf.core.hosts.base import Feature, Host
+from skillshelf.core.hosts.base import BuildProgress, Feature, Host, reporting_progress
 from skillshelf.core.model import Generation
+from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.header import CatalogHeader, HeaderState
 from skillshelf.widgets.rows import LEGEND, CatalogRow, legend
@@ -72,6 +73,16 @@ class GenerationPublished(Message):
         super().__init__()
         self.generation = generation
         self.catalog = catalog
+
+
+def catalog_parse_cache(catalog: AppCatalog) -> ParseCache | None:
+    """The parse cache of ``catalog``'s host for its workspace, ``None`` without one."""
+    context = getattr(catalog, "context", None)
+    store = getattr(context, "cache", None)
+    if store is None:
+        return None
+    host = catalog.host
+    return store.for_host(host.name, host.version)  # type: ignore[no-any-return]
 
 
 class CatalogOpened(Message):
@@ -102,6 +113,15 @@ class _Shown(Message):
         self.catalog = catalog
         self.generation = generation
         self.view = view
+        self.epoch = epoch
+
+
+class _Building(Message):
+    """The first build is under way: ``progress`` holds the entries made so far."""
+
+    def __init__(self, progress: BuildProgress, epoch: int) -> None:
+        super().__init__()
+        self.progress = progress
         self.epoch = epoch
 
 
@@ -278,9 +298,15 @@ class MainScreen(Screen[None]):
         if catalog is None or refresh:
             self.app.call_from_thread(self._set_loading, "refreshing…" if refresh else "loading…")
         if catalog is None:
-            catalog = self._open_catalog()
+            # the first rows are shown while the build reads the rest (large catalogs)
+            def building(progress: BuildProgress) -> None:
+                self.post_message(_Building(progress, epoch))
+
+            with reporting_progress(building):
+                catalog = self._open_catalog()
             if epoch != self._epoch:
                 return
+            self.lint_cache.parse_cache = catalog_parse_cache(catalog)
             catalog.subscribe(partial(self._post_published, catalog))
             self.post_message(CatalogOpened(catalog))
             generation = catalog.current
@@ -327,6 +353,19 @@ class MainScreen(Screen[None]):
             return  # a catalog left behind by a host switch
         if self.generation is None or event.generation.number > self.generation.number:
             self.load_catalog()
+
+    @on(_Building)
+    def _building(self, event: _Building) -> None:
+        """Rows of the build so far, provisional (no precedence, order or lint yet), with how
+        far it got in the header; the published generation replaces them."""
+        if event.epoch != self._epoch or self.generation is not None:
+            return
+        progress = event.progress
+        partial_gen = Generation(0, "", self.host.name, "", (), progress.sources, progress.rejected, ())
+        pane = self.catalog_pane
+        pane.catalog_list.loading = False
+        pane.show_partial(partial_gen)
+        self._show_header(f"reading skill files… {progress.done:,} / {progress.total:,}")
 
     @on(_Shown)
     def _shown(self, event: _Shown) -> None:

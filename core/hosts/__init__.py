@@ -6,31 +6,67 @@ The protocol and shared types live in :mod:`skillshelf.core.hosts.base`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
+import importlib
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from skillshelf.core.hosts.base import Host
-from skillshelf.core.hosts.claude import CLAUDE
-from skillshelf.core.hosts.codex import CODEX
-from skillshelf.core.hosts.gemini import GEMINI
-from skillshelf.core.hosts.opencode import OPENCODE
-from skillshelf.core.hosts.zhin import ZHIN
-from skillshelf.core.hosts.zuno import ZUNO
 
-__all__ = ["DEFAULT_HOST", "HOSTS", "UnknownHostError", "get_host", "host_names", "next_host"]
+if TYPE_CHECKING:
+    DEFAULT_HOST: Host
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_HOST_NAME", "HOSTS", "UnknownHostError", "get_host", "host_names", "next_host"]
+
+#: Every host: name → (module, registered instance), in registry order. A host's module is
+#: imported the first time the host is asked for (start-up reads only what it uses).
+_REGISTRY: dict[str, tuple[str, str]] = {
+    "zuno": ("skillshelf.core.hosts.zuno", "ZUNO"),
+    "zhin": ("skillshelf.core.hosts.zhin", "ZHIN"),
+    "claude": ("skillshelf.core.hosts.claude", "CLAUDE"),
+    "codex": ("skillshelf.core.hosts.codex", "CODEX"),
+    "opencode": ("skillshelf.core.hosts.opencode", "OPENCODE"),
+    "gemini": ("skillshelf.core.hosts.gemini", "GEMINI"),
+}
+
+#: The name of the host used when none is named.
+DEFAULT_HOST_NAME = "zuno"
+
+
+class _Hosts(Mapping[str, Host]):
+    """The read-only registry mapping; a host's module is imported on first access."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, Host] = {}
+
+    def __getitem__(self, name: str) -> Host:
+        host = self._loaded.get(name)
+        if host is None:
+            module, attr = _REGISTRY[name]  # KeyError for an unknown name, as a mapping does
+            host = self._loaded[name] = getattr(importlib.import_module(module), attr)
+        return host
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_REGISTRY)
+
+    def __len__(self) -> int:
+        return len(_REGISTRY)
+
+    def __contains__(self, name: object) -> bool:
+        return name in _REGISTRY
+
+    def __repr__(self) -> str:
+        return f"HOSTS({', '.join(_REGISTRY)})"
+
 
 #: Every registered host by name, in registry order (CLI choices, ``h`` cycle, help).
-HOSTS: Mapping[str, Host] = MappingProxyType({h.name: h for h in (
-    ZUNO,
-    ZHIN,
-    CLAUDE,
-    CODEX,
-    OPENCODE,
-    GEMINI,
-)})
+HOSTS: Mapping[str, Host] = _Hosts()
 
-#: The host used when none is named.
-DEFAULT_HOST: Host = ZUNO
+
+def __getattr__(name: str) -> Host:
+    """``DEFAULT_HOST``: the host used when none is named (imported when first asked for)."""
+    if name == "DEFAULT_HOST":
+        return HOSTS[DEFAULT_HOST_NAME]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class UnknownHostError(KeyError):

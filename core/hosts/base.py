@@ -15,16 +15,22 @@ Views never compare host names: what differs between hosts is asked of the host 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from skillshelf.core.config import Config
-from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Root, Severity, Source
+from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Rejected, Root, Severity, Source
+from skillshelf.core.parsecache import NO_CACHE, ParseCache, ParseCacheStore
 from skillshelf.core.paths import Environment
-from skillshelf.core.tool import ToolResult
+
+if TYPE_CHECKING:
+    from skillshelf.core.config import Config
+    from skillshelf.core.tool import ToolResult
 
 __all__ = [
+    "BuildProgress",
     "CatalogEntry",
     "EntryState",
     "Fact",
@@ -35,11 +41,15 @@ __all__ = [
     "HostLabels",
     "HostSession",
     "LoadedPage",
+    "ProgressSink",
     "RootPlan",
     "SkillToolLike",
+    "Throttle",
     "ToolCatalog",
     "Verdict",
     "WatchTargets",
+    "progress_sink",
+    "reporting_progress",
 ]
 
 
@@ -82,7 +92,8 @@ class HostContext:
 
     ``paths``: extra ``skills.paths`` entries (``--path``); ``config_files``: extra
     configuration layers (``--config``); ``context_window`` in tokens (``None`` = the host's
-    own default); ``pull_remote``: whether ``skills.urls`` may be downloaded.
+    own default); ``pull_remote``: whether ``skills.urls`` may be downloaded; ``cache``: the
+    persistent parse cache of this workspace (``None``: every build reads every file).
     """
 
     cwd: str
@@ -91,6 +102,12 @@ class HostContext:
     config_files: tuple[str, ...] = ()
     context_window: int | None = None
     pull_remote: bool = True
+    cache: ParseCacheStore | None = field(default=None, compare=False, repr=False)
+
+    def parse_cache(self, host: str, rules: str) -> ParseCache:
+        """Host ``host``'s parse cache (rules version ``rules``) for this workspace; a cache
+        that keeps nothing when :attr:`cache` is ``None``."""
+        return NO_CACHE if self.cache is None else self.cache.for_host(host, rules)
 
 
 @dataclass(frozen=True)
@@ -122,6 +139,65 @@ class Verdict:
     reason: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
     frontmatter: Mapping[str, object] = field(default_factory=dict, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class BuildProgress:
+    """A build still under way (never a generation: nothing is published until it ends).
+
+    ``done`` files read of ``total`` (the files discovery found); ``sources`` and ``rejected``:
+    the entries made so far in discovery order, before the host's precedence and order apply
+    (so a view can show the first rows at once and mark them provisional)."""
+
+    done: int
+    total: int
+    sources: tuple[Source, ...] = ()
+    rejected: tuple[Rejected, ...] = ()
+
+
+#: Receives :class:`BuildProgress` from a building session (from the building thread).
+ProgressSink = Callable[[BuildProgress], None]
+
+_progress = threading.local()
+
+
+class reporting_progress:
+    """While active, builds made in this thread report :class:`BuildProgress` to ``sink`` (a
+    session asks :func:`progress_sink`; hosts that cannot report simply build). A view uses it
+    to show the first rows of a large catalog before the build ends."""
+
+    def __init__(self, sink: ProgressSink) -> None:
+        self._sink = sink
+        self._outer: ProgressSink | None = None
+
+    def __enter__(self) -> None:
+        self._outer = getattr(_progress, "sink", None)
+        _progress.sink = self._sink
+
+    def __exit__(self, *exc: object) -> None:
+        _progress.sink = self._outer
+
+
+def progress_sink() -> ProgressSink | None:
+    """The :class:`reporting_progress` sink of this thread, or ``None``."""
+    return getattr(_progress, "sink", None)
+
+
+class Throttle:
+    """When a build reports: first after ``first`` seconds, then at growing intervals (each
+    report costs the view a redraw of every row so far)."""
+
+    def __init__(self, first: float = 0.15) -> None:
+        self._start = time.monotonic()
+        self._next = first
+
+    def due(self) -> bool:
+        """True when a report is due now (then the next one is scheduled)."""
+        elapsed = time.monotonic() - self._start
+        if elapsed < self._next:
+            return False
+        self._next = max(self._next * 2.5, elapsed + 0.3)
+        return True
 
 
 @dataclass(frozen=True)

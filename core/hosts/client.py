@@ -22,6 +22,7 @@ import os
 import stat as stat_mod
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from types import MappingProxyType
 
 from skillshelf.core.config import Config
@@ -29,6 +30,7 @@ from skillshelf.core.digest import compute_digest
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.frontmatter import split_document
 from skillshelf.core.hosts.base import (
+    BuildProgress,
     Fact,
     Feature,
     HostCatalog,
@@ -37,9 +39,11 @@ from skillshelf.core.hosts.base import (
     LoadedPage,
     RootPlan,
     SkillToolLike,
+    Throttle,
     ToolCatalog,
     Verdict,
     WatchTargets,
+    progress_sink,
 )
 from skillshelf.core.model import (
     CatalogWarning,
@@ -51,6 +55,7 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
+from skillshelf.core.paths import canonical as real_path
 from skillshelf.core.scan import SKILL_FILENAME
 
 __all__ = [
@@ -105,7 +110,7 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
     try:
         if not os.path.isdir(top):
             return found, warnings
-        top_canon = os.path.realpath(top)
+        top_canon = real_path(top)
     except OSError:
         return found, warnings
     deepest = root.depth if root.depth is not None else root.max_depth
@@ -137,7 +142,7 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
                     if stat_mod.S_ISREG(st.st_mode):
                         has_skill = True
                         if root.depth_allowed(levels):
-                            real = os.path.realpath(path)
+                            real = real_path(path)
                             found.append(Found(real if root.resolve else path, real, levels, root))
                         continue
                     if not stat_mod.S_ISDIR(st.st_mode):
@@ -161,7 +166,7 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
                         continue
                     if not stat_mod.S_ISDIR(st.st_mode):
                         continue
-                    target = os.path.realpath(path)
+                    target = real_path(path)
                     if target in chain:
                         warnings.append(_warning("symlink-loop", path, f"symlink loop: {path} leads back to {target}; not followed"))
                         continue
@@ -293,6 +298,8 @@ class ClientSession:
         self.config: Config = Config()
         self.remote_origins: Mapping[str, tuple[str, str | None]] = MappingProxyType({})
         self._plan: RootPlan | None = None
+        #: This host's parse cache for the workspace (:mod:`skillshelf.core.parsecache`).
+        self.parse_cache = context.parse_cache(host.name, host.version)
 
     @property
     def context(self) -> HostContext:
@@ -390,17 +397,16 @@ class ClientSession:
         sources: list[Source] = []
         rejected: list[Rejected] = []
         file_warnings: list[CatalogWarning] = []
-        for f in found:
-            data: bytes | None
-            error: str | None = None
-            try:
-                data = read_regular(f.canonical, MAX_SKILL_BYTES)
-            except OSError as exc:
-                data, error = None, exc.strerror or str(exc)
-            verdict = host.accept(f.location, data, error=error)
-            sha = hashlib.sha256(data).hexdigest() if data is not None else ""
-            size = len(data) if data is not None else 0
-            mtime = _mtime(f.canonical)
+        cache = self.parse_cache
+        sink = progress_sink()
+        throttle = Throttle() if sink is not None else None
+        for n, f in enumerate(found, 1):
+            if throttle is not None and sink is not None and throttle.due():
+                sink(BuildProgress(n - 1, len(found), tuple(sources), tuple(rejected)))
+            location, canonical = f.location, f.canonical
+            (verdict, sha, size), st = cache.lookup(
+                "verdict", canonical, partial(_judge, host, location, canonical), label=location)
+            mtime = st.st_mtime if st is not None else 0.0
             also = tuple(aliases.get(f.location, ()))
             if not verdict.accepted or verdict.name is None:
                 reason = verdict.reason or f"{host.client} does not load this file"
@@ -433,6 +439,7 @@ class ClientSession:
               watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
         """Rescan every root (``changed`` is not used) and build the next generation."""
         host, ctx = self._host, self._context
+        self.parse_cache.begin_full_build()
         plan = self._plan_roots()
         self._plan = plan
         found, scan_warnings, aliases = self._found(plan)
@@ -447,11 +454,20 @@ class ClientSession:
         )
 
 
-def _mtime(path: str) -> float:
+def _judge(host: ClientHost, location: str, canonical: str) -> tuple[Verdict, str, int]:
+    """``host``'s verdict on the file at ``canonical`` (reached as ``location``), the SHA-256 of
+    its bytes and their count (``""`` and 0 when it cannot be read)."""
+    data: bytes | None
+    error: str | None = None
     try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
+        data = read_regular(canonical, MAX_SKILL_BYTES)
+    except OSError as exc:
+        data, error = None, exc.strerror or str(exc)
+    verdict = host.accept(location, data, error=error)
+    if data is None:
+        return verdict, "", 0
+    return verdict, hashlib.sha256(data).hexdigest(), len(data)
+
 
 
 def unique(items: Iterable[str]) -> tuple[str, ...]:

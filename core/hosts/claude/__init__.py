@@ -29,6 +29,7 @@ import os
 import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from skillshelf.core.digest import compute_digest
 from skillshelf.core.fileread import read_regular
@@ -327,6 +328,7 @@ class ClaudeSession(ClientSession):
               watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
         """Rescan every root (``changed`` is not used) and build the next generation."""
         ctx = self._context
+        self.parse_cache.begin_full_build()
         cwd = _real(ctx.cwd)
         self._settings = settings = read_settings(cwd, ctx.env)
         self._croots = croots = claude_roots(cwd, ctx.env, ctx.paths, managed_dir=self._claude.managed_dir)
@@ -374,22 +376,11 @@ class ClaudeSession(ClientSession):
                           warnings=tuple(warnings), diagnostics=plan.hints)
 
     def _load(self, location: str, canonical: str, croot: ClaudeRoot, key: str) -> tuple[Source | None, Rejected | None]:
-        error: str | None = None
-        data: bytes | None
-        try:
-            data = read_regular(canonical, FILE_LIMIT)
-        except OSError as exc:
-            data, error = None, exc.strerror or str(exc)
-        if data is not None and len(data) > FILE_LIMIT:
-            size = _size(canonical, len(data))
-            reason = _disk_note(size)
-            verdict = Verdict(False, reason=reason, diagnostics=(Diagnostic(Severity.ERROR, "claude-too-large", reason),))
-            skill = None
-        else:
-            skill, verdict = _verdict(key, data, error, command=croot.commands)
-        sha = hashlib.sha256(data).hexdigest() if data is not None else ""
-        size = _size(canonical, len(data) if data is not None else 0)
-        mtime = _mtime(canonical)
+        command = croot.commands
+        (skill, verdict, sha, length), st = self.parse_cache.lookup(
+            "verdict", canonical, partial(_judge, canonical, key, command), label=f"{location}\0{key}\0{command}")
+        size = st.st_size if st is not None else length
+        mtime = st.st_mtime if st is not None else 0.0
         root = croot.root
         if not verdict.accepted or skill is None or skill.refused is not None:
             reason = verdict.reason or "Claude Code does not load this file"
@@ -479,6 +470,29 @@ def _listdir_order(path: str) -> dict[str, int]:
         return {}
 
 
+def _judge(canonical: str, key: str, command: bool) -> tuple[ClaudeSkill | None, Verdict, str, int]:
+    """(parsed skill, verdict, SHA-256 of the bytes, byte count) of the file at ``canonical``
+    keyed ``key`` (``""`` and 0 when it cannot be read)."""
+    error: str | None = None
+    data: bytes | None
+    try:
+        data = read_regular(canonical, FILE_LIMIT)
+    except OSError as exc:
+        data, error = None, exc.strerror or str(exc)
+    skill: ClaudeSkill | None
+    if data is not None and len(data) > FILE_LIMIT:
+        reason = _disk_note(_size(canonical, len(data)))
+        verdict = Verdict(False, reason=reason, diagnostics=(Diagnostic(Severity.ERROR, "claude-too-large", reason),))
+        skill = None
+    else:
+        skill, verdict = _verdict(key, data, error, command=command)
+    if skill is not None and skill.body:
+        skill = replace(skill, body="")  # kept in the parse cache: never a body (the tool reads the file)
+    if data is None:
+        return skill, verdict, "", 0
+    return skill, verdict, hashlib.sha256(data).hexdigest(), len(data)
+
+
 def _inode(path: str) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
@@ -493,12 +507,6 @@ def _size(path: str, fallback: int) -> int:
     except OSError:
         return fallback
 
-
-def _mtime(path: str) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
 
 
 def _command_files(base: str) -> list[tuple[str, str, str]]:

@@ -19,6 +19,7 @@ import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from skillshelf.core.digest import compute_digest
 from skillshelf.core.fileread import read_regular
@@ -127,6 +128,16 @@ def _read(path: str) -> tuple[bytes | None, str | None]:
         if exc.errno is None:
             return None, str(exc)
         return None, f"{exc.strerror} (os error {exc.errno})"
+
+
+def _parse_file(path: str) -> tuple[Parsed, str, int]:
+    """Codex's parse of the file at ``path`` (its folder is the skill folder), the SHA-256 of
+    its bytes and their count (``""`` and 0 when it cannot be read)."""
+    data, error = _read(path)
+    if data is None:
+        reason = f"failed to read file: {error}"
+        return Parsed(error=reason, diagnostics=(Diagnostic(Severity.ERROR, "codex-error", reason),)), "", 0
+    return parse_skill(data, os.path.dirname(path)), hashlib.sha256(data).hexdigest(), len(data)
 
 
 class CodexHost(ClientHost):
@@ -274,7 +285,9 @@ class CodexSession(ClientSession):
         self._plan = plan
         scan_warnings: list[CatalogWarning] = []
         reports: dict[str, list[_Report]] = {}
-        parsed_cache: dict[str, tuple[Parsed, bytes | None]] = {}
+        parsed_cache: dict[str, tuple[Parsed, str, int, float]] = {}
+        cache = self.parse_cache
+        cache.begin_full_build()
         sidecars: dict[str, Sidecar] = {}
         seq = 0
         seen_manifests: set[str] = set()
@@ -296,13 +309,8 @@ class CodexSession(ClientSession):
                         f"{manifest}: {why}; Codex gives the skills below it no plugin namespace from it"))
             for spelled, canon in walked.files:
                 if canon not in parsed_cache:
-                    data, error = _read(canon)
-                    if data is None:
-                        reason = f"failed to read file: {error}"
-                        parsed_cache[canon] = (Parsed(error=reason, diagnostics=(
-                            Diagnostic(Severity.ERROR, "codex-error", reason),)), None)
-                    else:
-                        parsed_cache[canon] = (parse_skill(data, os.path.dirname(canon)), data)
+                    (got, sha, size), st = cache.lookup("verdict", canon, partial(_parse_file, canon))
+                    parsed_cache[canon] = (got, sha, size, st.st_mtime if st is not None else 0.0)
                 parsed = parsed_cache[canon][0]
                 folder = os.path.dirname(canon)
                 if parsed.error is None and folder not in sidecars:
@@ -348,7 +356,7 @@ class CodexSession(ClientSession):
             frontmatter=dict(v.frontmatter),
         )
 
-    def _settle_reports(self, reports: dict[str, list[_Report]], parsed: dict[str, tuple[Parsed, bytes | None]],
+    def _settle_reports(self, reports: dict[str, list[_Report]], parsed: dict[str, tuple[Parsed, str, int, float]],
                         sidecars: dict[str, Sidecar], setup: Setup
                         ) -> tuple[list[Source], list[Rejected], list[CatalogWarning]]:
         sources: list[Source] = []
@@ -362,10 +370,7 @@ class CodexSession(ClientSession):
             if told:
                 order[canon] = told[0].seq
         for canon, reps in reports.items():
-            data = parsed[canon][1]
-            sha = hashlib.sha256(data).hexdigest() if data is not None else ""
-            size = len(data) if data is not None else 0
-            mtime = _mtime(canon)
+            _, sha, size, mtime = parsed[canon]
             spellings = list(dict.fromkeys(r.spelled for r in reps))
             aliases = tuple(s for s in spellings if s != canon)
             ok = [r for r in reps if r.verdict.accepted]
@@ -545,12 +550,6 @@ def _apply_rules(sources: list[Source], setup: Setup) -> list[Source]:
         out.append(s)
     return out
 
-
-def _mtime(path: str) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
 
 
 # ---------------------------------------------------------------------------- skills/list records

@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 
 from skillshelf.core.digest import compute_digest
 from skillshelf.core.fileread import NotRegularFileError, read_regular
@@ -85,6 +86,16 @@ def _read(path: str) -> tuple[bytes | None, str | None]:
     if len(data) > MAX_SKILL_BYTES:
         return None, f"larger than {MAX_SKILL_BYTES:,} bytes: skillshelf does not read it (Gemini CLI would)"
     return data, None
+
+
+def _judge(host: GeminiHost, location: str) -> tuple[Verdict, str, int]:
+    """Gemini CLI's verdict on the file at ``location``, the SHA-256 of its bytes and their
+    count (``""`` and 0 when it cannot be read)."""
+    data, error = _read(location)
+    verdict = host.accept(location, data, error=error)
+    if data is None:
+        return verdict, "", 0
+    return verdict, hashlib.sha256(data).hexdigest(), len(data)
 
 
 def catalog_skills(sources: Sequence[Source]) -> tuple[Source, ...]:
@@ -165,6 +176,8 @@ class GeminiSession(ClientSession):
               watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
         """Read the setup, scan the roots in order, settle copies (``changed`` is not used)."""
         host, ctx = self._gemini, self._context
+        cache = self.parse_cache
+        cache.begin_full_build()
         roots, warnings = self.load()
         setup = self.setup
         self._plan = RootPlan(tuple(roots), tuple(warnings))
@@ -184,12 +197,10 @@ class GeminiSession(ClientSession):
                 if location in seen:
                     continue  # the same location replaces itself silently
                 seen.add(location)
-                data, error = _read(location)
-                verdict = host.accept(location, data, error=error)
                 canonical = os.path.realpath(location)
-                sha = hashlib.sha256(data).hexdigest() if data is not None else ""
-                size = len(data) if data is not None else 0
-                mtime = _mtime(canonical)
+                (verdict, sha, size), st = cache.lookup(
+                    "verdict", canonical, partial(_judge, host, location), label=location)
+                mtime = st.st_mtime if st is not None else 0.0
                 if not verdict.accepted or verdict.name is None:
                     reason = verdict.reason or "Gemini CLI does not load this file"
                     warning = CatalogWarning("gemini-rejected", location, reason)
@@ -306,12 +317,6 @@ class GeminiSession(ClientSession):
                                              ".env", "gemini-extension.json", "extension-enablement.json",
                                              ".gemini-extension-install.json"}))
 
-
-def _mtime(path: str) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
 
 
 class GeminiHost(ClientHost):

@@ -62,6 +62,7 @@ class ZhinSession:
         self._context = context
         self.config: Config = Config()
         self.remote_origins: Mapping[str, tuple[str, str | None]] = MappingProxyType({})
+        self._cache = context.parse_cache(ZhinHost.name, ZhinHost.version)
 
     def request_pull(self) -> None:
         """Zhin has no remote indexes."""
@@ -82,6 +83,7 @@ class ZhinSession:
               watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
         """Rescan every plugin (``changed`` is not used: Zhin trees are small)."""
         ctx = self._context
+        self._cache.begin_full_build()
         return build_zhin_generation(
             ctx.cwd,
             paths=self.plugin_paths(),
@@ -90,6 +92,7 @@ class ZhinSession:
             home=ctx.env.home,
             search_path=ctx.env.vars.get("PATH"),
             extra_warnings=watch_warnings,
+            cache=self._cache,
         )
 
     def watch_targets(self) -> WatchTargets:

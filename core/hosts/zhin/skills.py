@@ -44,6 +44,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from skillshelf.core.digest import compute_digest
@@ -62,6 +63,7 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
+from skillshelf.core.parsecache import NO_CACHE, ParseCache
 from skillshelf.core.paths import canonical
 from skillshelf.core.yamlload import YamlAliasLimit, YamlError, YamlSyntaxError
 
@@ -420,6 +422,46 @@ def _mtime(path: str) -> float:
         return 0.0
 
 
+#: What one candidate's parse gave: the skill (``None`` when refused), the refusal as
+#: ``ZhinSkillError`` arguments, host diagnostics, frontmatter, SHA-256 and byte count.
+_CandidateParse = tuple[
+    ZhinSkill | None, tuple[str, str, str | None, int | None] | None, tuple[Diagnostic, ...],
+    Mapping[str, Any], str, int,
+]
+
+
+def _parse_candidate(cand: ZhinCandidate, tools: Sequence[str]) -> _CandidateParse:
+    """Read and parse one candidate ``SKILL.md`` with the folder's private ``tools``."""
+    data, err = _read(cand.location)
+    diags: list[Diagnostic] = []
+    fm: Mapping[str, Any] = {}
+    if data is None:
+        return None, (f"failed to read skill {cand.location}: {err}", "unreadable", None, None), (), fm, "", 0
+    sha = hashlib.sha256(data).hexdigest()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        diags.append(Diagnostic(
+            Severity.WARNING, "not-utf8",
+            f"byte {exc.start} is not UTF-8; Zhin reads it as U+FFFD", line=None,
+        ))
+    try:
+        skill = parse_zhin_markdown(text, local_name=cand.local_name, source=cand.location,
+                                    private_tool_names=list(tools))
+    except ZhinSkillError as exc:
+        block = split_zhin_markdown(text)[0]
+        if block is not None:
+            try:
+                loaded = load_zhin_yaml(block)
+                fm = loaded if isinstance(loaded, dict) else {}
+            except YamlError:  # already reported as the failure
+                fm = {}
+        return None, (str(exc), exc.code, exc.field, exc.line), tuple(diags), fm, sha, len(data)
+    # kept in the parse cache: never a body (always-injected text is read from the file when shown)
+    return replace(skill, instructions=""), None, tuple(diags), skill.metadata, sha, len(data)
+
+
 def build_zhin_generation(
     cwd: str,
     *,
@@ -429,6 +471,7 @@ def build_zhin_generation(
     home: str | None = None,
     search_path: str | None = None,
     extra_warnings: Sequence[CatalogWarning] = (),
+    cache: ParseCache = NO_CACHE,
 ) -> Generation:
     """Build one :class:`Generation` for host ``zhin`` (SPEC Z1–Z2, Z5, H1, H3, F6).
 
@@ -473,39 +516,15 @@ def build_zhin_generation(
                 rejected[i] = replace(rejected[i], aliases=rejected[i].aliases + (cand.location,))
             continue
         name = cand.local_name.split("/")[-1]
-        data, err = _read(cand.location)
-        diags: list[Diagnostic] = []
-        skill: ZhinSkill | None = None
-        failure: ZhinSkillError | None = None
-        sha = hashlib.sha256(data).hexdigest() if data is not None else ""
-        fm: Mapping[str, Any] = {}
-        if data is None:
-            failure = ZhinSkillError(f"failed to read skill {cand.location}: {err}", "unreadable")
-        else:
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                text = data.decode("utf-8", errors="replace")
-                diags.append(Diagnostic(
-                    Severity.WARNING, "not-utf8",
-                    f"byte {exc.start} is not UTF-8; Zhin reads it as U+FFFD", line=None,
-                ))
-            agent = cand.local_name.split("/")[1] if cand.local_name.startswith("agent/") else None
-            tools = [qualified_tool_name(name, t, agent) for t in private_tool_names(os.path.dirname(cand.location))]
-            try:
-                skill = parse_zhin_markdown(text, local_name=cand.local_name, source=cand.location,
-                                            private_tool_names=tools)
-                fm = skill.metadata
-            except ZhinSkillError as exc:
-                failure = exc
-                block = split_zhin_markdown(text)[0]
-                if block is not None:
-                    try:
-                        loaded = load_zhin_yaml(block)
-                        fm = loaded if isinstance(loaded, dict) else {}
-                    except YamlError:  # already reported as the failure
-                        fm = {}
-        mtime = _mtime(cand.location)
+        agent = cand.local_name.split("/")[1] if cand.local_name.startswith("agent/") else None
+        tools = [qualified_tool_name(name, t, agent) for t in private_tool_names(os.path.dirname(cand.location))]
+        # the parse depends on the file and on the folder's private tools: both are in the key
+        (skill, refusal, found, fm, sha, size), st = cache.lookup(
+            "verdict", canon, partial(_parse_candidate, cand, tools), label="\0".join([cand.location, *tools]))
+        diags = list(found)
+        failure = ZhinSkillError(*refusal) if refusal is not None else None
+        data_len = size
+        mtime = st.st_mtime if st is not None else 0.0
         if failure is not None:
             warning = CatalogWarning("zhin-rejected", cand.location, str(failure))
             prev = prev_by_loc.get(cand.location)
@@ -527,7 +546,7 @@ def build_zhin_generation(
             rejected.append(Rejected(
                 location=cand.location, provenance=cand.provenance, canonical=canon, name=name, root=cand.root,
                 warning=warning, diagnostics=tuple(diags) + (failure.diagnostic(),), content_sha256=sha,
-                size=len(data) if data is not None else 0, mtime=mtime, frontmatter=dict(fm),
+                size=data_len, mtime=mtime, frontmatter=dict(fm),
             ))
             continue
         assert skill is not None
@@ -548,7 +567,7 @@ def build_zhin_generation(
         sources.append(Source(
             name=name, location=cand.location, provenance=cand.provenance, canonical=canon, root=cand.root,
             description=skill.description, exposure=Exposure.INDEX, exposure_reason=reason,
-            content_sha256=sha, size=len(data) if data is not None else 0, mtime=mtime,
+            content_sha256=sha, size=data_len, mtime=mtime,
             frontmatter=dict(skill.metadata), diagnostics=tuple(diags),
         ))
 

@@ -45,8 +45,8 @@ class ZunoHost:
         return f"{self.client} {self.version}"
 
     def open(self, context: HostContext) -> ZunoSession:
-        """A :class:`ZunoSession` over ``context``."""
-        return ZunoSession(context)
+        """A :class:`ZunoSession` over ``context`` (with this host's parse cache of it)."""
+        return ZunoSession(context, cache=context.parse_cache(self.name, self.version))
 
     def roots(self, context: HostContext) -> RootPlan:
         """SPEC D1 rows 1–5 for ``context`` (configuration read for ``skills.paths``; remote

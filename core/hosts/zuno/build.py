@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from types import MappingProxyType
 
 from skillshelf import __version__
@@ -25,7 +26,17 @@ from skillshelf.core.config import Config, RuleEntry, load_config
 from skillshelf.core.digest import DigestCache, cached_digest
 from skillshelf.core.discovery import Match, discover
 from skillshelf.core.frontmatter import SkillParse, parse_skill_file
-from skillshelf.core.hosts.base import Fact, HostCatalog, HostContext, LoadedPage, WatchTargets
+from skillshelf.core.hosts.base import (
+    BuildProgress,
+    Fact,
+    HostCatalog,
+    HostContext,
+    LoadedPage,
+    ProgressSink,
+    Throttle,
+    WatchTargets,
+    progress_sink,
+)
 from skillshelf.core.hosts.zuno import loading
 from skillshelf.core.hosts.zuno.prompt import budget_rule, zuno_catalog
 from skillshelf.core.hosts.zuno.roots import uncovered_folders, zuno_roots, zuno_watch_roots
@@ -41,7 +52,8 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
-from skillshelf.core.paths import find_worktree
+from skillshelf.core.parsecache import NO_CACHE, ParseCache
+from skillshelf.core.paths import canonical, find_worktree
 from skillshelf.core.remote import cache_root, pull
 from skillshelf.core.scan import ScanResult, scan
 from skillshelf.core.sidecar import Sidecar, read_sidecars
@@ -93,7 +105,16 @@ class _Snapshot:
     rules: tuple[RuleEntry, ...]
     builtins: tuple[Source, ...]
     digest_cache: DigestCache
+    #: the generation this one was built from (``None`` for the first)
+    basis: Generation | None = None
     _by_dir: dict[str, str] | None = None
+
+    def valid_for(self, previous: Generation) -> bool:
+        """Whether this snapshot describes ``previous``: it is the generation built here, or the
+        catalog did not publish that build because it showed exactly what ``previous`` shows
+        (``Catalog.refresh(publish_unchanged=False)``)."""
+        gen = self.generation
+        return gen is previous or (self.basis is previous and gen.same_content(previous))
 
     def location_by_dir(self) -> dict[str, str]:
         """Skill directory (as spelled by the locator) → locator, built once per snapshot."""
@@ -107,11 +128,12 @@ class ZunoSession:
 
     Holds the merged configuration of the latest build (:attr:`config`), the remote pull of
     ``skills.urls`` (done once, on the first build, unless the context forbids it; again after
-    :meth:`request_pull`) and the snapshot the incremental path patches. Not thread-safe by
-    itself: the catalog serialises builds.
+    :meth:`request_pull`) and the snapshot the incremental path patches; ``cache``: the host's
+    parse cache of the workspace (:meth:`HostContext.parse_cache`; none by default). Not
+    thread-safe by itself: the catalog serialises builds.
     """
 
-    def __init__(self, context: HostContext) -> None:
+    def __init__(self, context: HostContext, *, cache: ParseCache = NO_CACHE) -> None:
         self._context = context
         self.config: Config = Config()
         self._remote_dirs: tuple[str, ...] = ()
@@ -119,6 +141,7 @@ class ZunoSession:
         self._remote_origins: Mapping[str, tuple[str, str | None]] = MappingProxyType({})
         self._pulled = False
         self._snap: _Snapshot | None = None
+        self._cache = cache
 
     @property
     def context(self) -> HostContext:
@@ -204,7 +227,7 @@ class ZunoSession:
             ctx.env, ctx.cwd, paths=config.paths + ctx.paths, remote_dirs=self._remote_dirs
         )
         snap = self._snap
-        if previous is None or snap is None or snap.generation is not previous:
+        if previous is None or snap is None or not snap.valid_for(previous):
             snap = None
         if snap is not None:  # keep the previous Root objects for equal roots (cheap identity checks)
             same = {r: r for r in snap.roots}
@@ -212,6 +235,8 @@ class ZunoSession:
         plan = None
         if changed is not None and snap is not None:
             plan = plan_patch(snap.roots, snap.scans, roots, changed)
+        if plan is None:
+            self._cache.begin_full_build()
         edited: set[str] | None = None
         touched: Callable[[str], bool] | None = None
         if plan is None:
@@ -233,9 +258,9 @@ class ZunoSession:
 
         rules = config.rules
         if edited is not None and snap is not None and snap.rules == rules:
-            outputs, parsed = _assemble_edited(edited, config, rules, snap)
+            outputs, parsed = _assemble_edited(edited, config, rules, snap, self._cache)
         else:
-            outputs, parsed = _assemble(matches, config, rules, previous, snap, touched)
+            outputs, parsed = _assemble(matches, config, rules, previous, snap, touched, self._cache)
         sources: list[Source] = []
         rejected: list[Rejected] = []
         file_warnings: list[CatalogWarning] = []
@@ -282,6 +307,7 @@ class ZunoSession:
             rules=rules,
             builtins=tuple(builtins),
             digest_cache=digest_cache,
+            basis=previous,
         )
         return gen
 
@@ -302,7 +328,7 @@ class ZunoSession:
             dirs.append(os.path.dirname(os.path.normpath(os.path.join(base, single))))
         for f in ctx.config_files:
             dirs.append(os.path.dirname(os.path.normpath(os.path.join(base, f))))
-        shared = os.path.realpath(os.path.join(os.path.normpath(os.path.join(base, env.home)), ".agents", "skills"))
+        shared = canonical(os.path.join(os.path.normpath(os.path.join(base, env.home)), ".agents", "skills"))
         return WatchTargets(
             roots=roots,
             config_dirs=tuple(dirs),
@@ -314,16 +340,24 @@ class ZunoSession:
         )
 
 
-def _stat(path: str) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
+def _slim(parse: SkillParse) -> SkillParse:
+    """``parse`` without its body and split: a generation never holds skill bodies (the tool
+    and the views read them from the file when they are shown)."""
+    return replace(parse, body="", split=None) if parse.body or parse.split is not None else parse
 
 
-def _read(location: str) -> _Parsed:
-    return _Parsed(read_sidecars(os.path.dirname(location)), parse_skill_file(location, location=location),
-                   _stat(location))
+def _read_skill(location: str) -> SkillParse:
+    return _slim(parse_skill_file(location, location=location))
+
+
+def _read(m: Match, cache: ParseCache) -> _Parsed:
+    """One skill directory read through the parse cache: the ``SKILL.md`` parse keyed by the
+    canonical file (the locator is part of the key: messages name it), the sidecars by theirs."""
+    location = m.location
+    parse, st = cache.lookup("zuno-skill", m.canonical,
+                             partial(_read_skill, location), label=location)
+    return _Parsed(read_sidecars(os.path.dirname(location), cache=cache), parse,
+                   st.st_mtime if st is not None else 0.0)
 
 
 def _assemble(
@@ -333,10 +367,14 @@ def _assemble(
     previous: Generation | None,
     snap: _Snapshot | None,
     touched: Callable[[str], bool] | None,
+    cache: ParseCache,
 ) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
     """Turn every match into its entry (H3 keep-last-valid included). ``touched`` None → read
     every skill directory; else only those it names, reusing ``snap``'s parses and, when the
-    match and the rules are unchanged too, its finished entries."""
+    match and the rules are unchanged too, its finished entries. Reports the entries made so
+    far to a :func:`~skillshelf.core.hosts.base.progress_sink` now and then."""
+    sink = progress_sink()
+    throttle = Throttle() if sink is not None else None
     old_out = snap.outputs if snap is not None else {}
     old_parsed = snap.parsed if snap is not None else {}
     same_rules = snap is not None and snap.rules == rules
@@ -354,18 +392,26 @@ def _assemble(
                 continue
             p = old_parsed.get(loc)
         if p is None:
-            p = _read(loc)
+            p = _read(m, cache)
         parsed[loc] = p
         if prev_by_loc is None:
             prev_by_loc = {}
             if previous is not None:
                 prev_by_loc = {s.location: s for s in previous.sources if s.provenance is not Provenance.BUILTIN}
         outputs[loc] = _assemble_one(m, p, config, rules, prev_by_loc.get(loc))
+        if throttle is not None and sink is not None and throttle.due():
+            _report(sink, outputs, len(matches))
     return outputs, parsed
 
 
+def _report(sink: ProgressSink, outputs: dict[str, _Output], total: int) -> None:
+    entries = [o.entry for o in outputs.values()]
+    sink(BuildProgress(len(outputs), total, tuple(e for e in entries if isinstance(e, Source)),
+                       tuple(e for e in entries if isinstance(e, Rejected))))
+
+
 def _assemble_edited(
-    edited: set[str], config: Config, rules: tuple[RuleEntry, ...], snap: _Snapshot
+    edited: set[str], config: Config, rules: tuple[RuleEntry, ...], snap: _Snapshot, cache: ParseCache
 ) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
     """:func:`_assemble` for the edit fast path: the previous outputs, with only the ``edited``
     locators' skill directories re-read. The previous entry of a locator is the one the
@@ -374,7 +420,7 @@ def _assemble_edited(
     parsed = dict(snap.parsed)
     for loc in edited:
         old = snap.outputs[loc]
-        p = _read(loc)
+        p = _read(old.match, cache)
         parsed[loc] = p
         prev = old.entry if isinstance(old.entry, Source) else None
         outputs[loc] = _assemble_one(old.match, p, config, rules, prev)

@@ -1,0 +1,342 @@
+"""skillshelf at 1,000 / 10,000 / 100,000 skills, each figure beside the file-system floors
+measured in the same run (``python benchmarks/bench_scale.py [N ...] [--runs R]``).
+
+Not part of the test suite (speed targets are never timed unit tests). For each N a synthetic
+tree (:mod:`gen_tree`: six roots — four the host finds itself, two given with ``--path`` —
+nested folders, same names, symlink aliases, broken files, ``skills.config`` rules) is written
+once into a temporary directory (``--keep DIR`` keeps and reuses it). Every figure is a whole
+fresh process (interpreter start-up and imports included), the median of ``--runs``:
+
+- floors, plain Python over the same six roots (``os.scandir`` recursion, symlinks followed):
+  *walk + stat* (one ``stat`` per ``SKILL.md``) and *walk + read* (every ``SKILL.md`` read);
+- ``skillshelf index``: *cold* (skillshelf's parse cache deleted first: every file is read,
+  parsed and the cache written) and *warm* (the cache from the run before, the tree unchanged);
+- ``skillshelf debug skill --json`` (warm, with its lint of every file) against warm ``index``;
+- ``skillshelf compare --json`` (every host, warm);
+- the TUI, headless (120×36, no watcher): *empty project* — start until the first frame is
+  drawn, in a folder with no skills; *first rows* — start until catalog rows are on screen;
+  *full list* — start until the complete generation is listed (warm cache); peak RSS;
+- *filter keystroke*: in the TUI process above, typing one more character of a query until the
+  new list is shown (median over a few queries, in milliseconds);
+- peak RSS (MB) of the warm ``index`` and of the TUI.
+
+The OS page cache is not dropped (that needs root): "cold" is a cold skillshelf cache over warm
+file-system caches, exactly like the floors. Figures on a shared machine vary with its load;
+the load average is printed with the machine's name. The output ends with a Markdown table
+ready for the README: absolute times and the ratios the targets are stated in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from gen_tree import generate  # noqa: E402
+
+#: Targets (issue "Fast at any size"): figure → (bound, what it is compared with).
+TARGETS = {
+    "warm_index": (1.5, "× walk + stat"),
+    "cold_index": (2.5, "× walk + read"),
+    "debug": (1.3, "× warm index"),
+}
+
+_FLOOR = r"""
+import os, sys, time
+def walk(top, read, seen):
+    try:
+        it = os.scandir(top)
+    except OSError:
+        return 0
+    n = 0
+    with it:
+        for e in it:
+            if e.name == "SKILL.md":
+                if read:
+                    with open(e.path, "rb") as fh:
+                        fh.read()
+                else:
+                    os.stat(e.path)
+                n += 1
+            elif e.is_dir():
+                real = os.path.realpath(e.path) if e.is_symlink() else e.path
+                if real not in seen:
+                    seen.add(real)
+                    n += walk(e.path, read, seen)
+    return n
+read = sys.argv[1] == "read"
+print(sum(walk(r, read, set()) for r in sys.argv[2:]))
+"""
+
+_CLI = r"""
+import atexit, json, os, resource, sys
+out = os.environ.pop("SKILLSHELF_BENCH_OUT")
+def report():
+    with open(out, "w") as fh:
+        json.dump({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}, fh)
+atexit.register(report)  # after the parse cache's writer thread has finished
+from skillshelf.app.cli import main
+sys.stdout = open(os.devnull, "w")
+rc = main(sys.argv[1:])
+sys.stdout.flush()
+raise SystemExit(rc)
+"""
+
+_TUI = r"""
+import asyncio, json, os, resource, statistics, sys, time
+t0 = float(os.environ.pop("SKILLSHELF_BENCH_T0"))
+out = os.environ.pop("SKILLSHELF_BENCH_OUT")
+queries = json.loads(os.environ.pop("SKILLSHELF_BENCH_QUERIES"))
+from skillshelf.app import tui
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.hosts import get_host
+from skillshelf.core.parsecache import default_cache_dir
+from skillshelf.core.paths import Environment
+
+marks = {}
+def mark(name):
+    marks.setdefault(name, time.time() - t0)
+
+class Probe(tui.SkillshelfApp):
+    CSS_PATH = os.path.join(os.path.dirname(tui.__file__), tui.SkillshelfApp.CSS_PATH)
+    def on_ready(self):  # the first frame has been drawn
+        mark("first_frame")
+    def on_mount(self):
+        self.set_interval(0.005, self._poll)
+    def _poll(self):
+        try:
+            main = self.main_screen
+            pane = main.catalog_pane
+            shown = pane.catalog_list.order
+        except Exception:  # not composed yet
+            return
+        if shown:
+            mark("first_rows")
+            if main.generation is not None:
+                mark("full_list")
+
+async def run():
+    # the app as run_tui builds it (no watcher), driven headless at 120x36
+    env = Environment.from_mapping(None)
+    host = get_host("zuno")
+    cache_dir = default_cache_dir(env.xdg_cache_home)
+    paths = tuple(sys.argv[1:])
+    def open_host(other):
+        return Catalog.open(os.getcwd(), env=env, host=other, paths=paths, cache_dir=cache_dir)
+    app = Probe(lambda: open_host(host), host=host, cwd_display=os.getcwd(), watch=False, open_host=open_host)
+    async with app.run_test(size=(120, 36)) as pilot:
+        deadline = time.time() + 600
+        while ("full_list" not in marks if paths else "first_frame" not in marks) and time.time() < deadline:
+            await pilot.pause(0.005)
+        pane = app.main_screen.catalog_pane
+        typing = []
+        for q in queries:
+            for k in range(1, len(q) + 1):
+                start = time.perf_counter()
+                pane.set_query(q[:k], now=True)
+                typing.append((time.perf_counter() - start) * 1000)
+            pane.set_query("", now=True)
+        marks["filter_ms"] = statistics.median(typing) if typing else None
+        marks["filter_max_ms"] = max(typing) if typing else None
+    marks["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+asyncio.run(run())
+with open(out, "w") as fh:
+    json.dump(marks, fh)
+"""
+
+
+def _env(info: dict) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ZUNO_", "XDG_"))}
+    env.update(info["env"])
+    env.pop("NO_COLOR", None)
+    return env
+
+
+def _roots(info: dict) -> list[str]:
+    root = info["root"]
+    return [os.path.join(root, p) for p in ("project/.zuno/skill", "project/.agents/skills",
+                                             "home/.config/zuno/skill", "home/.agents/skills")] + _paths(info)
+
+
+def _paths(info: dict) -> list[str]:
+    return [*info["paths"], os.path.join(info["root"], "home/.cache/zuno/skills")]
+
+
+def _timed(argv: list[str], env: dict[str, str], cwd: str) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def _cli(args: list[str], info: dict) -> tuple[float, float]:
+    """(seconds, peak RSS MB) of one ``skillshelf ARGS`` process."""
+    fd, out = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    env = {**_env(info), "SKILLSHELF_BENCH_OUT": out}
+    try:
+        seconds = _timed([sys.executable, "-c", _CLI, *args], env, info["cwd"])
+        with open(out) as fh:
+            rss = json.load(fh)["rss_mb"]
+    finally:
+        os.unlink(out)
+    return seconds, rss
+
+
+def _tui(info: dict, paths: list[str], cwd: str, queries: list[str]) -> dict:
+    fd, out = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    env = {**_env(info), "SKILLSHELF_BENCH_OUT": out, "SKILLSHELF_BENCH_QUERIES": json.dumps(queries)}
+    try:
+        env["SKILLSHELF_BENCH_T0"] = repr(time.time())
+        subprocess.run([sys.executable, "-c", _TUI, *paths], env=env, cwd=cwd, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(out) as fh:
+            return json.load(fh)
+    finally:
+        os.unlink(out)
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def bench(n: int, runs: int, base: str) -> dict:
+    """Every figure for an ``n``-skill tree under ``base`` (generated when missing)."""
+    tree = os.path.join(base, f"tree-{n}")
+    meta = os.path.join(base, f"tree-{n}.json")
+    if os.path.exists(meta):
+        with open(meta) as fh:
+            info = json.load(fh)
+    else:
+        info = generate(tree, n)
+        info.pop("remote_dirs")
+        with open(meta, "w") as fh:
+            json.dump(info, fh)
+    env = _env(info)
+    roots = _roots(info)
+    common = [arg for p in _paths(info) for arg in ("--path", p)]
+    cache = os.path.join(info["env"]["XDG_CACHE_HOME"], "skillshelf")
+    r: dict = {"n": n, "files": info["files"]}
+
+    def floor(kind: str) -> float:
+        return _timed([sys.executable, "-c", _FLOOR, kind, *roots], env, info["cwd"])
+
+    r["walk_stat"] = _median([floor("stat") for _ in range(runs)])
+    r["walk_read"] = _median([floor("read") for _ in range(runs)])
+    cold = []
+    for _ in range(runs):
+        shutil.rmtree(cache, ignore_errors=True)
+        cold.append(_cli(["index", *common], info)[0])
+    r["cold_index"] = _median(cold)
+    warm = [_cli(["index", *common], info) for _ in range(runs)]
+    r["warm_index"] = _median([w[0] for w in warm])
+    r["index_rss"] = max(w[1] for w in warm)
+    r["debug"] = _median([_cli(["debug", "skill", "--json", *common], info)[0] for _ in range(runs)])
+    r["compare"] = _median([_cli(["compare", "--json", *common], info)[0] for _ in range(runs)])
+    empty = os.path.join(base, "empty-project")
+    os.makedirs(os.path.join(empty, ".git"), exist_ok=True)
+    r["tui_empty"] = _median([_tui({"env": {"HOME": os.path.join(base, "empty-home")}}, [], empty, [])["first_frame"]
+                              for _ in range(runs)])
+    tuis = [_tui(info, _paths(info), info["cwd"], ["deploy", "pdf-sql", "zzzz"]) for _ in range(runs)]
+    for key in ("first_rows", "full_list", "filter_ms", "filter_max_ms"):
+        r[f"tui_{key}"] = _median([t[key] for t in tuis if t.get(key) is not None] or [float("nan")])
+    r["tui_rss"] = max(t["rss_mb"] for t in tuis)
+    return r
+
+
+def machine() -> str:
+    """The machine, named: host, CPU model, CPUs, memory, Python, load average now."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next((line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    mem = ""
+    try:
+        with open("/proc/meminfo") as fh:
+            kb = int(next(line.split()[1] for line in fh if line.startswith("MemTotal")))
+            mem = f", {kb / 1024 / 1024:.0f} GB RAM"
+    except (OSError, StopIteration, ValueError):
+        pass
+    load = ", load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()) if hasattr(os, "getloadavg") else ""
+    return (f"{platform.node()}: {cpu}, {os.cpu_count()} CPUs{mem}, {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}{load}")
+
+
+def _s(x: float) -> str:
+    return f"{x:.2f} s" if x >= 0.995 else f"{x * 1000:.0f} ms"
+
+
+def table(rows: list[dict]) -> str:
+    """The README table: one column per N, each figure with its ratio to its reference."""
+    head = "| figure | " + " | ".join(f"{r['n']:,} skills" for r in rows) + " | target |"
+    out = [head, "|---|" + "---:|" * len(rows) + "---|"]
+
+    def line(label: str, cell, target: str) -> None:
+        out.append(f"| {label} | " + " | ".join(cell(r) for r in rows) + f" | {target} |")
+
+    line("floor: walk + stat", lambda r: _s(r["walk_stat"]), "—")
+    line("floor: walk + read", lambda r: _s(r["walk_read"]), "—")
+    line("`index`, warm cache", lambda r: f"{_s(r['warm_index'])} ({r['warm_index'] / r['walk_stat']:.1f}× walk+stat)",
+         "≤ 1.5× walk + stat at 10k")
+    line("`index`, cold (no cache)", lambda r: f"{_s(r['cold_index'])} ({r['cold_index'] / r['walk_read']:.1f}× walk+read)",
+         "≤ 2.5× walk + read at 10k")
+    line("`debug skill --json`, warm", lambda r: f"{_s(r['debug'])} ({r['debug'] / r['warm_index']:.2f}× index)",
+         "≤ 1.3× index")
+    line("`compare --json` (6 hosts), warm", lambda r: _s(r["compare"]), "—")
+    line("TUI empty project: first frame", lambda r: _s(r["tui_empty"]), "≤ 0.3 s")
+    line("TUI first rows on screen, warm", lambda r: _s(r["tui_first_rows"]), "≤ 0.5 s at 10k")
+    line("TUI full list, warm", lambda r: _s(r["tui_full_list"]), "≤ 1.0 s at 10k")
+    line("filter keystroke → new list (median / max)",
+         lambda r: f"{r['tui_filter_ms']:.0f} / {r['tui_filter_max_ms']:.0f} ms", "≤ 30 ms at 10k, ≤ 150 ms at 100k")
+    line("peak RSS: TUI / warm `index`", lambda r: f"{r['tui_rss']:.0f} / {r['index_rss']:.0f} MB",
+         "≤ 150 MB at 10k, ≤ 800 MB at 100k")
+    by_n = {r["n"]: r for r in rows}
+    if 10_000 in by_n and 100_000 in by_n:
+        a, b = by_n[10_000], by_n[100_000]
+        keys = ("walk_stat", "walk_read", "warm_index", "cold_index", "debug", "compare", "tui_first_rows",
+                "tui_full_list", "tui_filter_ms", "tui_rss")
+        ratios = ", ".join(f"{k} {b[k] / a[k]:.1f}×" for k in keys if a.get(k))
+        out.append("")
+        out.append(f"100k / 10k (target: every figure ≤ 12×): {ratios}")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("sizes", nargs="*", type=int, default=[1_000, 10_000])
+    ap.add_argument("--runs", type=int, default=3, help="fresh processes per figure (the median is kept)")
+    ap.add_argument("--keep", metavar="DIR", help="generate the trees into DIR and keep them (reused when present)")
+    ns = ap.parse_args(argv)
+    base = ns.keep or tempfile.mkdtemp(prefix="skillshelf-scale-")
+    os.makedirs(base, exist_ok=True)
+    rows = []
+    try:
+        for n in ns.sizes:
+            r = bench(n, ns.runs, base)
+            print(json.dumps(r), file=sys.stderr)
+            rows.append(r)
+    finally:
+        if ns.keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+    print(f"Machine: {machine()}")
+    print(f"Median of {ns.runs} fresh processes per figure; OS file cache warm.")
+    print()
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

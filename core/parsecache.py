@@ -1,0 +1,413 @@
+"""The persistent parse cache: what a host made of each file, kept between runs.
+
+People open skillshelf many times a day over the same, mostly unchanged folders; reading and
+parsing every ``SKILL.md`` again each time is most of the start-up cost. This cache keeps, per
+file, what a host's parser said about it (its verdict, the sidecar overlay, the lint draft) in
+skillshelf's **own** user cache directory (never an agent's cache), and hands it back when the
+file on disk is provably the same.
+
+The same file means the same identity key: canonical path, size, ``mtime_ns``, ``ctime_ns``,
+inode and device (:func:`stat_key`). Replacing a file by another with the same size and the
+same modification time still changes its inode (a rename over it) or its ``ctime`` (an in-place
+write: ``ctime`` cannot be set back), so it is read again. Entries made while the file was
+younger than :data:`RACY_NS` are not stored: a second edit inside the file system's timestamp
+granularity could otherwise go unseen (git's "racily clean" rule).
+
+Every entry lives in a *namespace*: the cache format, the skillshelf version, a fingerprint of
+the installed ``skillshelf.core`` sources, and the host with its rules version — one host's
+verdict is never handed to another, and a skillshelf upgrade (or a changed checkout) starts
+afresh. A workspace (working directory, extra paths and configuration files, home) has one file
+per host, so a file holds only what one workspace reached; a full build drops entries it no
+longer reached.
+
+A missing, stale, corrupt or partly written cache file is ignored (and replaced at the next
+save): the file carries a magic line, its namespace, its payload length and a CRC-32 checked
+before anything is unpickled. Saving writes a temporary file in the same directory and renames
+it over the old one (atomic on POSIX and Windows). The cache is a private pickle in a directory
+only the user can write (mode 0700): whoever can write there can already run code as the user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import logging
+import os
+import pickle
+import stat as stat_mod
+import struct
+import sys
+import threading
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from skillshelf.core.fileread import tap_reads
+
+__all__ = [
+    "CACHE_FORMAT",
+    "NO_CACHE",
+    "RACY_NS",
+    "ParseCache",
+    "ParseCacheStore",
+    "StatKey",
+    "code_fingerprint",
+    "default_cache_dir",
+    "stat_key",
+]
+
+log = logging.getLogger(__name__)
+
+#: Bumped whenever the layout of a cache file or of an entry changes.
+CACHE_FORMAT = 1
+#: A file modified (or whose inode changed) less than this many nanoseconds before it was read
+#: is not cached: a second change within the timestamp granularity could keep the same key.
+RACY_NS = 2_000_000_000
+#: Most workspace cache files kept; the least recently written ones are removed beyond that.
+MAX_FILES = 64
+
+_MAGIC = b"skillshelf-parse-cache\n"
+_HEADER = struct.Struct("<QI")  # payload length (bytes), CRC-32 of the payload
+
+#: ``(size, mtime_ns, ctime_ns, inode, device)`` of a file (symlinks followed).
+StatKey = tuple[int, int, int, int, int]
+
+T = TypeVar("T")
+
+#: Something else made from the bytes a host reads: ``(path read, bytes)`` → ``(label, value)``
+#: kept beside the host's own value (the lint of the file, for example), or ``None``.
+Product = Callable[[str, bytes], "tuple[str, object] | None"]
+
+
+def stat_key(st: os.stat_result) -> StatKey:
+    """The identity key of a file from its ``stat`` result (module docstring)."""
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+def default_cache_dir(xdg_cache_home: str) -> str:
+    """skillshelf's user cache directory: ``$XDG_CACHE_HOME/skillshelf`` on Linux and other
+    XDG systems (``xdg_cache_home`` is the environment's value, core never reads the process
+    environment), ``platformdirs.user_cache_dir("skillshelf")`` on macOS and Windows."""
+    if sys.platform in ("darwin", "win32"):
+        import platformdirs
+
+        return platformdirs.user_cache_dir("skillshelf", appauthor=False)
+    return os.path.join(os.path.abspath(xdg_cache_home), "skillshelf")
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """A short hash of the skillshelf version and every installed ``skillshelf.core`` source
+    file (relative path, size, ``mtime_ns``): any change to a parser invalidates every entry."""
+    from skillshelf import __version__
+
+    base = os.path.dirname(os.path.abspath(__file__))
+    digest = hashlib.blake2b(__version__.encode(), digest_size=10)
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            rel = os.path.relpath(path, base)
+            digest.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+class ParseCache:
+    """One host's entries for one workspace: ``(kind, canonical path)`` → ``(StatKey, value)``.
+
+    ``kind`` separates what is kept per file (``verdict``, ``sidecar``, ``lint:spec`` …);
+    ``label`` (the spelling a value embeds in its messages, when that is not ``path``) is part
+    of the identity too. :meth:`lookup` is the whole interface hosts use. Values must be
+    picklable and immutable (they are shared between generations). Thread-safe. A cache with no
+    ``file`` keeps entries in memory only; one built with ``enabled`` False (``--no-cache``)
+    keeps nothing: every lookup computes.
+    """
+
+    def __init__(self, file: str | None, namespace: str, *, enabled: bool = True) -> None:
+        self.file = file
+        self.namespace = namespace
+        self.enabled = enabled
+        self._lock = threading.Lock()
+        self._stored: dict[tuple[str, str, str], tuple[StatKey, object]] | None = None
+        self._used: dict[tuple[str, str, str], tuple[StatKey, object]] = {}
+        self._saved = 0  # entries in the file as last read or written
+        self._new = False  # an entry was computed since the last save
+        self._full = False  # a full build started since the last save
+        self._products: dict[str, Product] = {}
+        self.hits = 0
+        self.misses = 0
+
+    # ---- reading the file
+    def _load(self) -> dict[tuple[str, str, str], tuple[StatKey, object]]:
+        if self._stored is None:
+            self._stored = _read_file(self.file, self.namespace) if self.file else {}
+            self._saved = len(self._stored)
+        return self._stored
+
+    def lookup(self, kind: str, path: str, compute: Callable[[], T], *, label: str = "",
+               st: os.stat_result | None = None, derive: bool = True) -> tuple[T, os.stat_result | None]:
+        """``compute()``'s value for the file at ``path`` (canonical, symlinks resolved), from
+        the cache when the file's :func:`stat_key` is unchanged, else computed now and kept.
+
+        Returns ``(value, stat)``; ``stat`` is the ``os.stat`` taken *before* ``compute`` ran
+        (``None`` when the file cannot be stat-ed: then nothing is cached). ``st``: a stat the
+        caller already has; ``derive`` False: no :meth:`produce` products are made from this
+        read. Files that are not regular, and files changed in the last
+        :data:`RACY_NS`, are computed every time. ``compute`` must read the file itself and
+        must never raise for file problems (its answer for them is what is cached).
+        """
+        if st is None:
+            try:
+                st = os.stat(path)
+            except (OSError, ValueError):
+                return compute(), None
+        if not self.enabled or not stat_mod.S_ISREG(st.st_mode):
+            return compute(), st
+        key = stat_key(st)
+        ident = (kind, path, label)
+        with self._lock:
+            hit = self._used.get(ident)
+            if hit is None or hit[0] != key:
+                hit = self._load().get(ident)
+            if hit is not None and hit[0] == key:
+                self._used[ident] = hit
+                self.hits += 1
+                return hit[1], st  # type: ignore[return-value]
+            self.misses += 1
+        products = self._products if derive else None
+        if not products:
+            value = compute()
+            made: list[tuple[tuple[str, str, str], object]] = []
+        else:
+            read: list[tuple[str, bytes]] = []
+            with tap_reads(lambda p, d: read.append((p, d)) if not read else None):
+                value = compute()
+            made = []
+            if read:  # the first file the host read is the one this entry is about
+                for product_kind, product in products.items():
+                    result = product(*read[0])
+                    if result is not None:
+                        made.append(((product_kind, path, result[0]), result[1]))
+        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= RACY_NS:
+            with self._lock:
+                self._used[ident] = (key, value)
+                for other, product_value in made:
+                    self._used[other] = (key, product_value)
+                self._new = True
+        return value, st
+
+    def produce(self, kind: str, product: Product) -> None:
+        """From now on, every file a :meth:`lookup` reads also gives ``product(path, bytes)``,
+        kept under ``kind`` with the same identity key (see :meth:`peek`), so it never needs a
+        second read."""
+        with self._lock:
+            self._products[kind] = product
+
+    def peek(self, kind: str, path: str, st: os.stat_result | None = None, *, label: str = "") -> object | None:
+        """The cached value of ``(kind, path, label)`` when its key matches ``st``, else
+        ``None``; nothing is computed (``st`` None: the file is stat-ed now)."""
+        if not self.enabled:
+            return None
+        if st is None:
+            try:
+                st = os.stat(path)
+            except (OSError, ValueError):
+                return None
+        key = stat_key(st)
+        ident = (kind, path, label)
+        with self._lock:
+            hit = self._used.get(ident) or self._load().get(ident)
+            if hit is not None and hit[0] == key:
+                self._used[ident] = hit
+                return hit[1]
+        return None
+
+    def begin_full_build(self) -> None:
+        """A build that reaches every file starts: entries it does not use are dropped at the
+        next :meth:`save` (a file deleted or moved away leaves the cache)."""
+        with self._lock:
+            # what earlier builds used stays readable until this one reuses it
+            self._load().update(self._used)
+            self._used = {}
+            self._full = True
+
+    # ---- writing the file
+    def save(self) -> bool:
+        """Write the entries used since the last full build to :attr:`file`, atomically;
+        True when a file was written. Never raises (a read-only or full disk is logged)."""
+        if not self.file:
+            return False
+        with self._lock:
+            if not self._dirty_locked():
+                return False
+            entries = dict(self._used)
+            self._new = self._full = False
+            self._saved = len(entries)
+        try:
+            _write_file(self.file, self.namespace, entries)
+        except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
+            log.warning("could not write the parse cache %s: %s", self.file, exc)
+            return False
+        return True
+
+    def _dirty_locked(self) -> bool:
+        # Unchanged when nothing was computed and a full build reused exactly the saved entries
+        # (what it used comes from the file, so equal counts mean equal sets).
+        return self._new or (self._full and len(self._used) != self._saved)
+
+    @property
+    def dirty(self) -> bool:
+        """True when :meth:`save` would write."""
+        with self._lock:
+            return bool(self.file) and self._dirty_locked()
+
+
+#: The cache of a session with caching turned off (``--no-cache``): every lookup computes.
+NO_CACHE = ParseCache(None, "", enabled=False)
+
+
+class ParseCacheStore:
+    """The parse caches of one workspace, one :class:`ParseCache` per host (SPEC-neutral).
+
+    ``directory``: skillshelf's cache directory (:func:`default_cache_dir`), ``None`` for a
+    memory-only store; ``workspace``: what identifies the workspace (working directory, extra
+    paths and configuration files, home) — hashed into the file names.
+    """
+
+    def __init__(self, directory: str | None, workspace: Sequence[str]) -> None:
+        self.directory = directory
+        self._workspace = hashlib.blake2b("\0".join(workspace).encode("utf-8", "surrogateescape"),
+                                          digest_size=10).hexdigest()
+        self._lock = threading.Lock()
+        self._caches: dict[str, ParseCache] = {}
+        self._products: dict[str, Product] = {}
+        self._saving = threading.Lock()
+
+    def for_host(self, name: str, rules: str) -> ParseCache:
+        """The cache of host ``name`` whose rules are version ``rules`` (the client version it
+        emulates); the namespace adds the cache format and :func:`code_fingerprint`."""
+        with self._lock:
+            cache = self._caches.get(name)
+            if cache is None:
+                namespace = f"{CACHE_FORMAT}|{code_fingerprint()}|{name}|{rules}"
+                file = None
+                if self.directory is not None:
+                    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+                    file = os.path.join(self.directory, "parse", f"{safe}-{self._workspace}.pickle")
+                cache = self._caches[name] = ParseCache(file, namespace)
+                for kind, product in self._products.items():
+                    cache.produce(kind, product)
+            return cache
+
+    def produce(self, kind: str, product: Product) -> None:
+        """:meth:`ParseCache.produce` for every host's cache of this workspace."""
+        with self._lock:
+            self._products[kind] = product
+            for cache in self._caches.values():
+                cache.produce(kind, product)
+
+    @property
+    def dirty(self) -> bool:
+        """True when some host's cache has entries to write."""
+        with self._lock:
+            return any(c.dirty for c in self._caches.values())
+
+    def save(self) -> int:
+        """Write every host cache that changed (atomically, one at a time); returns how many
+        files were written. Never raises."""
+        with self._saving:
+            with self._lock:
+                caches = list(self._caches.values())
+            written = sum(1 for c in caches if c.save())
+            if written and self.directory is not None:
+                _evict(os.path.join(self.directory, "parse"))
+            return written
+
+
+# --------------------------------------------------------------------------------------------
+# file format
+# --------------------------------------------------------------------------------------------
+
+
+def _read_file(file: str, namespace: str) -> dict[tuple[str, str, str], tuple[StatKey, object]]:
+    """The entries of ``file`` when it is a complete cache file of ``namespace``, else ``{}``."""
+    try:
+        with open(file, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return {}
+    try:
+        if not data.startswith(_MAGIC):
+            return {}
+        pos = len(_MAGIC)
+        nl = data.index(b"\n", pos)
+        if data[pos:nl].decode("utf-8") != namespace:
+            return {}
+        pos = nl + 1
+        length, crc = _HEADER.unpack_from(data, pos)
+        payload = memoryview(data)[pos + _HEADER.size:]
+        if len(payload) != length or zlib.crc32(payload) != crc:
+            return {}
+        entries = pickle.loads(payload)
+    except Exception as exc:  # a damaged cache is never an error: it is rebuilt
+        log.info("ignoring the parse cache %s: %s", file, exc)
+        return {}
+    if not isinstance(entries, dict):
+        return {}
+    return entries
+
+
+def _write_file(file: str, namespace: str, entries: dict[tuple[str, str, str], tuple[StatKey, object]]) -> None:
+    """Write ``entries`` to ``file`` atomically (temporary file + rename, directory 0700)."""
+    directory = os.path.dirname(file)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    import tempfile
+
+    payload = pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
+    header = _MAGIC + namespace.encode("utf-8") + b"\n" + _HEADER.pack(len(payload), zlib.crc32(payload))
+    fd, tmp = tempfile.mkstemp(prefix=".parse-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(header)
+            fh.write(payload)
+        os.replace(tmp, file)
+    except BaseException:
+        _unlink(tmp)
+        raise
+
+
+def _evict(directory: str) -> None:
+    """Keep the :data:`MAX_FILES` most recently written cache files of ``directory``; remove
+    temporary files left by a process that died while saving (older than an hour)."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    now = time.time()
+    files: list[tuple[float, str]] = []
+    for e in entries:
+        try:
+            mtime = e.stat(follow_symlinks=False).st_mtime
+        except OSError:
+            continue
+        if e.name.endswith(".tmp"):
+            if now - mtime > 3600:
+                _unlink(e.path)
+        elif e.name.endswith(".pickle"):
+            files.append((mtime, e.path))
+    files.sort(reverse=True)
+    for _, path in files[MAX_FILES:]:
+        _unlink(path)
+
+
+def _unlink(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)

@@ -1,0 +1,299 @@
+"""The persistent parse cache: identical results with and without it, whatever happens to the
+files between runs, and a damaged cache is ignored (never a wrong answer, never a crash)."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+
+import pytest
+from test_catalog import SHARED, Tree, _soak, same, skill, write
+
+from skillshelf.core import parsecache
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.hosts import HOSTS
+from skillshelf.core.parsecache import ParseCache, ParseCacheStore, stat_key
+from skillshelf.core.paths import Environment
+
+#: The racy window used here (seconds): larger than the file-system timestamp tick, small enough
+#: to wait out between steps. Production uses 2 s (slow file systems tick in seconds).
+WINDOW = 0.03
+
+
+@pytest.fixture(autouse=True)
+def short_racy_window(monkeypatch):
+    monkeypatch.setattr(parsecache, "RACY_NS", int(WINDOW * 1e9))
+
+
+def settle_clock() -> None:
+    """Let every file written so far leave the racy window (so the cache may keep it)."""
+    time.sleep(WINDOW * 1.5)
+
+
+def opened(tree: Tree, cache_dir: str | None, host: str = "zuno", paths=()) -> Catalog:
+    return Catalog.open(tree.project, env=tree.env, host=host, paths=paths, pull_remote=False, cache_dir=cache_dir)
+
+
+def session_cache(cat: Catalog) -> ParseCache:
+    store = cat.context.cache
+    assert store is not None
+    return store.for_host(cat.host.name, cat.host.version)
+
+
+def compare(tree: Tree, cache_dir: str, host: str = "zuno", paths=()) -> Catalog:
+    """Open with the cache and without it: equal generations. Returns the cached catalog (its
+    cache saved)."""
+    cached = opened(tree, cache_dir, host, paths)
+    plain = opened(tree, None, host, paths)
+    same(cached.current, plain.current)
+    cached.save_cache()
+    return cached
+
+
+# ---------------------------------------------------------------- the must-hold test
+
+
+def _seed(tree: Tree) -> dict[str, str]:
+    files = {
+        "edit": write(f"{tree.agents}/edit/SKILL.md", skill("edit", "Before the edit")),
+        "swap": write(f"{tree.agents}/swap/SKILL.md", skill("swap", "AAAA version")),
+        "inplace": write(f"{tree.agents}/inplace/SKILL.md", skill("inplace", "CCCC version")),
+        "rename": write(f"{tree.agents}/rename/SKILL.md", skill("rename", "Moves")),
+        "delete": write(f"{tree.agents}/delete/SKILL.md", skill("delete", "Goes away")),
+        "claude": write(f"{tree.project}/.claude/skills/claude-one/SKILL.md", skill("claude-one", "Claude copy")),
+        "home": write(f"{tree.home}/.agents/skills/home-one/SKILL.md", skill("home-one", "Home copy")),
+        "zhin": write(f"{tree.project}/skills/zhin-one/SKILL.md", skill("zhin-one", "Zhin copy")),
+        "keep": write(f"{tree.zuno}/keep/SKILL.md", skill("keep", "Never changes")),
+        "side": write(f"{tree.zuno}/side/SKILL.md", skill("side", "Has a sidecar")),
+        "sidecar": write(f"{tree.zuno}/side/agents/zuno.yaml", "policy:\n  exposure: search\n"),
+    }
+    return files
+
+
+def _same_size_same_mtime(path: str, text: str, *, replace: bool) -> None:
+    """Put ``text`` (same byte count as now) at ``path`` and set its modification time back:
+    by a rename over it (new inode) or written in place (same inode, new ctime)."""
+    st = os.stat(path)
+    assert len(text.encode()) == st.st_size
+    if replace:
+        tmp = path + ".new"
+        write(tmp, text)
+        os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
+        os.replace(tmp, path)
+    else:
+        with open(path, "r+", encoding="utf-8") as fh:
+            fh.write(text)
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+
+
+@pytest.mark.parametrize("host", list(HOSTS))
+def test_edits_same_size_same_mtime_replacements_renames_and_deletes_match_no_cache(tmp_path, host):
+    tree = Tree(tmp_path)
+    files = _seed(tree)
+    cache_dir = str(tmp_path / "cache")
+    settle_clock()
+    first = compare(tree, cache_dir, host)
+    assert session_cache(first).misses > 0
+    warm = compare(tree, cache_dir, host)
+    assert session_cache(warm).misses == 0 and session_cache(warm).hits > 0  # every file from the cache
+
+    write(files["edit"], skill("edit", "After the edit, longer"))
+    _same_size_same_mtime(files["swap"], skill("swap", "BBBB version"), replace=True)
+    _same_size_same_mtime(files["inplace"], skill("inplace", "DDDD version"), replace=False)
+    _same_size_same_mtime(files["claude"], skill("claude-one", "Claude COPY"), replace=False)
+    _same_size_same_mtime(files["zhin"], skill("zhin-one", "Zhin COPY"), replace=True)
+    _same_size_same_mtime(files["home"], skill("home-one", "Home COPY"), replace=False)
+    _same_size_same_mtime(files["sidecar"], "policy:\n  exposure: index \n", replace=False)
+    os.rename(os.path.dirname(files["rename"]), f"{tree.agents}/renamed")
+    os.remove(files["delete"])
+    settle_clock()
+
+    after = compare(tree, cache_dir, host)
+    descriptions = {s.description for s in after.current.sources}
+    if host in ("zuno", "codex", "gemini"):  # hosts that read ~/.agents/skills
+        assert "Home COPY" in descriptions and "Home copy" not in descriptions
+    if host in ("zuno", "codex", "opencode"):  # hosts that read the project's .agents/skills
+        assert "BBBB version" in descriptions and "AAAA version" not in descriptions
+        assert "DDDD version" in descriptions and "CCCC version" not in descriptions
+        assert "After the edit, longer" in descriptions
+        assert "Goes away" not in descriptions
+        locations = {s.location for s in after.current.sources}
+        assert f"{tree.agents}/renamed/SKILL.md" in locations
+        assert f"{tree.agents}/rename/SKILL.md" not in locations
+    if host == "claude":
+        assert "Claude COPY" in descriptions and "Claude copy" not in descriptions
+    if host == "zhin":
+        assert "Zhin COPY" in descriptions and "Zhin copy" not in descriptions
+    if host == "zuno":
+        side = after.current.by_location(f"{tree.zuno}/side/SKILL.md")
+        assert side is not None and side.exposure.value == "index"
+    # and once more from the cache alone
+    compare(tree, cache_dir, host)
+
+
+def test_a_file_changed_within_the_racy_window_is_read_again(tmp_path, monkeypatch):
+    """A file younger than the racy window is never kept: a second write inside the same
+    timestamp tick could leave its key unchanged."""
+    monkeypatch.setattr(parsecache, "RACY_NS", 3_600 * 10**9)
+    tree = Tree(tmp_path)
+    write(f"{tree.agents}/fresh/SKILL.md", skill("fresh"))
+    cache_dir = str(tmp_path / "cache")
+    cat = compare(tree, cache_dir)
+    assert session_cache(cat).misses == 1
+    again = compare(tree, cache_dir)
+    assert session_cache(again).hits == 0 and session_cache(again).misses == 1
+
+
+def test_soak_random_operations_with_the_cache_equal_without(tmp_path):
+    tree = Tree(tmp_path)
+    for i in range(12):
+        write(f"{[tree.agents, tree.zuno, tree.shared][i % 3]}/seed{i}/SKILL.md", skill(f"n{i}"))
+    cache_dir = str(tmp_path / "cache")
+    paths = [tree.shared]
+    hits = 0
+
+    def step(_changed):
+        nonlocal hits
+        settle_clock()
+        cat = compare(tree, cache_dir, paths=paths)
+        hits += session_cache(cat).hits
+
+    _soak(tree, random.Random(7), 60, step)
+    assert hits > 100  # the cache was used, not bypassed
+
+
+def test_incremental_refresh_with_the_cache_equals_a_full_rescan(tmp_path):
+    tree = Tree(tmp_path)
+    for i in range(6):
+        write(f"{[tree.agents, tree.zuno, tree.shared][i % 3]}/seed{i}/SKILL.md", skill(f"n{i}"))
+    cache_dir = str(tmp_path / "cache")
+    settle_clock()
+    inc = opened(tree, cache_dir, paths=[tree.shared])
+    full = opened(tree, None, paths=[tree.shared])
+
+    def step(changed):
+        same(inc.refresh_paths(changed), full.refresh())
+
+    _soak(tree, random.Random(11), 60, step)
+
+
+# ---------------------------------------------------------------- a damaged cache
+
+
+def _cache_files(cache_dir: str) -> list[str]:
+    folder = os.path.join(cache_dir, "parse")
+    return sorted(os.path.join(folder, f) for f in os.listdir(folder))
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "flipped-byte", "other-namespace",
+                                    "not-a-dict", "directory"])
+def test_a_damaged_cache_file_is_ignored_and_rebuilt(tmp_path, damage):
+    tree = Tree(tmp_path)
+    write(f"{tree.agents}/one/SKILL.md", skill("one", "First"))
+    write(f"{tree.agents}/two/SKILL.md", skill("two", "Second"))
+    cache_dir = str(tmp_path / "cache")
+    settle_clock()
+    compare(tree, cache_dir)
+    [file] = _cache_files(cache_dir)
+    data = Path(file).read_bytes()
+    if damage == "garbage":
+        data = b"\x00\xffnot a cache at all" * 10
+    elif damage == "truncated":
+        data = data[: len(data) // 2]
+    elif damage == "empty":
+        data = b""
+    elif damage == "flipped-byte":
+        data = data[:-5] + bytes([data[-5] ^ 0x55]) + data[-4:]
+    elif damage == "other-namespace":
+        data = data.replace(b"|zuno|", b"|zunx|", 1)
+    elif damage == "not-a-dict":
+        store = ParseCache(file, session_cache(opened(tree, cache_dir)).namespace)
+        parsecache._write_file(file, store.namespace, [1, 2, 3])  # type: ignore[arg-type]
+        data = Path(file).read_bytes()
+    if damage == "directory":
+        os.remove(file)
+        os.makedirs(file)
+    else:
+        with open(file, "wb") as fh:
+            fh.write(data)
+    cat = compare(tree, cache_dir)  # the damaged file is ignored: everything read again
+    assert session_cache(cat).hits == 0 and session_cache(cat).misses == 2
+    if damage != "directory":
+        warm = compare(tree, cache_dir)  # and it was rewritten whole
+        assert session_cache(warm).hits == 2 and session_cache(warm).misses == 0
+
+
+def test_saving_is_atomic_and_skipped_when_nothing_changed(tmp_path):
+    tree = Tree(tmp_path)
+    write(f"{tree.agents}/one/SKILL.md", skill("one"))
+    cache_dir = str(tmp_path / "cache")
+    settle_clock()
+    cat = compare(tree, cache_dir)
+    [file] = _cache_files(cache_dir)  # no temporary file left beside it
+    before = os.stat(file).st_mtime_ns
+    warm = opened(tree, cache_dir)
+    assert warm.save_cache() == 0  # nothing new, nothing dropped: not rewritten
+    assert os.stat(file).st_mtime_ns == before
+    os.remove(f"{tree.agents}/one/SKILL.md")
+    namespace = session_cache(cat).namespace
+    assert len(parsecache._read_file(file, namespace)) == 1
+    gone = opened(tree, cache_dir)
+    gone.save_cache()  # (or the catalog's own saving thread did)
+    assert parsecache._read_file(file, namespace) == {}  # the deleted file's entry left the cache
+    assert os.stat(file).st_mtime_ns != before
+    assert ParseCacheStore(cache_dir, ()).directory == cache_dir
+    assert session_cache(cat).file == file
+    assert oct(os.stat(os.path.dirname(file)).st_mode & 0o777) == "0o700"
+
+
+def test_a_read_only_cache_directory_is_not_an_error(tmp_path):
+    tree = Tree(tmp_path)
+    write(f"{tree.agents}/one/SKILL.md", skill("one"))
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the directory should be")
+    cat = opened(tree, str(blocker))
+    assert cat.save_cache() == 0
+    same(cat.current, opened(tree, None).current)
+
+
+def test_stat_key_holds_size_times_inode_and_device(tmp_path):
+    p = write(str(tmp_path / "f"), "abc")
+    st = os.stat(p)
+    assert stat_key(st) == (3, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+def test_without_a_cache_directory_nothing_is_written(tmp_path):
+    tree = Tree(tmp_path)
+    write(f"{tree.agents}/one/SKILL.md", skill("one"))
+    cat = opened(tree, None)
+    assert cat.context.cache is None and cat.save_cache() == 0
+
+
+# ---------------------------------------------------------------- the corpus, every host
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(SHARED, "corpus")), reason="needs ../shared/corpus")
+@pytest.mark.parametrize("host", list(HOSTS))
+def test_corpus_with_the_cache_equals_without(tmp_path, host):
+    corpus = os.path.realpath(os.path.join(SHARED, "corpus"))
+    t = os.path.realpath(str(tmp_path))
+    os.makedirs(os.path.join(t, "proj", ".git"))
+    env = Environment.from_mapping({"HOME": os.path.join(t, "home")})
+    cache_dir = os.path.join(t, "cache")
+
+    def open_(cache: str | None) -> Catalog:
+        return Catalog.open(os.path.join(t, "proj"), env=env, host=host, paths=[corpus], pull_remote=False,
+                            cache_dir=cache)
+
+    plain = open_(None).current
+    cold = open_(cache_dir)
+    same(cold.current, plain)
+    cold.save_cache()
+    warm = open_(cache_dir)
+    same(warm.current, plain)
+    cache = warm.context.cache.for_host(host, warm.host.version)  # type: ignore[union-attr]
+    assert cache.misses == 0
