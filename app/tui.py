@@ -394,7 +394,7 @@ def run_tui(ns: Namespace) -> int:
         cwd, env_map, demo_root = str(demo.cwd), dict(demo.env), demo.root
     env = Environment.from_mapping(env_map)
     host = get_host(ns.host)
-    cache_dir = None if getattr(ns, "no_cache", False) else default_cache_dir(env.xdg_cache_home)
+    cache_dir = None if ns.no_cache else default_cache_dir(env.xdg_cache_home)
 
     def open_host(other: Host) -> AppCatalog:
         return Catalog.open(cwd, env=env, host=other, paths=tuple(ns.path or ()), config_files=tuple(ns.config or ()),

@@ -9,13 +9,15 @@ race between the check and the read) and refuses anything that is not a regular 
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import mmap
 import os
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-__all__ = ["NotRegularFileError", "read_regular", "tap_reads"]
+__all__ = ["NotRegularFileError", "mapped", "read_regular", "tap_reads"]
 
 _taps = threading.local()
 
@@ -100,3 +102,22 @@ def read_regular(path: str, max_bytes: int | None = None) -> bytes:
     if sink is not None:
         sink(path, data)
     return data
+
+
+@contextlib.contextmanager
+def mapped(path: str) -> Iterator[mmap.mmap]:
+    """The regular file at ``path`` mapped read-only (for large files searched in place: an
+    installed client's binary). Raises as :func:`read_regular` does (``OSError``,
+    :class:`NotRegularFileError`); ``ValueError`` for an empty file (nothing to map)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(path, next((label for test, label in _KINDS if test(mode)), "not a file"))
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
+            yield data
+    finally:
+        os.close(fd)

@@ -77,12 +77,11 @@ class GenerationPublished(Message):
 
 def catalog_parse_cache(catalog: AppCatalog) -> ParseCache | None:
     """The parse cache of ``catalog``'s host for its workspace, ``None`` without one."""
-    context = getattr(catalog, "context", None)
-    store = getattr(context, "cache", None)
+    store = catalog.context.cache
     if store is None:
         return None
     host = catalog.host
-    return store.for_host(host.name, host.version)  # type: ignore[no-any-return]
+    return store.for_host(host.name, host.version)
 
 
 class CatalogOpened(Message):

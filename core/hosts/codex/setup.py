@@ -22,6 +22,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import CatalogWarning, Diagnostic, Provenance, Root, Severity
 from skillshelf.core.paths import Environment
 
@@ -181,8 +182,7 @@ def _read_layer(path: str, project: bool = False) -> dict[str, object] | None:
     """The TOML table at ``path`` (``None`` when the file does not exist). Raises
     :class:`ConfigError` with Codex's words for a file it cannot use."""
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = read_regular(path)
     except FileNotFoundError:
         return None
     except IsADirectoryError:

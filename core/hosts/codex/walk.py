@@ -23,6 +23,7 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import CatalogWarning
 
 __all__ = ["MAX_DIRS", "MAX_ENTRIES", "PLUGIN_MANIFESTS", "Walked", "namespace_resolver", "walk"]
@@ -165,8 +166,7 @@ def plugin_namespace(folder: str, problems: list[Problem] | None = None) -> str 
             continue
         why = ""
         try:
-            with open(path, "rb") as f:
-                value = json.loads(f.read().decode("utf-8"))
+            value = json.loads(read_regular(path).decode("utf-8"))
         except (OSError, ValueError) as exc:
             value, why = None, f"not readable JSON ({exc})"
         if not why and not isinstance(value, dict):

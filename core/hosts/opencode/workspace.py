@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillshelf.core.config import ConfigSyntaxError, parse_jsonc
+from skillshelf.core.fileread import read_regular
 from skillshelf.core.hosts.base import HostContext
 from skillshelf.core.model import CatalogWarning, Provenance, Root
 
@@ -195,8 +196,7 @@ def _git_dir_ok(gitdir: str) -> bool:
         common = gitdir
         pointer = os.path.join(gitdir, "commondir")
         if os.path.isfile(pointer):
-            with open(pointer, encoding="utf-8") as fh:
-                c = fh.read().strip()
+            c = read_regular(pointer).decode("utf-8").strip()
             common = c if os.path.isabs(c) else os.path.normpath(os.path.join(gitdir, c))
         return os.path.isdir(os.path.join(common, "objects")) and os.path.isdir(os.path.join(common, "refs"))
     except (OSError, UnicodeDecodeError):
@@ -211,8 +211,7 @@ def _toplevel_without_git(start: str) -> str | None:
         dotgit = os.path.join(current, ".git")
         if os.path.isfile(dotgit):
             try:
-                with open(dotgit, encoding="utf-8") as fh:
-                    m = re.match(r"gitdir: (.*)", fh.read())
+                m = re.match(r"gitdir: (.*)", read_regular(dotgit).decode("utf-8"))
             except (OSError, UnicodeDecodeError):
                 return None
             if not m:
@@ -287,8 +286,7 @@ def _substitute(text: str, source: str, env: Mapping[str, str], home: str) -> st
                     target = os.path.join(home, target[2:])
                 path = target if os.path.isabs(target) else os.path.join(base, target)
                 try:
-                    with open(path, encoding="utf-8", errors="replace") as fh:
-                        content = fh.read().strip()
+                    content = read_regular(path).decode("utf-8", errors="replace").strip()
                 except OSError as exc:
                     raise _Fatal(f"bad file reference {m.group(0)} in {source}: {path}: {exc.strerror or exc}") from None
                 return json.dumps(content, ensure_ascii=False)[1:-1]
@@ -374,8 +372,7 @@ def _parse_layer(text: str, source: str, env: Mapping[str, str], home: str) -> d
 def _read_layer(path: str, env: Mapping[str, str], home: str) -> dict[str, Any] | None:
     """One config file (``None`` when absent). Raises :class:`_Fatal`."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        raw = read_regular(path)
     except FileNotFoundError:
         return None
     except NotADirectoryError:
