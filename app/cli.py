@@ -12,6 +12,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from skillshelf.app.output import safe_output
 from skillshelf.core.hosts import DEFAULT_HOST_NAME, host_names
 
 #: subcommand name -> module under skillshelf.app.commands
@@ -22,6 +23,8 @@ COMMANDS = {
     "tool": "tool",
     "watch": "watch",
     "resolve": "resolve",
+    "enable": "manage",
+    "undo": "undo",
     "compare": "compare",
 }
 
@@ -96,13 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="TUI: do not watch the skill roots for changes (refresh with r)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for modname in COMMANDS.values():
+    for modname in dict.fromkeys(COMMANDS.values()):
         importlib.import_module(f"skillshelf.app.commands.{modname}").add_parser(sub, common)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``skillshelf`` console script; returns the process exit code."""
+    safe_output()  # no skill text can make a write fail or emit invalid UTF-8 (SPEC C2)
     parser = build_parser()
     ns = parser.parse_args(argv)
     if ns.version:

@@ -92,3 +92,15 @@ def terminal_text(text: str, stream: TextIO | None = None) -> str:
     if not tty:
         return text
     return visible(text, multiline=True)
+
+
+def home_short(path: str, home: str | None, cwd: str | None = None) -> str:
+    """``path`` shortened for display: ``./…`` under ``cwd`` (when given), ``~/…`` under ``home``,
+    else as is."""
+    cwd = (cwd or "").rstrip("/")
+    if cwd and path.startswith(cwd + "/"):
+        return "./" + path[len(cwd) + 1:]
+    home = (home or "").rstrip("/")
+    if home and (path == home or path.startswith(home + "/")):
+        return "~" + path[len(home):]
+    return path

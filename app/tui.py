@@ -18,14 +18,18 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 from argparse import Namespace
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
-from textual.app import App
+from textual import events, on, work
+from textual.actions import ActionParseResult
+from textual.app import App, ScreenError
 from textual.binding import Binding
+from textual.css.query import NoMatches
+from textual.dom import DOMNode
 from textual.screen import Screen
 
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
@@ -46,6 +50,7 @@ from skillshelf.core.textsafe import visible
 if TYPE_CHECKING:  # imported where used: the first frame waits for nothing it does not show
     from skillshelf.app.live import LiveWatch
     from skillshelf.app.screens.picker import AmbiguityPicker
+    from skillshelf.app.undo import Journal
     from skillshelf.core.configwrite import WriteResult
     from skillshelf.core.watch import CatalogWatcher
 
@@ -75,24 +80,27 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         Binding("i", "index_preview", "Index", id="app.index-preview"),
         Binding("w", "whatif", "What-if", id="app.whatif"),
         Binding("ctrl+z", "undo_write", "Undo write", show=False, id="app.undo-write"),
+        Binding("U", "undo_list", "Undo list", show=False, id="app.undo-list"),
         Binding("h", "switch_host", "Host", id="app.switch-host"),
         Binding("e", "problems", "Problems", id="app.problems"),
         Binding("x", "compare", "Compare hosts", id="app.compare"),
         # reached only when the action above is off for this host: they say why (never a dead key)
         Binding("a", "unavailable('resolve')", show=False, id="app.resolve-unavailable"),
         Binding("ctrl+z", "unavailable('undo_write')", show=False, id="app.undo-write-unavailable"),
+        Binding("U", "unavailable('undo_list')", show=False, id="app.undo-list-unavailable"),
     ]
 
     #: Actions that only make sense over the main screen (not inside a modal or another screen).
-    MAIN_ONLY_ACTIONS = frozenset({"resolve", "index_preview", "whatif", "undo_write", "switch_host", "problems",
-                                   "compare"})
+    MAIN_ONLY_ACTIONS = frozenset({"resolve", "index_preview", "whatif", "undo_write", "undo_list", "switch_host",
+                                   "problems", "compare"})
     #: Actions that apply only to hosts with a feature (the picker writes ``skills.config``).
-    ACTION_FEATURES = {"resolve": Feature.CONFIG, "undo_write": Feature.CONFIG}
+    ACTION_FEATURES = {"resolve": Feature.CONFIG, "undo_write": Feature.CONFIG, "undo_list": Feature.CONFIG}
     #: What a key of :attr:`ACTION_FEATURES` says under a host without the feature.
     UNAVAILABLE = {
         "resolve": ("a: {client} has no configuration skillshelf writes a resolution to: it settles same-name "
                     "copies itself (↓ shadowed, ⇄ either may win). Press h for a host with skills.config."),
         "undo_write": "ctrl+z: {client} has no configuration skillshelf writes, so there is nothing to undo here.",
+        "undo_list": "U: {client} has no configuration skillshelf writes, so there is no write to list here.",
     }
 
     def __init__(
@@ -104,6 +112,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         watch: bool = False,
         timings: Timings = DEFAULT_TIMINGS,
         open_host: Callable[[Host], AppCatalog] | None = None,
+        quitting: threading.Event | None = None,
     ) -> None:
         super().__init__()
         self._open_catalog = open_catalog
@@ -119,6 +128,10 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.last_write: WriteResult | None = None
         #: The catalog being watched, its watcher and its generations, or ``None``.
         self.live_watch: LiveWatch | None = None
+        #: Set once the app is exiting: no key, click or action is handled any more.
+        self.closing = False
+        #: Set when the app exits, for the threads it started (a remote pull stops on it).
+        self.quitting = quitting if quitting is not None else threading.Event()
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display, timings=self.timings,
@@ -131,6 +144,45 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
             if isinstance(screen, MainScreen):
                 return screen
         raise LookupError("main screen not mounted")
+
+    # ------------------------------------------------------------------ teardown safety
+    def exit(self, result: int | None = None, return_code: int = 0, message: object | None = None) -> None:
+        """Exit (``q``, the palette …): from here on input is dropped (:meth:`on_event`)."""
+        self.closing = True
+        self.quitting.set()
+        self.stop_watching()
+        super().exit(result, return_code, message)  # type: ignore[arg-type]
+
+    async def on_event(self, event: events.Event) -> None:
+        """Input that arrives while the app is exiting (``q`` then ``e`` typed together) is
+        dropped: a screen pushed during teardown would mount without its children."""
+        if self.closing and isinstance(event, events.InputEvent):
+            event.stop()
+            return
+        await super().on_event(event)
+
+    async def run_action(self, action: str | ActionParseResult, default_namespace: DOMNode | None = None,
+                         namespaces: object = None) -> bool:
+        """Every binding, palette command and link goes through here, so every action is safe
+        as a class while screens close: none runs once the app is exiting; one bound to a
+        screen that is no longer shown (dismissed or replaced, its key already queued) is
+        skipped; and when a screen goes away *while* the action runs (its widgets are gone:
+        ``NoMatches``, or it can no longer be dismissed: ``ScreenError``) the action is
+        abandoned and logged, not a crash. On a screen still shown those errors are real
+        bugs and propagate."""
+        if self.closing:
+            return False
+        screen = _screen_of(default_namespace)
+        if screen is not None and screen is not self.screen:
+            self.log.warning("skipped an action bound to a closing screen:", action, screen)
+            return False
+        try:
+            return await super().run_action(action, default_namespace, namespaces)  # type: ignore[arg-type]
+        except (NoMatches, ScreenError) as exc:
+            if self.closing or (screen is not None and (screen is not self.screen or not screen.is_attached)):
+                self.log.warning("abandoned an action while its screen was closing:", action, exc)
+                return False
+            raise
 
     # ------------------------------------------------------------------ session budget
     @property
@@ -197,9 +249,12 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         live.watcher.run(live.stop)
 
     def on_unmount(self) -> None:
+        self.quitting.set()
         self.stop_watching()
 
     async def action_quit(self) -> None:
+        self.closing = True
+        self.quitting.set()
         self.stop_watching()
         await super().action_quit()
 
@@ -271,7 +326,8 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.refresh_bindings()
 
     def action_resolve(self) -> None:
-        """``a``: open the ambiguity picker on the selected row's name (SPEC K5), or say why not."""
+        """``a``: open the picker on the selected row's name (SPEC K4–K5): any skill, conflict or
+        not; a rejected file says why not."""
         main = self._loaded_main()
         if main is None or main.catalog is None or main.generation is None:
             return
@@ -280,9 +336,13 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
             self.notify("No row selected.", timeout=3)
             return
         gen = main.generation
-        if row.rejected or row.name not in gen.ambiguous_names():
-            why = "a rejected file" if row.rejected else "not ambiguous"
-            self.notify(f"`{visible(row.name)}` is {why}: nothing to resolve.", timeout=4, markup=False)
+        if row.rejected or not any(s.name == row.name for s in gen.sources):
+            self.notify(f"`{visible(row.name)}` is a rejected file: skills.config cannot decide it until it "
+                        "parses.", timeout=4, markup=False)
+            return
+        if all(s.location.startswith("builtin://") for s in gen.sources if s.name == row.name):
+            self.notify(f"`{visible(row.name)}` is built into the host: skills.config entries name files, so "
+                        "none can decide it.", timeout=5, markup=False)
             return
         from skillshelf.app.screens.picker import AmbiguityPicker
 
@@ -345,26 +405,78 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
 
         self.push_screen(CompareScreen(main.catalog.context, list(HOSTS.values())), chosen)
 
-    def action_undo_write(self) -> None:
-        """``ctrl+z``: undo the last picker write (restores the file byte for byte) and rescan."""
+    def _journal(self) -> Journal | None:
+        from skillshelf.app.undo import Journal
+
+        catalog = self.main_screen.catalog
+        return Journal.for_env(catalog.context.env) if catalog is not None else None
+
+    def action_undo_write(self, entry_id: int | None = None) -> None:
+        """``ctrl+z``: undo the last config write skillshelf made — this session's or an earlier
+        one's, from the CLI or the TUI (the journal) — byte for byte, and rescan."""
         from skillshelf.app.undo import undo_words
         from skillshelf.core import configwrite
         from skillshelf.core.configwrite import ConfigWriteError
 
-        result = self.last_write
-        if result is None:
-            self.notify("Nothing to undo.", timeout=3)
-            return
+        journal = self._journal()
         catalog = self.main_screen.catalog
         before = catalog.current.number if catalog is not None else 0
         try:
-            configwrite.undo(result)
+            if journal is None:
+                raise ConfigWriteError("the catalog is still loading")
+            entry = journal.find(entry_id) if entry_id is not None else None
+            if entry_id is not None and entry is None:
+                raise ConfigWriteError(f"write #{entry_id} is no longer in the journal")
+            done = journal.undo(entry)
+            result = journal.result_of(done)
         except ConfigWriteError as exc:
-            self.notify(visible(f"Not undone: {exc}", multiline=True), severity="error", timeout=8, markup=False)
-            return
+            if self.last_write is None or entry_id is not None or "nothing to undo" not in str(exc):
+                text = "Nothing to undo." if "nothing to undo" in str(exc) else f"Not undone: {exc}"
+                self.notify(visible(text, multiline=True), severity="information" if text.startswith("Nothing")
+                            else "error", timeout=8, markup=False)
+                return
+            result = self.last_write  # no journal here: this session's last write
+            try:
+                configwrite.undo(result)
+            except ConfigWriteError as err:
+                self.notify(visible(f"Not undone: {err}", multiline=True), severity="error", timeout=8, markup=False)
+                return
+            done = None
         self.last_write = None
-        self.notify(visible(f"Undone: {undo_words(result)}.", multiline=True), timeout=5, markup=False)
+        label = f" #{done.id}" if done is not None else ""
+        self.notify(visible(f"Undone{label}: {undo_words(result)}.", multiline=True), timeout=5, markup=False)
         self.main_screen.rescan_after_write(before)
+
+    def action_undo_list(self) -> None:
+        """``U``: the journal of config writes (newest first); ``enter`` undoes the selected one."""
+        main = self._loaded_main()
+        journal = self._journal()
+        if main is None or journal is None:
+            return
+        entries = list(reversed(journal.entries()))
+        states = [journal.state(e) for e in entries]
+        home = main.catalog.context.env.home if main.catalog is not None else None
+
+        def chosen(entry_id: int | None) -> None:
+            if entry_id is not None:
+                self.action_undo_write(entry_id)
+
+        from skillshelf.app.screens.undo_list import UndoListScreen
+
+        self.push_screen(UndoListScreen(entries, states, home), chosen)
+
+
+def _screen_of(node: DOMNode | None) -> Screen[object] | None:
+    """The screen a binding's namespace belongs to (``None`` for the app itself)."""
+    if node is None or isinstance(node, App):
+        return None
+    if isinstance(node, Screen):
+        return node
+    try:
+        screen = node.screen
+    except Exception:  # not mounted any more: treat as a closing screen
+        return None
+    return screen if isinstance(screen, Screen) else None
 
 
 def display_path(path: str, home: str | None) -> str:
@@ -396,12 +508,15 @@ def run_tui(ns: Namespace) -> int:
     host = get_host(ns.host)
     cache_dir = None if ns.no_cache else default_cache_dir(env.xdg_cache_home)
 
+    quitting = threading.Event()  # set on quit: a remote pull in progress stops (the process can end)
+
     def open_host(other: Host) -> AppCatalog:
         return Catalog.open(cwd, env=env, host=other, paths=tuple(ns.path or ()), config_files=tuple(ns.config or ()),
-                            context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target)
+                            context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target,
+                            cancel=quitting)
 
     app = SkillshelfApp(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
-                        watch=not ns.no_watch, open_host=open_host)
+                        watch=not ns.no_watch, open_host=open_host, quitting=quitting)
     try:
         app.run()
     finally:

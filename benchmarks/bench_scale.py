@@ -132,7 +132,8 @@ async def run():
     cache_dir = default_cache_dir(env.xdg_cache_home)
     paths = tuple(sys.argv[1:])
     def open_host(other):
-        return Catalog.open(os.getcwd(), env=env, host=other, paths=paths, cache_dir=cache_dir)
+        return Catalog.open(os.getcwd(), env=env, host=other, paths=paths, cache_dir=cache_dir,
+                            lint_target=other.lint_target)
     app = Probe(lambda: open_host(host), host=host, cwd_display=os.getcwd(), watch=False, open_host=open_host)
     async with app.run_test(size=(120, 36)) as pilot:
         deadline = time.time() + 600

@@ -5,6 +5,12 @@ else and may be a FIFO, a socket or a device (``SKILL.md -> /dev/zero``). A plai
 then blocks forever (a FIFO with no writer) or never reaches end of file (``/dev/zero``).
 :func:`read_regular` opens without blocking, checks the file type on the open descriptor (no
 race between the check and the read) and refuses anything that is not a regular file.
+
+It also never reads a file whole when it is huge (a 200 MB ``SKILL.md``, a sparse 10 GB file):
+the size is checked on the open descriptor first (``fstat``) and a file over
+:data:`MAX_READ_BYTES` — skillshelf's own safety limit, not a rule of any host — is refused
+with :class:`FileTooLargeError` giving its size; a caller that wants only a prefix passes
+``max_bytes`` and never gets more than that plus one byte.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import stat
 import threading
 from collections.abc import Callable, Iterator
 
-__all__ = ["NotRegularFileError", "mapped", "read_regular", "tap_reads"]
+__all__ = ["MAX_READ_BYTES", "FileTooLargeError", "NotRegularFileError", "mapped", "read_regular", "tap_reads"]
 
 _taps = threading.local()
 
@@ -37,6 +43,11 @@ class tap_reads:
 
     def __exit__(self, *exc: object) -> None:
         _taps.sink = self._outer
+
+#: skillshelf's safety limit on a file read whole (bytes): 16 MiB, 100 times the largest
+#: ``SKILL.md`` in a 1,117-skill corpus (160 KB). No host has this limit; it keeps one hostile
+#: file from taking seconds and gigabytes.
+MAX_READ_BYTES = 16 * 1024 * 1024
 
 #: Bytes per read after the first one (which asks for the whole file).
 _CHUNK = 1 << 20
@@ -59,13 +70,32 @@ class NotRegularFileError(OSError):
         self.kind = kind
 
 
-def read_regular(path: str, max_bytes: int | None = None) -> bytes:
+class FileTooLargeError(OSError):
+    """The file is over the size limit and was not read. ``str(exc)`` is ``file is 209,715,200
+    bytes, above skillshelf's safety limit of 16,777,216 bytes``; ``size`` (bytes; for a file that
+    grew while read, the bytes read so far, ``at_least`` True) and ``limit``; ``errno`` is
+    ``None`` (skillshelf refused to read)."""
+
+    def __init__(self, path: str, size: int, limit: int, *, at_least: bool = False) -> None:
+        more = "more than " if at_least else ""
+        super().__init__(f"file is {more}{size:,} bytes, above skillshelf's safety limit of {limit:,} bytes")
+        self.path = path
+        self.size = size
+        self.limit = limit
+        self.at_least = at_least
+
+
+def read_regular(path: str, max_bytes: int | None = None, *, limit: int = MAX_READ_BYTES) -> bytes:
     """The bytes of the regular file at ``path`` (symlinks followed).
 
     ``max_bytes``: read at most that many bytes plus one (so a caller can tell "too large"
-    from "exactly at the limit"); ``None`` reads everything. Raises ``FileNotFoundError`` and
-    other ``OSError`` as ``open`` does, ``IsADirectoryError`` (errno EISDIR) for a directory, and
-    :class:`NotRegularFileError` for a FIFO, socket or device. Never blocks on a FIFO.
+    from "exactly at the limit"), however large the file. ``None`` reads the whole file when
+    it is at most ``limit`` bytes (default :data:`MAX_READ_BYTES`) and raises
+    :class:`FileTooLargeError` otherwise — checked with ``fstat`` before reading and again
+    while reading (a file that grows, a size the kernel does not report). Raises
+    ``FileNotFoundError`` and other ``OSError`` as ``open`` does, ``IsADirectoryError`` (errno
+    EISDIR) for a directory, and :class:`NotRegularFileError` for a FIFO, socket or device.
+    Never blocks on a FIFO.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags)
@@ -77,17 +107,18 @@ def read_regular(path: str, max_bytes: int | None = None) -> bytes:
         if not stat.S_ISREG(mode):
             kind = next((label for test, label in _KINDS if test(mode)), "not a file")
             raise NotRegularFileError(path, kind)
+        whole = max_bytes is None
+        if whole and st.st_size > limit:
+            raise FileTooLargeError(path, st.st_size, limit)
         # Plain os.read on the descriptor: no buffered file object per file (half the cost of
         # reading 10,000 skills). The first read asks for the whole file plus one byte; the loop
-        # continues until end of file in case the file grew or the OS returned less.
-        limit = None if max_bytes is None else max_bytes + 1
+        # continues until end of file in case the file grew or the OS returned less, and never
+        # past the cap plus one byte.
+        cap = (limit if max_bytes is None else max_bytes) + 1
         parts: list[bytes] = []
         total = 0
         while True:
-            if limit is None:
-                want = st.st_size + 1 if total == 0 else _CHUNK
-            else:
-                want = min(_CHUNK if total else max(st.st_size + 1, 1), limit - total)
+            want = min(_CHUNK if total else max(st.st_size + 1, 1), cap - total)
             if want <= 0:
                 break
             chunk = os.read(fd, want)
@@ -95,6 +126,8 @@ def read_regular(path: str, max_bytes: int | None = None) -> bytes:
                 break
             parts.append(chunk)
             total += len(chunk)
+        if whole and total > limit:
+            raise FileTooLargeError(path, limit, limit, at_least=True)
     finally:
         os.close(fd)
     data = parts[0] if len(parts) == 1 else b"".join(parts)

@@ -17,7 +17,7 @@ Rules implemented (conformance ids in brackets):
   ``\\r\\n``) is stripped from the body; without a closing line the rest of the file is
   frontmatter and the body is empty; without frontmatter there are no keys [Z010].
 - F3 typing [Z044, Z046, Z049, Z053–Z059]: YAML 1.2 core schema (:mod:`skillshelf.core.yamlload`;
-  safe: only core tags construct; duplicate keys: the last one wins). ``name`` must be a string (else ``MissingName``);
+  safe: only core tags construct; a duplicate key rejects the file, as yaml-rust2 does, Z-F). ``name`` must be a string (else ``MissingName``);
   ``description`` may be absent but, when present, must be a string (else
   ``InvalidDescription``). A block that is blank or comment-only has no keys. When the first
   YAML parse fails, one sanitize retry rewrites unquoted ``key: a: b`` lines into ``|-`` blocks
@@ -38,7 +38,7 @@ from typing import Any
 from skillshelf.core import yamlload
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import CatalogWarning, Diagnostic, Severity
-from skillshelf.core.yamlload import YamlAliasLimit, YamlError
+from skillshelf.core.yamlload import YamlAliasLimit, YamlDuplicateKey, YamlError
 
 #: Largest frontmatter block accepted, in bytes of UTF-8 (SPEC F3).
 MAX_FRONTMATTER_BYTES = 64 * 1024
@@ -353,7 +353,9 @@ def _fast_mapping(raw: str) -> dict[str, str] | None:
     Returns ``None`` whenever a line is anything else (indentation, quotes, flow or block
     indicators, comments after values, tabs, possible non-string scalars …); the caller then
     uses the YAML loader. For the lines it accepts the result is identical to the YAML 1.2 core
-    schema loader (every value a string). This keeps 10,000 parses cheap (SPEC F3 performance).
+    schema loader (every value a string); a repeated key is left to the loader too, so a
+    duplicate gets one verdict whichever path runs. This keeps 10,000 parses cheap (SPEC F3
+    performance).
     """
     out: dict[str, str] = {}
     for line in raw.split("\n"):
@@ -382,6 +384,7 @@ def _fast_mapping(raw: str) -> dict[str, str] | None:
                 or not inner.isprintable()
                 or key in _RESOLVED_WORDS
                 or not set(key) <= _KEY_CHARS
+                or key in out
             ):
                 return None
             out[key] = inner
@@ -396,6 +399,7 @@ def _fast_mapping(raw: str) -> dict[str, str] | None:
             or key in _RESOLVED_WORDS
             or not set(key) <= _KEY_CHARS
             or not value.isprintable()
+            or key in out
         ):
             return None
         out[key] = value
@@ -452,7 +456,7 @@ def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
 
     ``location`` is used verbatim in warnings (``{src}``). Returns a :class:`SkillParse`; a
     rejected file has ``warning`` set, ``name`` ``None`` and the cause as an error diagnostic
-    (``not-utf8``, ``unknown-engine``, ``yaml-error``, ``json-error``,
+    (``not-utf8``, ``unknown-engine``, ``yaml-error``, ``duplicate-key``, ``json-error``,
     ``frontmatter-too-large``, ``yaml-bomb``, ``missing-name``, ``invalid-description``).
     """
     sha = hashlib.sha256(data).hexdigest()
@@ -531,7 +535,9 @@ def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
                 else:
                     where = f" at line {line} column {col}" if line is not None else ""
                     detail = f"invalid YAML frontmatter: {problem}{where}"
-                    diags.append(_err("yaml-error", detail, line=line, column=col))
+                    code = "duplicate-key" if isinstance(first, YamlDuplicateKey) else "yaml-error"
+                    diags.append(_err(code, detail, line=line, column=col,
+                                      field_=first.key if isinstance(first, YamlDuplicateKey) else None))
                     return _reject(location, frontmatter_warning(location, detail), diags, _EMPTY, body, sha, size, split)
 
     mapping: Mapping[str, Any] = fm if isinstance(fm, dict) else _EMPTY

@@ -68,7 +68,8 @@ def within(path: str, directory: str) -> bool:
 def spellings(changed: Iterable[str], scans: Sequence[ScanResult]) -> set[str] | None:
     """Every spelling of the changed paths the catalog can know them by: each path, its
     canonical form, and its image through every recorded symlinked directory (root links and
-    dangling links too), both ways, to a fixed point. ``None`` when that exceeds 512 paths."""
+    dangling links too), both ways, to a fixed point; a link whose target lies below a changed
+    path is changed itself. ``None`` when that exceeds 512 paths."""
     links: list[tuple[str, str]] = []
     for rs in scans:
         links.extend(rs.links)
@@ -89,6 +90,8 @@ def spellings(changed: Iterable[str], scans: Sequence[ScanResult]) -> set[str] |
                 y = spelled + x[len(target):] if target != "/" else spelled + x
             elif within(x, spelled):
                 y = target + x[len(spelled):]
+            elif within(target, x):
+                y = spelled  # a folder above the link's target changed (moved, deleted): the link did too
             else:
                 continue
             y = os.path.normpath(y)

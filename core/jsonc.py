@@ -6,8 +6,12 @@ it needed anything beyond that: a text that is only valid JSON5 (unquoted keys, 
 hexadecimal numbers, ``NaN`` …) still loads, with a :class:`Nonstandard` note naming the first
 construct Zuno refuses and where it is. Anything else raises :class:`JsoncError`.
 
-Parsing is json-five's (its round-trip model); plain JSON, the common case, is read by the
-standard library first because it is the same language and a hundred times faster. Positions
+Parsing is the standard library's whenever the text is JSONC: :func:`strip` takes out comments
+and trailing commas and :func:`json.loads` reads the result in linear time;
+:func:`container_at` locates an object's or array's children by offset the same way (for the
+config writer). Only a text that is not JSONC after that
+(JSON5 constructs, or broken) goes to json-five's round-trip model, which is exact but slow
+(minutes for a few megabytes). Positions
 come from the model's public node attributes (``lineno``, ``col_offset``, ``end_lineno``,
 ``end_col_offset``); :class:`Document` turns them into text offsets for the config writer,
 which splices entries into the original text.
@@ -67,7 +71,8 @@ def _import_json5() -> None:
     globals().update({n: getattr(m, n) for n in names}, ModelDumper=ModelDumper, ModelLoader=ModelLoader,
                      JSON5DecodeError=JSON5DecodeError, json5=json5)
 
-__all__ = ["Document", "JsoncError", "Nonstandard", "Parsed", "key_name", "loads", "member", "parse_document"]
+__all__ = ["Container", "Document", "JsoncError", "Nonstandard", "Parsed", "container_at", "key_name",
+           "loads", "member", "parse_document", "skip_trivia", "strip"]
 
 
 class JsoncError(ValueError):
@@ -119,8 +124,165 @@ def loads(text: str) -> Parsed:
         return Parsed(json.loads(text, parse_constant=_reject_constant))
     except (ValueError, RecursionError):
         pass  # not plain JSON: comments, trailing commas, JSON5 or broken
+    stripped = strip(text)
+    if stripped != text:
+        try:
+            return Parsed(json.loads(stripped, parse_constant=_reject_constant))
+        except (ValueError, RecursionError):
+            pass  # JSON5 or broken: json-five decides, and says where
     doc = parse_document(text)
     return Parsed(doc.value(doc.root), _first_nonstandard(doc))
+
+
+# --------------------------------------------------------------------------------------------
+# JSONC through the standard library
+
+_STRING = re.compile(r'"(?:[^"\\\n]++|\\.)*+"')
+_CANDIDATE = re.compile(r"//|/\*|,(?=[ \t\n\r]*+[\]}])")
+
+
+def strip(text: str) -> str:
+    """``text`` without its ``//`` / ``/* */`` comments and trailing commas (strings untouched):
+    a JSONC text becomes strict JSON with the same values, in linear time. Positions move; a
+    text that is not JSONC stays invalid JSON (an unterminated comment or string ends the
+    work: the rest is left as is for the strict parser to refuse)."""
+    parts: list[str] = []
+    kept = 0  # text[kept:] is not copied yet
+    outside = 0  # an offset known to be outside any string
+    search = 0
+    while True:
+        m = _CANDIDATE.search(text, search)
+        if m is None:
+            break
+        at = m.start()
+        # inside a string? quote parity from a known outside point (strings never span lines)
+        if text.find("\\", outside, at) < 0:
+            inside = text.count('"', outside, at) % 2 == 1
+            quote = text.rfind('"', outside, at) if inside else -1
+        else:
+            inside, quote, pos = False, -1, outside
+            while True:
+                q = text.find('"', pos, at)
+                if q < 0:
+                    break
+                closed = _STRING.match(text, q)
+                if closed is None or closed.end() > at:
+                    inside, quote = True, q
+                    break
+                pos = closed.end()
+        if inside:
+            closed = _STRING.match(text, quote)
+            if closed is None:
+                break  # an unterminated string
+            outside = search = closed.end()
+            continue
+        token = m.group()
+        if token == "//":
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+        elif token == "/*":
+            end = text.find("*/", at + 2)
+            if end < 0:
+                break  # an unterminated comment
+            end += 2
+        else:
+            end = at + 1
+        parts.append(text[kept:at])
+        kept = outside = search = end
+    if not parts:
+        return text
+    parts.append(text[kept:])
+    return "".join(parts)
+
+
+_TRIVIA = re.compile(r"(?:[ \t\n\r]++|//[^\n]*+|/\*.*?\*/)*+", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Container:
+    """One object or array of a JSONC text, by offsets into that text.
+
+    ``open`` / ``close``: offsets of the brackets. ``starts``: where each child starts (a
+    member's key, an item's value); ``values``: where each child's value starts; ``ends``: just
+    after each child's value; ``keys``: the members' names (empty for an array); ``comma``: the
+    offset of a trailing comma, or ``None``.
+    """
+
+    open: int
+    close: int
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    values: tuple[int, ...]
+    keys: tuple[str, ...] = ()
+    comma: int | None = None
+
+    def member(self, key: str) -> int | None:
+        """Index of the last member named ``key`` (the one that wins), or ``None``."""
+        for i in range(len(self.keys) - 1, -1, -1):
+            if self.keys[i] == key:
+                return i
+        return None
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def skip_trivia(text: str, offset: int) -> int:
+    """The offset of the first character at or after ``offset`` that is not JSON whitespace or a
+    comment."""
+    return _TRIVIA.match(text, offset).end()  # type: ignore[union-attr]
+
+
+def _value_end(text: str, offset: int) -> int:
+    try:
+        return int(_DECODER.raw_decode(text, offset)[1])
+    except ValueError:
+        if text[offset:offset + 1] in ("{", "["):  # comments or a trailing comma inside
+            return container_at(text, offset).close + 1
+        raise
+
+
+def container_at(text: str, offset: int) -> Container:
+    """The object or array starting at ``offset`` of a JSONC text: its children located with
+    the standard library's decoder (a child without comments is decoded in one call; one with
+    comments is walked the same way), so linear in the text's size for any real nesting.
+    Raises :class:`ValueError` when the text there is not a JSONC object or array."""
+    opener = text[offset:offset + 1]
+    if opener not in ("{", "["):
+        raise ValueError(f"no object or array at offset {offset}")
+    closer = "}" if opener == "{" else "]"
+    starts: list[int] = []
+    ends: list[int] = []
+    values: list[int] = []
+    keys: list[str] = []
+    comma: int | None = None
+    pos = skip_trivia(text, offset + 1)
+    while not text.startswith(closer, pos):
+        starts.append(pos)
+        if opener == "{":
+            key, pos = _DECODER.raw_decode(text, pos)
+            if not isinstance(key, str):
+                raise ValueError(f"a key must be a string at offset {starts[-1]}")
+            keys.append(key)
+            pos = skip_trivia(text, pos)
+            if not text.startswith(":", pos):
+                raise ValueError(f"expected ':' at offset {pos}")
+            pos = skip_trivia(text, pos + 1)
+        values.append(pos)
+        pos = _value_end(text, pos)
+        ends.append(pos)
+        pos = skip_trivia(text, pos)
+        if text.startswith(",", pos):
+            comma = pos
+            pos = skip_trivia(text, pos + 1)
+            continue
+        comma = None
+        if not text.startswith(closer, pos):
+            raise ValueError(f"expected ',' or {closer!r} at offset {pos}")
+        break
+    if comma is not None and not starts:  # pragma: no cover - "[," is not JSONC
+        raise ValueError(f"a comma without an item at offset {comma}")
+    return Container(offset, pos, tuple(starts), tuple(ends), tuple(values), tuple(keys), comma)
 
 
 # --------------------------------------------------------------------------------------------

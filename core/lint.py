@@ -101,7 +101,7 @@ _SEVERITY: dict[str, tuple[Severity | None, ...]] = {
     "frontmatter-too-large": (_E, _E, _E, _E),
     "yaml-bomb": (_E, _E, _E, _E),
     "yaml-not-mapping": (_E, _E, _I, _E),
-    "duplicate-key": (_E, _E, _W, _W),
+    "duplicate-key": (_E, _E, _E, _E),
     "missing-name": (_E, _E, _E, _N),
     "name-type": (_E, _E, _E, _E),
     "name-invalid": (_E, _E, _W, _N),
@@ -351,6 +351,9 @@ def _host_findings(parse: SkillParse, split: Split | None, out: _Out) -> bool:
         elif code == "yaml-error":
             usable = False
             _yaml_error(d, split, out)
+        elif code == "duplicate-key":  # YAML keys are unique: the host refuses the file
+            usable = False
+            out.add(code, d.message, field=d.field, line=d.line, column=d.column)
         elif code == "sanitized-retry" and split is not None:
             _quote_findings(split, out)
     return usable
@@ -666,16 +669,45 @@ def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out,
     """``missing-reference``: relative Markdown links, and backticked paths whose first folder
     exists in the skill, that name files missing from the skill directory (conservative).
     ``refs``: :func:`reference_candidates` of ``body`` when already known."""
-    try:
-        top_dirs = {e.name for e in os.scandir(skill_dir) if e.is_dir()}
-    except OSError:
-        return
+    top = _TopDirs(skill_dir)
     reported: set[str] = set()
+    found = _Out(out.target)
     for target, line, col, link in (reference_candidates(body, body_line) if refs is None else refs):
-        _check_ref(target, line, col, skill_dir, top_dirs, reported, out, link=link)
+        _check_ref(target, line, col, skill_dir, top, reported, found, link=link)
+    if found.items and top.listable():  # a folder that cannot be listed is not judged
+        out.items.extend(found.items)
 
 
-def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: set[str], reported: set[str],
+class _TopDirs:
+    """The folders directly in a skill folder, listed only when a reference needs them (a name
+    that is no folder at all is answered with one ``stat``)."""
+
+    def __init__(self, skill_dir: str) -> None:
+        self._dir = skill_dir
+        self._names: set[str] | None = None
+        self._failed = False
+
+    def _list(self) -> set[str] | None:
+        if self._names is None and not self._failed:
+            try:
+                self._names = {e.name for e in os.scandir(self._dir) if e.is_dir()}
+            except OSError:
+                self._names = None
+                self._failed = True
+        return self._names
+
+    def listable(self) -> bool:
+        """Whether the folder can be listed."""
+        return self._list() is not None
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str) or not os.path.isdir(os.path.join(self._dir, name)):
+            return False
+        names = self._list()  # the exact name must be listed (case-insensitive file systems)
+        return names is not None and name in names
+
+
+def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: _TopDirs, reported: set[str],
                out: _Out, *, link: bool) -> None:
     t = target.split("#", 1)[0].split("?", 1)[0]
     if not t or t.startswith(("/", "~", "#")) or _SCHEME.match(t):
@@ -758,7 +790,7 @@ def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | Non
         pos, dups, kind = _key_positions(split, parse)
         blank = _is_blank_block(split.raw)
         for key, line, col in dups:
-            out.add("duplicate-key", f"key `{key}` appears more than once; the last one wins", field=key,
+            out.add("duplicate-key", f"key `{key}` appears more than once (YAML keys must be unique)", field=key,
                     line=line, column=col)
         if not blank and kind in ("sequence", "scalar"):
             out.add("yaml-not-mapping", f"frontmatter must be a mapping of keys, got a {kind}", line=2, column=1)

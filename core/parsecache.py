@@ -142,6 +142,8 @@ class ParseCache:
         self._new = False  # an entry was computed since the last save
         self._full = False  # a full build started since the last save
         self._products: dict[str, Product] = {}
+        self._aux: dict[str, ParseCache] = {}
+        self._is_aux = False
         self.hits = 0
         self.misses = 0
 
@@ -164,6 +166,8 @@ class ParseCache:
         :data:`RACY_NS`, are computed every time. ``compute`` must read the file itself and
         must never raise for file problems (its answer for them is what is cached).
         """
+        if ":" in kind and self.enabled and not self._is_aux:
+            return self._aux_for(kind).lookup(kind, path, compute, label=label, st=st, derive=derive)
         if st is None:
             try:
                 st = os.stat(path)
@@ -199,10 +203,30 @@ class ParseCache:
         if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= RACY_NS:
             with self._lock:
                 self._used[ident] = (key, value)
-                for other, product_value in made:
-                    self._used[other] = (key, product_value)
                 self._new = True
+            for other, product_value in made:
+                self._aux_for(other[0]).keep(other, key, product_value)
         return value, st
+
+    def _aux_for(self, kind: str) -> ParseCache:
+        """The cache of what is made from files besides the host's own value (``lint:spec`` …),
+        in a file of its own: a command that does not need it never loads it."""
+        with self._lock:
+            aux = self._aux.get(kind)
+            if aux is None:
+                file = None
+                if self.file:
+                    safe = "".join(c if c.isalnum() else "_" for c in kind)
+                    file = self.file.removesuffix(".pickle") + f"-{safe}.pickle"
+                aux = self._aux[kind] = ParseCache(file, f"{self.namespace}|{kind}", enabled=self.enabled)
+                aux._is_aux = True
+            return aux
+
+    def keep(self, ident: tuple[str, str, str], key: StatKey, value: object) -> None:
+        """Store ``value`` for ``ident`` (kind, path, label) under the identity ``key``."""
+        with self._lock:
+            self._used[ident] = (key, value)
+            self._new = True
 
     def produce(self, kind: str, product: Product) -> None:
         """From now on, every file a :meth:`lookup` reads also gives ``product(path, bytes)``,
@@ -216,6 +240,8 @@ class ParseCache:
         ``None``; nothing is computed (``st`` None: the file is stat-ed now)."""
         if not self.enabled:
             return None
+        if ":" in kind and not self._is_aux:
+            return self._aux_for(kind).peek(kind, path, st, label=label)
         if st is None:
             try:
                 st = os.stat(path)
@@ -246,9 +272,32 @@ class ParseCache:
         if not self.file:
             return False
         with self._lock:
+            aux = list(self._aux.values())
+            live = {ident[1] for ident in self._used} if self._full else None
+        wrote = sum(a._save(live, merge=True) for a in aux)
+        return self._save(None, merge=False) or wrote > 0
+
+    def _save(self, paths: set[str] | None, *, merge: bool) -> bool:
+        """Write the entries (``merge``: also those read from the file and not used since — a
+        product cache is filled after the build that prunes), keeping only entries whose file is
+        in ``paths`` (``None``: all)."""
+        if not self.file:
+            return False
+        with self._lock:
+            if merge:
+                stored = self._load()
+                if paths is not None:
+                    gone = [ident for ident in stored if ident[1] not in paths]
+                    for ident in gone:
+                        del stored[ident]
+                    self._new = self._new or bool(gone)
+                entries = {**stored, **self._used}
+            else:
+                entries = dict(self._used)
+            if paths is not None:
+                entries = {ident: v for ident, v in entries.items() if ident[1] in paths}
             if not self._dirty_locked():
                 return False
-            entries = dict(self._used)
             self._new = self._full = False
             self._saved = len(entries)
         try:
@@ -267,7 +316,9 @@ class ParseCache:
     def dirty(self) -> bool:
         """True when :meth:`save` would write."""
         with self._lock:
-            return bool(self.file) and self._dirty_locked()
+            aux = list(self._aux.values())
+            mine = bool(self.file) and self._dirty_locked()
+        return mine or any(a.dirty for a in aux)
 
 
 #: The cache of a session with caching turned off (``--no-cache``): every lookup computes.

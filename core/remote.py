@@ -38,8 +38,15 @@ well-formed index produces:
 - Downloads are size-bounded: :data:`MAX_FILE_BYTES` per file and for the index document, and
   :data:`MAX_PULL_BYTES` / :data:`MAX_PULL_FILES` for one :func:`pull` call, so a hostile server
   cannot fill the disk.
-- The time limit covers the whole request: besides httpx's per-operation timeout, reading stops
-  once the deadline has passed (a trickling server is abandoned within about twice the limit).
+- The time limit is a wall-clock deadline for the whole request (connection, headers and body,
+  :data:`REMOTE_TIMEOUT`): a server that trickles its headers or its body is abandoned when it
+  passes. The whole :func:`pull` has a deadline too (:data:`PULL_DEADLINE`), after which every
+  unfinished index is abandoned with a ``PullDeadline`` warning; :func:`pull` can be cancelled
+  (``cancel``) and runs in its own daemon thread, so nothing waits on it past its deadline and a
+  process can always exit.
+- One index yields at most :data:`MAX_INDEX_ENTRIES` skills and :data:`MAX_INDEX_FILES` files
+  (the rest: one ``IndexTruncated`` warning); more than :data:`WARNINGS_SHOWN` warnings of one
+  kind from one index are folded into one that says how many were left out.
 - ``\\`` in a file path is read as a separator (like the URL parser Zuno uses for the request),
   so ``a\\..\\..\\x`` climbs out and is refused; NUL characters are refused in names and files;
   a file path that names nothing (``a/..``) is refused.
@@ -54,7 +61,7 @@ Units: sizes are bytes, times are seconds.
 
 from __future__ import annotations
 
-import concurrent.futures
+import asyncio
 import contextlib
 import json
 import logging
@@ -106,6 +113,17 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_PULL_BYTES = 64 * 1024 * 1024
 #: Total files one :func:`pull` call may download.
 MAX_PULL_FILES = 4096
+#: Longest one :func:`pull` call may take, in seconds (skillshelf's limit; Zuno has only the
+#: per-request one): after it, unfinished indexes are abandoned with a ``PullDeadline`` warning.
+PULL_DEADLINE = 30.0
+#: Skills pulled from one index at most (skillshelf's limit): the rest is one ``IndexTruncated`` warning.
+MAX_INDEX_ENTRIES = 1000
+#: Files pulled from one index at most (skillshelf's limit), counted over its skills in index order.
+MAX_INDEX_FILES = 2000
+#: Warnings of one kind kept per index; the rest are folded into one that counts them.
+WARNINGS_SHOWN = 20
+#: How often a running pull checks its ``cancel`` event, in seconds.
+CANCEL_CHECK = 0.05
 
 _CHUNK = 64 * 1024
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -432,42 +450,54 @@ class _Budget:
             return True
 
 
-def _fetch(
+class _PullDeadline(Exception):
+    """The whole pull's deadline passed during a request."""
+
+
+async def _fetch(
     client: Any,
     url: str,
     *,
     timeout: float,
     budget: _Budget,
+    pull_ends: float,
     headers: Mapping[str, str] | None = None,
 ) -> bytes:
-    """GET ``url`` and return its body, bounded in time and size.
+    """GET ``url`` and return its body, bounded in wall-clock time and size.
 
-    Raises :class:`_Timeout` when the time limit passes, :class:`_FetchFailed` for transport
-    errors, a non-2xx status (``status`` set), or a body over :data:`MAX_FILE_BYTES` / the budget.
+    The deadline covers everything (connecting, headers, body): ``timeout`` seconds, or less
+    when the pull ends first (``pull_ends``, a ``time.monotonic()`` value). Raises
+    :class:`_Timeout` when the request's own limit passes, :class:`_PullDeadline` when the
+    pull's does, :class:`_FetchFailed` for transport errors, a non-2xx status (``status``
+    set), or a body over :data:`MAX_FILE_BYTES` / the budget.
     """
-    deadline = time.monotonic() + timeout
+    left = pull_ends - time.monotonic()
+    if left <= 0:
+        raise _PullDeadline()
+    pull_limited = left < timeout
     try:
-        with client.stream("GET", url, headers=dict(headers or {})) as response:
-            status = response.status_code
-            if not 200 <= status < 300:
-                raise _FetchFailed(f"HTTP {status}", status=status)
-            declared = response.headers.get("content-length")
-            if declared is not None and declared.strip().isdigit() and int(declared) > MAX_FILE_BYTES:
-                raise _FetchFailed(f"response body exceeds {MAX_FILE_BYTES} bytes")
-            chunks: list[bytes] = []
-            size = 0
-            for chunk in response.iter_bytes(_CHUNK):
-                size += len(chunk)
-                if size > MAX_FILE_BYTES:
+        async with asyncio.timeout(min(timeout, left)):
+            async with client.stream("GET", url, headers=dict(headers or {})) as response:
+                status = response.status_code
+                if not 200 <= status < 300:
+                    raise _FetchFailed(f"HTTP {status}", status=status)
+                declared = response.headers.get("content-length")
+                if declared is not None and declared.strip().isdigit() and int(declared) > MAX_FILE_BYTES:
                     raise _FetchFailed(f"response body exceeds {MAX_FILE_BYTES} bytes")
-                if not budget.take_bytes(len(chunk)):
-                    raise _FetchFailed(
-                        f"download budget of {budget.max_bytes} bytes for this pull is exhausted"
-                    )
-                chunks.append(chunk)
-                if time.monotonic() > deadline:
-                    raise _Timeout()
-            return b"".join(chunks)
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > MAX_FILE_BYTES:
+                        raise _FetchFailed(f"response body exceeds {MAX_FILE_BYTES} bytes")
+                    if not budget.take_bytes(len(chunk)):
+                        raise _FetchFailed(
+                            f"download budget of {budget.max_bytes} bytes for this pull is exhausted"
+                        )
+                    chunks.append(chunk)
+                return b"".join(chunks)
+    except TimeoutError:
+        raise (_PullDeadline() if pull_limited else _Timeout()) from None
     except _httpx().TimeoutException:
         raise _Timeout() from None
     except (_Timeout, _FetchFailed):
@@ -476,8 +506,8 @@ def _fetch(
         raise _FetchFailed(_http_detail(url, exc)) from None
 
 
-def _default_client(timeout: float) -> httpx.Client:
-    client: httpx.Client = _httpx().Client(
+def _default_client(timeout: float) -> httpx.AsyncClient:
+    client: httpx.AsyncClient = _httpx().AsyncClient(
         timeout=_httpx().Timeout(timeout),
         follow_redirects=True,
         limits=_httpx().Limits(
@@ -600,9 +630,11 @@ class _Ctx:
     cache_abs: str
     timeout: float
     budget: _Budget
+    #: ``time.monotonic()`` when the whole pull must end
+    pull_ends: float = float("inf")
 
 
-def _download(
+async def _download(
     ctx: _Ctx, base: str, name: str, parts: tuple[str, ...], dest_root: str, in_place: bool
 ) -> CatalogWarning | None:
     """Download one file into ``dest_root/<parts>``; return a warning or ``None``."""
@@ -631,7 +663,7 @@ def _download(
             url, f"download budget of {ctx.budget.max_files} files for this pull is exhausted"
         )
     try:
-        body = _fetch(ctx.client, url, timeout=ctx.timeout, budget=ctx.budget)
+        body = await _fetch(ctx.client, url, timeout=ctx.timeout, budget=ctx.budget, pull_ends=ctx.pull_ends)
     except _Timeout:
         return _w_timeout(url, ctx.timeout)
     except _FetchFailed as exc:
@@ -663,7 +695,7 @@ def _download(
     return None
 
 
-def _download_all(
+async def _download_all(
     ctx: _Ctx,
     base: str,
     name: str,
@@ -671,16 +703,27 @@ def _download_all(
     dest_root: str,
     in_place: bool,
 ) -> list[CatalogWarning]:
-    """Download ``files`` with at most :data:`FILE_CONCURRENCY` in flight; warnings in file order."""
+    """Download ``files`` with at most :data:`FILE_CONCURRENCY` in flight; warnings in file order.
+    Raises :class:`_PullDeadline` when the pull's deadline passes."""
     if not files:
         return []
-    with concurrent.futures.ThreadPoolExecutor(
-        max_workers=min(FILE_CONCURRENCY, len(files)), thread_name_prefix="remote-file"
-    ) as pool:
-        results = list(
-            pool.map(lambda parts: _download(ctx, base, name, parts, dest_root, in_place), files)
-        )
-    return [w for w in results if w is not None]
+    gate = asyncio.Semaphore(FILE_CONCURRENCY)
+
+    async def one(parts: tuple[str, ...]) -> CatalogWarning | None:
+        async with gate:
+            return await _download(ctx, base, name, parts, dest_root, in_place)
+
+    results = await asyncio.gather(*(one(parts) for parts in files), return_exceptions=True)
+    _reraise(results)
+    return [w for w in results if isinstance(w, CatalogWarning)]
+
+
+def _reraise(results: Sequence[object]) -> None:
+    """Raise the first exception ``asyncio.gather(..., return_exceptions=True)`` collected
+    (every task has ended by then, so nothing is left writing)."""
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
 
 
 def _safe_files(name: str, files: Sequence[str]) -> tuple[list[tuple[str, ...]], list[CatalogWarning]]:
@@ -722,14 +765,14 @@ def _swap(staging: str, root: str, backup: str, version: str) -> None:
         _remove_tree(backup)
 
 
-def _stage_and_swap(
+async def _stage_and_swap(
     ctx: _Ctx, base: str, name: str, files: Sequence[tuple[str, ...]], root: str, version: str
 ) -> list[CatalogWarning]:
     token = str(uuid.uuid4())
     staging = sibling(root, f".tmp-{token}")
     backup = sibling(root, f".old-{token}")
     try:
-        warnings = _download_all(ctx, base, name, files, staging, in_place=False)
+        warnings = await _download_all(ctx, base, name, files, staging, in_place=False)
         staged_ok = not warnings and os.path.isfile(os.path.join(staging, SKILL_FILENAME))
         if staged_ok:
             try:
@@ -743,8 +786,8 @@ def _stage_and_swap(
         _remove_tree(staging)
 
 
-def _refresh(
-    ctx: _Ctx, base: str, entry: IndexEntry, lock: threading.Lock
+async def _refresh(
+    ctx: _Ctx, base: str, entry: IndexEntry, lock: asyncio.Lock
 ) -> tuple[str | None, list[CatalogWarning]]:
     root = os.path.join(ctx.cache_abs, entry.name)
     if not _inside(ctx.cache_abs, root) or os.path.dirname(root) != ctx.cache_abs:
@@ -752,7 +795,7 @@ def _refresh(
     files, warnings = _safe_files(entry.name, entry.files)
     if (SKILL_FILENAME,) not in files:
         return None, warnings  # the traversal check removed SKILL.md (Z145)
-    with lock:
+    async with lock:
         st = _lstat(root)
         if st is not None and stat.S_ISLNK(st.st_mode):
             warnings.append(
@@ -762,24 +805,27 @@ def _refresh(
         current = _read_marker(root)
         in_place = entry.version is None or current == entry.version
         if in_place:
-            warnings.extend(_download_all(ctx, base, entry.name, files, root, in_place=True))
+            warnings.extend(await _download_all(ctx, base, entry.name, files, root, in_place=True))
         else:
-            warnings.extend(_stage_and_swap(ctx, base, entry.name, files, root, entry.version or ""))
+            warnings.extend(await _stage_and_swap(ctx, base, entry.name, files, root, entry.version or ""))
         return (root if _has_skill_md(root) else None), warnings
 
 
-def _refresh_guarded(
-    ctx: _Ctx, base: str, entry: IndexEntry, lock: threading.Lock
+async def _refresh_guarded(
+    ctx: _Ctx, base: str, entry: IndexEntry, lock: asyncio.Lock
 ) -> tuple[str | None, list[CatalogWarning]]:
-    """:func:`_refresh`, with any unexpected error turned into a warning (failures are never fatal)."""
+    """:func:`_refresh`, with any unexpected error turned into a warning (failures are never
+    fatal); :class:`_PullDeadline` and cancellation propagate."""
     try:
-        return _refresh(ctx, base, entry, lock)
+        return await _refresh(ctx, base, entry, lock)
+    except _PullDeadline:
+        raise
     except Exception as exc:  # the catalog must always load (SPEC R3): an unforeseen error is logged
         log.exception("refreshing remote skill %r from %s failed unexpectedly", entry.name, base)
         return None, [_w_download(entry.name, str(exc) or type(exc).__name__)]
 
 
-def _pull_one(
+async def _pull_one(
     ctx: _Ctx,
     url: str,
     roots: list[str],
@@ -800,11 +846,12 @@ def _pull_one(
         warnings.append(_w_malformed(url, "relative URL without a base"))
         return
     try:
-        body = _fetch(
+        body = await _fetch(
             ctx.client,
             src,
             timeout=ctx.timeout,
             budget=ctx.budget,
+            pull_ends=ctx.pull_ends,
             headers={"Accept": "application/json"},
         )
     except _Timeout:
@@ -822,31 +869,147 @@ def _pull_one(
         warnings.append(_w_malformed(src, str(exc)))
         return
 
+    found: list[CatalogWarning] = []
     usable: list[IndexEntry] = []
+    files = 0
+    cut = 0
     for entry in entries:
         if not safe_name(entry.name):
-            warnings.append(_w_unsafe_name(src, entry.name))
+            found.append(_w_unsafe_name(src, entry.name))
             continue
         if SKILL_FILENAME not in entry.files:
-            warnings.append(_w_missing_skill_md(src, entry.name))
+            found.append(_w_missing_skill_md(src, entry.name))
+            continue
+        if len(usable) >= MAX_INDEX_ENTRIES or files + len(entry.files) > MAX_INDEX_FILES:
+            cut += 1
             continue
         usable.append(entry)
-    if not usable:
-        return
+        files += len(entry.files)
+    if cut:
+        found.append(_w_truncated(src, len(usable), files, cut))
+    try:
+        if not usable:
+            return
+        locks: dict[str, asyncio.Lock] = {}
+        for entry in usable:
+            locks.setdefault(entry.name, asyncio.Lock())  # same name twice: one at a time
+        gate = asyncio.Semaphore(SKILL_CONCURRENCY)
 
-    locks: dict[str, threading.Lock] = {}
-    for entry in usable:
-        locks.setdefault(entry.name, threading.Lock())  # same name twice: one at a time
-    with concurrent.futures.ThreadPoolExecutor(
-        max_workers=min(SKILL_CONCURRENCY, len(usable)), thread_name_prefix="remote-skill"
-    ) as pool:
-        results = list(pool.map(lambda e: _refresh_guarded(ctx, base, e, locks[e.name]), usable))
-    for entry, (root, entry_warnings) in zip(usable, results, strict=True):
-        warnings.extend(entry_warnings)
-        if root is not None:
-            if root not in origins:
-                roots.append(root)
-            origins[root] = (url, entry.version)
+        async def one(entry: IndexEntry) -> tuple[str | None, list[CatalogWarning]]:
+            async with gate:
+                return await _refresh_guarded(ctx, base, entry, locks[entry.name])
+
+        results = await asyncio.gather(*(one(e) for e in usable), return_exceptions=True)
+        for entry, result in zip(usable, results, strict=True):
+            if isinstance(result, BaseException):
+                continue
+            root, entry_warnings = result
+            found.extend(entry_warnings)
+            if root is not None:
+                if root not in origins:
+                    roots.append(root)
+                origins[root] = (url, entry.version)
+        _reraise(results)
+    finally:
+        warnings.extend(fold_warnings(found, src))
+
+
+def _w_truncated(src: str, kept: int, files: int, cut: int) -> CatalogWarning:
+    # skillshelf's own kind and limit (Zuno pulls every entry)
+    return CatalogWarning(
+        "IndexTruncated", src,
+        f"index {src} lists {cut:,} more usable skills than skillshelf pulls from one index "
+        f"(at most {MAX_INDEX_ENTRIES:,} skills and {MAX_INDEX_FILES:,} files); pulled the first {kept:,} "
+        f"({files:,} files)",
+    )
+
+
+def _w_deadline(src: str, deadline: float) -> CatalogWarning:
+    # skillshelf's own kind and limit (Zuno has only the per-request time limit)
+    return CatalogWarning("PullDeadline", src,
+                          f"stopped pulling {src}: the pull of every index took longer than {deadline:g}s")
+
+
+def _w_cancelled(src: str) -> CatalogWarning:
+    return CatalogWarning("PullCancelled", src, f"stopped pulling {src}: cancelled")
+
+
+def fold_warnings(warnings: Sequence[CatalogWarning], src: str,
+                  shown: int | None = None) -> list[CatalogWarning]:
+    """``warnings`` with at most ``shown`` (default :data:`WARNINGS_SHOWN`) of each kind; the
+    rest of a kind becomes one warning of that kind, placed where the first left-out one was:
+    ``N more <kind> warnings from <src> are not shown``. Order is otherwise kept."""
+    limit = WARNINGS_SHOWN if shown is None else shown
+    counts: dict[str, int] = {}
+    for w in warnings:
+        counts[w.kind] = counts.get(w.kind, 0) + 1
+    seen: dict[str, int] = {}
+    out: list[CatalogWarning] = []
+    for w in warnings:
+        n = seen[w.kind] = seen.get(w.kind, 0) + 1
+        if n <= limit:
+            out.append(w)
+        elif n == limit + 1:
+            more = counts[w.kind] - limit
+            out.append(CatalogWarning(w.kind, src, f"{more:,} more {w.kind} warnings from {src} are not shown"))
+    return out
+
+
+async def _pull_all(urls: Sequence[str], ctx: _Ctx, deadline: float, cancel: threading.Event | None) -> RemotePull:
+    """Every URL in order within the pull's deadline; ``cancel`` set stops it within
+    :data:`CANCEL_CHECK` seconds. Unfinished URLs get a ``PullDeadline`` / ``PullCancelled`` warning."""
+    roots: list[str] = []
+    warnings: list[CatalogWarning] = []
+    origins: dict[str, tuple[str, str | None]] = {}
+    task = asyncio.current_task()
+    cancelled = False
+
+    async def watch_cancel() -> None:
+        nonlocal cancelled
+        assert cancel is not None and task is not None
+        while not cancel.is_set():
+            await asyncio.sleep(CANCEL_CHECK)
+        cancelled = True
+        task.cancel()
+
+    watcher = asyncio.create_task(watch_cancel()) if cancel is not None else None
+    done = 0
+    try:
+        for url in urls:
+            try:
+                await _pull_one(ctx, url, roots, warnings, origins)
+            except _PullDeadline:
+                break
+            done += 1
+    except asyncio.CancelledError:
+        if not cancelled:
+            raise
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+    for url in urls[done:]:
+        src = index_url(url)
+        warnings.append(_w_cancelled(src) if cancelled else _w_deadline(src, deadline))
+    return RemotePull(tuple(roots), tuple(warnings), types.MappingProxyType(dict(origins)))
+
+
+async def _pull_async(urls: Sequence[str], cache_abs: str, timeout: float, deadline: float,
+                      cancel: threading.Event | None, client_factory: Callable[[], Any] | None) -> RemotePull:
+    hx = _httpx()
+    try:
+        client = client_factory() if client_factory is not None else _default_client(timeout)
+    except (hx.HTTPError, hx.InvalidURL, OSError, ValueError, TypeError) as exc:  # a broken proxy setting …
+        log.warning("cannot make the HTTP client for skills.urls: %s", exc)
+        warnings = tuple(_w_index_unreachable(url, str(exc) or type(exc).__name__) for url in urls)
+        return RemotePull((), warnings, types.MappingProxyType({}))
+    ctx = _Ctx(client, cache_abs, timeout, _Budget(MAX_PULL_BYTES, MAX_PULL_FILES), time.monotonic() + deadline)
+    try:
+        return await _pull_all(urls, ctx, deadline, cancel)
+    finally:
+        try:
+            await client.aclose()
+        except (hx.HTTPError, OSError) as exc:  # the pull is done; only the connection pool is left
+            log.warning("closing the HTTP client failed: %s", exc)
 
 
 def pull(
@@ -854,50 +1017,58 @@ def pull(
     cache_dir: str,
     *,
     timeout: float = REMOTE_TIMEOUT,
+    deadline: float = PULL_DEADLINE,
+    cancel: threading.Event | None = None,
     client_factory: Callable[[], Any] | None = None,
 ) -> RemotePull:
     """Pull every index in ``urls`` into ``cache_dir`` (SPEC R1–R3, conformance §5).
 
     ``urls``: the configured ``skills.urls[]`` in order; each is processed after the previous
     one finished, and a failing URL never stops the next (Z138). ``cache_dir``: the cache root
-    (:func:`cache_root`), created only when a file is downloaded. ``timeout``: seconds per
-    request (Z134). ``client_factory``: a zero-argument callable returning an httpx-compatible
-    client (``stream("GET", url, headers=...)`` context manager, ``close()``); by default an
-    ``_httpx().Client`` with the timeout, redirects followed and the environment's proxy settings.
+    (:func:`cache_root`), created only when a file is downloaded. ``timeout``: wall-clock
+    seconds per request, headers and body included (Z134). ``deadline``: wall-clock seconds for
+    the whole pull. ``cancel``: set it to stop the pull (within :data:`CANCEL_CHECK` s).
+    ``client_factory``: a zero-argument callable returning an httpx-compatible *async* client
+    (``stream("GET", url, headers=...)`` async context manager, ``aclose()``); by default an
+    ``httpx.AsyncClient`` with the timeout, redirects followed and the environment's proxy settings.
+
+    Runs in its own daemon thread with its own event loop (callers may be in any thread, an
+    event loop's included) and returns at the latest shortly after ``deadline``.
 
     Never raises for remote input or filesystem trouble: each failure is a
     :class:`CatalogWarning` (kinds ``IndexUnreachable``, ``IndexTimeout``, ``IndexStatus``,
     ``IndexMalformed``, ``UnsafeIndexName``, ``EntryMissingSkillMd``, ``UnsafeIndexPath``,
-    ``DownloadFailed``). Warnings come in URL order; within an URL the index-level ones (name
+    ``DownloadFailed``; skillshelf's own ``IndexTruncated``, ``PullDeadline``,
+    ``PullCancelled``). Warnings come in URL order; within an URL the index-level ones (name
     and SKILL.md checks, in entry order) come first, then each skill's path warnings and download
-    warnings, in entry order, files sorted. Sources are the index URL for index-level warnings,
-    the entry name for ``UnsafeIndexPath`` and for a failed swap, the file URL for a failed file
-    download or a file timeout.
+    warnings, in entry order, files sorted; more than :data:`WARNINGS_SHOWN` of one kind from
+    one index are folded (:func:`fold_warnings`). Sources are the index URL for index-level
+    warnings, the entry name for ``UnsafeIndexPath`` and for a failed swap, the file URL for a
+    failed file download or a file timeout.
     """
     cache_abs = os.path.normpath(os.path.abspath(cache_dir))
-    roots: list[str] = []
-    warnings: list[CatalogWarning] = []
-    origins: dict[str, tuple[str, str | None]] = {}
     urls = list(urls)
     if not urls:
         return RemotePull()
-    hx = _httpx()
-    try:
-        client = client_factory() if client_factory is not None else _default_client(timeout)
-    except (hx.HTTPError, hx.InvalidURL, OSError, ValueError, TypeError) as exc:  # a broken proxy setting …
-        log.warning("cannot make the HTTP client for skills.urls: %s", exc)
-        for url in urls:
-            warnings.append(_w_index_unreachable(url, str(exc) or type(exc).__name__))
-        return RemotePull((), tuple(warnings), types.MappingProxyType({}))
-    ctx = _Ctx(client, cache_abs, timeout, _Budget(MAX_PULL_BYTES, MAX_PULL_FILES))
-    try:
-        for url in urls:
-            _pull_one(ctx, url, roots, warnings, origins)
-    finally:
+    box: list[RemotePull] = []
+
+    def run() -> None:
         try:
-            client.close()
-        except (hx.HTTPError, OSError) as exc:  # the pull is done; only the connection pool is left
-            log.warning("closing the HTTP client failed: %s", exc)
-    for w in warnings:
+            box.append(asyncio.run(_pull_async(urls, cache_abs, timeout, deadline, cancel, client_factory)))
+        except Exception as exc:  # the catalog must always load (SPEC R3): an unforeseen error is a warning
+            log.exception("pulling remote skills failed unexpectedly")
+            detail = str(exc) or type(exc).__name__
+            box.append(RemotePull((), tuple(_w_index_unreachable(index_url(u), detail) for u in urls)))
+
+    thread = threading.Thread(target=run, name="skillshelf-remote-pull", daemon=True)
+    thread.start()
+    # the loop keeps the deadline itself; the margin covers a DNS lookup that cannot be interrupted
+    thread.join(deadline + 5.0)
+    if not box:
+        log.warning("the remote pull did not end within %g s; abandoned", deadline + 5.0)
+        result = RemotePull((), tuple(_w_deadline(index_url(u), deadline) for u in urls))
+    else:
+        result = box[0]
+    for w in result.warnings:
         log.warning("remote skills: %s", w.message)
-    return RemotePull(tuple(roots), tuple(warnings), types.MappingProxyType(dict(origins)))
+    return result

@@ -54,7 +54,7 @@ from typing import Any
 import yaml
 
 from skillshelf.core import yamlload
-from skillshelf.core.fileread import NotRegularFileError, read_regular
+from skillshelf.core.fileread import FileTooLargeError, NotRegularFileError, read_regular
 from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
 from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.yamlload import YamlAliasLimit, YamlError
@@ -293,7 +293,7 @@ def parse_sidecar(text: str, *, native: bool) -> Sidecar:
 def _io_reason(exc: OSError) -> str:
     if isinstance(exc, UnicodeDecodeError):
         return "invalid data"
-    if isinstance(exc, NotRegularFileError):
+    if isinstance(exc, (NotRegularFileError, FileTooLargeError)):
         return str(exc)
     return _IO_KIND.get(exc.errno, "other error") if exc.errno else "other error"
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["UNSAFE", "visible", "visible_line"]
+__all__ = ["UNSAFE", "encodable", "visible", "visible_line"]
 
 #: Every character :func:`visible` replaces (the ``multiline`` exceptions are ``\n`` and ``\t``).
 UNSAFE = re.compile(
@@ -58,6 +58,19 @@ def visible(text: str, *, multiline: bool = False) -> str:
     if pattern.search(text) is None:
         return text
     return pattern.sub(_picture, text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` with every lone surrogate (an undecodable byte kept by ``surrogateescape``, a
+    ``\\ud800`` JSON escape) replaced by its escape text ``"\\udcff"`` and nothing else changed,
+    so it can always be encoded as UTF-8 — for text leaving skillshelf exactly (a saved file,
+    the clipboard). Never raises."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 def visible_line(value: object) -> str:

@@ -359,6 +359,10 @@ class CatalogWatcher:
         self._failed_paths: set[str] = set()
         #: the watch warnings changed: publish even without file changes
         self._republish = False
+        #: False while the run loop waits with nothing left to do (see :attr:`idle`)
+        self._busy = True
+        #: renewed watches still running until their last batch is out (pump, stop time)
+        self._retiring: list[tuple[_Pump, float]] = []
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> CatalogWatcher:
@@ -390,8 +394,11 @@ class CatalogWatcher:
           ``poll_interval`` until it works;
         - an unexpected error of the watcher itself is logged and handled the same way (a full
           rescan is retried);
-        - a directory reported as added is rescanned once more :attr:`settle` seconds later
-          (whatever was written into it before its own watch was in place);
+        - a directory reported as added (created, or moved in) is rescanned once more
+          :attr:`settle` seconds later, after the recursive watch holding it was renewed
+          (:meth:`_renew`): the file watcher can lose the watch of a folder moved into a freshly
+          created one, and whatever was written before a new folder's watch was in place was
+          never reported;
         - while a watch cannot run (``WatchFailed``), its directory is rescanned every
           ``poll_interval`` instead;
         - only rebuilds that change what the catalog shows are published
@@ -425,9 +432,13 @@ class CatalogWatcher:
                     else:
                         pending |= newly
                     now = time.monotonic()
-                    for path in [p for p, due in settle.items() if due <= now]:
-                        del settle[path]
-                        pending.add(path)
+                    self._retire()
+                    due_paths = [p for p, due in settle.items() if due <= now]
+                    if due_paths:
+                        for path in due_paths:
+                            del settle[path]
+                        self._renew(due_paths)
+                        pending.update(due_paths)
                     if (full or pending or self._republish) and now >= retry_at:
                         error = self._publish(full, pending)
                         if error is None:
@@ -437,12 +448,14 @@ class CatalogWatcher:
                             retry_at = time.monotonic() + self._retry_delay(failures)
                             if failures == len(RETRY_DELAYS) + 1:
                                 self._show_failure(error)
+                    self._busy = bool(full or pending or settle or self._retiring or self._republish)
                     wait = self.poll_interval
                     if full or pending:
                         wait = min(wait, max(retry_at - time.monotonic(), 0.0))
                     if settle:
                         wait = min(wait, max(min(settle.values()) - time.monotonic(), 0.0))
                     items = self._next_items(stop, wait)
+                    self._busy = True
                     if not items:
                         pending |= self._failed_paths  # no watch there: look for changes instead
                         continue
@@ -462,8 +475,42 @@ class CatalogWatcher:
                         full = True  # those events are covered by the full rescan
         finally:
             self.ready.set()
-            self._close_pumps([pump for pump, _ in self._pumps.values()])
+            self._close_pumps([pump for pump, _ in self._pumps.values()] + [p for p, _ in self._retiring])
+            self._retiring = []
             self._pumps.clear()
+
+    def _renew(self, added: Sequence[str]) -> None:
+        """Start the recursive watches holding the ``added`` directories afresh — the new
+        watch walks the tree again, so every folder in it is watched — and stop the old ones
+        one debounce later (no gap: while both run, an event may come twice, which costs
+        nothing)."""
+        keys = {key for key in self._pumps if key[1] and any(_within(a, key[0]) for a in added)}
+        for key in sorted(keys):
+            if self._stopping():
+                return
+            old, _ = self._pumps[key]
+            request = WatchRequest(key[0], True, self.step, self.debounce, WatchStop())
+            try:
+                pump = _Pump(self._factory(request), request, self._queue)
+            except (OSError, RuntimeError) as exc:
+                log.warning("cannot renew the watch of %s: %s", key[0], exc)
+                continue
+            pump.wait_settled(self._stopping, self.start_timeout)
+            if pump.error is not None and not pump.stop.started.is_set():
+                log.warning("cannot renew the watch of %s: %s", key[0], pump.error)
+                continue  # keep the old one
+            self._pumps[key] = (pump, _identity(key[0]))
+            # the old watch may hold a batch it has not handed over yet: it goes on until that
+            # batch is out (one debounce), then stops
+            self._retiring.append((old, time.monotonic() + (self.debounce + 2 * self.step) / 1000 + 0.1))
+
+    def _retire(self) -> None:
+        """Stop the renewed watches whose grace period is over."""
+        now = time.monotonic()
+        due = [p for p, t in self._retiring if t <= now]
+        if due:
+            self._retiring = [(p, t) for p, t in self._retiring if p not in due]
+            self._close_pumps(due)
 
     def _retry_delay(self, failures: int) -> float:
         return RETRY_DELAYS[failures - 1] if failures <= len(RETRY_DELAYS) else self.poll_interval
@@ -478,6 +525,14 @@ class CatalogWatcher:
             log.exception("publishing the rebuild failure failed")
             return
         self._notify(gen)
+
+    @property
+    def idle(self) -> bool:
+        """True while the watcher waits for events with nothing pending: every batch handed
+        over so far is published (or showed nothing new), no retry, rescan or renewed watch is
+        outstanding. Events the file watcher still batches (``step`` / ``debounce``) are not
+        known here: wait that long first."""
+        return not self._busy and self._queue.empty()
 
     def _stopping(self) -> bool:
         run_stop = self._run_stop

@@ -10,9 +10,13 @@ Guards, applied before anything is constructed:
 - alias expansion: a document whose node count after expanding aliases exceeds ``max_nodes``
   (default :data:`MAX_EXPANDED_NODES`), or holds a recursive alias, raises
   :class:`YamlAliasLimit` (billion laughs);
-- duplicate keys: :attr:`Duplicates.LAST_WINS` keeps PyYAML's rule (the last one wins);
-  :attr:`Duplicates.REJECT` raises :class:`YamlDuplicateKey` for a key repeated in one mapping
-  (yaml-rust2 and js-yaml refuse them). Merge keys (``<<``) are not counted.
+- duplicate keys: :attr:`Duplicates.REJECT` (the default) raises :class:`YamlDuplicateKey` for
+  a key repeated in one mapping (yaml-rust2, serde_yaml and js-yaml refuse them);
+  :attr:`Duplicates.LAST_WINS` keeps PyYAML's rule (the last one wins). Merge keys (``<<``) are
+  not counted. The verdict never depends on which other lines the document holds;
+- explicit core tags: a scalar tagged ``!!bool``, ``!!null``, ``!!int`` or ``!!float`` whose text
+  is not that type in the 1.2 core schema (``!!bool z``, ``!!int ""``) raises
+  :class:`YamlSyntaxError` at the scalar, as yaml-rust2 refuses it (a "bad value").
 
 Every failure is a :class:`YamlError` (syntax, construction, limits) with the problem text
 and, where known, a 1-based line and column relative to the text given.
@@ -21,6 +25,7 @@ and, where known, a 1-based line and column relative to the text given.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -49,9 +54,9 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 class Duplicates(enum.Enum):
     """What a mapping with a repeated key means."""
 
-    #: the last occurrence wins (PyYAML, Zuno's frontmatter as skillshelf reads it today)
+    #: the last occurrence wins (PyYAML's safe loader)
     LAST_WINS = "last-wins"
-    #: the document is refused (:class:`YamlDuplicateKey`)
+    #: the document is refused (:class:`YamlDuplicateKey`): yaml-rust2, serde_yaml, js-yaml
     REJECT = "reject"
 
 
@@ -74,7 +79,7 @@ class YamlDuplicateKey(YamlError):
     """A key appears twice in one mapping under :attr:`Duplicates.REJECT`; ``key`` is its text."""
 
     def __init__(self, key: str, line: int, column: int) -> None:
-        super().__init__(f"duplicated mapping key `{key}` at line {line}", line, column)
+        super().__init__(f"duplicated mapping key `{key}`", line, column)
         self.key = key
 
 
@@ -88,9 +93,17 @@ class YamlAliasLimit(YamlError):
         self.limit = limit
 
 
-def _syntax_error(exc: BaseException) -> YamlSyntaxError:
+def _syntax_error(exc: BaseException, text: str = "") -> YamlSyntaxError:
     """PyYAML's error as a :class:`YamlSyntaxError`: the problem (else the context, else the
-    first line of the message) at the problem mark (else the context mark)."""
+    first line of the message) at the problem mark (else the context mark; for a character
+    the reader refuses, its position in ``text``)."""
+    if isinstance(exc, yaml.reader.ReaderError) and isinstance(exc.position, int) and text:
+        # libyaml counts the position in bytes of UTF-8
+        at = len(text.encode("utf-8", "surrogatepass")[: exc.position].decode("utf-8", "ignore"))
+        what = f"character #x{ord(text[at]):04x}" if at < len(text) else "character"
+        return _at(f"unacceptable {what}: {exc.reason}", text, at)
+    if isinstance(exc, UnicodeEncodeError) and text:  # a lone surrogate: libyaml takes UTF-8 only
+        return _at(f"lone surrogate #x{ord(text[exc.start]):04x} is not a character", text, exc.start)
     mark, problem = None, None
     if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
@@ -102,19 +115,45 @@ def _syntax_error(exc: BaseException) -> YamlSyntaxError:
     return YamlSyntaxError(str(problem), mark.line + 1, mark.column + 1)
 
 
-#: What composing or constructing can raise besides ``yaml.YAMLError``: deep nesting, and
-#: core-schema constructors fed odd scalars.
-_CONSTRUCT_ERRORS = (yaml.YAMLError, RecursionError, ValueError, TypeError, OverflowError)
+def _at(problem: str, text: str, at: int) -> YamlSyntaxError:
+    """``problem`` at character index ``at`` of ``text`` (1-based line and column)."""
+    return YamlSyntaxError(problem, text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at))
+
+
+#: What composing or constructing may raise: the library's own errors, deep nesting, and
+#: whatever its constructors throw for an explicitly tagged odd scalar (``!!bool z`` is a
+#: ``KeyError``, ``!!int ""`` an ``IndexError`` in the 1.2 constructors; a lone surrogate a
+#: ``UnicodeEncodeError`` in libyaml). The text is untrusted and the library is not ours, so
+#: every ``Exception`` from it is the document's fault: a :class:`YamlSyntaxError`, never a crash.
+_CONSTRUCT_ERRORS = (Exception,)
+
+
+#: The 1.2 core schema's text of each scalar type (YAML 1.2.2 §10.3.2), for explicit tags.
+_CORE_SCALARS = {
+    "tag:yaml.org,2002:null": re.compile(r"(?:~|null|Null|NULL|)"),
+    "tag:yaml.org,2002:bool": re.compile(r"(?:true|True|TRUE|false|False|FALSE)"),
+    "tag:yaml.org,2002:int": re.compile(r"(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)"),
+    "tag:yaml.org,2002:float": re.compile(
+        r"(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))"),
+}
+
+
+def _bad_scalar(n: yaml.ScalarNode) -> YamlSyntaxError:
+    kind = n.tag.rsplit(":", 1)[-1]
+    mark = n.start_mark
+    return YamlSyntaxError(f"{n.value!r} is not a valid !!{kind} value", mark.line + 1, mark.column + 1)
 
 
 def _check(node: yaml.Node, duplicates: Duplicates, max_nodes: int) -> None:
     """Raise :class:`YamlAliasLimit` when ``node`` expands past ``max_nodes`` nodes (or holds a
-    recursive alias) and, under :attr:`Duplicates.REJECT`, :class:`YamlDuplicateKey` for the
-    first repeated key in document order. Shared subtrees are counted once per reference,
-    computed once (memoised)."""
+    recursive alias), :class:`YamlSyntaxError` for an explicitly tagged core scalar that is not
+    of its type, and, under :attr:`Duplicates.REJECT`, :class:`YamlDuplicateKey` for the first
+    repeated key in document order. Shared subtrees are counted once per reference, computed
+    once (memoised)."""
     memo: dict[int, int] = {}
     active: set[int] = set()
     reject = duplicates is Duplicates.REJECT
+    core = _CORE_SCALARS
 
     def size(n: yaml.Node) -> int:
         key = id(n)
@@ -124,7 +163,12 @@ def _check(node: yaml.Node, duplicates: Duplicates, max_nodes: int) -> None:
         if key in active:
             raise YamlAliasLimit("recursive alias", max_nodes)
         total = 1
-        if isinstance(n, yaml.SequenceNode):
+        if isinstance(n, yaml.ScalarNode):
+            # implicitly resolved scalars always match; only an explicit tag can disagree
+            pattern = core.get(n.tag)
+            if pattern is not None and pattern.fullmatch(n.value) is None:
+                raise _bad_scalar(n)
+        elif isinstance(n, yaml.SequenceNode):
             active.add(key)
             for child in n.value:
                 total += size(child)
@@ -150,12 +194,42 @@ def _check(node: yaml.Node, duplicates: Duplicates, max_nodes: int) -> None:
 
 
 def _needs_check(text: str, duplicates: Duplicates) -> bool:
-    # without both an anchor and an alias nothing can expand: skip the walk (10,000 parses)
-    return duplicates is Duplicates.REJECT or ("*" in text and "&" in text)
+    # without both an anchor and an alias nothing can expand, without "!" nothing is tagged:
+    # skip the walk (10,000 parses)
+    return duplicates is Duplicates.REJECT or ("*" in text and "&" in text) or "!" in text
+
+
+class _LastWinsLoader(CCoreLoader):  # type: ignore[misc]
+    """The core-schema loader with PyYAML's duplicate rule (yamlcore's refuses duplicates)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        if not isinstance(node, yaml.MappingNode):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"expected a mapping node, but found {node.id}", node.start_mark)
+        mapping: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark, "found unhashable key",
+                    key_node.start_mark) from None
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+def _loader(text: str, duplicates: Duplicates = Duplicates.REJECT) -> Any:
+    """A libyaml loader over ``text``; libyaml refusing the text itself (a lone surrogate cannot
+    be encoded for it) is a :class:`YamlSyntaxError`."""
+    try:
+        return (_LastWinsLoader if duplicates is Duplicates.LAST_WINS else CCoreLoader)(text)
+    except _CONSTRUCT_ERRORS as exc:
+        raise _syntax_error(exc, text) from None
 
 
 def _documents(text: str, duplicates: Duplicates, max_nodes: int, *, single: bool) -> Iterator[Any]:
-    loader = CCoreLoader(text)
+    loader = _loader(text, duplicates)
     try:
         check = _needs_check(text, duplicates)
         if single:
@@ -175,19 +249,19 @@ def _documents(text: str, duplicates: Duplicates, max_nodes: int, *, single: boo
     except YamlError:
         raise
     except _CONSTRUCT_ERRORS as exc:
-        raise _syntax_error(exc) from None
+        raise _syntax_error(exc, text) from None
     finally:
         loader.dispose()
 
 
-def load(text: str, *, duplicates: Duplicates = Duplicates.LAST_WINS,
+def load(text: str, *, duplicates: Duplicates = Duplicates.REJECT,
          max_nodes: int = MAX_EXPANDED_NODES) -> Any:
     """The single YAML document in ``text`` as Python values (``None`` for an empty one).
     Raises :class:`YamlError`; a second document is a :class:`YamlSyntaxError`."""
     return next(_documents(text, duplicates, max_nodes, single=True))
 
 
-def load_all(text: str, *, duplicates: Duplicates = Duplicates.LAST_WINS,
+def load_all(text: str, *, duplicates: Duplicates = Duplicates.REJECT,
              max_nodes: int = MAX_EXPANDED_NODES) -> list[Any]:
     """Every document of the stream ``text``, in order (``[]`` for an empty stream); each is
     checked against the limits. Raises :class:`YamlError` for the first bad one."""
@@ -198,25 +272,25 @@ def compose(text: str) -> yaml.Node | None:
     """The node tree of the single document in ``text`` (aliases shared, not expanded;
     ``None`` for an empty document), for key and value positions (``start_mark``, 0-based).
     Raises :class:`YamlError`."""
-    loader = CCoreLoader(text)
+    loader = _loader(text)
     try:
         node: yaml.Node | None = loader.get_single_node()
         return node
     except _CONSTRUCT_ERRORS as exc:
-        raise _syntax_error(exc) from None
+        raise _syntax_error(exc, text) from None
     finally:
         loader.dispose()
 
 
 def compose_all(text: str) -> list[yaml.Node]:
     """The node trees of every document in ``text`` (see :func:`compose`). Raises :class:`YamlError`."""
-    loader = CCoreLoader(text)
+    loader = _loader(text)
     try:
         nodes: list[yaml.Node] = []
         while loader.check_node():
             nodes.append(loader.get_node())
         return nodes
     except _CONSTRUCT_ERRORS as exc:
-        raise _syntax_error(exc) from None
+        raise _syntax_error(exc, text) from None
     finally:
         loader.dispose()

@@ -11,10 +11,9 @@ Exit codes (SPEC C2): 0; 2 usage error (an unknown host) or unreadable ``--cwd``
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
+from skillshelf.app.output import print_json
 from skillshelf.core.hosts import HOSTS, UnknownHostError, get_host
 
 #: Cell glyphs (the TUI uses the same; colour only reinforces them).
@@ -79,9 +78,7 @@ def run(ns: Any) -> int:
             rows_doc = doc["rows"]
             assert isinstance(rows_doc, list)
             doc["rows"] = [r for r, row in zip(rows_doc, result.rows, strict=True) if row.disagree]
-        # compact, and through json.dumps: its C encoder is ~10× faster than json.dump's
-        # Python one on thousands of rows
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        print_json(doc, indent=None)  # compact: thousands of rows
         return 0
     home = context.env.home
     names = [h.name for h in hosts]

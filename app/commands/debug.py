@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from skillshelf.app.cli import LazyChoices
+from skillshelf.app.output import json_escaped, print_json
 
 
 def _lint_targets() -> list[str]:
@@ -52,9 +53,11 @@ def run_skill(ns: Any) -> int:
     if ns.json:
         # one line per top-level key keeps the document readable; each value is written by the C
         # encoder (an indented dump of 10,000 sources takes seconds in the pure-Python one)
-        sys.stdout.write(_json_document(doc))
+        sys.stdout.write(json_escaped(_json_document(doc)))  # SPEC X1: C1 controls and surrogates escaped
     else:
         print(terminal_text(debug_skill_text(doc)))  # SPEC X1
+    sys.stdout.flush()
+    cat.save_cache()  # the lint worked out for the report is kept for the next run
     return 0
 
 
@@ -83,8 +86,7 @@ def run_agent(ns: Any) -> int:
     cat = open_catalog(ns)
     report = debug_agent_report(cat, ns.name)
     if ns.json:
-        json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print_json(report.to_json())
     else:
         print(terminal_text(debug_agent_text(report)))  # SPEC X1
     return 0 if report.ok else 1

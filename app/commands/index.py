@@ -18,9 +18,10 @@ Exit codes (SPEC C2): 0 rendered; 2 usage error or unreadable ``--cwd`` / ``--co
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
+
+from skillshelf.app.output import print_json
 
 if TYPE_CHECKING:
     from skillshelf.core.catalog import Catalog
@@ -89,8 +90,7 @@ def run(ns: Any) -> int:
         doc = {"host": catalog.host.name, "client": catalog.host.describe(), **result_document(result)}
         doc["budgetRule"] = (catalog.model_catalog().budget_rule if ns.budget is None
                              else f"--budget {ns.budget:,} characters")
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print_json(doc)
     else:
         _write_text(result.text)
     return 0
@@ -135,8 +135,7 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
             "budgetRule": result.budget_rule,
             "notes": list(result.notes),
         }
-        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print_json(doc)
         return 0
     for note in result.notes:
         print(f"skillshelf: {host.name}: {note}", file=sys.stderr)

@@ -14,11 +14,11 @@ not exist or there is nothing to lint.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING
 
 from skillshelf.app.cli import LazyChoices
+from skillshelf.app.output import print_json
 
 if TYPE_CHECKING:
     from skillshelf.core.lint import LintReport
@@ -104,7 +104,7 @@ def run(ns: argparse.Namespace) -> int:
     counts = summary(reports)
     if ns.json:
         doc = {"target": ns.target, "files": [r.to_json() for r in reports], "summary": counts}
-        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        print_json(doc)
     else:
         for r in reports:
             for line in format_report(r):

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from skillshelf.core.catalog import Catalog
     from skillshelf.core.tool import ToolResult
 
+from skillshelf.app.output import print_json
+
 
 def add_parser(sub: Any, common: Any) -> None:
     """Register ``tool``."""
@@ -50,8 +52,7 @@ def _reject_constant(name: str) -> Any:
 
 
 def _emit_json(doc: Any) -> None:
-    json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    print_json(doc)
 
 
 def run(ns: Any) -> int:

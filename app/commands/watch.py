@@ -24,11 +24,11 @@ Ctrl-C ends it with exit 0. ``--exit-after N`` stops after N lines (N ≥ 1; for
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from typing import Any
 
+from skillshelf.app.output import json_text
 from skillshelf.core.model import Generation, Source
 
 
@@ -70,7 +70,7 @@ def format_line(old: Generation | None, new: Generation, *, as_json: bool) -> st
     """The output line for ``new`` (see the module docstring), without the newline."""
     added, changed, removed = diff(old, new)
     if as_json:
-        return json.dumps(
+        return json_text(
             {
                 "generation": new.number,
                 "digest": new.digest,
@@ -80,7 +80,7 @@ def format_line(old: Generation | None, new: Generation, *, as_json: bool) -> st
                 "removed": [s.location for s in removed],
                 "warnings": [w.to_json() for w in new.warnings],
             },
-            ensure_ascii=False,
+            indent=None,
         )
     parts = [f"generation {new.number}  +{len(added)} ~{len(changed)} -{len(removed)}  ({new.digest[:16]})"]
     names = [f"+{s.name}" for s in added] + [f"~{s.name}" for s in changed] + [f"-{s.name}" for s in removed]

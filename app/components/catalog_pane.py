@@ -331,6 +331,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
                 last = now
                 self.post_message(self.LintProgress(n, len(items)))
         self.post_message(self.LintDone(generation.number, frozenset(bad)))
+        if cache.parse_cache is not None:
+            cache.parse_cache.save()  # keep what was linted for the next start (atomic, skipped if unchanged)
 
     @on(LintProgress)
     def _lint_progress_shown(self, event: LintProgress) -> None:

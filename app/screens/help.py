@@ -49,8 +49,9 @@ HELP_ROWS: tuple[tuple[str, str, str], ...] = (
     ("main.pull", "p", "pull remote skills (skills.urls) now and rescan"),
     ("main.copy", "c", "copy the selected locator (sent to the terminal clipboard with OSC 52; "
                        "the terminal decides whether it lands)"),
-    ("app.resolve", "a", "resolve the selected ambiguous name (the picker)"),
-    ("app.undo-write", "ctrl+z", "undo the last picker write to skills.config"),
+    ("app.resolve", "a", "the picker: enable, disable, expose or resolve the selected skill"),
+    ("app.undo-write", "ctrl+z", "undo the last skills.config write skillshelf made (any session, CLI too)"),
+    ("app.undo-list", "U", "every skills.config write skillshelf made; enter undoes one"),
     ("app.index-preview", "i", "index preview: exact prompt text (f form, c copy, ^s save)"),
     ("app.whatif", "w", "what-if: context window / maxContextTokens (writes nothing)"),
     ("app.problems", "e", "problems: warnings, config errors, hints, rejected files"),
@@ -66,19 +67,28 @@ HELP_ROWS: tuple[tuple[str, str, str], ...] = (
 #: every binding id of those screens appears in its section.
 HELP_SECTIONS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
     ("Main screen", HELP_ROWS),
-    ("Ambiguity picker (a)", (
+    ("Skill picker (a)", (
         ("picker.down", "j  ↓", "next source"),
         ("picker.up", "k  ↑", "previous source"),
-        ("picker.keep", "1", "keep the source under the cursor"),
+        ("picker.keep", "1", "keep the source under the cursor (enabled, its own exposure)"),
         ("picker.search", "2", "search-only (loadable by name, not in the index)"),
         ("picker.explicit", "3", "explicit-only (loadable only when named exactly)"),
         ("picker.disable", "4", "disable it"),
+        ("picker.index", "5", "index: always in the prompt index"),
+        ("picker.keep-only", "K", "keep only this one: every other source of its name disabled"),
         ("picker.cycle", "space", "cycle keep → search-only → explicit → disable"),
         ("picker.target", "t", "next target file (project, global, other .jsonc layers; recomputed each time)"),
-        ("picker.write", "ctrl+s", "write the skills.config entries (atomic, .bak kept); a choice that leaves "
-                                   "the name ambiguous asks for a second ctrl+s"),
-        ("picker.undo", "u", "undo the last write (ctrl+z on the main screen too)"),
+        ("picker.write", "ctrl+s", "write the change (atomic, .bak kept, portable paths); choosing a former "
+                                   "state again takes skillshelf's entry out; a choice that leaves the name "
+                                   "ambiguous asks for a second ctrl+s"),
+        ("picker.undo", "u", "undo the last write skillshelf made (ctrl+z on the main screen too)"),
         ("picker.close", "esc  q", "close"),
+    )),
+    ("Undo list (U)", (
+        ("undo.down", "j  ↓", "next write"),
+        ("undo.up", "k  ↑", "previous write"),
+        ("undo.go", "enter", "undo the selected write (only a current one: its file still holds what was written)"),
+        ("undo.close", "esc  q", "close"),
     )),
     ("Index preview (i)", (
         ("preview.form", "f", "next form: index, list, verbose"),

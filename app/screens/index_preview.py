@@ -45,7 +45,7 @@ from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.hosts.base import Feature, Host, HostSession
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
-from skillshelf.core.textsafe import visible
+from skillshelf.core.textsafe import encodable, visible
 from skillshelf.widgets.rows import fit_end, short_location
 
 __all__ = [
@@ -260,12 +260,14 @@ class SavePathScreen(ModalScreen[str | None]):
 
 
 def save_text(path: str, text: str, *, base: str | None = None) -> str:
-    """Write ``text`` (UTF-8, exactly, no newline added) to ``path`` (``~`` expanded, relative to
-    ``base``, default the process's working directory); returns the absolute path. Raises
-    ``OSError``."""
+    """Write ``text`` (UTF-8, exactly, no newline added; a lone surrogate, which UTF-8 cannot
+    hold, as its escape text ``\\ud800``) to ``path`` (``~`` expanded, relative to ``base``,
+    default the process's working directory); returns the absolute path. The text is encoded
+    before the file is opened, so a failure never leaves an emptied file. Raises ``OSError``."""
     full = os.path.normpath(os.path.join(base or os.getcwd(), os.path.expanduser(path)))
-    with open(full, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
+    data = encodable(text).encode("utf-8")
+    with open(full, "wb") as fh:
+        fh.write(data)
     return full
 
 
@@ -427,7 +429,7 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
         """``c``: send the exact text to the terminal clipboard (OSC 52; the terminal decides)."""
         if self.preview is None:
             return
-        self.app.copy_to_clipboard(self.preview.text)
+        self.app.copy_to_clipboard(encodable(self.preview.text))  # OSC 52 carries UTF-8 only
         self.notify(f"{len(self.preview.text):,} characters sent to the terminal clipboard (OSC 52).", timeout=4)
 
     @property

@@ -55,7 +55,7 @@ from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.hosts.base import BuildProgress, Feature, Host, reporting_progress
 from skillshelf.core.model import Generation
 from skillshelf.core.parsecache import ParseCache
-from skillshelf.core.textsafe import visible
+from skillshelf.core.textsafe import encodable, visible
 from skillshelf.widgets.header import CatalogHeader, HeaderState
 from skillshelf.widgets.rows import LEGEND, CatalogRow, legend
 from skillshelf.widgets.source_pane import SourcePane
@@ -584,7 +584,7 @@ class MainScreen(Screen[None]):
         if row is None:
             self.notify("No row selected.", timeout=3)
             return
-        self.app.copy_to_clipboard(row.location)
+        self.app.copy_to_clipboard(encodable(row.location))  # OSC 52 carries UTF-8 only
         self.notify(f"Locator sent to the terminal clipboard (OSC 52): {visible(row.location)}",
                     timeout=4, markup=False)
 

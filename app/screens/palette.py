@@ -52,7 +52,7 @@ class PaletteAction:
 #: The actions the palette lists, in discovery order. Each runs the same action its key runs; an
 #: action the current host has no use for (its ``feature``) is not listed.
 PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
-    PaletteAction("Resolve the selected conflict", "a", "ambiguity picker for the selected name", "app", "resolve",
+    PaletteAction("Decide the selected skill", "a", "picker: enable, disable, expose, resolve a conflict", "app", "resolve",
                   feature=Feature.CONFIG),
     PaletteAction("Index preview", "i", "the exact prompt index for this host and budget", "app", "index_preview"),
     PaletteAction("What-if: context window", "w", "budgets under another window / maxContextTokens", "app", "whatif"),
@@ -67,7 +67,9 @@ PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
     PaletteAction("Compare hosts", "x", "this workspace under every host side by side", "app", "compare"),
     PaletteAction("Sort: next order", "s", "catalog, name, provenance, size, tokens", "main", "cycle_sort"),
     PaletteAction("Next conflict", "n", "the next ambiguous name", "main", "next_conflict", (1,)),
-    PaletteAction("Undo the last picker write", "ctrl+z", "restore skills.config byte for byte", "app", "undo_write",
+    PaletteAction("Undo the last config write", "ctrl+z", "restore skills.config byte for byte (any session)", "app",
+                  "undo_write", feature=Feature.CONFIG),
+    PaletteAction("Undo list", "U", "every config write skillshelf made; undo one", "app", "undo_list",
                   feature=Feature.CONFIG),
     PaletteAction("Help", "?", "keys and the status glyphs", "app", "help"),
     PaletteAction("Quit", "q", "leave skillshelf", "app", "quit"),

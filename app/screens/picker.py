@@ -1,17 +1,24 @@
-"""The ambiguity picker (SPEC K5, DESIGN "The TUI"): resolve a skill name declared by several sources.
+"""The skill picker (SPEC K4–K5, DESIGN "The TUI"): decide any skill in ``skills.config`` —
+enable, disable, search-only, explicit, index — and resolve a name declared by several sources.
 
-A modal over the main screen. It shows the sources of one name side by side (a table: choice,
-provenance, root, locator, description, size in bytes, modified time, lint error/warning counts),
-a unified diff of two bodies, and the exact ``skills.config`` entries it would append to the
-target file. ``j`` / ``k`` (or the arrows) move the cursor as on the main screen; the choice for
-the source under the cursor: ``1`` keep, ``2`` search-only, ``3`` explicit-only, ``4`` disable,
-``space`` cycles them; ``t`` switches the target file (project ``.zuno/zuno.json`` ↔ the global
+A modal over the main screen, for any name (``a``), or for several at once with preset choices
+(:meth:`AmbiguityPicker.preset`, the API other screens use to offer a change to preview). It
+shows the sources side by side (a table: choice, what decides the source now, provenance, root,
+locator, description, size in bytes, modified time, lint error/warning counts), the rule that
+decides the source under the cursor, a unified diff of two bodies, and the exact change to the
+target file (entries appended ``+`` and removed ``-``, and why a path is not portable). ``j`` /
+``k`` (or the arrows) move the cursor as on the main screen; the choice for the source under the
+cursor: ``1`` keep (enabled, its own exposure), ``2`` search-only, ``3`` explicit-only, ``4``
+disable, ``5`` index, ``space`` cycles them, ``K`` keeps only this one (every other source of its
+name disabled); ``t`` switches the target file (project ``.zuno/zuno.json`` ↔ the global
 file ↔ an existing ``.jsonc`` layer; the candidates are recomputed on every ``t`` and after every
 write, so a file created meanwhile is offered); ``ctrl+s`` writes through
-:func:`skillshelf.core.configwrite.apply_plan` (atomic, ``.bak``, comments kept), rebuilds the
-catalog and checks the outcome (a wrong outcome is undone, as ``skillshelf resolve`` does) and
-posts :class:`AmbiguityPicker.Written` (the app keeps the write for ``ctrl+z``);
-``u`` undoes the last write byte for byte. When the chosen set leaves the name ambiguous (two or
+:func:`skillshelf.core.configwrite.apply_plan` (atomic, ``.bak``, comments kept, portable paths),
+rebuilds the catalog and checks the outcome (a wrong outcome is undone, as ``skillshelf resolve``
+does), records the write in the undo journal (:mod:`skillshelf.app.undo`) and posts
+:class:`AmbiguityPicker.Written`; ``u`` undoes the last write skillshelf made (this session or
+an earlier one, CLI or TUI) byte for byte. Choosing a source's former state again removes the
+entry skillshelf wrote for it, and restores the file's earlier bytes when that is what it held. When the chosen set leaves the name ambiguous (two or
 more sources stay enabled), the plan pane says so before writing and the first ``ctrl+s`` asks
 for a second one. Planning and writing never raise into the UI: every
 :class:`~skillshelf.core.configwrite.ConfigWriteError` is shown in the preview pane, with the
@@ -45,9 +52,11 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.common import home_short
 from skillshelf.app.lint_cache import LintCache
-from skillshelf.app.undo import undo_words
+from skillshelf.app.undo import Journal, undo_words
 from skillshelf.app.worker_errors import ReportsWorkerErrors
+from skillshelf.core.config import RuleEntry
 from skillshelf.core.configwrite import (
     Choice,
     ConfigWriteError,
@@ -72,6 +81,8 @@ __all__ = [
     "Target",
     "body_diff",
     "candidate_targets",
+    "current_choice",
+    "decided_by",
     "default_choices",
     "picker_advice",
     "read_source",
@@ -84,8 +95,9 @@ DIFF_MAX_LINES = 2_000
 BODY_MAX_BYTES = 256 * 1024
 
 _CHOICE_LABEL = {Choice.KEEP: "keep", Choice.SEARCH: "search-only", Choice.EXPLICIT: "explicit",
-                 Choice.DISABLE: "disable"}
-#: ``space`` cycles the choice in this order (the digit keys ``1``–``4`` pick one directly).
+                 Choice.DISABLE: "disable", Choice.INDEX: "index"}
+#: ``space`` cycles the choice in this order (the digit keys ``1``–``5`` pick one directly; index,
+#: rarely wanted, only with ``5``).
 CHOICE_CYCLE = (Choice.KEEP, Choice.SEARCH, Choice.EXPLICIT, Choice.DISABLE)
 
 
@@ -96,6 +108,37 @@ def picker_advice(message: str) -> str:
     out = message.replace("choose another target file", "press t to choose another target")
     out = out.replace("--file or --global", "t").replace("--file", "t (target)").replace("--global", "t (target)")
     return out
+
+
+def current_choice(source: Source) -> Choice:
+    """The choice that describes ``source`` as it is: ``disable`` when disabled, the exposure a
+    ``skills.config`` rule sets, else ``keep`` (its own exposure)."""
+    if not source.enabled:
+        return Choice.DISABLE
+    if source.exposure_reason.startswith("skills.config"):
+        return Choice(source.exposure.value)
+    return Choice.KEEP
+
+
+def decided_by(source: Source, rule: RuleEntry | None, home: str | None) -> tuple[str, str]:
+    """What decides ``source`` now: a short cell (``rule 2``, ``sidecar``, ``default``) and a
+    sentence (``skills.config entry 2 in ~/p/.zuno/zuno.json: {"path": "…", "enabled": false}``)."""
+    if rule is not None:
+        fields: dict[str, str | bool] = {"path": rule.raw_path}
+        if not rule.enabled:
+            fields["enabled"] = False
+        if rule.exposure is not None:
+            fields["exposure"] = rule.exposure.value
+        if rule.recursive:
+            fields["recursive"] = True
+        import json
+
+        return (f"rule {rule.index + 1}",
+                f"skills.config entry {rule.index + 1} in {home_short(rule.origin, home)}: "
+                + json.dumps(fields, ensure_ascii=False))
+    reason = source.exposure_reason or "default"
+    cell = "sidecar" if reason.startswith("sidecar") else ("default" if reason == "default" else reason)
+    return cell, f"no skills.config entry; exposure {source.exposure.value} ({reason})"
 
 
 def stays_ambiguous(choices: Mapping[str, Choice]) -> int:
@@ -221,17 +264,6 @@ def diff_content(lines: Sequence[str]) -> Content:
     return Content.assemble(*parts)
 
 
-def _home_short(path: str, home: str | None, cwd: str | None = None) -> str:
-    """``path`` shortened for display: ``./…`` under ``cwd``, ``~/…`` under ``home``, else as is."""
-    cwd = (cwd or "").rstrip("/")
-    if cwd and path.startswith(cwd + "/"):
-        return "./" + path[len(cwd) + 1:]
-    home = (home or "").rstrip("/")
-    if home and (path == home or path.startswith(home + "/")):
-        return "~" + path[len(home):]
-    return path
-
-
 class SourcesRead(Message):
     """The worker read and linted every source (``readings`` by locator)."""
 
@@ -292,6 +324,8 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         Binding("2", "choose('search')", "Search-only", id="picker.search"),
         Binding("3", "choose('explicit')", "Explicit", id="picker.explicit"),
         Binding("4", "choose('disable')", "Disable", id="picker.disable"),
+        Binding("5", "choose('index')", "Index", show=False, id="picker.index"),
+        Binding("K", "keep_only", "Only this", show=False, id="picker.keep-only"),
         Binding("space", "cycle_choice", "Cycle", show=False, id="picker.cycle"),
         Binding("t", "cycle_target", "Target", id="picker.target"),
         Binding("ctrl+s", "write", "Write", id="picker.write"),
@@ -300,21 +334,34 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         Binding("q", "close", "Close", show=False, id="picker.close-q"),
     ]
 
-    def __init__(self, catalog: AppCatalog, generation: Generation, name: str, *, keep: str | None = None,
-                 after_write: Callable[[int], Generation] | None = None) -> None:
+    def __init__(self, catalog: AppCatalog, generation: Generation, name: str | Sequence[str], *,
+                 keep: str | None = None, choices: Mapping[str, Choice | str] | None = None,
+                 after_write: Callable[[int], Generation] | None = None,
+                 journal: Journal | None = None) -> None:
         super().__init__()
         self.catalog = catalog
         self._after_write = after_write
         self.generation = generation
-        self.skill_name = name
-        self.sources: list[Source] = [s for s in generation.sources if s.name == name]
-        self.choices: dict[str, Choice] = default_choices(self.sources, keep)
+        self.names: tuple[str, ...] = (name,) if isinstance(name, str) else tuple(dict.fromkeys(name))
+        self.skill_name = ", ".join(self.names)
+        self.sources: list[Source] = [s for s in generation.sources if s.name in self.names]
+        ambiguous = set(generation.ambiguous_names())
+        if choices is not None:
+            self.choices: dict[str, Choice] = {s.location: current_choice(s) for s in self.sources}
+            self.choices.update({loc: Choice(c) for loc, c in choices.items() if loc in self.choices})
+        elif len(self.names) == 1 and self.names[0] in ambiguous:
+            self.choices = default_choices(self.sources, keep)
+        else:  # not a conflict: start from how things are; nothing to write until a choice changes
+            self.choices = {s.location: current_choice(s) for s in self.sources}
+        self.journal = journal if journal is not None else Journal.for_env(catalog.context.env)
         self.targets: list[Target] = candidate_targets(catalog)
         self.target_index = 0
         self.facts: dict[str, SourceReading] = {}
         self.plan: WritePlan | None = None
         self.plan_error: str | None = None
         self.last_result: WriteResult | None = None
+        #: the journal id of the last write made here (for the status line)
+        self.last_entry: int | None = None
         self.status: str = ""
         self.status_error = False
         self._busy = False
@@ -339,7 +386,8 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         self.query_one("#picker-diff-scroll").border_title = "Body diff"
         self.query_one("#picker-plan-scroll").border_title = "skills.config entries"
         table = self.query_one(DataTable)
-        table.add_columns("#", "choice", "provenance", "root", "locator", "description", "size", "modified", "lint")
+        table.add_columns("#", "choice", "decided by", "provenance", "root", "locator", "description", "size",
+                          "modified", "lint")
         self._fill_table()
         table.focus()
         self._replan()
@@ -379,11 +427,14 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
                                               else f"{facts.errors}E {facts.warnings}W")
             modified = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.mtime)) if s.mtime else "—"
             style = "bold" if choice is Choice.KEEP else ("dim" if choice is Choice.DISABLE else "")
+            if choice is not None and choice is not current_choice(s):
+                label += " *"  # differs from now: written by ctrl+s
             table.add_row(
                 Text(str(i)),
                 Text(label, style=style),
+                Text(decided_by(s, self._rule(s), home)[0]),
                 Text(s.provenance.value),
-                Text(visible(_home_short(root, home, self.catalog.context.cwd))),
+                Text(visible(home_short(root, home, self.catalog.context.cwd))),
                 Text(visible(loc)),
                 Text(desc),
                 Text(f"{s.size:,} B", justify="right"),
@@ -394,25 +445,36 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         if table.row_count:
             table.move_cursor(row=min(keep_row, table.row_count - 1))
         enabled = sum(1 for s in self.sources if s.enabled)
-        state = "ambiguous" if enabled > 1 else "not ambiguous now"
+        conflict = any(sum(1 for s in self.sources if s.enabled and s.name == n) > 1 for n in self.names)
+        state = "ambiguous" if conflict else "not ambiguous now"
+        noun = "source" if len(self.sources) == 1 else "sources"
         self.query_one("#picker-title", Static).update(Content.assemble(
-            ("Resolve ", "bold"), (visible(self.skill_name), "bold $accent"),
-            f" — {len(self.sources)} sources, {enabled} enabled ({state}).  ",
+            ("Resolve " if conflict else "Manage ", "bold"), (visible(self.skill_name), "bold $accent"),
+            f" — {len(self.sources)} {noun}, {enabled} enabled ({state}).  ",
             ("j k", "bold"), " move  ", ("1", "bold"), " keep  ", ("2", "bold"), " search-only  ",
-            ("3", "bold"), " explicit  ", ("4", "bold"), " disable  ", ("space", "bold"), " cycle  ",
+            ("3", "bold"), " explicit  ", ("4", "bold"), " disable  ", ("5", "bold"), " index  ",
+            ("K", "bold"), " only this  ", ("space", "bold"), " cycle  ",
             ("t", "bold"), " target  ", ("ctrl+s", "bold"), " write  ", ("u", "bold"), " undo"))
         self._show_where()
+
+    def _rule(self, source: Source) -> RuleEntry | None:
+        """The ``skills.config`` entry that decides ``source`` now (SPEC K4), or ``None``."""
+        config = getattr(self.catalog, "config", None)
+        if config is None or source.location.startswith("builtin://"):
+            return None
+        return config.decide(source.canonical).rule  # type: ignore[no-any-return]
 
     def _show_where(self) -> None:
         source = self._cursor_source()
         if source is None:
             self.query_one("#picker-where", Static).update("")
             return
+        sentence = decided_by(source, self._rule(source), self.catalog.context.env.home)[1]
         self.query_one("#picker-where", Static).update(Content.assemble(
-            ("locator ", "bold"), visible(source.location), "  ·  ",
-            ("exposure ", "bold"), f"{source.exposure.value} ({visible(source.exposure_reason)})",
-            *((("  ·  ", ("disabled by ", "bold"), visible(source.disabled_reason or "")))
-              if not source.enabled else ())))
+            ("locator ", "bold"), visible(source.location), "\n",
+            ("decided by ", "bold"), visible(sentence),
+            "  ·  ", ("now ", "bold"),
+            ("disabled" if not source.enabled else f"enabled, exposure {source.exposure.value}")))
 
     # ------------------------------------------------------------------ facts / diff
     @work(thread=True, exclusive=True, group="picker-facts", exit_on_error=False, description="lint sources")
@@ -469,9 +531,15 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         if target is None:
             self.plan_error = "no config file to write"
         else:
+            ctx = self.catalog.context
             try:
-                self.plan = plan_resolution(self.sources, self.skill_name, self.choices, target=target.path,
-                                            config=self.catalog.config)
+                earlier = self.journal.earlier_states(target.path)
+            except (ConfigWriteError, OSError):
+                earlier = []
+            try:
+                self.plan = plan_resolution(self.sources, self.names, self.choices, target=target.path,
+                                            config=self.catalog.config, cwd=ctx.cwd, home=ctx.env.home,
+                                            project=find_worktree(ctx.cwd) or ctx.cwd, earlier=earlier)
             except ConfigWriteError as exc:
                 self.plan_error = str(exc)
             except OSError as exc:
@@ -483,28 +551,39 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         home = self.catalog.context.env.home
         parts: list[str | tuple[str, str] | Content] = [("target ", "bold")]
         if target is not None:
-            parts += [(target.kind, "$accent"), " ", visible(_home_short(target.path, home, self.catalog.context.cwd))]
+            parts += [(target.kind, "$accent"), " ", visible(home_short(target.path, home, self.catalog.context.cwd))]
             others = [t.kind for i, t in enumerate(self.targets) if i != self.target_index]
             if others:
                 parts += [("\n  t switches to: " + ", ".join(others), "$foreground-muted")]
         parts.append("\n\n")
-        remaining = stays_ambiguous(self.choices)
-        if remaining > 1:
-            parts.append((f"⚠ `{visible(self.skill_name)}` stays ambiguous after this write: {remaining} sources stay "
-                          "enabled (keep / search-only / explicit); press 4 on all but one to disable them\n\n",
-                          "bold $warning"))
+        for name, remaining in self._ambiguous_left().items():
+            parts.append((f"⚠ `{visible(name)}` stays ambiguous after this write: {remaining} sources stay "
+                          "enabled (keep / search-only / explicit / index); press 4 on all but one to disable "
+                          "them\n\n", "bold $warning"))
         if self.plan_error is not None:
             parts.append((visible(picker_advice(self.plan_error), multiline=True), "$error"))
         elif self.plan is not None:
             plan = self.plan
-            if not plan.entries:
+            if not plan.changes:
                 parts.append(("nothing to write: every source is already in the chosen state", "$foreground-muted"))
             else:
-                parts.append(("new file" if plan.created else "append to skills.config", "bold"))
+                if plan.deletes:
+                    head = "remove the file (skillshelf created it; nothing else is in it)"
+                elif plan.created:
+                    head = "new file"
+                elif plan.restores:
+                    head = "back to the file's earlier bytes"
+                else:
+                    head = "change skills.config"
+                parts.append((head, "bold"))
                 parts.append(":\n")
+                for removed in plan.removed:
+                    parts.append(("- " + visible(removed) + "\n", "$error"))
                 for entry in plan.entries:
-                    parts.append(visible(entry.render()) + "\n")
-            if plan.note:
+                    parts.append(("+ " + visible(entry.render()) + "\n", "$success"))
+                    if entry.caveat:
+                        parts.append(("  " + visible(entry.caveat) + "\n", "$warning"))
+            if plan.note and plan.changes:
                 parts.append(("\nnote: " + visible(plan.note, multiline=True), "$warning"))
         self.query_one("#picker-plan", Static).update(Content.assemble(*parts))
 
@@ -523,8 +602,32 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         else:
             table.action_cursor_up()
 
+    def _ambiguous_left(self) -> dict[str, int]:
+        """Names that would stay ambiguous under the current choices, with how many sources stay
+        enabled (SPEC D6: search-only and explicit sources are still loadable by name)."""
+        out: dict[str, int] = {}
+        for name in self.names:
+            mine = {s.location: self.choices.get(s.location, current_choice(s))
+                    for s in self.sources if s.name == name}
+            left = stays_ambiguous(mine)
+            if left > 1:
+                out[name] = left
+        return out
+
+    def action_keep_only(self) -> None:
+        """``K``: keep the source under the cursor and disable every other source of its name."""
+        source = self._cursor_source()
+        if source is None or self._busy:
+            return
+        for s in self.sources:
+            if s.name == source.name:
+                self.choices[s.location] = Choice.KEEP if s is source else Choice.DISABLE
+        self._ambiguous_confirmed = False
+        self._fill_table()
+        self._replan()
+
     def action_choose(self, value: str) -> None:
-        """``1``–``4``: the choice for the source under the cursor."""
+        """``1``–``5``: the choice for the source under the cursor."""
         source = self._cursor_source()
         if source is None or self._busy:
             return
@@ -573,10 +676,11 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         if not self.plan.changes:
             self._set_status("nothing to write")
             return
-        remaining = stays_ambiguous(self.choices)
-        if remaining > 1 and not self._ambiguous_confirmed:
+        left = self._ambiguous_left()
+        if left and not self._ambiguous_confirmed:
             self._ambiguous_confirmed = True
-            self._set_status(f"`{self.skill_name}` would stay ambiguous ({remaining} sources stay enabled): "
+            name, remaining = next(iter(left.items()))
+            self._set_status(f"`{name}` would stay ambiguous ({remaining} sources stay enabled): "
                              "press ctrl+s again to write anyway, or 4 to disable all but one.", error=True)
             return
         self._ambiguous_confirmed = False
@@ -603,6 +707,13 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
                                         error=True))
             return
         problems = outcome_problems(gen, self.skill_name, choices)
+        journaled = ""
+        if not problems:
+            try:
+                entry = self.journal.record(result, self._summary(choices), tool="tui")
+                journaled = f" it (write #{entry.id})" if entry else ""
+            except (ConfigWriteError, OSError) as exc:
+                journaled = f" (not in the undo journal: {exc})"
         if problems:
             try:
                 undo(result)
@@ -616,15 +727,31 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
             self.post_message(WriteDone(gen, None, "the catalog does not show the chosen outcome ("
                                         + "; ".join(problems) + f"); {undone}", error=True))
             return
-        backup = f" (previous version in {self._short(result.backup)})" if result.backup else " (new file)"
-        still = self.skill_name in gen.ambiguous_names()
-        after = (f"`{self.skill_name}` is still ambiguous (search/explicit sources stay loadable by name)"
-                 if still else f"`{self.skill_name}` is no longer ambiguous")
-        self.post_message(WriteDone(gen, result, f"wrote {self._short(plan.target)}{backup}; {after}. u (or ctrl+z) undoes."))
+        backup = (" (removed; previous version in " + self._short(result.backup) + ")" if plan.deletes and result.backup
+                  else f" (previous version in {self._short(result.backup)})" if result.backup else " (new file)")
+        still = [n for n in self.names if n in gen.ambiguous_names()]
+        was = [n for n in self.names if n in self.generation.ambiguous_names()]
+        if still:
+            after = f"; `{', '.join(still)}` is still ambiguous (search/explicit sources stay loadable by name)"
+        elif was:
+            after = f"; `{', '.join(was)}` is no longer ambiguous"
+        else:
+            after = ""
+        self.post_message(WriteDone(gen, result, f"wrote {self._short(plan.target)}{backup}{after}. "
+                                    f"u (or ctrl+z) undoes{journaled}."))
+
+    def _summary(self, choices: Mapping[str, Choice]) -> str:
+        """The journal's words for a write: what changed, per source."""
+        home = self.catalog.context.env.home
+        now = {s.location: current_choice(s) for s in self.sources}
+        changed = {loc: c for loc, c in choices.items() if now.get(loc) is not c} or dict(choices)
+        words = {Choice.KEEP: "enable", Choice.DISABLE: "disable", Choice.INDEX: "index",
+                 Choice.SEARCH: "search-only", Choice.EXPLICIT: "explicit"}
+        return f"{self.skill_name}: " + ", ".join(f"{words[c]} {home_short(loc, home)}" for loc, c in changed.items())
 
     def _short(self, path: str) -> str:
         """``path`` with the home shown as ``~`` (status lines stay short)."""
-        return _home_short(path, self.catalog.context.env.home)
+        return home_short(path, self.catalog.context.env.home)
 
     def _generation_after(self, before: int) -> Generation:
         """The generation showing a write just made (one step: the watcher's when live)."""
@@ -633,23 +760,34 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         return self.catalog.refresh()
 
     def action_undo(self) -> None:
+        """``u``: undo the last write skillshelf made (the journal's newest; this session's last
+        write when the journal cannot be read)."""
         if self._busy:
             return
-        if self.last_result is None:
+        try:
+            latest = self.journal.latest()
+        except (ConfigWriteError, OSError):
+            latest = None
+        if latest is None and self.last_result is None:
             self._set_status("nothing to undo")
             return
         self._busy = True
         self._set_status("undoing…")
-        self.undo_write(self.last_result)
+        self.undo_write(self.last_result if latest is None else None)
 
     @work(thread=True, exclusive=True, group="picker-write", exit_on_error=False, description="undo write")
-    def undo_write(self, result: WriteResult) -> None:
-        """Restore the previous bytes (:func:`~skillshelf.core.configwrite.undo`) and rescan."""
+    def undo_write(self, result: WriteResult | None) -> None:
+        """Undo the journal's newest write (or ``result``) byte for byte and rescan."""
         before = self.catalog.current.number
         try:
-            undo(result)
+            if result is None:
+                entry = self.journal.undo()
+                result = self.journal.result_of(entry)
+            else:
+                undo(result)
         except ConfigWriteError as exc:
-            self.post_message(WriteDone(None, result, f"not undone: {picker_advice(str(exc))}", error=True))
+            self.post_message(WriteDone(None, self.last_result, f"not undone: {picker_advice(str(exc))}",
+                                        error=True))
             return
         try:
             gen = self._generation_after(before)
@@ -668,9 +806,11 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
             self.post_message(self.Written(event.result))
         if event.generation is not None:
             self.generation = event.generation
-            self.sources = [s for s in event.generation.sources if s.name == self.skill_name]
+            self.sources = [s for s in event.generation.sources if s.name in self.names]
+            if event.result is None and not event.error:  # undone: the choices follow the file again
+                self.choices = {s.location: current_choice(s) for s in self.sources}
             for s in self.sources:
-                self.choices.setdefault(s.location, Choice.KEEP if s.enabled else Choice.DISABLE)
+                self.choices.setdefault(s.location, current_choice(s))
             self._fill_table()
             self._show_diff()
         self.refresh_targets()

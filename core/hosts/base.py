@@ -93,7 +93,8 @@ class HostContext:
     ``paths``: extra ``skills.paths`` entries (``--path``); ``config_files``: extra
     configuration layers (``--config``); ``context_window`` in tokens (``None`` = the host's
     own default); ``pull_remote``: whether ``skills.urls`` may be downloaded; ``cache``: the
-    persistent parse cache of this workspace (``None``: every build reads every file).
+    persistent parse cache of this workspace (``None``: every build reads every file);
+    ``cancel``: set it to stop a remote pull in progress (the TUI does on quit).
     """
 
     cwd: str
@@ -103,6 +104,7 @@ class HostContext:
     context_window: int | None = None
     pull_remote: bool = True
     cache: ParseCacheStore | None = field(default=None, compare=False, repr=False)
+    cancel: threading.Event | None = field(default=None, compare=False, repr=False)
 
     def parse_cache(self, host: str, rules: str) -> ParseCache:
         """Host ``host``'s parse cache (rules version ``rules``) for this workspace; a cache

@@ -27,7 +27,7 @@ from types import MappingProxyType
 
 from skillshelf.core.config import Config
 from skillshelf.core.digest import compute_digest
-from skillshelf.core.fileread import read_regular
+from skillshelf.core.fileread import FileTooLargeError, read_regular
 from skillshelf.core.frontmatter import split_document
 from skillshelf.core.hosts.base import (
     BuildProgress,
@@ -68,7 +68,8 @@ __all__ = [
     "walk_root",
 ]
 
-#: Largest ``SKILL.md`` read (bytes); larger files are rejected with a skillshelf note.
+#: Largest ``SKILL.md`` read (bytes): skillshelf's safety limit, not the clients' (they read any
+#: size); a larger file is rejected, never read, with a note giving its size.
 MAX_SKILL_BYTES = 4 * 1024 * 1024
 
 
@@ -460,7 +461,9 @@ def _judge(host: ClientHost, location: str, canonical: str) -> tuple[Verdict, st
     data: bytes | None
     error: str | None = None
     try:
-        data = read_regular(canonical, MAX_SKILL_BYTES)
+        data = read_regular(canonical, limit=MAX_SKILL_BYTES)
+    except FileTooLargeError as exc:
+        data, error = None, f"{exc} ({host.client} would read it)"
     except OSError as exc:
         data, error = None, exc.strerror or str(exc)
     verdict = host.accept(location, data, error=error)

@@ -65,15 +65,16 @@ def test_resolve_keep_project_source_disables_the_other(ws, capsys):
     code, out, err = run(capsys, "resolve", "pdf", "--keep", project_pdf, "--cwd", str(proj))
     target = proj / ".zuno" / "zuno.json"
     assert (code, err) == (0, "")
+    # the home copy is written as ~/… : it follows the home to any machine
     assert out == (
         f"{target} (new file):\n"
-        f'  {{"path": "{home_pdf}", "enabled": false}}\n'
-        f"wrote {target}\n"
+        '  + {"path": "~/.agents/skills/pdf/SKILL.md", "enabled": false}\n'
+        f"wrote {target}; undo: skillshelf undo 1\n"
         "`pdf` is no longer ambiguous\n"
     )
     assert target.read_text() == (
         '{\n  "skills": {\n    "config": [\n'
-        f'      {{"path": "{home_pdf}", "enabled": false}}\n'
+        '      {"path": "~/.agents/skills/pdf/SKILL.md", "enabled": false}\n'
         "    ]\n  }\n}\n"
     )
     ambiguous, pdf = debug_pdf(capsys, proj)
@@ -96,35 +97,37 @@ def test_resolve_json_and_existing_jsonc_keeps_every_other_byte(ws, capsys):
     target.write_text(before)
     code, out, err = run(capsys, "resolve", "pdf", "--keep", home_pdf, "--cwd", str(proj), "--json")
     assert (code, err) == (0, "")
+    # the project copy is written relative to the project folder (Zuno joins it to the folder it
+    # starts in, here the project root)
     assert json.loads(out) == {
         "name": "pdf", "target": str(target),
-        "entries": [{"path": project_pdf, "enabled": False}],
-        "written": True, "backup": str(target) + ".bak", "created": False, "dryRun": False,
-        "note": None, "ambiguous": False,
+        "entries": [{"path": ".agents/skills/pdf/SKILL.md", "enabled": False}], "removed": [],
+        "written": True, "backup": str(target) + ".bak", "created": False, "restores": False,
+        "deletes": False, "dryRun": False, "note": None, "ambiguous": False, "journal": 1,
     }
     assert target.read_text() == before.replace(
-        "/* none yet */\n", f'/* none yet */\n      {{"path": "{project_pdf}", "enabled": false}}\n')
+        "/* none yet */\n", '/* none yet */\n      {"path": ".agents/skills/pdf/SKILL.md", "enabled": false}\n')
     assert (proj / ".zuno" / "zuno.jsonc.bak").read_text() == before
     _, pdf = debug_pdf(capsys, proj)
     assert (pdf[project_pdf]["enabled"], pdf[home_pdf]["enabled"]) == (False, True)
 
 
 def test_resolve_dry_run_writes_nothing(ws, capsys):
-    _tmp_path, proj, project_pdf, home_pdf = ws
+    _tmp_path, proj, project_pdf, _home_pdf = ws
     code, out, _ = run(capsys, "resolve", "pdf", "--keep", project_pdf, "--cwd", str(proj), "--dry-run")
     assert code == 0
     assert out.endswith("dry run: nothing written\n")
-    assert f'  {{"path": "{home_pdf}", "enabled": false}}\n' in out
+    assert '  + {"path": "~/.agents/skills/pdf/SKILL.md", "enabled": false}\n' in out
     assert not (proj / ".zuno").exists()
 
 
 def test_resolve_bad_keep_lists_locators_exit_2(ws, capsys):
-    _tmp_path, proj, project_pdf, home_pdf = ws
+    _tmp_path, proj, project_pdf, _home_pdf = ws
     code, out, err = run(capsys, "resolve", "pdf", "--keep", "/elsewhere/SKILL.md", "--cwd", str(proj))
     assert (code, out) == (2, "")
     assert err == (
-        "skillshelf resolve: --keep /elsewhere/SKILL.md is not a source of `pdf`; its locators are:\n"
-        f"  {project_pdf}\n  {home_pdf}\n"
+        "skillshelf resolve: --keep /elsewhere/SKILL.md designates no enabled source of `pdf`; give one of:\n"
+        f"  pdf  {project_pdf}\n  pdf  ~/.agents/skills/pdf/SKILL.md\n"
     )
 
 
@@ -134,7 +137,8 @@ def test_resolve_unknown_or_unambiguous_name_exit_1(ws, capsys):
     assert (code, err) == (1, "skillshelf resolve: no skill named `nope`\n")
     notes = str(proj / ".agents" / "skills" / "notes" / "SKILL.md")
     code, _, err = run(capsys, "resolve", "notes", "--keep", notes, "--cwd", str(proj))
-    assert (code, err) == (1, f"skillshelf resolve: skill `notes` is not ambiguous ({notes}); nothing to resolve\n")
+    assert (code, err) == (1, f"skillshelf resolve: skill `notes` is not ambiguous ({notes}); nothing to resolve — "
+                              "use enable, disable or expose to change one source\n")
 
 
 def test_resolve_others_search_stays_ambiguous(ws, capsys):
@@ -143,7 +147,7 @@ def test_resolve_others_search_stays_ambiguous(ws, capsys):
                        "--cwd", str(proj))
     assert code == 0
     assert out.endswith("`pdf` is still ambiguous: 2 enabled sources (search/explicit sources stay "
-                        "loadable by name; --others disable removes them)\n")
+                        "loadable by name; disable all but one to remove the ambiguity)\n")
     _, pdf = debug_pdf(capsys, proj)
     assert (pdf[home_pdf]["enabled"], pdf[home_pdf]["exposure"]) == (True, "search")
 
@@ -194,4 +198,4 @@ def test_x1_resolve_messages_on_a_terminal_show_escapes_visibly(ws, monkeypatch)
     monkeypatch.setattr("sys.stderr", tty)
     code = main(["resolve", "pdf", "--keep", "/x\x1b]0;t\x07/SKILL.md", "--cwd", str(proj)])
     assert code == 2
-    assert tty.getvalue().startswith("skillshelf resolve: --keep /x␛]0;t␇/SKILL.md is not a source of `pdf`")
+    assert tty.getvalue().startswith("skillshelf resolve: --keep /x␛]0;t␇/SKILL.md designates no enabled source of `pdf`")

@@ -9,7 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from conftest import settle, tui_app
-from textual.notifications import Notify
 from textual.widgets import DataTable, Static
 
 from skillshelf.app.screens.picker import (
@@ -102,15 +101,21 @@ async def test_k5_picker_keep_disable_write_undo(tmp_path):
         table = picker.query_one(DataTable)
         assert table.row_count == 2
         assert [s.location for s in picker.sources] == [tree.pdf_project, tree.pdf_global]
-        assert [str(table.get_row_at(i)[8]) for i in range(2)] == ["ok", "ok"]
+        assert [str(table.get_row_at(i)[9]) for i in range(2)] == ["ok", "ok"]
+        # what decides each source now: no skills.config entry matches either
+        assert [str(table.get_row_at(i)[2]) for i in range(2)] == ["default", "default"]
+        assert static_text(picker, "#picker-where") == (
+            f"locator {tree.pdf_project}\ndecided by no skills.config entry; exposure index (default)  ·  "
+            "now enabled, exposure index")
         # default: the selected row is kept, the other disabled; re-choose explicitly with keys
         await pilot.press("1")                  # cursor on row 1 (project) → keep
         await pilot.press("j", "4")             # j moves down; global → disable
         assert picker.choices == {tree.pdf_project: Choice.KEEP, tree.pdf_global: Choice.DISABLE}
-        entry = f'{{"path": "{tree.pdf_global}", "enabled": false}}'
+        # the home copy is written as ~/… (portable)
+        entry = '{"path": "~/.agents/skills/pdf/SKILL.md", "enabled": false}'
         plan_text = static_text(picker, "#picker-plan")
         assert "target project ./.zuno/zuno.json" in plan_text
-        assert "append to skills.config:\n" + entry + "\n" in plan_text
+        assert "change skills.config:\n+ " + entry + "\n" in plan_text
         diff = static_text(picker, "#picker-diff")
         assert "-project line\n+global line\n" in diff
 
@@ -154,12 +159,14 @@ async def test_k5_picker_creates_file_and_app_ctrl_z_undoes(tmp_path):
         picker = app.screen
         # the selected (global) source is kept by default; the project one disabled
         assert picker.choices == {tree.pdf_project: Choice.DISABLE, tree.pdf_global: Choice.KEEP}
-        assert "new file:\n" in static_text(picker, "#picker-plan")
+        # the project copy is written relative to the project folder (Zuno's working directory)
+        assert "new file:\n+ {\"path\": \".zuno/skill/pdf/SKILL.md\", \"enabled\": false}\n" in \
+            static_text(picker, "#picker-plan")
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert tree.config.read_text(encoding="utf-8") == (
             '{\n  "skills": {\n    "config": [\n'
-            f'      {{"path": "{tree.pdf_project}", "enabled": false}}\n'
+            '      {"path": ".zuno/skill/pdf/SKILL.md", "enabled": false}\n'
             "    ]\n  }\n}\n")
         await pilot.press("escape")
         await pilot.press("ctrl+z")
@@ -193,17 +200,24 @@ async def test_k5_picker_target_switch_and_changed_file_error(tmp_path):
         assert isinstance(app.screen, AmbiguityPicker)
 
 
-async def test_k5_picker_not_ambiguous_notifies(tmp_path):
+async def test_picker_opens_for_a_skill_that_is_not_ambiguous(tmp_path):
     tree = Tree(tmp_path)
-    messages: list[Notify] = []
     app = make_app(tree)
-    async with app.run_test(size=SIZE, message_hook=lambda m: messages.append(m) if isinstance(m, Notify) else None) as pilot:
+    async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         app.main_screen.jump_to_row(row_of(app, tree.docx))
         await pilot.press("a")
-        await pilot.pause()
-        assert not isinstance(app.screen, AmbiguityPicker)
-        assert [m.notification.message for m in messages] == ["`docx` is not ambiguous: nothing to resolve."]
+        await settle(app, pilot)
+        picker = app.screen
+        assert isinstance(picker, AmbiguityPicker)
+        assert static_text(picker, "#picker-title").startswith(
+            "Manage docx — 1 source, 1 enabled (not ambiguous now).")
+        # it starts from how things are: nothing to write until a choice changes
+        assert picker.choices == {tree.docx: Choice.KEEP}
+        assert "nothing to write" in static_text(picker, "#picker-plan")
+        await pilot.press("3")
+        assert "+ {\"path\": \".zuno/skill/docx/SKILL.md\", \"exposure\": \"explicit\"}" in \
+            static_text(picker, "#picker-plan")
 
 
 def test_default_choices_and_diff(tmp_path):
@@ -269,8 +283,8 @@ async def test_k5_picker_keys_targets_recomputed_and_ambiguity_warned(tmp_path):
         assert picker.choices[tree.pdf_global] is Choice.SEARCH
         # two sources stay enabled: said before writing, and the first ctrl+s only warns
         plan = str(picker.query_one("#picker-plan").render())
-        assert ("⚠ `pdf` stays ambiguous after this write: 2 sources stay enabled (keep / search-only / explicit);"
-                " press 4 on all but one to disable them") in plan
+        assert ("⚠ `pdf` stays ambiguous after this write: 2 sources stay enabled (keep / search-only / explicit"
+                " / index); press 4 on all but one to disable them") in plan
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert not tree.config.exists()
@@ -295,7 +309,7 @@ async def test_k5_picker_keys_targets_recomputed_and_ambiguity_warned(tmp_path):
         await settle(app, pilot)
         assert tree.config.exists()
         assert picker.status == (f"wrote {tree.config} (new file); `pdf` is no longer ambiguous. "
-                                 "u (or ctrl+z) undoes.")
+                                 "u (or ctrl+z) undoes it (write #1).")
         assert app.main_screen.generation.number == before + 1
         await pilot.press("u")
         await settle(app, pilot)

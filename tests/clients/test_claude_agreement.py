@@ -27,6 +27,7 @@ import known
 import pytest
 import realclients
 import rules_table
+from tagged import TAGGED, tagged_text
 
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts import get_host
@@ -244,6 +245,8 @@ def test_layout_and_parser(tmp_path: Path) -> None:
     skill(s, "date", fm("date", "2024-01-02"))
     skill(s, "anchor", "---\nname: anchor\nbase: &v shared text\ndescription: *v\n---\n")
     skill(s, "unknown-tag", fm("unknown-tag", "!custom tagged value"))
+    for folder in TAGGED:
+        skill(s, folder, tagged_text(folder))
     skill(s, "nul", fm("nul", "has\x00nul"))
     skill(s, "non-utf8", b"---\nname: non-utf8\ndescription: caf\xe9 \xff bytes\n---\n")
     skill(s, "upper-keys", "---\nName: upper-keys\nDescription: capital keys\n---\nUpper body\n")

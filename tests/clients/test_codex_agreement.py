@@ -29,6 +29,7 @@ import known
 import pytest
 import realclients
 import rules_table
+from tagged import TAGGED, tagged_text
 
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts import get_host
@@ -535,7 +536,7 @@ def test_parser(tmp_path: Path) -> None:
     repo = git(tmp_path / "repo")
     home = tmp_path / "home"
     r = repo / ".agents/skills"
-    for folder, text in PARSER.items():
+    for folder, text in {**PARSER, **{f: tagged_text(f) for f in TAGGED}}.items():
         skill(r, folder, text)
     check("parser", repo, home)
 

@@ -25,6 +25,7 @@ import known
 import pytest
 import realclients
 import rules_table
+from tagged import TAGGED, tagged_text
 
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts import get_host
@@ -284,6 +285,8 @@ def rules_workspace(tmp: Path) -> tuple[Path, Path]:
     raw(wg, "p-tab", "---\nname:\tp-tab\ndescription: a\tb\n---\n")
     raw(wg, "p-yes", "---\nname: p-yes\ndescription: yes\n---\n")
     raw(wg, "p-cont", "---\nname: p-cont\ndescription: first\n  name: swallowed\nx: [\n---\n")
+    for folder in TAGGED:
+        raw(wg, folder, tagged_text(folder))
     skill(wg, "CaseName", "CaseName", "upper case")
     skill(wg, "casename", "casename", "lower case")
     skill(wg, "with-res", "with-res", "has resources", body="\n  # Use it\n\nStep one.\n\n")

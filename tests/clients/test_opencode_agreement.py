@@ -30,6 +30,7 @@ import opencode_probe
 import pytest
 import realclients
 import rules_table
+from tagged import TAGGED, tagged_text
 
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts.base import HostContext
@@ -174,6 +175,8 @@ def build_rules(base: Path) -> tuple[Path, Path]:
         "permission": {"skill": {"perm-*": "deny", "perm-ok": "allow"}}}))
     for key, text in PARSER_FILES.items():
         write(sub / ".claude/skills" / f"parse-{key}" / "SKILL.md", text.format(n=f"parse-{key}"))
+    for folder in TAGGED:
+        write(sub / ".claude/skills" / folder / "SKILL.md", tagged_text(folder))
     skill(home / ".claude/skills/dup-a", "dup", "copy in ~/.claude")
     skill(home / ".config/opencode/skills/dup-b", "dup", "copy in the config folder")
     skill(sub / ".opencode/skills/dup-c", "dup", "copy in .opencode")

@@ -184,10 +184,14 @@ def test_k5_no_skills_key_inline_file_and_tabs_crlf_bom():
     )
 
 
-def test_k5_json5_spelling_is_preserved_too():
-    # config.py reads JSON5 leniently (config-nonstandard); its spelling survives
+def test_k5_json5_files_zuno_refuses_are_not_written():
+    # config.py reads JSON5 leniently (config-nonstandard), but Zuno refuses the file: entries
+    # written there would never apply, so skillshelf says so instead of writing
     before = "{skills: {config: ['~/a',],},}"
-    assert append_rules(before, [{"path": "/p"}]) == "{skills: {config: ['~/a', {\"path\": \"/p\"},],},}"
+    with pytest.raises(ConfigWriteError) as err:
+        append_rules(before, [{"path": "/p"}], label="/c/zuno.json")
+    assert str(err.value) == ("/c/zuno.json:1:2: the unquoted key `skills` is not JSON with comments; "
+                              "skillshelf will not rewrite it (fix it, or choose another target file)")
 
 
 @pytest.mark.parametrize("text, why", [
@@ -206,9 +210,10 @@ def test_k5_unpreservable_files_are_refused(text, why):
 # ------------------------------------------------------------------------------------ rules
 
 
-def test_k4_existing_entries_kept_and_ours_appended_last(two):
+def test_k4_other_entries_kept_the_replaced_one_removed_ours_last(two):
     tmp_path, proj, a, b = two
-    # an earlier entry says b is search-only; ours (later) wins as a whole (K4)
+    # an earlier entry says b is search-only; ours replaces it (K4: it could never win again),
+    # so it goes; the entry for another path stays where it is
     before = f'{{"skills": {{"config": [{{"path": "{b}", "exposure": "search"}}, {{"path": "/q"}}]}}}}'
     target = _write(proj / ".zuno" / "zuno.json", before)
     cfg = _load(tmp_path, proj)
@@ -216,9 +221,9 @@ def test_k4_existing_entries_kept_and_ours_appended_last(two):
                            {a: Choice.KEEP, b: Choice.DISABLE}, target=target, config=cfg)
     apply_plan(plan)
     after = _load(tmp_path, proj)
-    assert [r.raw_path for r in after.rules] == [b, "/q", b]
+    assert [r.raw_path for r in after.rules] == ["/q", b]
     d = after.decide(os.path.realpath(b))
-    assert (d.enabled, d.rule.index) == (False, 2)
+    assert (d.enabled, d.rule.index) == (False, 1)
 
 
 def test_k4_kept_source_under_earlier_recursive_disable_gets_enabling_entry(two):
@@ -423,3 +428,75 @@ def test_k5_symlinked_config_is_written_through(two, tmp_path):
     apply_plan(plan)
     assert link.is_symlink()
     assert Path(real).read_text() == plan.after
+
+
+# ------------------------------------------------------------------------------------ changing back
+
+
+def test_k4_a_config_loaded_before_the_file_changed_never_removes_the_wrong_entry(two):
+    tmp_path, proj, a, b = two
+    target = _write(proj / ".zuno" / "zuno.json", f'{{"skills": {{"config": [{{"path": "{b}", "enabled": false}}]}}}}\n')
+    stale = _load(tmp_path, proj)
+    # another writer puts an entry in front of ours after the configuration was read
+    _write(proj / ".zuno" / "zuno.json",
+           f'{{"skills": {{"config": [{{"path": "/other/SKILL.md", "enabled": false}}, {{"path": "{b}", "enabled": false}}]}}}}\n')
+    plan = plan_resolution([_source(a), _source(b, enabled=False)], "pdf", {b: Choice.KEEP}, target=target,
+                           config=stale, cwd=str(proj), home=str(tmp_path / "home"))
+    assert plan.entries == () and plan.removed == (f'{{"path": "{b}", "enabled": false}}',)
+    assert plan.after == '{"skills": {"config": [{"path": "/other/SKILL.md", "enabled": false}]}}\n'
+
+
+def test_k5_changing_back_restores_the_earlier_bytes_or_removes_the_created_file(two):
+    tmp_path, proj, a, b = two
+    home = str(tmp_path / "home")
+    target = str(proj / ".zuno" / "zuno.json")
+    plan = plan_resolution([_source(a), _source(b)], "pdf", {b: Choice.DISABLE}, target=target,
+                           config=_load(tmp_path, proj), cwd=str(proj), home=home)
+    assert [e.render() for e in plan.entries] == ['{"path": "~/.agents/skills/pdf/SKILL.md", "enabled": false}']
+    result = apply_plan(plan)
+    back = plan_resolution([_source(a), _source(b, enabled=False)], "pdf", {b: Choice.KEEP}, target=target,
+                           config=_load(tmp_path, proj), cwd=str(proj), home=home, earlier=[None])
+    assert (back.deletes, back.restores, back.changes) == (True, True, True)
+    apply_plan(back)
+    assert not os.path.exists(target)
+    assert result.previous is None
+    # without the journal's word, the emptied file stays (skillshelf does not delete what it did not make)
+    apply_plan(plan_resolution([_source(a), _source(b)], "pdf", {b: Choice.DISABLE}, target=target,
+                               config=_load(tmp_path, proj), cwd=str(proj), home=home))
+    kept = plan_resolution([_source(a), _source(b, enabled=False)], "pdf", {b: Choice.KEEP}, target=target,
+                           config=_load(tmp_path, proj), cwd=str(proj), home=home)
+    assert kept.after == '{\n  "skills": {\n    "config": []\n  }\n}\n'
+
+
+@pytest.mark.parametrize("text", [
+    '{\n  "skills": {\n    "config": [\n      {"path": "/q"}\n    ]\n  }\n}\n',
+    '{"skills": {"config": [{"path": "/q"},]}}',
+    '{\n  // c\n  "skills": {"config": [\n    {"path": "/q"}, // keep\n  ]},\n}\n',
+    '{"skills": {"config": []}}',
+])
+def test_k5_removing_what_was_appended_gives_the_text_back(text):
+    appended = append_rules(text, [{"path": "/new/SKILL.md", "enabled": False}])
+    count = appended.count('"path"')
+    again, removed = configwrite._edit_rules(appended, [count - 1], (), label="c")
+    assert removed == ('{"path": "/new/SKILL.md", "enabled": false}',)
+    assert again == text
+
+
+def test_zk_zuno_config_sits_below_the_project_so_its_entries_are_carried_over(two):
+    # conformance Z-K: $ZUNO_CONFIG is read before the project layers, so a new project file
+    # takes over skills.config (arrays replace): the inherited entries are copied first
+    tmp_path, proj, a, b = two
+    env_file = _write(tmp_path / "team.json", '{"skills": {"config": [{"path": "/srv/x/SKILL.md", "enabled": false}]}}')
+    cfg = load_config(cwd=str(proj), worktree=str(proj), home=str(tmp_path / "home"),
+                      xdg_config_home=str(tmp_path / "xdg"), env={"ZUNO_CONFIG": env_file})
+    target = str(proj / ".zuno" / "zuno.json")
+    plan = plan_resolution([_source(a), _source(b)], "pdf", {b: Choice.DISABLE}, target=target, config=cfg,
+                           cwd=str(proj), home=str(tmp_path / "home"))
+    assert plan.inherited == ({"path": "/srv/x/SKILL.md", "enabled": False},)
+    assert plan.note.startswith(f"{target} has no skills.config yet and arrays replace (SPEC K1): the 1 entry "
+                                f"inherited from {env_file} are copied first")
+    assert configwrite._guess_rank(str(tmp_path / "home" / ".zuno" / "zuno.json"), None, str(tmp_path / "home")) \
+        > configwrite._guess_rank(target, None, str(tmp_path / "home"))
+    # .zuno folders: the outermost wins
+    assert configwrite._guess_rank(str(proj / ".zuno" / "zuno.json"), None) \
+        > configwrite._guess_rank(str(proj / "sub" / ".zuno" / "zuno.json"), None)

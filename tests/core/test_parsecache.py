@@ -110,6 +110,9 @@ def test_edits_same_size_same_mtime_replacements_renames_and_deletes_match_no_ca
     _same_size_same_mtime(files["sidecar"], "policy:\n  exposure: index \n", replace=False)
     os.rename(os.path.dirname(files["rename"]), f"{tree.agents}/renamed")
     os.remove(files["delete"])
+    # a skills.config rule that changes an unchanged file's entry (Zuno's configuration)
+    write(f"{tree.project}/.zuno/zuno.json",
+          '{"skills": {"config": [{"path": ".zuno/skill/keep", "exposure": "search"}]}}')
     settle_clock()
 
     after = compare(tree, cache_dir, host)
@@ -131,6 +134,8 @@ def test_edits_same_size_same_mtime_replacements_renames_and_deletes_match_no_ca
     if host == "zuno":
         side = after.current.by_location(f"{tree.zuno}/side/SKILL.md")
         assert side is not None and side.exposure.value == "index"
+        keep = after.current.by_location(f"{tree.zuno}/keep/SKILL.md")
+        assert keep is not None and keep.exposure.value == "search"
     # and once more from the cache alone
     compare(tree, cache_dir, host)
 
@@ -297,3 +302,42 @@ def test_corpus_with_the_cache_equals_without(tmp_path, host):
     same(warm.current, plain)
     cache = warm.context.cache.for_host(host, warm.host.version)  # type: ignore[union-attr]
     assert cache.misses == 0
+
+
+# ---------------------------------------------------------------- lint from the same read
+
+
+@pytest.mark.parametrize("target", ["spec", "zhin", "codex"])
+def test_lint_kept_with_the_verdict_equals_linting_the_files(tmp_path, target):
+    """The lint drawn from the host's read and kept in the cache equals a fresh lint, also when
+    only *other* files change (a referenced file appears, an enclosing skill appears)."""
+    from skillshelf.core.report import debug_skill_document
+
+    tree = Tree(tmp_path)
+    body = "See `references/guide.md` and [the form](forms/a.pdf).\n"
+    write(f"{tree.agents}/outer/inner/SKILL.md", skill("inner", "Inner skill", body))
+    os.makedirs(f"{tree.agents}/outer/inner/references")
+    write(f"{tree.agents}/bad/SKILL.md", "---\nname: Bad Name\ndescription: x: y\n---\n")
+    cache_dir = str(tmp_path / "cache")
+    settle_clock()
+
+    def documents():
+        cached = Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir, lint_target=target)
+        cache = session_cache(cached)
+        doc = debug_skill_document(cached.current, lint_target=target, lint_cache=cache)
+        cached.save_cache()
+        plain = debug_skill_document(opened(tree, None).current, lint_target=target)
+        assert doc == plain
+        return doc, cache
+
+    documents()
+    doc, cache = documents()
+    assert cache._aux_for(f"lint:{target}").hits >= 2  # nothing read for the lint
+    write(f"{tree.agents}/outer/inner/references/guide.md", "the guide\n")  # SKILL.md unchanged
+    write(f"{tree.agents}/outer/SKILL.md", skill("outer", "Encloses inner"))
+    settle_clock()
+    after, _ = documents()
+    if target == "spec":
+        codes = lambda d: [x["code"] for s in d["sources"] if s["name"] == "inner" for x in s["lint"]["diagnostics"]]  # noqa: E731
+        assert "missing-reference" in codes(doc) and "missing-reference" in codes(after)  # forms/a.pdf
+        assert "nested-skill" not in codes(doc) and "nested-skill" in codes(after)

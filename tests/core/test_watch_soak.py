@@ -29,6 +29,20 @@ def shows_the_same(a, b) -> bool:
         b.digest, b.roots, b.sources, b.rejected, b.warnings, b.diagnostics)
 
 
+def quiet(cat: Catalog, watcher: CatalogWatcher, seconds: float, deadline: float = 30.0):
+    """The current generation once the watcher was idle, publishing nothing, for ``seconds``
+    (longer than its batching: every event of the operations has been handed over)."""
+    end = time.monotonic() + deadline
+    last, since = cat.current.number, time.monotonic()
+    while time.monotonic() < end:
+        time.sleep(0.02)
+        if cat.current.number != last or not watcher.idle:
+            last, since = cat.current.number, time.monotonic()
+        elif time.monotonic() - since >= seconds:
+            break
+    return cat.current
+
+
 def _soak(tmp_path, host: str, count: int, seed: int) -> dict[str, int]:
     ws = make_workspace(str(tmp_path), host)
 
@@ -42,6 +56,10 @@ def _soak(tmp_path, host: str, count: int, seed: int) -> dict[str, int]:
                              on_generation=lambda g: published.append(g.number))
     with watcher:
         done = run_operations(ws, rng, count, lambda kind: time.sleep(rng.choice((0, 0, 0, 0.005, 0.03))))
+        live = quiet(cat, watcher, seconds=1.0)
+        # every change seen: a full rescan from the same generation (same kept-last-valid history)
+        # shows exactly what the watcher made the catalog show
+        assert cat.refresh(publish_unchanged=False) is live
         repair(ws)
         gen = wait_for(cat, lambda g: shows_the_same(g, fresh().current), deadline=30.0)
     # the watcher is stopped: a full rescan from the same generation shows exactly the same

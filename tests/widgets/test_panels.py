@@ -71,8 +71,8 @@ def test_help_lists_every_binding_id():
     bindings = [*MainScreen.BINDINGS, *SkillshelfApp.BINDINGS, *CatalogList.BINDINGS]
     # a key's "not under this host" twin (action unavailable(...)) shares the row of the key it stands for
     twins = {b.id for b in bindings if b.action.startswith("unavailable(")}
-    assert twins == {"app.resolve-unavailable", "app.undo-write-unavailable", "main.agent-unavailable",
-                     "main.pull-unavailable"}
+    assert twins == {"app.resolve-unavailable", "app.undo-write-unavailable", "app.undo-list-unavailable",
+                     "main.agent-unavailable", "main.pull-unavailable"}
     assert {b.id for b in bindings} - twins <= {row[0] for row in HELP_ROWS}
     text = help_content().plain
     assert "  n         next ambiguous name (conflict)" in text
@@ -84,14 +84,16 @@ def test_help_sections_per_screen_and_hanging_indent():
     from skillshelf.app.screens.help import HELP_SECTIONS
     from skillshelf.app.screens.index_preview import IndexPreviewScreen
     from skillshelf.app.screens.picker import AmbiguityPicker
+    from skillshelf.app.screens.undo_list import UndoListScreen
     from skillshelf.app.screens.whatif import WhatIfScreen
 
     sections = {title: {row[0] for row in rows} for title, rows in HELP_SECTIONS}
-    assert list(sections) == ["Main screen", "Ambiguity picker (a)", "Index preview (i)", "What-if (w)", "Problems (e)",
-                              "Compare hosts (x)"]
+    assert list(sections) == ["Main screen", "Skill picker (a)", "Undo list (U)", "Index preview (i)", "What-if (w)",
+                              "Problems (e)", "Compare hosts (x)"]
     aliases = {"picker.close-q", "preview.close-q", "whatif.close-q", "whatif.preset-128k", "whatif.preset-200k",
-               "whatif.preset-1m"}
-    for title, screen in (("Ambiguity picker (a)", AmbiguityPicker), ("Index preview (i)", IndexPreviewScreen),
+               "whatif.preset-1m", "undo.close-q"}
+    for title, screen in (("Skill picker (a)", AmbiguityPicker), ("Undo list (U)", UndoListScreen),
+                          ("Index preview (i)", IndexPreviewScreen),
                           ("What-if (w)", WhatIfScreen), ("Compare hosts (x)", CompareScreen)):
         assert {b.id for b in screen.BINDINGS} - aliases <= sections[title], title
     lines = help_content(width=60).plain.splitlines()
@@ -99,7 +101,7 @@ def test_help_sections_per_screen_and_hanging_indent():
     at = lines.index("  c         copy the selected locator (sent to the terminal")
     assert lines[at + 1] == "            clipboard with OSC 52; the terminal decides"
     assert lines[at + 2] == "            whether it lands)"
-    assert "  1         keep the source under the cursor" in lines
+    assert "  1         keep the source under the cursor (enabled, its" in lines
     assert "  space     cycle keep → search-only → explicit → disable" in lines
 
 

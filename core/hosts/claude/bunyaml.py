@@ -7,7 +7,10 @@ Differences from PyYAML's YAML 1.1 safe loader that matter for frontmatter:
   even with leading zeros (``012`` → 12), ``0o17`` octal, ``0x1F`` hexadecimal; floats include
   ``1.``, ``.5``, ``1e3``, ``.inf``, ``.nan``; dates stay strings; integers beyond 2**53 become
   floats (JavaScript numbers);
-- unknown tags (``!x y``) are ignored (the value is kept untagged);
+- unknown tags (``!x y``) are ignored (the value is kept untagged); so is a core scalar tag on
+  a collection (``!!str [a]`` is the list) and on text that is not of its type (``!!bool z`` is
+  the string ``z``, ``!!int ""`` the empty string); ``!!binary`` text stays a string
+  (observed with Claude Code 2.1.332);
 - a tab after a token is separation whitespace (not an error), as indentation it is an error;
 - stricter: a continuation line of a quoted scalar, and a new line inside a flow collection
   (except its closing bracket), must be indented more than the enclosing block.
@@ -106,32 +109,50 @@ for _tag, _pattern, _first in (
     _BunLoader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
 
 
-def _bool(loader: yaml.SafeLoader, node: Node) -> bool:
-    assert isinstance(node, ScalarNode)
-    return loader.construct_scalar(node) in ("true", "True", "TRUE")
+_CORE = {
+    "bool": re.compile(r"true|True|TRUE|false|False|FALSE"),
+    "null": re.compile(r"~|null|Null|NULL|"),
+    "int": re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"),
+    "float": re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"),
+}
 
 
-def _int(loader: yaml.SafeLoader, node: Node) -> int | float:
-    assert isinstance(node, ScalarNode)
+def _text(loader: yaml.SafeLoader, node: Node, kind: str) -> str | None:
+    """The scalar's text when it is of ``kind`` in the core schema, else ``None`` (the tag is
+    then ignored)."""
+    if not isinstance(node, ScalarNode):
+        return None
     v = str(loader.construct_scalar(node))
+    return v if _CORE[kind].fullmatch(v) else None
+
+
+def _bool(loader: yaml.SafeLoader, node: Node) -> Any:
+    v = _text(loader, node, "bool")
+    return _untagged(loader, "", node) if v is None else v in ("true", "True", "TRUE")
+
+
+def _null(loader: yaml.SafeLoader, node: Node) -> Any:
+    return _untagged(loader, "", node) if _text(loader, node, "null") is None else None
+
+
+def _int(loader: yaml.SafeLoader, node: Node) -> Any:
+    v = _text(loader, node, "int")
+    if v is None:
+        return _untagged(loader, "", node)
     r = int(v, 0) if v.startswith(("0o", "0x")) else int(v, 10)
     return r if abs(r) < 2**53 else float(r)
 
 
-def _float(loader: yaml.SafeLoader, node: Node) -> float:
-    assert isinstance(node, ScalarNode)
-    v = str(loader.construct_scalar(node))
+def _float(loader: yaml.SafeLoader, node: Node) -> Any:
+    v = _text(loader, node, "float")
+    if v is None:
+        return _untagged(loader, "", node)
     low = v.lower()
     if low.endswith(".inf"):
         return float("-inf") if v.startswith("-") else float("inf")
     if low == ".nan":
         return float("nan")
     return float(v)
-
-
-def _plain(loader: yaml.SafeLoader, node: Node) -> Any:
-    assert isinstance(node, ScalarNode)
-    return loader.construct_scalar(node)
 
 
 def _untagged(loader: yaml.SafeLoader, suffix: str, node: Node) -> Any:
@@ -143,10 +164,16 @@ def _untagged(loader: yaml.SafeLoader, suffix: str, node: Node) -> Any:
     return loader.construct_mapping(node, deep=True)
 
 
+def _as_string(loader: yaml.SafeLoader, node: Node) -> Any:
+    return _untagged(loader, "", node)
+
+
 _BunLoader.add_constructor("tag:yaml.org,2002:bool", _bool)
+_BunLoader.add_constructor("tag:yaml.org,2002:null", _null)
 _BunLoader.add_constructor("tag:yaml.org,2002:int", _int)
 _BunLoader.add_constructor("tag:yaml.org,2002:float", _float)
-_BunLoader.add_constructor("tag:yaml.org,2002:timestamp", _plain)
+for _plain_tag in ("str", "timestamp", "binary", "set", "omap", "pairs"):
+    _BunLoader.add_constructor(f"tag:yaml.org,2002:{_plain_tag}", _as_string)
 _BunLoader.add_multi_constructor("!", _untagged)
 _BunLoader.add_multi_constructor("tag:", _untagged)
 
@@ -162,7 +189,7 @@ def parse(text: str) -> Any:
         mark = exc.problem_mark or exc.context_mark
         message = " ".join(p for p in (exc.context, exc.problem) if p) or "parse error"
         return _fail(message, mark.line if mark is not None else None)
-    except (yaml.YAMLError, ValueError, RecursionError, TypeError) as exc:
+    except Exception as exc:  # whatever PyYAML throws for untrusted text is the text's fault
         return _fail(str(exc).split("\n")[0] or type(exc).__name__, None)
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from skillshelf.core.digest import compute_digest
-from skillshelf.core.fileread import read_regular
+from skillshelf.core.fileread import FileTooLargeError, read_regular
 from skillshelf.core.hosts.base import (
     CatalogEntry,
     EntryState,
@@ -50,13 +50,13 @@ from skillshelf.core.hosts.codex.catalog import (
     render,
 )
 from skillshelf.core.hosts.codex.parse import (
-    MAX_FILE_BYTES,
     MAX_QUALIFIED_NAME_LEN,
     SIDECAR,
     Parsed,
     Sidecar,
     load_sidecar,
     parse_skill,
+    too_large_note,
 )
 from skillshelf.core.hosts.codex.prose import Texts, find_texts
 from skillshelf.core.hosts.codex.serde import collapse
@@ -123,7 +123,9 @@ def _verdict(parsed: Parsed, namespace: str | None, sidecar: Sidecar) -> Verdict
 
 def _read(path: str) -> tuple[bytes | None, str | None]:
     try:
-        return read_regular(path, MAX_FILE_BYTES), None
+        return read_regular(path), None
+    except FileTooLargeError as exc:
+        return None, too_large_note(exc)
     except OSError as exc:
         if exc.errno is None:
             return None, str(exc)

@@ -65,8 +65,9 @@ class Budget:
     rule: str = ""
 
     def cost(self, text: str) -> int:
-        """``text``'s cost: ⌈UTF-8 bytes / 4⌉ tokens, or its characters."""
-        return (len(text.encode("utf-8")) + 3) // 4 if self.unit == "tokens" else len(text)
+        """``text``'s cost: ⌈UTF-8 bytes / 4⌉ tokens, or its characters. A lone surrogate (a
+        folder name that is not UTF-8) counts 3 bytes: Codex shows it as U+FFFD."""
+        return (len(text.encode("utf-8", "surrogatepass")) + 3) // 4 if self.unit == "tokens" else len(text)
 
     def counts(self, chars: int, nbytes: int) -> int:
         """The cost of a text of ``chars`` characters and ``nbytes`` bytes."""
@@ -167,7 +168,7 @@ def _rounds(descriptions: Sequence[str], bare: Sequence[str], budget: Budget, re
     n = len(descriptions)
     lens = [len(d) for d in descriptions]
     chars = [len(b) + 1 for b in bare]
-    nbytes = [len(b.encode("utf-8")) + 1 for b in bare]
+    nbytes = [len(b.encode("utf-8", "surrogatepass")) + 1 for b in bare]
     base = [budget.counts(c, b) for c, b in zip(chars, nbytes, strict=True)]
     # byte length of each description prefix (None: ASCII, bytes = characters)
     prefix: list[list[int] | None] = []
@@ -177,7 +178,7 @@ def _rounds(descriptions: Sequence[str], bare: Sequence[str], budget: Budget, re
             continue
         acc, total = [0], 0
         for ch in d:
-            total += len(ch.encode("utf-8"))
+            total += len(ch.encode("utf-8", "surrogatepass"))
             acc.append(total)
         prefix.append(acc)
 

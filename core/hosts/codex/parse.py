@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from skillshelf.core.fileread import read_regular
+from skillshelf.core.fileread import FileTooLargeError, read_regular
 from skillshelf.core.hosts.codex.serde import (
     RUST_WHITESPACE,
     Field,
@@ -44,13 +44,15 @@ __all__ = [
     "parse_sidecar",
     "parse_skill",
     "repair_scalars",
+    "too_large_note",
     "utf8_error",
 ]
 
 MAX_NAME_LEN = 64
 MAX_QUALIFIED_NAME_LEN = MAX_NAME_LEN * 2 + 1
 MAX_DESCRIPTION_LEN = 1024
-#: Largest SKILL.md Codex reads (bytes).
+#: Largest SKILL.md Codex reads (bytes); skillshelf's own safety limit
+#: (:data:`~skillshelf.core.fileread.MAX_READ_BYTES`) is lower and applies first.
 MAX_FILE_BYTES = 512 * 1024 * 1024
 #: The sidecar's place in the skill directory.
 SIDECAR = "agents/openai.yaml"
@@ -332,7 +334,7 @@ def _color(value: object) -> str | None:
     if not isinstance(value, str):
         return None
     value = trim(value)
-    ok = len(value.encode("utf-8")) == 7 and value[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in value[1:])
+    ok = len(value) == 7 and value[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in value[1:])
     return value if ok else None
 
 
@@ -388,6 +390,11 @@ def parse_sidecar(text: str, skill_dir: str, path: str = "") -> Sidecar:
     return Sidecar(path or None, iface, deps, implicit, products)
 
 
+def too_large_note(exc: FileTooLargeError) -> str:
+    """Why a file over skillshelf's read limit is not read, saying it is not Codex's rule."""
+    return f"{exc} (Codex itself reads files up to {MAX_FILE_BYTES:,} bytes)"
+
+
 def load_sidecar(skill_dir: str) -> Sidecar:
     """``skill_dir/agents/openai.yaml`` as Codex reads it (symlinks followed); an absent file
     is ``Sidecar()``, an unreadable or broken one is ignored with the reason. Never raises."""
@@ -395,7 +402,9 @@ def load_sidecar(skill_dir: str) -> Sidecar:
     try:
         if not os.path.isfile(path):
             return Sidecar()
-        data = read_regular(path, MAX_FILE_BYTES)
+        data = read_regular(path)
+    except FileTooLargeError as exc:
+        return Sidecar(path, ignored=f"cannot read it: {too_large_note(exc)}")
     except OSError as exc:
         return Sidecar(path, ignored=f"cannot read it: {exc.strerror or exc}")
     try:

@@ -169,6 +169,8 @@ def _next(it: Iterator[yaml.Event]) -> yaml.Event | YamlError | None:
         return None
     except yaml.YAMLError as exc:
         return _libyaml_error(exc)
+    except Exception as exc:  # libyaml on untrusted text (a lone surrogate …): the text's fault
+        return YamlError(str(exc).split("\n")[0] or type(exc).__name__)
 
 
 def load_events(text: str) -> Loaded:
@@ -391,9 +393,14 @@ class Reader:
             self.take()
 
     def opt_string(self, path: str) -> str | None:
-        """``Option<String>``: a plain null or empty value is ``None``; any scalar is its text."""
+        """``Option<String>``: a plain null or empty value is ``None``; any scalar is its text;
+        a plain scalar tagged ``!!null`` that is not null text is an error without a position
+        (``invalid value: string "z", expected null``, as serde_yaml words it)."""
         def read(path: str) -> str | None:
             ev = self.peek()
+            if ev.kind == "scalar" and ev.style == "" and ev.tag == NULL_TAG and not (
+                    ev.value in NULLS or ev.value == ""):
+                raise YamlError(f"invalid value: string {_debug_str(ev.value)}, expected null")
             if ev.kind == "void" or (ev.kind == "scalar" and ev.style == "" and (
                     (ev.tag is None and (ev.value in NULLS or ev.value == "")) or ev.tag == NULL_TAG)):
                 self.pos += 1

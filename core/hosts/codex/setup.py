@@ -182,7 +182,7 @@ def _read_layer(path: str, project: bool = False) -> dict[str, object] | None:
     """The TOML table at ``path`` (``None`` when the file does not exist). Raises
     :class:`ConfigError` with Codex's words for a file it cannot use."""
     try:
-        raw = read_regular(path)
+        raw = read_regular(path)  # never blocks on a FIFO, never reads a huge file whole
     except FileNotFoundError:
         return None
     except IsADirectoryError:

@@ -22,7 +22,7 @@ from dataclasses import replace
 from functools import partial
 
 from skillshelf.core.digest import compute_digest
-from skillshelf.core.fileread import NotRegularFileError, read_regular
+from skillshelf.core.fileread import FileTooLargeError, NotRegularFileError, read_regular
 from skillshelf.core.hosts.base import (
     CatalogEntry,
     EntryState,
@@ -77,14 +77,14 @@ _ESCAPED = re.compile("[\udc80-\udcff]")  # bytes that are not UTF-8, as os func
 def _read(path: str) -> tuple[bytes | None, str | None]:
     """(bytes, None) or (None, the error as Gemini CLI logs it)."""
     try:
-        data = read_regular(path, MAX_SKILL_BYTES)
+        data = read_regular(path, limit=MAX_SKILL_BYTES)
+    except FileTooLargeError as exc:
+        return None, f"{exc}: skillshelf does not read it (Gemini CLI would)"
     except NotRegularFileError as exc:
         return None, f"{exc.kind}: Gemini CLI's read of it would wait forever (its start hangs)"
     except OSError as exc:
         text = _NODE_ERRORS.get(exc.errno or 0)
         return None, (text.format(path=path) if text else f"{exc.strerror or exc}")
-    if len(data) > MAX_SKILL_BYTES:
-        return None, f"larger than {MAX_SKILL_BYTES:,} bytes: skillshelf does not read it (Gemini CLI would)"
     return data, None
 
 

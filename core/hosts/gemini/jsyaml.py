@@ -419,7 +419,7 @@ def _fast(text: str) -> Any:
         raise _Slow
     try:
         node = yaml.compose(text, Loader=_CLOADER)
-    except yaml.YAMLError:
+    except Exception:  # libyaml refuses it (or cannot encode it): the slow path words the error
         raise _Slow from None
     return None if node is None else _construct(node)
 
@@ -436,12 +436,21 @@ def load(text: str) -> Any:
         return _fast(text)
     except _Slow:
         pass
-    return yaml.load(_protect(text), Loader=_Loader)
+    return _slow(_protect(text))
 
 
 def load_slow(text: str) -> Any:
     """:func:`load` without the libyaml fast path (what the fast path is checked against)."""
-    return yaml.load(_protect(_ended(text)), Loader=_Loader)
+    return _slow(_protect(_ended(text)))
+
+
+def _slow(text: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except (yaml.YAMLError, JsYamlError, RecursionError):
+        raise
+    except Exception as exc:  # whatever PyYAML throws for untrusted text is the text's fault
+        raise JsYamlError(str(exc).split("\n")[0] or type(exc).__name__) from None
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

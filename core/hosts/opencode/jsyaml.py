@@ -351,6 +351,93 @@ def _expanded_size(node: Any, limit: int) -> None:
     size(node)
 
 
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+_KIND_NAME = {yaml.ScalarNode: "scalar", yaml.SequenceNode: "sequence", yaml.MappingNode: "mapping"}
+_T = "tag:yaml.org,2002:"
+
+
+def _binary_ok(data: str) -> bool:
+    """js-yaml 3 ``resolveYamlBinary``: base64 characters (line breaks skipped), whole bytes."""
+    bits = 0
+    for ch in data:
+        if ch in "\n\r":
+            continue
+        if ch not in _BASE64:
+            return False
+        bits += 6
+    return bits % 8 == 0
+
+
+def _null_like(node: Any) -> bool:
+    return isinstance(node, yaml.ScalarNode) and (
+        (node.value == "" and not node.style) or node.value in ("~", "null", "Null", "NULL"))
+
+
+def _single_pairs(node: Any, unique: bool) -> bool:
+    """js-yaml 3 ``resolveYamlOmap`` / ``resolveYamlPairs``: every item a one-key mapping
+    (keys distinct for an omap)."""
+    seen: set[str] = set()
+    for item in node.value:
+        if not isinstance(item, yaml.MappingNode) or len(item.value) != 1:
+            return False
+        key = item.value[0][0]
+        ident = key.value if isinstance(key, yaml.ScalarNode) else str(id(key))
+        if unique and ident in seen:
+            return False
+        seen.add(ident)
+    return True
+
+
+#: js-yaml 3 ``DEFAULT_SAFE_SCHEMA``: tag → (node kind, ``resolve`` of the scalar text or node;
+#: ``None`` is the text of an empty plain scalar, which js-yaml hands over as ``null``).
+_SCHEMA: dict[str, tuple[type, Any]] = {
+    _T + "str": (yaml.ScalarNode, lambda d: True),
+    _T + "seq": (yaml.SequenceNode, lambda n: True),
+    _T + "map": (yaml.MappingNode, lambda n: True),
+    _NULL: (yaml.ScalarNode, lambda d: d is None or d in ("~", "null", "Null", "NULL")),
+    _BOOL: (yaml.ScalarNode, lambda d: d in ("true", "True", "TRUE", "false", "False", "FALSE")),
+    _INT: (yaml.ScalarNode, lambda d: d is not None and _is_int(d)),
+    _FLOAT_TAG: (yaml.ScalarNode, lambda d: d is not None and bool(_FLOAT.match(d)) and d[-1] != "_"),
+    _TIMESTAMP: (yaml.ScalarNode, lambda d: d is not None and bool(_DATE.match(d) or _TS.match(d))),
+    _MERGE: (yaml.ScalarNode, lambda d: d is None or d == "<<"),
+    _T + "binary": (yaml.ScalarNode, lambda d: d is not None and _binary_ok(d)),
+    _T + "omap": (yaml.SequenceNode, lambda n: _single_pairs(n, True)),
+    _T + "pairs": (yaml.SequenceNode, lambda n: _single_pairs(n, False)),
+    _T + "set": (yaml.MappingNode, lambda n: all(_null_like(v) for _, v in n.value)),
+}
+
+
+def _check_tags(node: Any) -> None:
+    """Raise ``ConstructorError`` with js-yaml 3's words where it refuses a tag: one outside its
+    safe schema, a tag on the wrong kind of node, or a scalar its type does not resolve
+    (``!!bool z``, ``!!int ""``). Implicitly typed nodes always pass."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        rule = _SCHEMA.get(n.tag)
+        shown = f"!<{n.tag}>"
+        if rule is None:
+            raise yaml.constructor.ConstructorError(None, None, f"unknown tag {shown}", n.start_mark)
+        kind, resolve = rule
+        empty = isinstance(n, yaml.ScalarNode) and n.value == "" and not n.style
+        if not isinstance(n, kind) and not empty:
+            raise yaml.constructor.ConstructorError(
+                None, None, f'unacceptable node kind for {shown} tag; it should be "{_KIND_NAME[kind]}", '
+                f'not "{_KIND_NAME[type(n)]}"', n.start_mark)
+        data = (None if empty else n.value) if isinstance(n, yaml.ScalarNode) else n
+        if not (resolve(data) if isinstance(n, kind) else kind is yaml.ScalarNode and resolve(None)):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot resolve a node with {shown} explicit tag", n.start_mark)
+        if isinstance(n, yaml.SequenceNode):
+            stack.extend(n.value)
+        elif isinstance(n, yaml.MappingNode):
+            stack.extend(c for pair in n.value for c in pair)
+
+
 def load(text: str) -> Any:
     """``safeLoad(text)`` as js-yaml 3 answers it. Raises :class:`YamlFailure` where js-yaml
     throws (positions are in ``text``)."""
@@ -387,6 +474,8 @@ def load_slow(text: str) -> Any:
             return None
         if "*" in text:
             _expanded_size(node, MAX_EXPANDED_NODES)
+        if "!" in text:
+            _check_tags(node)
         return _show(loader.construct_document(node))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -396,8 +485,8 @@ def load_slow(text: str) -> Any:
         raise YamlFailure(problem, mark.line if mark else None, mark.column if mark else None) from None
     except yaml.YAMLError as exc:
         raise YamlFailure(str(exc).split("\n")[0] or "invalid YAML") from None
-    except (ValueError, TypeError, RecursionError) as exc:
-        raise YamlFailure(str(exc) or type(exc).__name__) from None
+    except Exception as exc:  # whatever PyYAML throws for untrusted text is the text's fault
+        raise YamlFailure(str(exc).split("\n")[0] or type(exc).__name__) from None
     finally:
         loader.dispose()
 
@@ -454,7 +543,7 @@ def _fast(text: str) -> Any:
         raise _Slow
     try:
         node = yaml.compose(text if text.endswith("\n") else text + "\n", Loader=_CLOADER)
-    except yaml.YAMLError:
+    except Exception:  # libyaml refuses it (or cannot encode it): the slow path words the error
         raise _Slow from None
     return None if node is None else _construct(node)
 

@@ -372,7 +372,7 @@ def _parse_layer(text: str, source: str, env: Mapping[str, str], home: str) -> d
 def _read_layer(path: str, env: Mapping[str, str], home: str) -> dict[str, Any] | None:
     """One config file (``None`` when absent). Raises :class:`_Fatal`."""
     try:
-        raw = read_regular(path)
+        raw = read_regular(path)  # never blocks on a FIFO, never reads a huge file whole
     except FileNotFoundError:
         return None
     except NotADirectoryError:

@@ -65,7 +65,7 @@ from skillshelf.core.model import (
 )
 from skillshelf.core.parsecache import NO_CACHE, ParseCache
 from skillshelf.core.paths import canonical
-from skillshelf.core.yamlload import YamlAliasLimit, YamlError, YamlSyntaxError
+from skillshelf.core.yamlload import YamlAliasLimit, YamlDuplicateKey, YamlError, YamlSyntaxError
 
 __all__ = [
     "CATALOG_DESCRIPTION_MAX",
@@ -199,7 +199,7 @@ def parse_zhin_markdown(markdown: str, *, local_name: str, source: str,
         try:
             loaded = load_zhin_yaml(block)
         except YamlError as exc:
-            line = 1 + exc.line if isinstance(exc, YamlSyntaxError) and exc.line is not None else None
+            line = 1 + exc.line if isinstance(exc, (YamlSyntaxError, YamlDuplicateKey)) and exc.line is not None else None
             problem = exc.problem
             if isinstance(exc, YamlAliasLimit) and exc.reason == "too many nodes":
                 problem = f"alias expansion exceeds {exc.limit} nodes"

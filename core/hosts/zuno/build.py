@@ -209,7 +209,7 @@ class ZunoSession:
         if not urls or not self._context.pull_remote:
             self._remote_dirs, self._remote_warnings, self._remote_origins = (), (), MappingProxyType({})
             return
-        res = pull(list(urls), cache_root(self._context.env.xdg_cache_home))
+        res = pull(list(urls), cache_root(self._context.env.xdg_cache_home), cancel=self._context.cancel)
         self._remote_dirs = tuple(res.roots)
         self._remote_warnings = tuple(res.warnings)
         self._remote_origins = MappingProxyType(dict(res.origins))
