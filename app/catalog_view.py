@@ -17,13 +17,12 @@ from dataclasses import dataclass, replace
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, count_tokens, index_budget, selected_budget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.loaded_text import loaded_text
-from skillshelf.core.agents import agent_view
+from skillshelf.core.agents import AgentSetup, agent_view, resolve_required_skills
 from skillshelf.core.budget import SelectedBody as BudgetBody
 from skillshelf.core.budget import SelectedBudgetExceeded, check_selected
-from skillshelf.core.config import AgentConfig
 from skillshelf.core.hosts.base import EntryState, Feature
 from skillshelf.core.model import Generation, Source
-from skillshelf.core.resolve import resolve_required
+from skillshelf.core.report import RequiredBody, required_body, selected_refusal
 
 __all__ = ["ALWAYS_KEY", "CatalogView", "IndexMeasure", "SelectedBody", "catalog_view"]
 
@@ -48,18 +47,26 @@ class IndexMeasure:
     omitted: int = 0
     #: the unit of ``used`` and ``budget``: ``chars``, or the host's own (``tokens``)
     unit: str = "chars"
+    #: a host sending several prompt sections (Zuno, conformance Z-P): the whole prompt text in
+    #: characters (``used`` is then only what counts against the budget) and each section's
+    #: short name and characters, in prompt order; ``None`` / empty for a one-text host
+    prompt: int | None = None
+    sections: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
 class SelectedBody:
     """A body every request of this view carries (an agent's required skill, SPEC S2; an
     ``always`` skill, Z5): ``tokens`` the agent's estimate, ``exact`` the tiktoken count (``None``
-    when not exact)."""
+    when not exact), ``size`` what the host counts against its selected-body budget, in
+    :attr:`HostLabels.selected_unit <skillshelf.core.hosts.base.HostLabels.selected_unit>`
+    (Zuno: UTF-8 bytes; ``None``: not known)."""
 
     name: str
     location: str
     tokens: int
     exact: int | None
+    size: int | None = None
 
 
 @dataclass(frozen=True)
@@ -95,7 +102,7 @@ class CatalogView:
 
 def _selected(name: str, location: str, text: str) -> SelectedBody:
     count = count_tokens(text)
-    return SelectedBody(name, location, count.approx, count.tokens if count.exact else None)
+    return SelectedBody(name, location, count.approx, count.tokens if count.exact else None, count.approx)
 
 
 def _always_bodies(catalog: AppCatalog, sources: tuple[Source, ...]) -> tuple[SelectedBody, ...]:
@@ -108,21 +115,21 @@ def _always_bodies(catalog: AppCatalog, sources: tuple[Source, ...]) -> tuple[Se
     return tuple(out)
 
 
-def _required_bodies(catalog: AppCatalog, agent: str, config: AgentConfig,
-                     visible: tuple[Source, ...]) -> tuple[tuple[SelectedBody, ...], list[str]]:
-    problems: list[str] = []
-    resolution = resolve_required(agent, list(config.required_skills), [s.entry for s in visible])
-    by_location = {s.location: s for s in visible}
+def _required_bodies(catalog: AppCatalog, setup: AgentSetup,
+                     visible: tuple[Source, ...]) -> tuple[tuple[SelectedBody, ...], list[str], list[RequiredBody]]:
+    outcome = resolve_required_skills(setup.name, setup.required_skills, visible)
+    problems: list[str] = [outcome.refusal] if outcome.refusal is not None else []
+    unit = catalog.host.labels.selected_unit
     bodies: list[SelectedBody] = []
-    for entry in resolution.resolved:
-        source = by_location[entry.location]
-        loaded = loaded_text(catalog.session, source)
-        if loaded.error is not None:
-            problems.append(f"required skill `{entry.name}` cannot be read: {loaded.error}")
+    rows: list[RequiredBody] = []
+    for _name, source in outcome.resolved:
+        row, error = required_body(catalog.session, source, unit)
+        if row is None:
+            problems.append(f"required skill `{source.name}` cannot be read: {error}")
             continue
-        bodies.append(_selected(entry.name, entry.location, loaded.text))
-    problems += [f"required skill `{name}`: {reason}" for name, reason in resolution.failures]
-    return tuple(bodies), problems
+        rows.append(row)
+        bodies.append(SelectedBody(row.name, row.location, row.tokens, row.exact_tokens, row.size))
+    return tuple(bodies), problems, rows
 
 
 def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
@@ -137,32 +144,45 @@ def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
     enabled = tuple(s for s in generation.sources if s.enabled)
     listed: tuple[Source, ...] = generation.sources
     hidden: tuple[Source, ...] = ()
-    agent_config = None
+    agent_config: AgentSetup | None = None
     if agent is not None:
-        agent_config = catalog.config.agents.get(agent) or AgentConfig(name=agent)
+        agent_config = catalog.session.agent(agent)
         listed = agent_view(enabled, agent_config)
         hidden = tuple(s for s in enabled if s not in listed)
     chars = index_budget(catalog, budget)
     override = chars if budget.replaces_max_context_tokens else None
     shown = replace(generation, sources=listed)
-    model = catalog.session.catalog(shown, context_window=budget.context_window, budget=override)
+    model = catalog.session.catalog(shown, context_window=budget.context_window, budget=override, agent=agent)
     text = model.text if catalog.config.include_instructions else ""
     count = count_tokens(text)
     states = [e.state for e in model.entries]
     own_unit = model.unit != "characters"  # the host counts its budget otherwise (Codex: tokens)
-    index = IndexMeasure(model.used if own_unit else len(text), model.budget, count.tokens, count.exact, count.approx,
+    sectioned = bool(model.sections) and bool(text)  # the budget counts one part of the prompt (Z-P)
+    index = IndexMeasure(model.used if own_unit or sectioned else len(text), model.budget, count.tokens, count.exact,
+                         count.approx,
                          truncated=sum(1 for s in states if s in (EntryState.CUT, EntryState.NAME_ONLY)),
-                         omitted=states.count(EntryState.OMITTED), unit=model.unit if own_unit else "chars")
+                         omitted=states.count(EntryState.OMITTED), unit=model.unit if own_unit else "chars",
+                         prompt=len(text) if sectioned else None,
+                         sections=tuple((x.name, x.characters) for x in model.sections) if sectioned else ())
     limit = selected_budget(catalog, budget)
     required: tuple[SelectedBody, ...] = ()
     problems: list[str] = []
     if agent is not None and agent_config is not None:
-        required, problems = _required_bodies(catalog, agent, agent_config, listed)
+        required, problems, rows = _required_bodies(catalog, agent_config, listed)
+        refusal = catalog.config.refusal
+        if refusal is not None:
+            problems.insert(0, refusal.message)
         if limit is not None:
-            try:
-                check_selected([BudgetBody(f"requiredSkills: {b.name}", b.location, b.tokens) for b in required], limit)
-            except SelectedBudgetExceeded as exc:
-                problems.append(str(exc).splitlines()[0])
+            if catalog.host.labels.selected_unit == "bytes":
+                over = selected_refusal(rows, limit)
+                if over is not None:
+                    problems.append(over)
+            else:
+                try:
+                    check_selected([BudgetBody(f"requiredSkills: {b.name}", b.location, b.tokens) for b in required],
+                                   limit)
+                except SelectedBudgetExceeded as exc:
+                    problems.append(str(exc).splitlines()[0])
     elif Feature.ALWAYS in features:
         required = _always_bodies(catalog, listed)
     return CatalogView(agent, listed, index, limit, hidden, required, tuple(problems))

@@ -28,11 +28,15 @@ def announce_problems(catalog: Catalog, stream: TextIO | None = None) -> int:
     failed (SPEC C2: diagnostics on stderr). Returns the number of lines printed."""
     stream = sys.stderr if stream is None else stream
     gen = catalog.current
-    lines = [d.message for d in gen.diagnostics
-             if d.code.startswith("config-") and d.severity.value != "info"]
+    refusal = catalog.config.refusal
+    lines = [refusal.message] if refusal is not None else []  # Z-K: first, and prominent
+    lines += [d.message for d in gen.diagnostics  # the refusal's own diagnostic is said once
+              if d.code.startswith("config-") and d.severity.value != "info"
+              and (refusal is None or d.message != refusal.diagnostic_text)]
     lines += [w.message for w in gen.warnings if w.kind.startswith(("Index", "Download", "Entry", "Unsafe"))]
-    for line in lines:
-        print(f"skillshelf: warning: {terminal_text(line, stream)}", file=stream)
+    for i, line in enumerate(lines):
+        level = "" if i == 0 and refusal is not None else "warning: "
+        print(f"skillshelf: {level}{terminal_text(line, stream)}", file=stream)
     return len(lines)
 
 

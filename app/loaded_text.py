@@ -51,19 +51,22 @@ def loaded_text(session: HostSession, source: Source) -> LoadedText:
 @dataclass(frozen=True)
 class BodyCost:
     """What loading one source costs (SPEC U3): ``tokens`` = the agent's estimate (characters /
-    4), ``exact`` the tiktoken count (``None`` when tiktoken is unavailable); ``error`` when the
-    host refuses to load it (its sentence)."""
+    4), ``exact`` the tiktoken count (``None`` when tiktoken is unavailable), ``bytes`` its
+    UTF-8 size; ``error`` when the host refuses to load it (its sentence)."""
 
     location: str
     tokens: int = 0
     exact: int | None = None
     error: str = ""
+    bytes: int = 0
 
 
 def body_cost(session: HostSession, source: Source) -> BodyCost:
-    """:class:`BodyCost` of loading ``source`` under ``session``'s host."""
+    """:class:`BodyCost` of loading ``source`` under ``session``'s host (``bytes``: its UTF-8
+    size, what Zuno compares, conformance Z-U)."""
     loaded = loaded_text(session, source)
     if loaded.error is not None:
         return BodyCost(source.location, error=loaded.error)
     count = count_tokens(loaded.text)
-    return BodyCost(source.location, count.approx, count.tokens if count.exact else None)
+    return BodyCost(source.location, count.approx, count.tokens if count.exact else None,
+                    bytes=len(loaded.text.encode("utf-8", "surrogatepass")))

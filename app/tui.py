@@ -224,8 +224,13 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
 
     @on(CatalogOpened)
     def _catalog_opened(self, event: CatalogOpened) -> None:
-        if self.live and isinstance(event.catalog, Catalog):
-            self.start_watching(event.catalog)
+        catalog = event.catalog
+        if self.live and isinstance(catalog, Catalog):
+            self.start_watching(catalog)
+        if isinstance(catalog, Catalog) and catalog.context.defer_pull and catalog.config.urls \
+                and Feature.REMOTE in catalog.host.features and catalog.context.pull_remote:
+            # the local catalog is shown; the remote indexes are pulled now, in a worker (``p``)
+            self.main_screen.pull_now(catalog)
 
     def start_watching(self, catalog: Catalog) -> None:
         """Watch ``catalog`` (stopping the watcher of a previous one)."""
@@ -513,7 +518,7 @@ def run_tui(ns: Namespace) -> int:
     def open_host(other: Host) -> AppCatalog:
         return Catalog.open(cwd, env=env, host=other, paths=tuple(ns.path or ()), config_files=tuple(ns.config or ()),
                             context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target,
-                            cancel=quitting)
+                            cancel=quitting, defer_pull=True)
 
     app = SkillshelfApp(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
                         watch=not ns.no_watch, open_host=open_host, quitting=quitting)

@@ -55,15 +55,15 @@ def index_budget_chars(*, max_context_tokens: int | None, context_window: int | 
     """The prompt-index budget in characters (SPEC U1).
 
     ``max_context_tokens`` (config ``skills.maxContextTokens``) → ``min(v, 10_000) * 4``; else a
-    known ``context_window`` W tokens → ``W * 2 // 100`` (200,000 → 4,000); else 8,000. Invalid
-    values count as absent (module docstring). Never raises.
+    known ``context_window`` W tokens → ``W * 2 // 100``, at least 1 (200,000 → 4,000); else
+    8,000. Invalid values count as absent (module docstring). Never raises.
     """
     explicit = _positive_int(max_context_tokens)
     if explicit is not None:
         return min(explicit, INDEX_MAX_CONTEXT_TOKENS) * CHARS_PER_TOKEN
     window = _positive_int(context_window)
     if window is not None:
-        return window * INDEX_WINDOW_PERCENT // 100
+        return max(1, window * INDEX_WINDOW_PERCENT // 100)
     return INDEX_DEFAULT_CHARS
 
 
@@ -81,6 +81,26 @@ def selected_budget_tokens(*, context_window: int | None, max_selected_context_t
     if window is not None:
         return max(SELECTED_MIN_TOKENS, min(SELECTED_MAX_TOKENS, window * SELECTED_WINDOW_PERCENT // 100))
     return SELECTED_DEFAULT_TOKENS
+
+
+#: Z-U: the selected-body budget is compared in UTF-8 bytes, this many bytes per token, and
+#: never above :data:`SELECTED_MAX_TOKENS` × 4 = 128,000 bytes.
+BYTES_PER_TOKEN = 4
+SELECTED_MAX_BYTES = SELECTED_MAX_TOKENS * BYTES_PER_TOKEN
+
+
+def selected_budget_bytes(*, context_window: int | None, max_selected_context_tokens: int | None) -> int:
+    """The selected-body budget in UTF-8 bytes (conformance Z-U, Zuno
+    ``selected_skill_prompt_budget``): ``maxSelectedContextTokens`` else 10% of a known window
+    (at least 2,000 tokens) else 8,000 tokens, times 4, at most 128,000 bytes. Never raises."""
+    override = _positive_int(max_selected_context_tokens)
+    if override is not None:
+        tokens = override
+    else:
+        window = _positive_int(context_window)
+        tokens = (max(SELECTED_MIN_TOKENS, window * SELECTED_WINDOW_PERCENT // 100) if window is not None
+                  else SELECTED_DEFAULT_TOKENS)
+    return min(tokens * BYTES_PER_TOKEN, SELECTED_MAX_BYTES)
 
 
 @dataclass(frozen=True)

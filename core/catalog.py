@@ -84,6 +84,7 @@ class Catalog:
         cache_dir: str | None = None,
         lint_target: str | None = None,
         cancel: threading.Event | None = None,
+        defer_pull: bool = False,
     ) -> Catalog:
         """Build the first generation (number 1) for ``cwd`` under ``host`` (a registered host
         or its name; :class:`~skillshelf.core.hosts.UnknownHostError` for an unknown name).
@@ -98,7 +99,9 @@ class Catalog:
         read). ``lint_target``: with a cache, every file read for the host's verdict is also
         linted for that target from the same bytes (kept in the cache for the views,
         :func:`~skillshelf.core.hostlint.cached_lint`). ``cancel``: setting it stops a remote pull
-        in progress, now or at a later refresh (the TUI sets it on quit). Never raises for bad
+        in progress, now or at a later refresh (the TUI sets it on quit). ``defer_pull``: the first
+        generation is built without pulling ``skills.urls`` (the next build pulls: call
+        ``refresh(pull_remote=True)``). Never raises for bad
         skills or bad config: those become diagnostics/warnings in the generation.
         """
         environment = env if env is not None else Environment.from_mapping(None)
@@ -112,6 +115,7 @@ class Catalog:
             pull_remote=pull_remote,
             cache=None if cache_dir is None else workspace_cache(cache_dir, cwd, environment, paths, config_files),
             cancel=cancel,
+            defer_pull=defer_pull,
         )
         if context.cache is not None and lint_target is not None:
             from skillshelf.core.hostlint import lint_product

@@ -52,6 +52,8 @@ import functools
 import json
 import logging
 import os
+import plistlib
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -71,6 +73,8 @@ CONFIG_STEM = "zuno"
 PROJECT_DIR = ".zuno"
 #: Path recorded for the inline ``$ZUNO_CONFIG_CONTENT`` layer.
 CONTENT_LAYER = "$ZUNO_CONFIG_CONTENT"
+#: Path recorded for the macOS managed-preferences layer (domain ``ai.zuno.managed``).
+MANAGED_PREFERENCES = "mobileconfig:ai.zuno.managed"
 
 _EXPOSURES = {"index": Exposure.INDEX, "search": Exposure.SEARCH, "explicit": Exposure.EXPLICIT}
 
@@ -111,21 +115,57 @@ class ConfigLayer:
     data: Mapping[str, Any] | None
     error: Diagnostic | None = None
     text: str | None = field(default=None, repr=False, compare=False)
+    note: str = ""
 
 
 @dataclass(frozen=True)
 class AgentConfig:
-    """``agents.<name>`` (SPEC K2, E4).
+    """``agents.<name>`` (SPEC K2 as corrected by conformance Z-A: there is no ``profile`` key,
+    the agent's name is its profile).
 
-    ``required_skills``: names (or locators) the agent always loads. ``profile``: the agent's
-    profile, ``None`` when not configured. ``tools``: the agent's explicit tool list, ``None``
-    when not configured (no restriction).
+    ``required_skills``: names the agent always loads (empty: not configured). ``tools``: the
+    agent's explicit tool list, ``None`` when not configured (no restriction).
     """
 
     name: str
     required_skills: tuple[str, ...] = ()
-    profile: str | None = None
     tools: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ConfigRefusal:
+    """Why Zuno itself would not start with this configuration (conformance Z-K): the first
+    layer, in Zuno's order, that cannot be read, parsed or validated. ``path`` the layer,
+    ``line``/``column`` 1-based (``None`` when unknown), ``reason`` in Zuno's terms where they
+    are known (serde's wording for schema errors)."""
+
+    path: str
+    line: int | None
+    column: int | None
+    reason: str
+    field: str | None = None
+
+    @property
+    def location(self) -> str:
+        """``FILE:LINE:COL`` (``FILE`` alone without a position)."""
+        if self.line is None:
+            return self.path
+        return f"{self.path}:{self.line}:{self.column or 1}"
+
+    @property
+    def message(self) -> str:
+        """``Zuno would refuse to start: FILE:LINE:COL: reason``."""
+        return f"Zuno would refuse to start: {self.location}: {self.reason}"
+
+    @property
+    def diagnostic_text(self) -> str:
+        """``FILE:LINE:COL: reason`` — what a config diagnostic saying the same thing reads."""
+        return f"{self.location}: {self.reason}"
+
+    def diagnostic(self) -> Diagnostic:
+        """This refusal as an error diagnostic (code ``zuno-refuses``)."""
+        return Diagnostic(Severity.ERROR, "zuno-refuses", self.message, field=self.field, line=self.line,
+                          column=self.column, path=self.path)
 
 
 @dataclass(frozen=True)
@@ -209,6 +249,13 @@ class Config:
     max_selected_context_tokens: int | None = None
     agents: Mapping[str, AgentConfig] = field(default_factory=lambda: MappingProxyType({}))
     diagnostics: tuple[Diagnostic, ...] = ()
+    refusals: tuple[ConfigRefusal, ...] = ()
+    model: str | None = None
+
+    @property
+    def refusal(self) -> ConfigRefusal | None:
+        """What Zuno stops with: the first of :attr:`refusals` (``None``: Zuno would start)."""
+        return self.refusals[0] if self.refusals else None
 
     def decide(self, canonical_skill_md: str) -> RuleDecision:
         """Apply ``skills.config`` to one source (SPEC K4): every entry is tested in order and the
@@ -285,15 +332,42 @@ def _pair(directory: str) -> list[str]:
             os.path.join(directory, f"{CONFIG_STEM}.jsonc")]
 
 
-def config_files(*, cwd: str, worktree: str | None, xdg_config_home: str,
-                 env: Mapping[str, str], extra: Sequence[str] = ()) -> list[tuple[str, str]]:
-    """The configuration layers to read, as ``(path, kind)``, lowest precedence first (SPEC K1).
+def _managed_dir(env: Mapping[str, str], platform: str) -> str:
+    """Zuno's managed configuration directory: ``$ZUNO_TEST_MANAGED_CONFIG_DIR`` when set, else
+    ``/Library/Application Support/zuno`` (macOS), ``%ProgramData%\\zuno`` (Windows), ``/etc/zuno``."""
+    override = env.get("ZUNO_TEST_MANAGED_CONFIG_DIR")
+    if override:
+        return override
+    if platform == "darwin":
+        return "/Library/Application Support/zuno"
+    if platform.startswith("win"):
+        return os.path.join(env.get("ProgramData") or "C:\\ProgramData", "zuno")
+    return "/etc/zuno"
 
-    Files found by walking directories are listed only when they exist as files. ``$ZUNO_CONFIG``
-    and every ``extra`` (``--config``) file are always listed, so the caller can report a missing
-    one; ``$ZUNO_CONFIG_CONTENT`` appears as ``("$ZUNO_CONFIG_CONTENT", "env-content")`` when set
-    and non-empty. Relative ``extra`` paths and ``$ZUNO_CONFIG`` are joined to ``cwd``. Reads
-    only ``env``, never ``os.environ``.
+
+def config_files(*, cwd: str, worktree: str | None, xdg_config_home: str,
+                 env: Mapping[str, str], extra: Sequence[str] = (), home: str | None = None,
+                 platform: str = sys.platform) -> list[tuple[str, str]]:
+    """The configuration layers to read, as ``(path, kind)``, lowest precedence first, in the
+    order Zuno's own discovery test fixes (conformance Z-K):
+
+    1. ``$XDG_CONFIG_HOME/zuno/zuno.json`` then ``zuno.jsonc`` (``global``);
+    2. ``$ZUNO_CONFIG`` (``env-file``; a relative value joins the working directory);
+    3. bare ``zuno.json[c]`` in each directory from the worktree down to ``cwd`` (``project``);
+    4. ``zuno.json[c]`` in each ``.zuno`` on the walk, **nearest first** (``project-zuno``);
+    5. ``$HOME/.zuno/zuno.json[c]`` (``home-zuno``), unless that folder was already on the walk;
+    6. ``$ZUNO_CONFIG_DIR/zuno.json[c]`` (``env-dir``; read again here even when it is the
+       global folder, as Zuno does);
+    7. ``$ZUNO_CONFIG_CONTENT`` (``env-content``);
+    8. the managed folder (``managed``: ``/etc/zuno``, ``/Library/Application Support/zuno``,
+       ``%ProgramData%\\zuno``);
+    9. macOS managed preferences (``managed-preferences``): listed on macOS only;
+    10. each ``--config FILE`` given to skillshelf (``cli``; skillshelf's own, highest).
+
+    In every folder ``.json`` comes before ``.jsonc``. Steps 3–4 are skipped when
+    ``ZUNO_DISABLE_PROJECT_CONFIG`` is ``1``/``true``. Files are listed only when something exists
+    at the path, except ``$ZUNO_CONFIG`` and ``--config`` (so a missing one can be reported).
+    Reads only ``env``, never ``os.environ``.
     """
     cwd = os.path.normpath(os.path.abspath(cwd))
     out: list[tuple[str, str]] = []
@@ -305,20 +379,43 @@ def config_files(*, cwd: str, worktree: str | None, xdg_config_home: str,
 
     global_dir = os.path.join(xdg_config_home, CONFIG_STEM)
     add_existing(_pair(global_dir), "global")
-    if not _flag(env.get("ZUNO_DISABLE_PROJECT_CONFIG")):
-        walk = _walk_down(cwd, worktree)
-        for directory in walk:
-            add_existing(_pair(directory), "project")
-        for directory in walk:
-            add_existing(_pair(os.path.join(directory, PROJECT_DIR)), "project-zuno")
     single = env.get("ZUNO_CONFIG") or ""
     if single:
         out.append((os.path.normpath(os.path.join(cwd, single)), "env-file"))
+    project = not _flag(env.get("ZUNO_DISABLE_PROJECT_CONFIG"))
+    walk = _walk_down(cwd, worktree)
+    if project:
+        for directory in walk:
+            add_existing(_pair(directory), "project")
+    # Zuno's ConfigPaths.directories: global, the .zuno folders nearest first, $HOME/.zuno,
+    # $ZUNO_CONFIG_DIR; first occurrence wins; only .zuno folders and the override are read.
+    directories: list[tuple[str, str]] = [(global_dir, "global")]
+    if project:
+        directories += [(os.path.join(d, PROJECT_DIR), "project-zuno") for d in reversed(walk)
+                        if os.path.isdir(os.path.join(d, PROJECT_DIR))]
+    if home:
+        home_zuno = os.path.join(os.path.normpath(os.path.join(cwd, home)), PROJECT_DIR)
+        if os.path.isdir(home_zuno):
+            directories.append((home_zuno, "home-zuno"))
     config_dir = env.get("ZUNO_CONFIG_DIR") or ""
-    if config_dir and os.path.normpath(config_dir) != os.path.normpath(global_dir):
-        add_existing(_pair(config_dir), "env-dir")
+    if config_dir:
+        directories.append((config_dir, "env-dir"))
+    seen: set[str] = set()
+    for directory, kind in directories:
+        if directory in seen:
+            continue
+        seen.add(directory)
+        if directory == config_dir:
+            add_existing(_pair(directory), "env-dir")
+        elif directory.endswith(PROJECT_DIR):
+            add_existing(_pair(directory), kind)
     if env.get("ZUNO_CONFIG_CONTENT"):
         out.append((CONTENT_LAYER, "env-content"))
+    managed = _managed_dir(env, platform)
+    if os.path.isdir(managed):
+        add_existing(_pair(managed), "managed")
+    if platform == "darwin":
+        out.append((MANAGED_PREFERENCES, "managed-preferences"))
     for path in extra:
         out.append((os.path.normpath(os.path.join(cwd, path)), "cli"))
     return out
@@ -391,6 +488,8 @@ def _error(path: str, message: str, *, line: int | None = None, column: int | No
 def _read_layer(path: str, kind: str, env: Mapping[str, str]) -> tuple[ConfigLayer, list[Diagnostic]]:
     """Read and parse one layer; never raises."""
     notes: list[Diagnostic] = []
+    if kind == "managed-preferences":
+        return _managed_preferences(env), []
     if kind == "env-content":
         text = env.get("ZUNO_CONFIG_CONTENT", "")
     else:
@@ -439,6 +538,33 @@ def _read_layer(path: str, kind: str, env: Mapping[str, str]) -> tuple[ConfigLay
                       line=1, column=1)
         return ConfigLayer(path, kind, None, diag, text), notes + [diag]
     return ConfigLayer(path, kind, data, None, text), notes
+
+
+#: Keys of a managed-preferences payload that are profile metadata, not configuration.
+_PLIST_METADATA = frozenset({"PayloadDisplayName", "PayloadIdentifier", "PayloadType", "PayloadUUID",
+                             "PayloadVersion", "_manualProfile"})
+
+
+def _managed_preferences(env: Mapping[str, str]) -> ConfigLayer:
+    """macOS managed preferences (``/Library/Managed Preferences[/<user>]/ai.zuno.managed.plist``)
+    as a layer, the user's file first; ``data`` ``None`` with a note when there is none."""
+    user = env.get("USER") or env.get("LOGNAME") or ""
+    base = "/Library/Managed Preferences"
+    for path in ([os.path.join(base, user, "ai.zuno.managed.plist")] if user else []) + [
+            os.path.join(base, "ai.zuno.managed.plist")]:
+        try:
+            with open(path, "rb") as stream:
+                payload = plistlib.load(stream)
+        except FileNotFoundError:
+            continue
+        except (OSError, plistlib.InvalidFileException, ValueError) as exc:
+            diag = _error(path, f"cannot read managed preferences: {exc}")
+            return ConfigLayer(path, "managed-preferences", None, diag)
+        if isinstance(payload, dict):
+            data = {k: v for k, v in payload.items() if k not in _PLIST_METADATA}
+            return ConfigLayer(path, "managed-preferences", data, None, json.dumps(data, default=str))
+    return ConfigLayer(MANAGED_PREFERENCES, "managed-preferences", None,
+                       note="no managed preferences (ai.zuno.managed) are installed")
 
 
 def _type_name(value: Any) -> str:
@@ -546,7 +672,7 @@ def resolve_rule(index: int, entry: Mapping[str, Any], *, cwd: str, home: str,
 
 
 def load_config(*, cwd: str, worktree: str | None, home: str, xdg_config_home: str,
-                env: Mapping[str, str], extra_files: Sequence[str] = ()) -> Config:
+                env: Mapping[str, str], extra_files: Sequence[str] = (), platform: str = sys.platform) -> Config:
     """Read every layer (:func:`config_files`), merge them and extract the K2 keys and K3 rules.
 
     Inputs are explicit: ``cwd`` the working directory, ``worktree`` the nearest ancestor with
@@ -559,7 +685,7 @@ def load_config(*, cwd: str, worktree: str | None, home: str, xdg_config_home: s
     diagnostics: list[Diagnostic] = []
     merged: dict[str, Any] = {}
     for path, kind in config_files(cwd=cwd, worktree=worktree, xdg_config_home=xdg_config_home,
-                                   env=env, extra=extra_files):
+                                   env=env, extra=extra_files, home=home, platform=platform):
         layer, notes = _read_layer(path, kind, env)
         layers.append(layer)
         diagnostics.extend(notes)
@@ -626,18 +752,159 @@ def load_config(*, cwd: str, worktree: str | None, home: str, xdg_config_home: s
         required = check.string_list(spec.get("requiredSkills"), [*keys, "requiredSkills"],
                                      f"agents.{name}.requiredSkills") or ()
         tools = check.string_list(spec.get("tools"), [*keys, "tools"], f"agents.{name}.tools")
-        profile = spec.get("profile")
-        if profile is not None and not isinstance(profile, str):
-            check.problem([*keys, "profile"], [*keys, "profile"], f"agents.{name}.profile",
-                          f"must be a string, got {_type_name(profile)}")
-            profile = None
-        agents[name] = AgentConfig(name=name, required_skills=required, profile=profile, tools=tools)
+        if "profile" in spec:  # Zuno sweeps unknown agent keys into `options`: no effect at all
+            owner = check.locator.origin([*keys, "profile"])
+            line, column = check.locator.position(owner, [*keys, "profile"]) if owner else (None, None)
+            check.diagnostics.append(_error(
+                owner.path if owner else "<merged config>",
+                f"`agents.{name}.profile` has no effect: Zuno has no `profile` key; the agent's name "
+                f"({name}) is its profile", line=line, column=column, field_name=f"agents.{name}.profile",
+                severity=Severity.WARNING, code="config-ignored"))
+        agents[name] = AgentConfig(name=name, required_skills=required, tools=tools)
 
+    model = merged.get("model") if isinstance(merged.get("model"), str) else None
+    refusals = _zuno_findings(layers, check.locator, diagnostics)
     return Config(
         layers=tuple(layers), merged=_freeze(merged), paths=tuple(paths), urls=tuple(urls),
         rules=tuple(rules), include_instructions=include if include is not None else True,
         max_context_tokens=max_context, max_selected_context_tokens=max_selected,
-        agents=MappingProxyType(agents), diagnostics=tuple(diagnostics + check.diagnostics))
+        agents=MappingProxyType(agents), diagnostics=tuple(diagnostics + check.diagnostics),
+        refusals=tuple(refusals), model=model)
+
+
+# --------------------------------------------------------------------------------------------
+# What Zuno itself refuses (conformance Z-K)
+
+#: ``skills`` fields, and a ``skills.config`` entry's, in Zuno's declaration order (serde lists
+#: them this way in its "unknown field" error).
+SKILLS_FIELDS = ("paths", "urls", "includeInstructions", "maxContextTokens", "maxSelectedContextTokens", "config")
+RULE_FIELDS = ("path", "enabled", "exposure", "recursive")
+
+
+def _unexpected(value: Any) -> str:
+    """serde's name for an unexpected JSON value (``string "x"``, ``integer `5```, ``map`` …)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean `{'true' if value else 'false'}`"
+    if isinstance(value, int):
+        return f"integer `{value}`"
+    if isinstance(value, float):
+        return f"floating point `{value}`"
+    if isinstance(value, str):
+        return f"string {json.dumps(value, ensure_ascii=False)}"
+    if isinstance(value, (list, tuple)):
+        return "sequence"
+    return "map"
+
+
+def _expected(value: Any, what: str) -> str:
+    return f"invalid type: {_unexpected(value)}, expected {what}"
+
+
+def _unknown(key: str, fields: Sequence[str]) -> str:
+    return f"unknown field `{key}`, expected one of {', '.join(f'`{f}`' for f in fields)}"
+
+
+def _zuno_layer_problems(data: Mapping[str, Any]) -> list[tuple[list[str | int], str]]:
+    """Schema problems Zuno reports for one layer's ``skills`` and ``agents`` sections, as
+    ``(steps to the offending value, reason)`` in document order."""
+    out: list[tuple[list[str | int], str]] = []
+    skills = data.get("skills")
+    if skills is not None and not isinstance(skills, Mapping):
+        out.append((["skills"], _expected(skills, "struct SkillsConfig")))
+    elif isinstance(skills, Mapping):
+        for key, value in skills.items():
+            at: list[str | int] = ["skills", key]
+            if key not in SKILLS_FIELDS:
+                out.append((at, _unknown(key, SKILLS_FIELDS)))
+            elif value is None:
+                continue
+            elif key in ("paths", "urls"):
+                if not isinstance(value, list):
+                    out.append((at, _expected(value, "a sequence")))
+                else:
+                    out += [([*at, i], _expected(v, "a string")) for i, v in enumerate(value) if not isinstance(v, str)]
+            elif key == "includeInstructions" and not isinstance(value, bool):
+                out.append((at, _expected(value, "a boolean")))
+            elif key in ("maxContextTokens", "maxSelectedContextTokens"):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    out.append((at, _expected(value, "a nonzero u32")))
+                elif not 0 < value <= 0xFFFFFFFF:
+                    out.append((at, f"invalid value: integer `{value}`, expected a nonzero u32"))
+            elif key == "config":
+                out += _zuno_rule_problems(value)
+    agents = data.get("agents")
+    if isinstance(agents, Mapping):
+        for name, spec in agents.items():
+            if not isinstance(spec, Mapping):
+                continue
+            for key, what in (("requiredSkills", "Skill"), ("tools", "tool")):
+                if spec.get(key) == []:
+                    # skillshelf's words: Zuno's schema refuses an empty list here
+                    out.append((["agents", name, key], f"`agents.{name}.{key}` must name at least one {what}"))
+    return out
+
+
+def _zuno_rule_problems(value: Any) -> list[tuple[list[str | int], str]]:
+    out: list[tuple[list[str | int], str]] = []
+    if not isinstance(value, list):
+        return [(["skills", "config"], _expected(value, "a sequence"))]
+    for i, entry in enumerate(value):
+        at: list[str | int] = ["skills", "config", i]
+        if not isinstance(entry, Mapping):
+            out.append((at, _expected(entry, "struct SkillPathConfig")))
+            continue
+        for key, item in entry.items():
+            where: list[str | int] = [*at, key]
+            if key not in RULE_FIELDS:
+                out.append((where, _unknown(key, RULE_FIELDS)))
+            elif key == "path" and not isinstance(item, str):
+                out.append((where, _expected(item, "a string")))
+            elif key in ("enabled", "recursive") and item is not None and not isinstance(item, bool):
+                out.append((where, _expected(item, "a boolean")))
+            elif key == "exposure" and item is not None:
+                if not isinstance(item, str):
+                    out.append((where, _expected(item, "enum SkillCatalogExposure")))
+                elif item not in _EXPOSURES:
+                    out.append((where, f"unknown variant `{item}`, expected one of `index`, `search`, `explicit`"))
+        if "path" not in entry:
+            out.append((at, "missing field `path`"))
+    return out
+
+
+def _reason(diag: Diagnostic) -> str:
+    """A config diagnostic's message without its ``path:line:col:`` prefix."""
+    prefix = f"{diag.path}:{diag.line}:{diag.column or 1}: " if diag.line is not None else f"{diag.path}: "
+    return diag.message[len(prefix):] if diag.message.startswith(prefix) else diag.message
+
+
+def _zuno_findings(layers: Sequence[ConfigLayer], locator: _Locator,
+                   notes: Sequence[Diagnostic]) -> list[ConfigRefusal]:
+    """Every reason Zuno would refuse a layer, in Zuno's layer order: the first is what it stops
+    with. Unreadable and unparsable layers count; a missing ``$ZUNO_CONFIG`` does not (Zuno
+    skips a file that does not exist), nor a vanished walked file."""
+    out: list[ConfigRefusal] = []
+
+    def add(path: str, line: int | None, column: int | None, reason: str, field_name: str | None = None) -> None:
+        out.append(ConfigRefusal(path, line, column, reason, field_name))
+
+    for layer in layers:
+        error = layer.error
+        if error is not None and error.code == "config-invalid" and not (
+                layer.kind == "cli" and error.message.endswith("config file not found")):
+            add(layer.path, error.line, error.column, _reason(error))
+            continue
+        if layer.data is None:
+            continue
+        odd = next((n for n in notes if n.code == "config-nonstandard" and n.path == layer.path), None)
+        if odd is not None:
+            add(layer.path, odd.line, odd.column, _reason(odd))
+            continue
+        for steps, reason in _zuno_layer_problems(layer.data):
+            line, column = locator.position(layer, steps)
+            add(layer.path, line, column, reason, ".".join(str(s) for s in steps))
+    return out
 
 
 def _valid_rule(check: _Validator, i: int, entry: Any) -> bool:

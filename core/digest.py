@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from skillshelf.core.model import CatalogWarning, Source
 
-__all__ = ["DigestCache", "cached_digest", "compute_digest", "source_digest_bytes", "warning_digest_bytes"]
+__all__ = ["DigestCache", "cached_digest", "compute_digest", "is_host_warning", "source_digest_bytes",
+           "warning_digest_bytes"]
 
 #: ``id(source)`` → (the source, its digest bytes); the object is kept so its id stays unique.
 DigestCache = Mapping[int, tuple[Source, bytes]]
@@ -21,10 +22,9 @@ DigestCache = Mapping[int, tuple[Source, bytes]]
 def compute_digest(sources: Iterable[Source], warnings: Iterable[CatalogWarning]) -> str:
     """Hex SHA-256 of a generation (SPEC H1, conformance §6 "digest").
 
-    Per enabled source in catalog order, NUL-separated: name, location, description,
-    display name, short description, the exposure byte (0 index, 1 search, 2 explicit), each
-    metadata source, the hex SHA-256 of the whole source file; then ``0xff``. Then per warning:
-    ``source NUL message 0xff``. Absent optional strings hash as empty strings.
+    Per enabled source in catalog order, :func:`source_digest_bytes` (Zuno's layout,
+    conformance Z-H); then per warning: ``source NUL message 0xff`` (host ``zuno`` passes only
+    :func:`is_host_warning` ones). Absent optional strings hash as empty strings.
     """
     h = hashlib.sha256()
     for s in sources:
@@ -35,8 +35,18 @@ def compute_digest(sources: Iterable[Source], warnings: Iterable[CatalogWarning]
     return h.hexdigest()
 
 
+def is_host_warning(w: CatalogWarning) -> bool:
+    """Whether ``w`` is one of Zuno's own warnings (kinds are Zuno's variant names,
+    ``PathNotFound``) rather than skillshelf's (kebab-case, ``broken-symlink``): host ``zuno``
+    hashes only Zuno's, as only they exist in Zuno."""
+    return w.kind[:1].isupper()
+
+
 def source_digest_bytes(s: Source) -> bytes:
-    """One source's contribution to :func:`compute_digest` (ends with ``0xff``)."""
+    """One source's contribution to :func:`compute_digest` (ends with ``0xff``), Zuno's layout
+    (conformance Z-H): ``name 0 location 0 description 0 display_name 0 short_description 0``,
+    the exposure byte with no NUL before it, each metadata source followed by ``0``, the raw
+    32-byte SHA-256 of the content (none when it is not known), then ``0xff``."""
     parts = [
         s.name,
         s.location,
@@ -44,10 +54,12 @@ def source_digest_bytes(s: Source) -> bytes:
         s.display_name or "",
         s.short_description or "",
     ]
-    out = [("\0".join(parts)).encode("utf-8", "surrogatepass"), b"\0" + bytes([s.exposure.digest_byte])]
+    out = [("\0".join(parts)).encode("utf-8", "surrogatepass"), b"\0", bytes([s.exposure.digest_byte])]
     for m in s.metadata_sources:
-        out.append(b"\0" + m.encode("utf-8", "surrogatepass"))
-    out.append(b"\0" + s.content_sha256.encode("ascii") + b"\xff")
+        out.append(m.encode("utf-8", "surrogatepass") + b"\0")
+    if s.content_sha256:
+        out.append(bytes.fromhex(s.content_sha256))
+    out.append(b"\xff")
     return b"".join(out)
 
 

@@ -23,7 +23,8 @@ import stat
 import threading
 from collections.abc import Callable, Iterator
 
-__all__ = ["MAX_READ_BYTES", "FileTooLargeError", "NotRegularFileError", "mapped", "read_regular", "tap_reads"]
+__all__ = ["MAX_READ_BYTES", "FileTooLargeError", "NotRegularFileError", "error_kind_text", "mapped", "read_regular",
+           "tap_reads"]
 
 _taps = threading.local()
 
@@ -58,6 +59,48 @@ _KINDS = (
     (stat.S_ISCHR, "a character device"),
     (stat.S_ISBLK, "a block device"),
 )
+
+
+#: errno → the Display text of the Rust ``io::ErrorKind`` the standard library maps it to
+#: (``std::sys::pal::unix::decode_error_kind``); anything else is ``uncategorized error``.
+_ERROR_KINDS = {
+    errno.ENOENT: "entity not found",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EISDIR: "is a directory",
+    errno.ENOTDIR: "not a directory",
+    errno.ELOOP: "filesystem loop or indirection limit (e.g. symlink loop)",
+    errno.EINVAL: "invalid input parameter",
+    errno.ENAMETOOLONG: "invalid filename",
+    errno.ENOMEM: "out of memory",
+    errno.ENOSPC: "no storage space",
+    errno.EROFS: "read-only filesystem or storage medium",
+    errno.EBUSY: "resource busy",
+    errno.ETXTBSY: "executable file busy",
+    errno.EFBIG: "file too large",
+    errno.EINTR: "operation interrupted",
+    errno.EAGAIN: "operation would block",
+    errno.ETIMEDOUT: "timed out",
+    errno.ESTALE: "stale network file handle",
+    errno.ENOSYS: "unsupported",
+    errno.EEXIST: "entity already exists",
+    errno.ENOTEMPTY: "directory not empty",
+    errno.EMLINK: "too many links",
+    errno.EXDEV: "cross-device link or rename",
+    errno.EDEADLK: "deadlock",
+    errno.EPIPE: "broken pipe",
+    errno.ESPIPE: "seek on unseekable file",
+}
+
+
+def error_kind_text(exc: OSError) -> str:
+    """How a Rust program names this I/O error's kind (``permission denied``, ``is a
+    directory`` …): what Zuno's warnings print (conformance Z-T). A refusal that is no OS
+    error (a FIFO, :class:`NotRegularFileError`: skillshelf's own, Zuno never reads one) keeps
+    its own words."""
+    if exc.errno is None:
+        return str(exc) or "other error"
+    return _ERROR_KINDS.get(exc.errno, "uncategorized error")
 
 
 class NotRegularFileError(OSError):

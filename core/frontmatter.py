@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skillshelf.core import yamlload
-from skillshelf.core.fileread import read_regular
+from skillshelf.core.fileread import error_kind_text, read_regular
 from skillshelf.core.model import CatalogWarning, Diagnostic, Severity
-from skillshelf.core.yamlload import YamlAliasLimit, YamlDuplicateKey, YamlError
+from skillshelf.core.yamlload import Duplicates, YamlAliasLimit, YamlDuplicateKey, YamlError
 
 #: Largest frontmatter block accepted, in bytes of UTF-8 (SPEC F3).
 MAX_FRONTMATTER_BYTES = 64 * 1024
@@ -120,6 +120,46 @@ def split_document(text: str) -> Split:
                 return Split(text, True, engine, raw, text[j + 1 :], 1, close_line, False, close_line + 1, opening)
             return Split(text, True, engine, raw, "", 1, close_line, False, None, opening)
         pos = i + 1
+
+
+_RUST_WS = " \t\n\x0b\x0c\r\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+
+
+def zuno_split(text: str) -> Split:
+    """Split decoded text the way Zuno does (conformance Z-F; ``skill/frontmatter.rs``).
+
+    Unlike :func:`split_document` (the line rule, kept for the lint): a leading BOM means *no
+    frontmatter* (the file does not start with ``---``); the block closes at the first ``\n---``
+    **substring**, so a line ``----`` or ``---# Title`` ends it and the rest of that line begins
+    the body; after the closing ``---`` one ``\r`` and then one ``\n`` are removed, nothing
+    else (``---  `` leaves ``"  \n…"``). ``raw`` is the block from line 2 on (the rest of the
+    opening line is dropped: it is blank, or it was the engine tag).
+    """
+    if not text.startswith("---") or text.startswith("----"):
+        return Split(text, False, None, "", text, None, None, False, 1)
+    rest = text[3:]
+    line_end = rest.find("\n")
+    if line_end < 0:
+        line_end = len(rest)
+    tag = rest[:line_end].strip(_RUST_WS)
+    opening = text[:3 + line_end]
+    engine = tag.lower() or None
+    start = 3 if not tag else 3 + line_end  # where Zuno's block begins in `text`
+    close = text.find("\n---", start)
+    first_nl = text.find("\n", 3)
+    raw_start = first_nl + 1 if first_nl >= 0 else len(text)
+    if close < 0:
+        return Split(text, True, engine, text[raw_start:], "", 1, None, True, None, opening)
+    raw = text[raw_start:close + 1] if raw_start <= close else ""
+    close_line = text.count("\n", 0, close) + 2
+    body = text[close + 4:]
+    same_line = not body.startswith(("\n", "\r\n"))
+    if body.startswith("\r"):
+        body = body[1:]
+    if body.startswith("\n"):
+        body = body[1:]
+    body_line = close_line if same_line and body else close_line + 1
+    return Split(text, True, engine, raw, body, 1, close_line, False, body_line if body else None, opening)
 
 
 def body_of(text: str) -> str:
@@ -244,8 +284,10 @@ class SkillParse:
     ``body`` per F2 (``""`` when unreadable). ``diagnostics`` are host-level findings with
     file-relative 1-based line/column: the rejection cause as an error plus infos (``bom``,
     ``crlf``, ``sanitized-retry``). ``content_sha256`` is the hex SHA-256 of the raw bytes;
-    ``size`` their count in bytes. ``split`` keeps the F2 split for the lint layer (``None`` when
-    unreadable); ``sanitized`` says the YAML parsed only after the sanitize retry.
+    ``size`` their count in bytes. ``split`` keeps the line-rule split for the lint layer
+    (``None`` when unreadable); ``host_split`` the split Zuno makes (:func:`zuno_split`), which
+    decided name, description and body; ``sanitized`` says the YAML parsed only after the
+    sanitize retry.
     """
 
     location: str
@@ -259,6 +301,7 @@ class SkillParse:
     size: int
     split: Split | None = field(default=None, compare=False, repr=False)
     sanitized: bool = False
+    host_split: Split | None = field(default=None, compare=False, repr=False)
 
     @property
     def accepted(self) -> bool:
@@ -331,7 +374,7 @@ def _undecodable(data: bytes, location: str, sha: str, exc: UnicodeDecodeError) 
         location=location,
         name=None,
         description=None,
-        warning=unreadable_warning(location, "stream did not contain valid UTF-8"),
+        warning=unreadable_warning(location, "invalid data"),  # Rust's ErrorKind::InvalidData
         frontmatter=_EMPTY,
         body="",
         diagnostics=(diag,),
@@ -372,6 +415,8 @@ def _fast_mapping(raw: str) -> dict[str, str] | None:
         if colon <= 0:
             return None
         key = line[:colon]
+        if key in out:  # a repeated key: the YAML loader decides (Zuno refuses it)
+            return None
         value = line[colon + 2 :].strip(" ")
         q = value[:1]
         if q == '"' or q == "'":
@@ -447,17 +492,30 @@ def _json_key_line(split: Split, key: str) -> int | None:
 
 
 def _reject(location: str, warning: CatalogWarning, diags: list[Diagnostic], fm: Mapping[str, Any],
-            body: str, sha: str, size: int, split: Split, sanitized: bool = False) -> SkillParse:
-    return SkillParse(location, None, None, warning, fm, body, tuple(diags), sha, size, split, sanitized)
+            body: str, sha: str, size: int, split: Split, sanitized: bool = False,
+            host_split: Split | None = None) -> SkillParse:
+    return SkillParse(location, None, None, warning, fm, body, tuple(diags), sha, size, split, sanitized, host_split)
+
+
+def safety_limit_warning(location: str, detail: str) -> CatalogWarning:
+    """skillshelf's own refusal to parse a file (a safety limit Zuno does not have): kind
+    ``skillshelf-limit``, ``skillshelf did not parse {src}: {detail}``."""
+    return CatalogWarning("skillshelf-limit", location, f"skillshelf did not parse {location}: {detail}")
 
 
 def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
-    """Parse the raw bytes of a ``SKILL.md`` the way Zuno does (SPEC F1–F3). Never raises.
+    """Parse the raw bytes of a ``SKILL.md`` the way Zuno does (SPEC F1–F3 as corrected by
+    conformance Z-F). Never raises.
 
-    ``location`` is used verbatim in warnings (``{src}``). Returns a :class:`SkillParse`; a
-    rejected file has ``warning`` set, ``name`` ``None`` and the cause as an error diagnostic
-    (``not-utf8``, ``unknown-engine``, ``yaml-error``, ``duplicate-key``, ``json-error``,
-    ``frontmatter-too-large``, ``yaml-bomb``, ``missing-name``, ``invalid-description``).
+    The block and body are Zuno's (:func:`zuno_split`: a leading BOM means no frontmatter, the
+    block closes at the first ``\\n---``), duplicate keys refuse the file (``duplicated key in
+    mapping``, as ``yaml-rust2`` does), and there is no size limit in the host. skillshelf keeps
+    two safety limits of its own — frontmatter over 64 KiB, alias expansion over 10,000 nodes —
+    and reports them as skillshelf's (warning ``skillshelf-limit``), never as Zuno's.
+    ``location`` is used verbatim in warnings (``{src}``). A rejected file has ``warning`` set,
+    ``name`` ``None`` and the cause as an error diagnostic (``not-utf8``, ``unknown-engine``,
+    ``yaml-error``, ``duplicate-key``, ``json-error``, ``frontmatter-too-large``, ``yaml-bomb``, ``missing-name``,
+    ``invalid-description``).
     """
     sha = hashlib.sha256(data).hexdigest()
     size = len(data)
@@ -467,28 +525,35 @@ def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
         return _undecodable(data, location, sha, exc)
 
     diags: list[Diagnostic] = []
-    if text.startswith(_BOM):
-        diags.append(_info("bom", "UTF-8 byte-order mark ignored", line=1, column=1))
     split = split_document(text)
+    host = zuno_split(text)
+    if text.startswith(_BOM):
+        diags.append(Diagnostic(Severity.WARNING, "bom",
+                                "the file starts with a UTF-8 byte-order mark: Zuno sees no frontmatter "
+                                "(the file does not start with `---`)", line=1, column=1,
+                                hint="save the file as UTF-8 without a byte-order mark"))
     if "\r\n" in text:
         diags.append(_info("crlf", "file uses CRLF line endings; values are read without CR", line=1))
-    body = split.body
+    body = host.body
 
     fm: Any = None
     sanitized = False
-    if split.has_frontmatter:
-        engine = split.engine
-        raw = split.raw
+    if host.has_frontmatter:
+        engine = host.engine
+        raw = host.raw
         if engine is not None and engine not in YAML_ENGINES and engine != JSON_ENGINE:
             detail = f'frontmatter engine "{engine}" is not registered'
             diags.append(_err("unknown-engine", detail, line=1, column=4,
                               hint="use a plain `---` line (YAML) or `---json`"))
-            return _reject(location, frontmatter_warning(location, detail), diags, _EMPTY, body, sha, size, split)
+            return _reject(location, frontmatter_warning(location, detail), diags, _EMPTY, body, sha, size, split,
+                           host_split=host)
         if len(raw) > MAX_FRONTMATTER_BYTES // 4 and len(raw.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
             nbytes = len(raw.encode("utf-8"))
-            detail = f"frontmatter is {nbytes} bytes, above the {MAX_FRONTMATTER_BYTES}-byte limit"
-            diags.append(_err("frontmatter-too-large", detail, line=1))
-            return _reject(location, frontmatter_warning(location, detail), diags, _EMPTY, body, sha, size, split)
+            detail = (f"frontmatter is {nbytes} bytes, above skillshelf's safety limit of "
+                      f"{MAX_FRONTMATTER_BYTES} bytes (Zuno itself has no limit and would parse it)")
+            diags.append(_err("frontmatter-too-large", f"skillshelf's safety limit: {detail}", line=1))
+            return _reject(location, safety_limit_warning(location, detail), diags, _EMPTY, body, sha, size, split,
+                           host_split=host)
         if _is_blank_block(raw):
             fm = None
         elif engine == JSON_ENGINE:
@@ -499,29 +564,34 @@ def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
                 msg = str(exc)
                 if isinstance(exc, json.JSONDecodeError):
                     off = (len(raw) - len(raw.lstrip())) + exc.pos
-                    line = split.raw_first_line + raw.count("\n", 0, off)
+                    line = host.raw_first_line + raw.count("\n", 0, off)
                     col = off - raw.rfind("\n", 0, off)
                     msg = f"{exc.msg} at line {line} column {col}"
                 detail = f"invalid JSON frontmatter: {msg}"
                 diags.append(_err("json-error", detail, line=line, column=col))
-                return _reject(location, frontmatter_warning(location, detail), diags, _EMPTY, body, sha, size, split)
+                return _reject(location, frontmatter_warning(location, detail), diags, _EMPTY, body, sha, size,
+                               split, host_split=host)
         else:
             try:
                 fm = _fast_mapping(raw)
                 if fm is None:
-                    fm = yamlload.load(raw)
+                    fm = yamlload.load(raw, duplicates=Duplicates.REJECT)
             except YamlAliasLimit as exc:
-                detail = f"YAML alias expansion exceeds {exc.limit} nodes ({exc.reason})"
-                diags.append(_err("yaml-bomb", detail, line=1))
-                return _reject(location, frontmatter_warning(location, detail), diags, _EMPTY, body, sha, size, split)
+                detail = (f"YAML alias expansion exceeds {exc.limit} nodes ({exc.reason}), skillshelf's safety "
+                          "limit (Zuno has no such limit)")
+                diags.append(_err("yaml-bomb", f"skillshelf's safety limit: {detail}", line=1))
+                return _reject(location, safety_limit_warning(location, detail), diags, _EMPTY, body, sha, size,
+                               split, host_split=host)
             except YamlError as first:
-                line, col, problem = yaml_error_position(first, split)
+                line, col, problem = yaml_error_position(first, host)
+                if isinstance(first, YamlDuplicateKey):
+                    problem = "duplicated key in mapping"  # yaml-rust2's words
                 retry_ok = False
-                if split.opening in ("---", "---\r"):
+                if host.opening in ("---", "---\r") and not isinstance(first, YamlDuplicateKey):
                     fixed = sanitize_block(raw)
                     if fixed != raw:
                         try:
-                            fm = yamlload.load(fixed)
+                            fm = yamlload.load(fixed, duplicates=Duplicates.REJECT)
                             retry_ok = True
                         except YamlError:  # the retry failed too: the first error stands
                             retry_ok = False
@@ -538,30 +608,36 @@ def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
                     code = "duplicate-key" if isinstance(first, YamlDuplicateKey) else "yaml-error"
                     diags.append(_err(code, detail, line=line, column=col,
                                       field_=first.key if isinstance(first, YamlDuplicateKey) else None))
-                    return _reject(location, frontmatter_warning(location, detail), diags, _EMPTY, body, sha, size, split)
+                    return _reject(location, frontmatter_warning(location, detail), diags, _EMPTY, body, sha, size,
+                                   split, host_split=host)
 
     mapping: Mapping[str, Any] = fm if isinstance(fm, dict) else _EMPTY
     name = mapping.get("name")
     if not isinstance(name, str):
         key_line = None
         if "name" in mapping:
-            key_line = (_json_key_line if split.engine == JSON_ENGINE else _key_line)(split, "name")
+            key_line = (_json_key_line if host.engine == JSON_ENGINE else _key_line)(host, "name")
             msg = f"`name` must be a string, got {type_label(name)}"
-        elif split.has_frontmatter:
+        elif host.has_frontmatter:
             msg = "a skill needs a string `name` in its frontmatter"
+        elif text.startswith(_BOM):
+            msg = "a skill needs a string `name` in its frontmatter (Zuno sees none: the file starts with a BOM)"
         else:
             msg = "a skill needs a string `name` in its frontmatter (the file has no frontmatter)"
         diags.append(_err("missing-name", msg, field_="name",
-                          line=key_line or (1 if split.has_frontmatter else None)))
-        return _reject(location, missing_name_warning(location), diags, mapping, body, sha, size, split, sanitized)
+                          line=key_line or (1 if host.has_frontmatter else None)))
+        return _reject(location, missing_name_warning(location), diags, mapping, body, sha, size, split, sanitized,
+                       host)
     description = mapping.get("description")
     if "description" in mapping and not isinstance(description, str):
-        key_line = (_json_key_line if split.engine == JSON_ENGINE else _key_line)(split, "description")
+        key_line = (_json_key_line if host.engine == JSON_ENGINE else _key_line)(host, "description")
         diags.append(_err("invalid-description",
                           f"`description` must be a string, got {type_label(description)}",
                           field_="description", line=key_line))
-        return _reject(location, invalid_description_warning(location), diags, mapping, body, sha, size, split, sanitized)
-    return SkillParse(location, name, description, None, mapping, body, tuple(diags), sha, size, split, sanitized)
+        return _reject(location, invalid_description_warning(location), diags, mapping, body, sha, size, split,
+                       sanitized, host)
+    return SkillParse(location, name, description, None, mapping, body, tuple(diags), sha, size, split, sanitized,
+                      host)
 
 
 def type_label(value: Any) -> str:
@@ -587,8 +663,9 @@ def parse_skill_file(path: str, location: str | None = None) -> SkillParse:
     """Read ``path`` and parse it with :func:`parse_skill_bytes`. Never raises.
 
     ``location`` defaults to ``path``. I/O errors (missing file, permission, a directory named
-    ``SKILL.md``) give an ``Unreadable`` warning ``failed to read skill {src}: {reason}`` with the
-    reason in Rust's form (``Is a directory (os error 21)``) and an error ``unreadable`` [Z012].
+    ``SKILL.md``) give an ``Unreadable`` warning ``failed to read skill {src}: {kind}`` with the
+    Rust ``ErrorKind`` text Zuno prints (``is a directory``, conformance Z-T) and an error
+    ``unreadable`` whose message keeps the operating system's own words [Z012].
     """
     loc = path if location is None else location
     try:
@@ -599,7 +676,7 @@ def parse_skill_file(path: str, location: str | None = None) -> SkillParse:
             location=loc,
             name=None,
             description=None,
-            warning=unreadable_warning(loc, reason),
+            warning=unreadable_warning(loc, error_kind_text(exc)),
             frontmatter=_EMPTY,
             body="",
             diagnostics=(_err("unreadable", f"cannot read the file: {reason}"),),

@@ -118,7 +118,7 @@ def patch_root(old: ScanResult, dot: bool, changed: Sequence[str]) -> ScanResult
     replaced by a fresh scan of that entry. ``None`` when the exact answer needs a whole-root
     rescan (see :func:`scan_entry`; also any symlink loop in the root, any old warning at, below
     or above a changed path, and any warning in the fresh subtree)."""
-    if any(w.kind == "symlink-loop" for w in old.warnings):
+    if any(w.kind == "ScanFailed" for w in old.warnings):  # a loop (or an unreadable folder)
         return None
     matches = list(old.matches)
     canonicals = list(old.canonicals)

@@ -48,7 +48,15 @@ from skillshelf.core.frontmatter import (
     split_document,
     type_label,
 )
-from skillshelf.core.model import Diagnostic, Severity
+from skillshelf.core.model import CatalogWarning, Diagnostic, Severity
+from skillshelf.core.walklimits import (
+    MAX_WALK_DEPTH,
+    MAX_WALK_ENTRIES,
+    ancestor_warning,
+    depth_warning,
+    entries_warning,
+    is_ancestor,
+)
 
 
 class Target(str, enum.Enum):
@@ -83,7 +91,8 @@ _E, _W, _I, _N = Severity.ERROR, Severity.WARNING, Severity.INFO, None
 
 #: code -> severity per target (spec, portable, zuno, zhin); None = not reported.
 _SEVERITY: dict[str, tuple[Severity | None, ...]] = {
-    "bom": (_I, _I, _I, _I),
+    "bom": (_I, _I, _E, _I),
+    "frontmatter-close-substring": (_W, _W, _W, _W),
     "crlf": (_I, _I, _I, _I),
     "not-utf8": (_E, _E, _E, _E),
     "unreadable": (_E, _E, _E, _E),
@@ -345,6 +354,8 @@ def _host_findings(parse: SkillParse, split: Split | None, out: _Out) -> bool:
             out.add(code, d.message, field=d.field, line=d.line, column=d.column, hint=d.hint)
             if code not in ("bom", "crlf"):
                 usable = False
+        elif code == "duplicate-key":
+            pass  # the lint's own duplicate-key check names every repeated key
         elif code == "unreadable":
             out.add(code, d.message)
             usable = False
@@ -640,9 +651,11 @@ Reference = tuple[str, int, int, bool]
 
 def reference_candidates(body: str, body_line: int) -> tuple[Reference, ...]:
     """Every relative Markdown link and backticked path of ``body`` outside code fences, in
-    text order (per line: links, then backticks); ``body_line`` is the file line of its first
-    line. Pure: whether each one exists is :func:`_reference_checks`' business."""
+    text order (per line: links, then backticks), each text once (its first place: a repeat
+    can only be judged as the first one was); ``body_line`` is the file line of its first line.
+    Pure: whether each one exists is :func:`_reference_checks`' business."""
     found: list[Reference] = []
+    seen: set[tuple[str, bool]] = set()
     if "`" not in body and "](" not in body:
         return ()
     fence: str | None = None
@@ -658,8 +671,12 @@ def reference_candidates(body: str, body_line: int) -> tuple[Reference, ...]:
             n += 1
             continue
         if fence is None and ("`" in line or "](" in line):
-            found.extend((m.group(1), n, m.start(1) + 1, True) for m in _LINK.finditer(line))
-            found.extend((m.group(1), n, m.start(1) + 1, False) for m in _TICK.finditer(line))
+            for link, matches in ((True, _LINK.finditer(line)), (False, _TICK.finditer(line))):
+                for m in matches:
+                    # a text written again can only repeat the first one's verdict: kept once
+                    if (m.group(1), link) not in seen:
+                        seen.add((m.group(1), link))
+                        found.append((m.group(1), n, m.start(1) + 1, link))
         n += 1
     return tuple(found)
 
@@ -768,6 +785,7 @@ def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | Non
     usable = _host_findings(parse, split, out)
     if split is None:
         return out
+    _close_finding(parse, split, out)
     if not split.has_frontmatter:
         found = first_delimiter_line(split.text)
         lines = split.text.split("\n")
@@ -790,16 +808,50 @@ def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | Non
         pos, dups, kind = _key_positions(split, parse)
         blank = _is_blank_block(split.raw)
         for key, line, col in dups:
-            out.add("duplicate-key", f"key `{key}` appears more than once (YAML keys must be unique)", field=key,
-                    line=line, column=col)
+            if target is Target.ZUNO:
+                message = f"key `{key}` appears more than once: Zuno refuses the file (duplicated key in mapping)"
+            else:
+                message = f"key `{key}` appears more than once (YAML keys must be unique)"
+            out.add("duplicate-key", message, field=key, line=line, column=col)
         if not blank and kind in ("sequence", "scalar"):
             out.add("yaml-not-mapping", f"frontmatter must be a mapping of keys, got a {kind}", line=2, column=1)
         else:
-            fm = parse.frontmatter if isinstance(parse.frontmatter, Mapping) else {}
-            _check_fields(fm, pos, folder_name, target, out, has_block_line=1)
+            _check_fields(_lint_mapping(parse, split), pos, folder_name, target, out, has_block_line=1)
     if not split.unclosed:
         _body_checks(split.body, split.body_line, skill_dir, out)
     return out
+
+
+def _close_finding(parse: SkillParse, split: Split, out: _Out) -> None:
+    """``frontmatter-close-substring``: Zuno closes the block at the first ``\\n---``, so a line
+    such as ``----`` or ``---# Title`` ends it where the standard's line rule does not."""
+    host = parse.host_split
+    if host is None or not host.has_frontmatter or not split.has_frontmatter or host.close_line is None:
+        return
+    if split.close_line == host.close_line and split.body == host.body:
+        return
+    line = host.close_line
+    text = split.text.split("\n")[line - 1] if 0 < line <= split.text.count("\n") + 1 else ""
+    shown = text.rstrip("\r")
+    out.add("frontmatter-close-substring",
+            f"line {line} `{shown}` closes the frontmatter for Zuno (it stops at the first `\\n---`); "
+            f"the rest of that line starts the body it loads", line=line, column=1,
+            hint="put the closing `---` on a line of its own and start the body on the next line")
+
+
+def _lint_mapping(parse: SkillParse, split: Split) -> Mapping[str, Any]:
+    """The mapping the lint checks: the host's when it accepted the file, else the line-rule
+    block read with the last duplicate key winning (so a BOM, a duplicate key or an early close
+    are explained without every field also reading as missing)."""
+    fm = parse.frontmatter if isinstance(parse.frontmatter, Mapping) else {}
+    if fm or not split.has_frontmatter or parse.sanitized:
+        return fm
+    try:
+        loaded = (json.loads(split.raw.strip()) if split.engine == JSON_ENGINE
+                  else yamlload.load(split.raw, duplicates=yamlload.Duplicates.LAST_WINS))
+    except (ValueError, yamlload.YamlError, RecursionError):
+        loaded = None
+    return loaded if isinstance(loaded, dict) else fm
 
 
 class _Filtered(_Out):
@@ -948,21 +1000,27 @@ def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
 def find_skill_files(root: str) -> list[str]:
     """Every ``SKILL.md`` under ``root`` (files, and directories wrongly named so), plus near-miss
     names (``skill.md`` …) in folders without a ``SKILL.md``. Follows directory symlinks once
-    (loops are cut by real path); skips ``.git``, ``node_modules`` and similar. Sorted.
-    Iterative, so any depth works; folders that cannot be listed are skipped here (see
-    :func:`lint_paths`, which reports them)."""
+    (loops are cut by real path) but never one pointing at an ancestor of ``root``; skips
+    ``.git``, ``node_modules`` and similar; within skillshelf's walk limits
+    (:mod:`skillshelf.core.walklimits`). Sorted. Iterative, so any depth works; folders that
+    cannot be listed are skipped here (see :func:`lint_paths`, which reports them)."""
     return _walk_skill_files(root)[0]
 
 
-def _walk_skill_files(root: str) -> tuple[list[str], list[tuple[str, str]]]:
-    """``(files, unlistable)``: the :func:`find_skill_files` result, and ``(folder, reason)`` for
-    every folder that could not be listed (``File name too long (os error 36)`` …)."""
+def _walk_skill_files(root: str) -> tuple[list[str], list[tuple[str, str]], list[CatalogWarning]]:
+    """``(files, unlistable, limits)``: the :func:`find_skill_files` result, ``(folder, reason)``
+    for every folder that could not be listed (``File name too long (os error 36)`` …), and the
+    walk-limit warnings (a symlinked ancestor not followed, a cap reached)."""
     found: list[str] = []
     failed: list[tuple[str, str]] = []
+    limits: list[CatalogWarning] = []
     seen: set[tuple[int, int]] = set()
-    stack = [root]
+    top = os.path.realpath(root)
+    stack: list[tuple[str, int, str | None]] = [(root, 0, None)]
+    listed = 0
+    deep = False
     while stack:
-        dirpath = stack.pop()
+        dirpath, level, via = stack.pop()
         try:
             st = os.stat(dirpath)
         except OSError as exc:
@@ -971,13 +1029,29 @@ def _walk_skill_files(root: str) -> tuple[list[str], list[tuple[str, str]]]:
         if (st.st_dev, st.st_ino) in seen:  # a symlink loop or a second spelling: once only
             continue
         seen.add((st.st_dev, st.st_ino))
+        if level > MAX_WALK_DEPTH:
+            if not deep:
+                deep = True
+                limits.append(depth_warning(root, dirpath, via))
+            continue
         dirnames: list[str] = []
         filenames: list[str] = []
+        links: set[str] = set()
         try:
             with os.scandir(dirpath) as it:
                 for entry in it:
+                    listed += 1
+                    if listed > MAX_WALK_ENTRIES:
+                        limits.append(entries_warning(root, dirpath, via))
+                        return sorted(found), failed, limits
                     try:
                         is_dir = entry.is_dir()  # follows symlinks, like os.walk(followlinks=True)
+                        if is_dir and entry.is_symlink():
+                            target = os.path.realpath(entry.path)
+                            if is_ancestor(target, top):
+                                limits.append(ancestor_warning(entry.path, target, root))
+                                continue
+                            links.add(entry.name)
                     except OSError:
                         is_dir = False
                     (dirnames if is_dir else filenames).append(entry.name)
@@ -993,8 +1067,10 @@ def _walk_skill_files(root: str) -> tuple[list[str], list[tuple[str, str]]]:
                 if f.lower() in NEAR_MISS_NAMES:
                     found.append(os.path.join(dirpath, f))
         subdirs = sorted(d for d in dirnames if d not in SKIP_DIRS and d != "SKILL.md")
-        stack.extend(os.path.join(dirpath, d) for d in reversed(subdirs))
-    return sorted(found), failed
+        for d in reversed(subdirs):
+            path = os.path.join(dirpath, d)
+            stack.append((path, level + 1, path if d in links else via))
+    return sorted(found), failed, limits
 
 
 def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC,
@@ -1007,12 +1083,14 @@ def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC,
             raise FileNotFoundError(p)
     files: dict[str, str] = {}
     unlistable: dict[str, str] = {}
+    limited: list[CatalogWarning] = []
     for p in paths:
         if os.path.isdir(p) and os.path.basename(os.path.normpath(p)) != "SKILL.md":
             candidates: Iterable[str]
-            candidates, failed = _walk_skill_files(p)
+            candidates, failed, limits = _walk_skill_files(p)
             for folder, reason in failed:
                 unlistable.setdefault(folder, reason)
+            limited.extend(limits)
         else:
             candidates = [p]
         for f in candidates:
@@ -1025,4 +1103,7 @@ def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC,
             Severity.ERROR, "unreadable", f"cannot list this folder: {reason}; skills below it were not checked"),))
         for folder, reason in sorted(unlistable.items())
     ]
+    # The walk's safety limits: what was not walked is said, never dropped silently.
+    reports += [LintReport(w.source, None, True, (Diagnostic(Severity.WARNING, w.kind, w.message),))
+                for w in limited]
     return reports

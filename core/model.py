@@ -281,7 +281,9 @@ class Source:
     of the copies that win over this one (status ``shadowed``) or compete with it (``race``);
     ``status_reason`` says why in the host's terms. ``catalog_location``: the spelling the
     host's model catalog shows when it differs from ``location`` (Codex lists the resolved path
-    but its catalog shows the path as walked, through folder symlinks).
+    but its catalog shows the path as walked, through folder symlinks). ``stand_ins``: which of
+    ``description`` / ``body`` are stand-ins of the same size for a host's own prose that
+    skillshelf does not have (a host's built-ins when the host is not installed).
     """
 
     name: str
@@ -310,6 +312,7 @@ class Source:
     shadowed_by: tuple[str, ...] = ()
     status_reason: str | None = None
     catalog_location: str | None = None
+    stand_ins: tuple[str, ...] = ()
 
     @property
     def entry(self) -> SkillEntry:

@@ -17,20 +17,26 @@ The G2 report is an :class:`AgentReport` (:func:`agent_report`); its JSON docume
 from __future__ import annotations
 
 import logging
-import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from skillshelf.core.agents import agent_view
+from skillshelf.core.agents import agent_view, resolve_required_skills
 from skillshelf.core.budget import SelectedBody, SelectedBudgetExceeded, check_selected
-from skillshelf.core.config import AgentConfig, Config
-from skillshelf.core.frontmatter import parse_skill_file
+from skillshelf.core.config import Config, ConfigRefusal
 from skillshelf.core.hostlint import cached_lint
+from skillshelf.core.hosts.base import (
+    UNKNOWN_WINDOW,
+    ContextWindow,
+    EntryState,
+    Host,
+    HostCatalog,
+    HostSession,
+    PromptSection,
+)
 from skillshelf.core.model import Exposure, Generation, Provenance, Rejected, Source, Status
 from skillshelf.core.parsecache import ParseCache
-from skillshelf.core.render import Form, render_budgeted
-from skillshelf.core.resolve import resolve_required
 from skillshelf.core.tokens import approx_tokens, shared_counter
 
 __all__ = [
@@ -46,9 +52,16 @@ __all__ = [
     "debug_agent_text",
     "debug_skill_document",
     "debug_skill_text",
+    "host_body",
     "rejected_json",
+    "required_body",
+    "section_json",
+    "selected_refusal",
     "source_json",
     "summary",
+    "window_json",
+    "zuno_debug_agent_document",
+    "zuno_debug_skill_document",
 ]
 
 log = logging.getLogger(__name__)
@@ -156,18 +169,25 @@ def rejected_json(r: Rejected, *, lint_target: str | None, lint_cache: ParseCach
 
 
 def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", client: str | None = None,
+                         refusal: ConfigRefusal | None = None, prompt: HostCatalog | None = None,
                          lint_cache: ParseCache | None = None) -> dict[str, Any]:
     """The SPEC G1 JSON document for ``gen``.
 
     ``lint_target`` (``spec``/``portable``/``zuno``/``zhin`` or ``None`` to skip) adds a ``lint``
     object to every file-backed source and rejected file; ``lint_cache``: the host's parse cache
     (lint from the same read as the verdict, :func:`~skillshelf.core.hostlint.cached_lint`).
+    ``refusal``: why the host itself would not start (``refusal`` key, conformance Z-K);
+    ``prompt``: the host's catalog, for the ``window`` the budgets use and the host's ``notes``
+    (which built-ins, which agent).
     """
     counts = Counter(s.name for s in gen.sources if s.enabled and s.status is not Status.SHADOWED)
     memo: dict[str, str | None] = {}
     return {
         "host": gen.host,
         "client": client,
+        "refusal": refusal.message if refusal is not None else None,
+        "window": window_json(prompt.window) if prompt is not None else None,
+        "notes": list(prompt.notes) if prompt is not None else [],
         "cwd": gen.cwd,
         "generation": gen.number,
         "digest": gen.digest,
@@ -203,7 +223,14 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
     """Readable text form of a G1 document (what ``debug skill`` prints without ``--json``)."""
     out: list[str] = []
     s = doc["summary"]
+    if doc.get("refusal"):
+        out.append(doc["refusal"])
+        out.append("")
     out.append(f"host {doc['host']}" + (f" ({doc['client']})" if doc.get("client") else "") + f" · cwd {doc['cwd']} · generation {doc['generation']} · digest {doc['digest'][:16]}")
+    if doc.get("window"):
+        out.append(f"context window: {doc['window']['text']}")
+    for note in doc.get("notes", ()):
+        out.append(f"note: {note}")
     out.append("")
     out.append("roots (discovery order):")
     for r in doc["roots"]:
@@ -278,12 +305,14 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
 
 # --------------------------------------------------------------------------- G2: debug agent
 
-#: Characters of the index text shown in the G2 preview (SPEC G2 "a bounded preview").
+#: Characters of the prompt text shown in the G2 preview (SPEC G2 "a bounded preview").
 AGENT_PREVIEW_CHARS = 2_000
+#: Most pages read for one body (a host whose cursors never end is cut off here).
+MAX_BODY_PAGES = 1_000
 
 
 class AgentInputs(Protocol):
-    """What :func:`debug_agent_document` needs from a catalog (a
+    """What :func:`debug_agent_report` needs from a catalog (a
     :class:`~skillshelf.core.catalog.Catalog` has all of it)."""
 
     @property
@@ -293,22 +322,25 @@ class AgentInputs(Protocol):
     def config(self) -> Config: ...
 
     @property
-    def index_budget(self) -> int | None: ...
+    def host(self) -> Host: ...
 
     @property
-    def selected_budget(self) -> int | None: ...
+    def session(self) -> HostSession: ...
 
 
 @dataclass(frozen=True)
 class IndexCoverage:
-    """The index an agent gets (SPEC U1, P6): ``text`` exactly as rendered (``""`` when
-    ``skills.includeInstructions`` is false), its budget and size in characters, the agent's
-    token estimate and the exact ``cl100k_base`` count (``None`` without tiktoken, then
-    ``exact`` is False), and what the budget did: ``rendered``, ``truncated`` and ``omitted``
-    entries with their names, ``search_only`` skills."""
+    """What an agent's prompt gets for its skills (conformance Z-P; SPEC U1, P6): ``text``
+    exactly as sent (every section, ``""`` when none is sent), ``sections`` with their sizes,
+    the index budget in characters and the characters counted against it (``used_chars``: the
+    budgeted render only), the agent's token estimate of the whole text and the exact
+    ``cl100k_base`` count (``exact`` False when tiktoken is unavailable or the text holds
+    stand-ins for Zuno's prose), and what the budget did. ``rule``: the budget rule in words."""
 
     text: str
+    sections: tuple[PromptSection, ...]
     budget_chars: int | None
+    used_chars: int
     approx_tokens: int
     tokens: int | None
     exact: bool
@@ -319,63 +351,71 @@ class IndexCoverage:
     omitted: int
     omitted_names: tuple[str, ...]
     search_only: int
-
-    @property
-    def used_chars(self) -> int:
-        """Characters of :attr:`text`."""
-        return len(self.text)
+    rule: str = ""
 
 
 @dataclass(frozen=True)
 class RequiredBody:
-    """One required skill's body (SPEC S2, U3): the agent's estimate ``tokens`` and the exact
-    count ``exact_tokens`` (``None`` without tiktoken)."""
+    """One required skill's body (SPEC S2, conformance Z-U): its ``size`` in the selected-body
+    unit (UTF-8 bytes for Zuno; ``None`` when not known: a stand-in of unknown size), the agent's
+    token estimate ``tokens`` and the exact count ``exact_tokens`` (``None`` when not exact)."""
 
     name: str
     location: str
+    size: int | None
     tokens: int
     exact_tokens: int | None
+    stand_in: bool = False
 
 
 @dataclass(frozen=True)
 class SelectedCoverage:
-    """The selected-body budget (SPEC U2–U3): ``budget_tokens`` (``None``: the host has none),
-    the required ``bodies`` that could be read, and the U3 refusal text when they do not fit."""
+    """The selected-body budget (conformance Z-U; SPEC U2–U3): ``budget`` in ``unit`` (``None``:
+    the host has none), the required ``bodies`` that could be read, the refusal text when they
+    do not fit, and the rule in words."""
 
-    budget_tokens: int | None
+    budget: int | None
+    unit: str
     bodies: tuple[RequiredBody, ...]
     error: str | None
+    rule: str = ""
 
     @property
-    def used_tokens(self) -> int:
-        """Sum of the bodies' estimated tokens."""
-        return sum(b.tokens for b in self.bodies)
+    def used(self) -> int:
+        """Sum of the bodies' known sizes, in :attr:`unit`."""
+        return sum(b.size or 0 for b in self.bodies)
 
 
 @dataclass(frozen=True)
 class AgentReport:
-    """What one agent sees and whether it would start (SPEC G2).
+    """What one agent sees and whether it would start (SPEC G2, conformance Z-A, Z-K).
 
-    ``configured`` is False for an agent without ``agents.<name>`` (the unrestricted default
-    view). ``visible``: the agent-filtered enabled sources (E4); ``hidden``: the built-ins it may
-    not see. ``required``: required skills resolved to one source each; ``failures``:
-    ``(name, reason)`` for the others. ``problems``: why the agent would fail to start, one
-    sentence each (``ok`` is True when there is none).
+    ``native``: one of the host's own agents; ``configured``: an ``agents.<name>`` entry
+    exists. ``visible``: the agent's enabled sources; ``hidden``: the built-ins it may not see.
+    ``required_names``: its required skills (native or configured); ``required``: those
+    resolved to one source each; ``failures``: ``(name, reason)`` in the host's words.
+    ``refusal``: the configuration refusal (``Zuno would refuse to start: …``) or ``None``.
+    ``problems``: why the agent would fail to start, the first being what the host stops with
+    (``ok`` is True when there is none). ``window``: the context window the budgets use.
     """
 
     host: str
     generation: int
     agent: str
     configured: bool
-    profile: str | None
+    native: bool
     tools: tuple[str, ...] | None
     visible: tuple[Source, ...]
     hidden: tuple[Source, ...]
     index: IndexCoverage
     selected: SelectedCoverage
+    required_names: tuple[str, ...]
     required: tuple[tuple[str, str], ...]
     failures: tuple[tuple[str, str], ...]
     problems: tuple[str, ...]
+    refusal: str | None = None
+    window: ContextWindow = UNKNOWN_WINDOW
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -384,40 +424,46 @@ class AgentReport:
 
     @property
     def preview(self) -> str:
-        """The index text bounded to :data:`AGENT_PREVIEW_CHARS` characters."""
+        """The prompt text bounded to :data:`AGENT_PREVIEW_CHARS` characters."""
         return self.index.text[:AGENT_PREVIEW_CHARS]
 
     def to_json(self) -> dict[str, Any]:
-        """The SPEC G2 JSON document."""
+        """The SPEC G2 JSON document (skillshelf's shape; ``--format zuno`` prints Zuno's)."""
         ix, sb = self.index, self.selected
         return {
             "host": self.host,
             "generation": self.generation,
             "agent": self.agent,
             "configured": self.configured,
-            "profile": self.profile,
+            "native": self.native,
             "tools": list(self.tools) if self.tools is not None else None,
+            "window": window_json(self.window),
             "sources": len(self.visible),
             "hidden": [{"name": s.name, "location": s.location,
-                        "reason": "built-in not allowed for this profile or tool set"} for s in self.hidden],
+                        "reason": "built-in not allowed for this agent's name or tools"} for s in self.hidden],
             "budgets": {
                 "index": {
                     "budgetChars": ix.budget_chars,
                     "usedChars": ix.used_chars,
+                    "promptChars": len(ix.text),
                     "approxTokens": ix.approx_tokens,
                     "tokens": ix.tokens,
                     "exact": ix.exact,
+                    "rule": ix.rule,
                 },
                 "selected": {
-                    "budgetTokens": sb.budget_tokens,
-                    "usedTokens": sb.used_tokens,
-                    "bodies": [{"name": b.name, "location": b.location, "tokens": b.tokens,
-                                "exactTokens": b.exact_tokens} for b in sb.bodies],
+                    "budget": sb.budget,
+                    "unit": sb.unit,
+                    "used": sb.used,
+                    "bodies": [{"name": b.name, "location": b.location, "size": b.size, "tokens": b.tokens,
+                                "exactTokens": b.exact_tokens, "standIn": b.stand_in} for b in sb.bodies],
                     "error": sb.error,
+                    "rule": sb.rule,
                 },
             },
             "index": {
                 "includeInstructions": ix.include_instructions,
+                "sections": [section_json(x) for x in ix.sections],
                 "rendered": ix.rendered,
                 "truncated": ix.truncated,
                 "truncatedNames": list(ix.truncated_names),
@@ -426,25 +472,46 @@ class AgentReport:
                 "searchOnly": ix.search_only,
             },
             "requiredSkills": {
+                "names": list(self.required_names),
                 "ok": not self.failures,
                 "resolved": [{"name": n, "location": loc} for n, loc in self.required],
                 "failures": [{"name": n, "reason": r} for n, r in self.failures],
             },
+            "refusal": self.refusal,
             "preview": self.preview,
             "previewTruncated": len(ix.text) > AGENT_PREVIEW_CHARS,
             "ok": self.ok,
             "problems": list(self.problems),
+            "notes": list(self.notes),
         }
 
 
-def _read_body(source: Source) -> tuple[str | None, str | None]:
-    """(body, error) of a source: embedded body for built-ins, else the file re-read (SPEC L6)."""
-    if source.body is not None:
-        return source.body, None
-    parsed = parse_skill_file(source.location)  # never raises: failures are its warning
-    if parsed.warning is not None:
-        return None, parsed.warning.message
-    return parsed.body, None
+def window_json(window: ContextWindow) -> dict[str, Any]:
+    """``{"tokens", "origin", "model", "source", "note", "text"}`` of a context window."""
+    return {"tokens": window.tokens, "origin": window.origin.value, "model": window.model,
+            "source": window.source or None, "note": window.note or None, "text": window.describe()}
+
+
+def section_json(section: PromptSection) -> dict[str, Any]:
+    """``{"id", "source", "text", "characters", "bytes", "budgeted", "standIn"}`` of a prompt section."""
+    return {"id": section.id, "source": section.source, "text": section.text, "characters": section.characters,
+            "bytes": section.bytes, "budgeted": section.budgeted, "standIn": section.stand_in}
+
+
+def host_body(session: HostSession, source: Source) -> tuple[str | None, str | None]:
+    """``(body, error)``: what ``session``'s host hands over when ``source`` is loaded, every page
+    joined (the body between the host's own wrapper lines), or its refusal."""
+    parts: list[str] = []
+    cursor: str | None = None
+    for _ in range(MAX_BODY_PAGES):
+        page = session.load_page(source, cursor)
+        if page.error is not None:
+            return None, page.error
+        parts.append(page.body if page.body is not None else page.text)
+        if page.complete or page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    return "".join(parts), None
 
 
 def _exact_tokens(text: str) -> tuple[int, bool]:
@@ -453,72 +520,115 @@ def _exact_tokens(text: str) -> tuple[int, bool]:
     return count.tokens, count.exact
 
 
-def agent_report(generation: Generation, name: str, *, config: Config, index_budget: int | None,
-                 selected_budget: int | None) -> AgentReport:
-    """The SPEC G2 report for agent ``name`` over ``generation``.
+def selected_refusal(bodies: Sequence[RequiredBody], budget: int) -> str | None:
+    """Zuno's refusal for the first body that would raise the selected bodies above ``budget``
+    bytes (conformance Z-U), else ``None``. Bodies of unknown size are not counted."""
+    used = 0
+    for body in bodies:
+        if body.size is None:
+            continue
+        projected = used + body.size
+        if projected > budget:
+            return (f"selected Skill `{body.name}` from `{body.location}` ({body.size} bytes) would raise selected "
+                    f"Skill bodies to {projected} bytes, exceeding the {budget}-byte aggregate prompt budget")
+        used = projected
+    return None
 
-    ``config`` supplies ``agents.<name>`` (profile, tools, requiredSkills) and
-    ``skills.includeInstructions``; ``index_budget`` is the index budget in characters (U1,
-    ``None`` = unbounded) and ``selected_budget`` the selected-body budget in tokens (U2,
-    ``None`` = not checked). Reads the required skills' bodies from disk (SPEC L6).
+
+def required_body(session: HostSession, source: Source, unit: str) -> tuple[RequiredBody | None, str | None]:
+    """The :class:`RequiredBody` of ``source`` (its size in ``unit``: ``bytes`` or tokens) or the
+    host's refusal to load it."""
+    body, error = host_body(session, source)
+    if body is None:
+        return None, error
+    stand_in = "body" in source.stand_ins
+    exact, is_exact = _exact_tokens(body)
+    approx = approx_tokens(body)
+    size: int | None
+    if stand_in and source.size == 0:
+        size = None  # a stand-in whose real size is not known
+    elif unit == "bytes":
+        size = len(body.encode("utf-8", "surrogatepass"))
+    else:
+        size = approx
+    return RequiredBody(source.name, source.location, size, approx, exact if is_exact and not stand_in else None,
+                        stand_in), None
+
+
+def agent_report(generation: Generation, name: str, *, session: HostSession, config: Config,
+                 selected_unit: str = "tokens") -> AgentReport:
+    """The SPEC G2 report for agent ``name`` over ``generation`` (conformance Z-A, Z-P, Z-U, Z-K).
+
+    ``session`` supplies the agent (:meth:`HostSession.agent`), the prompt it gets
+    (:meth:`HostSession.catalog`), both budgets and the bodies (:meth:`HostSession.load_page`);
+    ``config`` the refusal and ``skills.includeInstructions``. Reads the required bodies.
     """
-    agent = config.agents.get(name)
-    configured = agent is not None
-    if agent is None:
-        agent = AgentConfig(name=name)
+    setup = session.agent(name)
     enabled = [s for s in generation.sources if s.enabled]
-    visible = agent_view(enabled, agent)
+    visible = agent_view(enabled, setup)
     hidden = tuple(s for s in enabled if s not in visible)
-    entries = [s.entry for s in visible]
-
+    prompt = session.catalog(generation, agent=name)
     include = config.include_instructions
-    rendered = render_budgeted(entries, Form.INDEX, index_budget if index_budget is not None else sys.maxsize)
-    text = rendered.text if include else ""
+    text = prompt.text
+    states = {e.location: e for e in prompt.entries}
+    cut = [e for e in prompt.entries if e.state in (EntryState.CUT, EntryState.NAME_ONLY)]
+    omitted = [e for e in prompt.entries if e.state is EntryState.OMITTED]
+    listed = sum(1 for e in prompt.entries if e.state in (EntryState.LISTED, EntryState.CUT, EntryState.NAME_ONLY))
+    search_only = sum(1 for s in visible if s.exposure is Exposure.SEARCH and s.described
+                      and states.get(s.location) is not None)
+    stand_in = any(x.stand_in for x in prompt.sections)
     exact, is_exact = _exact_tokens(text)
     index = IndexCoverage(
-        text=text, budget_chars=index_budget, approx_tokens=approx_tokens(text), tokens=exact,
-        exact=is_exact, include_instructions=include, rendered=rendered.rendered,
-        truncated=rendered.truncated, truncated_names=tuple(rendered.truncated_names),
-        omitted=rendered.omitted, omitted_names=tuple(rendered.omitted_names),
-        search_only=rendered.search_only)
+        text=text, sections=prompt.sections, budget_chars=prompt.budget, used_chars=prompt.used,
+        approx_tokens=approx_tokens(text), tokens=exact if is_exact and not stand_in else None,
+        exact=is_exact and not stand_in, include_instructions=include, rendered=listed,
+        truncated=len(cut), truncated_names=tuple(sorted(e.name for e in cut)), omitted=len(omitted),
+        omitted_names=tuple(sorted(e.name for e in omitted)), search_only=search_only, rule=prompt.budget_rule)
 
-    req = resolve_required(name, list(agent.required_skills), entries)
-    by_loc = {s.location: s for s in visible}
-    bodies: list[SelectedBody] = []
-    rows: list[RequiredBody] = []
+    outcome = resolve_required_skills(name, setup.required_skills, visible)
     problems: list[str] = []
-    for e in req.resolved:
-        src = by_loc.get(e.location)
-        body, err = _read_body(src) if src is not None else (None, "not visible")
-        if body is None:
-            problems.append(f"required skill `{e.name}` cannot be read: {err}")
+    refusal = config.refusal.message if config.refusal is not None else None
+    if refusal is not None:
+        problems.append(refusal)
+    if outcome.refusal is not None:
+        problems.append(outcome.refusal)
+    rows: list[RequiredBody] = []
+    for _req, src in outcome.resolved:
+        row, error = required_body(session, src, selected_unit)
+        if row is None:
+            problems.append(f"required skill `{src.name}` cannot be read: {error}")
             continue
-        tok = approx_tokens(body)
-        ex, _ = _exact_tokens(body)
-        bodies.append(SelectedBody(label=f"requiredSkills: {e.name}", location=e.location, tokens=tok))
-        rows.append(RequiredBody(e.name, e.location, tok, ex))
-    for rname, reason in req.failures:
-        problems.append(f"required skill `{rname}`: {reason}")
+        rows.append(row)
+    budget = session.selected_budget(None)
     selected_error = None
-    if selected_budget is not None:
-        try:
-            check_selected(bodies, selected_budget)
-        except SelectedBudgetExceeded as exc:
-            selected_error = str(exc)
-            problems.append(str(exc).splitlines()[0])
-
+    if budget is not None:
+        if selected_unit == "bytes":
+            selected_error = selected_refusal(rows, budget)
+        else:
+            try:
+                check_selected([SelectedBody(f"requiredSkills: {b.name}", b.location, b.tokens) for b in rows], budget)
+            except SelectedBudgetExceeded as exc:
+                selected_error = str(exc).splitlines()[0]
+        if selected_error is not None:
+            problems.append(selected_error)
+    notes = list(setup.notes)
+    unknown = [b.name for b in rows if b.size is None]
+    if unknown:
+        notes.append("the size of " + ", ".join(f"`{n}`" for n in unknown) + " is not known here (Zuno's own "
+                     "text, not installed): it is not counted")
     return AgentReport(
-        host=generation.host, generation=generation.number, agent=name, configured=configured,
-        profile=agent.profile, tools=agent.tools, visible=tuple(visible), hidden=hidden, index=index,
-        selected=SelectedCoverage(selected_budget, tuple(rows), selected_error),
-        required=tuple((e.name, e.location) for e in req.resolved), failures=tuple(req.failures),
-        problems=tuple(problems))
+        host=generation.host, generation=generation.number, agent=name, configured=setup.configured,
+        native=setup.native, tools=setup.tools, visible=tuple(visible), hidden=hidden, index=index,
+        selected=SelectedCoverage(budget, selected_unit, tuple(rows), selected_error, prompt.selected_rule),
+        required_names=setup.required_skills,
+        required=tuple((req, src.location) for req, src in outcome.resolved), failures=outcome.failures,
+        problems=tuple(problems), refusal=refusal, window=prompt.window, notes=tuple(notes))
 
 
 def debug_agent_report(catalog: AgentInputs, name: str) -> AgentReport:
     """:func:`agent_report` for agent ``name`` over ``catalog``'s current generation."""
-    return agent_report(catalog.current, name, config=catalog.config, index_budget=catalog.index_budget,
-                        selected_budget=catalog.selected_budget)
+    return agent_report(catalog.current, name, session=catalog.session, config=catalog.config,
+                        selected_unit=catalog.host.labels.selected_unit)
 
 
 def debug_agent_document(catalog: AgentInputs, name: str) -> dict[str, Any]:
@@ -533,21 +643,32 @@ def _count(value: int | None) -> str:
 def debug_agent_text(report: AgentReport) -> str:
     """Readable form of a G2 report (what ``debug agent`` prints without ``--json``)."""
     out: list[str] = []
-    conf = "" if report.configured else "  (not configured: default unrestricted view)"
-    out.append(f"agent {report.agent} · host {report.host} · generation {report.generation}{conf}")
+    if report.refusal:
+        out.append(report.refusal)
+        out.append("")
+    kind = "native agent" if report.native else "agent"
+    conf = "" if report.configured else "  (no agents." + report.agent + " configuration)"
+    out.append(f"{kind} {report.agent} · host {report.host} · generation {report.generation}{conf}")
     tools = ", ".join(report.tools) if report.tools is not None else "any"
-    out.append(f"profile {report.profile or '—'} · tools {tools}")
+    out.append(f"tools {tools} · its name is its profile")
     out.append(f"visible sources {len(report.visible)}"
                + (f" · hidden built-ins {len(report.hidden)}" if report.hidden else ""))
     for h in report.hidden:
         out.append(f"  hidden {h.name}  {h.location}")
+    out.append(f"context window: {report.window.describe()}")
     ix = report.index
     tok = f"{ix.tokens:,} tok" if ix.tokens is not None else "? tok"
     label = "" if ix.exact else " (approx)"
-    out.append(f"index budget  {ix.used_chars:,} / {_count(ix.budget_chars)} chars · {tok}{label} · "
-               f"agent estimate {ix.approx_tokens:,} tok")
+    out.append(f"index budget  {ix.used_chars:,} / {_count(ix.budget_chars)} chars · prompt {len(ix.text):,} chars · "
+               f"{tok}{label} · agent estimate {ix.approx_tokens:,} tok")
+    if ix.rule:
+        out.append(f"  {ix.rule}")
+    for section in ix.sections:
+        mark = "  (stand-in of Zuno's text)" if section.stand_in else ""
+        out.append(f"  section {section.id} ({section.source}): {section.characters:,} chars, "
+                   f"{section.bytes:,} bytes, {section.budgeted:,} in the budget{mark}")
     if not ix.include_instructions:
-        out.append("  includeInstructions: false — the index is not in the prompt (list and search still work)")
+        out.append("  includeInstructions: false — no section is sent (list and search still work)")
     out.append(f"  rendered {ix.rendered} · truncated {ix.truncated} · omitted {ix.omitted} · "
                f"search-only {ix.search_only}")
     if ix.truncated_names:
@@ -555,16 +676,23 @@ def debug_agent_text(report: AgentReport) -> str:
     if ix.omitted_names:
         out.append("  omitted: " + ", ".join(ix.omitted_names))
     sb = report.selected
-    out.append(f"selected-body budget  {sb.used_tokens:,} / {_count(sb.budget_tokens)} tok")
+    out.append(f"selected-body budget  {sb.used:,} / {_count(sb.budget)} {sb.unit}")
+    if sb.rule:
+        out.append(f"  {sb.rule}")
     for body in sb.bodies:
-        out.append(f"  {body.name}: {body.tokens:,} tok  {body.location}")
-    out.append("requiredSkills: " + ("FAIL" if report.failures else "ok"))
+        size = f"{body.size:,} {sb.unit}" if body.size is not None else f"? {sb.unit}"
+        mark = "  (stand-in of Zuno's text)" if body.stand_in else ""
+        out.append(f"  {body.name}: {size}  {body.location}{mark}")
+    names = ", ".join(report.required_names) if report.required_names else "none"
+    out.append(f"requiredSkills ({names}): " + ("FAIL" if report.failures else "ok"))
     for rname, location in report.required:
         out.append(f"  ✓ {rname}  {location}")
     for rname, reason in report.failures:
         out.append(f"  ✗ {rname}: {reason}")
+    for note in report.notes:
+        out.append(f"note: {note}")
     out.append("")
-    out.append("index preview:")
+    out.append("prompt preview:")
     out.append(report.preview + ("\n…" if len(ix.text) > AGENT_PREVIEW_CHARS else ""))
     out.append("")
     if report.ok:
@@ -574,3 +702,102 @@ def debug_agent_text(report: AgentReport) -> str:
         for problem in report.problems:
             out.append(f"  - {problem}")
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- Zuno's own shapes
+
+#: ``zuno debug agent`` lists at most this many skills (``SKILL_PREVIEW_LIMIT``).
+ZUNO_PREVIEW_LIMIT = 50
+
+
+def _zuno_skill_json(s: Source) -> dict[str, Any]:
+    return {"name": s.name, "description": s.description, "location": s.location,
+            "displayName": s.display_name, "shortDescription": s.short_description,
+            "exposure": s.exposure.value, "metadataSources": list(s.metadata_sources)}
+
+
+def zuno_debug_skill_document(gen: Generation, config: Config) -> dict[str, Any]:
+    """``zuno debug skill --json`` in Zuno's own shape (conformance Z-T): raw discovery of the
+    enabled sources, same-name entries kept, built-ins included, and Zuno's warnings only.
+
+    ``{"view": {"kind": "raw_discovery", "agentFiltered": false, "extensionOverlayApplied":
+    false}, "summary": {"sourceCount", "describedSourceCount", "uniqueNameCount",
+    "promptMetadataEnabled", "warningCount", "ambiguousNames": [{"name", "sources"}]},
+    "warnings": [{"source", "message"}], "skills": [...]}``. The entries of ``skills`` hold the
+    fields skillshelf knows of Zuno's serialized skill (name, description, location, display
+    name, short description, exposure, metadata sources)."""
+    enabled = [s for s in gen.sources if s.enabled]
+    names: dict[str, list[str]] = {}
+    for s in enabled:
+        names.setdefault(s.name, []).append(s.location)
+    warnings = [w for w in gen.warnings if w.kind[:1].isupper()]
+    return {
+        "view": {"kind": "raw_discovery", "agentFiltered": False, "extensionOverlayApplied": False},
+        "summary": {
+            "sourceCount": len(enabled),
+            "describedSourceCount": sum(1 for s in enabled if s.described),
+            "uniqueNameCount": len(names),
+            "promptMetadataEnabled": config.include_instructions,
+            "warningCount": len(warnings),
+            "ambiguousNames": [{"name": n, "sources": locs} for n, locs in names.items() if len(locs) > 1],
+        },
+        "warnings": [{"source": w.source, "message": w.message} for w in warnings],
+        "skills": [_zuno_skill_json(s) for s in enabled],
+    }
+
+
+def zuno_debug_agent_document(report: AgentReport, gen: Generation, config: Config) -> dict[str, Any]:
+    """``zuno debug agent <name>`` in Zuno's own shape (``schemaVersion: 2``): the ``skills``
+    section exactly as Zuno computes it over the agent's sources; ``agent`` and ``model`` with
+    what skillshelf knows; the sections skillshelf does not compute (tools, MCP, sandbox,
+    delegates, policy sources) are ``null``."""
+    visible = report.visible
+    names: dict[str, int] = {}
+    for s in visible:
+        names[s.name] = names.get(s.name, 0) + 1
+    enabled = config.include_instructions
+    budget = report.index.budget_chars if enabled else None
+    required = {loc for _, loc in report.required}
+    ix = report.index
+    return {
+        "schemaVersion": 2,
+        "agent": {"name": report.agent, "native": report.native},
+        "model": {"effective": report.window.model},
+        "tools": None,
+        "mcp": None,
+        "skills": {
+            "generation": gen.number,
+            "digest": gen.digest,
+            "warnings": [w.message for w in gen.warnings if w.kind[:1].isupper()],
+            "required": [{"name": n, "source": loc} for n, loc in report.required],
+            "summary": {
+                "sourceCount": len(visible),
+                "describedSourceCount": sum(1 for s in visible if s.described),
+                "indexedSourceCount": sum(1 for s in visible if s.entry.indexed),
+                "searchableSourceCount": sum(1 for s in visible if s.entry.searchable),
+                "explicitSourceCount": sum(1 for s in visible if s.exposure is Exposure.EXPLICIT),
+                "disabledSourceCount": sum(1 for s in gen.sources if not s.enabled),
+                "uniqueNameCount": len(names),
+                "ambiguousNameCount": sum(1 for c in names.values() if c > 1),
+                "metadataEnabled": enabled,
+                "metadataBudgetCharacters": budget,
+                "metadataBudgetApproxTokens": budget // 4 if budget is not None else None,
+                "metadataCoverage": ({"rendered": ix.rendered, "omitted": ix.omitted, "truncated": ix.truncated}
+                                     if enabled else None),
+                "selectedBodyBudgetBytes": report.selected.budget,
+                "selectedBodyBudgetApproxTokens": (report.selected.budget // 4
+                                                   if report.selected.budget is not None else None),
+                "previewLimit": ZUNO_PREVIEW_LIMIT,
+                "previewOmitted": max(0, len(visible) - ZUNO_PREVIEW_LIMIT),
+            },
+            "available": [{"name": s.name, "displayName": s.display_name or s.name, "source": s.location,
+                           "exposure": s.exposure.value, "required": s.location in required}
+                          for s in visible[:ZUNO_PREVIEW_LIMIT]],
+            "parentExpandedBodiesInherited": False,
+            "configurationInheritedByChildren": True,
+        },
+        "delegates": None,
+        "sandbox": None,
+        "policySources": None,
+        "notes": list(report.notes),
+    }

@@ -14,15 +14,22 @@ Rules (host ``zuno``, ``scan.rs``):
   walk reached them through (``skills/linked/SKILL.md``, Z037).
 - Loops: every directory is identified by its canonical path (tracked incrementally; only
   symlinks cost a ``realpath``). A symlink whose target directory is on the current descent
-  chain is a loop → warning ``symlink-loop``, not entered. A directory whose walk already
+  chain is a loop → Zuno's warning ``ScanFailed`` (``failed to scan skills in <link>: other
+  error``, conformance Z-T), not entered. A directory whose walk already
   *finished* (reached earlier through another spelling) is not walked again: its matches are
   replayed under the new spelling, so each directory is read once (no exponential blow-up on
   symlink DAGs) yet every spelling of a file is still reported, exactly as a plain
   link-following walk would report it, for discovery to fold into aliases (SPEC D5).
-- A dangling symlink → warning ``broken-symlink`` naming the link and its target. A symlink
-  that cannot be resolved because it points at itself (``ELOOP``) → ``symlink-loop``.
-- Permission and I/O errors → warning ``unreadable`` naming the path and the reason
-  (``strerror``); the rest of the tree is still scanned.
+- skillshelf's safety limits (:mod:`skillshelf.core.walklimits`; Zuno has none): a symlinked
+  folder pointing at an ancestor of ``scan_dir`` (``/``) is not entered (``symlink-ancestor``);
+  folders deeper than 16 levels are not entered and at most 100,000 entries are listed
+  (``walk-limit``, once each, naming the symlinked folder the walk came through).
+- A dangling symlink is silent in Zuno; skillshelf adds its own warning ``broken-symlink``
+  (labelled ``skillshelf:``) naming the link and its target. A symlink that cannot be resolved
+  because it points at itself (``ELOOP``) → ``ScanFailed`` … ``other error``.
+- Permission and I/O errors → ``ScanFailed``: ``failed to scan skills in <path>: <kind>`` with
+  the Rust ``ErrorKind`` text Zuno prints (``permission denied``); the rest of the tree is still
+  scanned.
 - An entry named ``SKILL.md`` that is not a regular file (a directory, FIFO, socket …) is not a
   match → warning ``not-a-file`` (a skillshelf kind; the host silently ignores it, but a user
   wondering why the skill is missing deserves the reason). A *directory* named ``SKILL.md``
@@ -43,8 +50,17 @@ import os
 import stat as stat_mod
 from dataclasses import dataclass
 
+from skillshelf.core.fileread import error_kind_text
 from skillshelf.core.model import CatalogWarning
 from skillshelf.core.paths import canonical
+from skillshelf.core.walklimits import (
+    MAX_WALK_DEPTH,
+    MAX_WALK_ENTRIES,
+    ancestor_warning,
+    depth_warning,
+    entries_warning,
+    is_ancestor,
+)
 
 __all__ = ["EMPTY_SCAN", "SKILL_FILENAME", "ScanResult", "path_sort_key", "scan"]
 
@@ -59,8 +75,8 @@ class ScanResult:
     sorted by :func:`path_sort_key`. ``canonicals``: the symlink-resolved path of each match,
     parallel to ``matches`` (same length and order) — discovery's identity key (SPEC D5),
     computed during the walk so discovery need not ``realpath`` every file again.
-    ``warnings``: ``CatalogWarning`` kinds ``unreadable``, ``symlink-loop``,
-    ``broken-symlink``, ``not-a-file``, sorted by :func:`path_sort_key` of their ``source``.
+    ``warnings``: ``CatalogWarning`` kinds ``ScanFailed`` (Zuno's), ``broken-symlink``,
+    ``not-a-file`` (skillshelf's), sorted by :func:`path_sort_key` of their ``source``.
     ``keys``: :func:`path_sort_key` of each match (parallel to ``matches``), so an incremental
     rescan can bisect a subtree's block out; ``links``: every symlinked directory the walk
     followed as ``(spelled, canonical target)``, ``scan_dir`` itself included when it is spelled
@@ -84,10 +100,6 @@ def path_sort_key(path: str) -> bytes:
     return os.fsencode(path).replace(b"/", b"\0")
 
 
-def _reason(exc: OSError) -> str:
-    return exc.strerror or exc.__class__.__name__
-
-
 def _join(directory: str, name: str) -> str:
     return directory + name if directory.endswith("/") else directory + "/" + name
 
@@ -95,8 +107,12 @@ def _join(directory: str, name: str) -> str:
 class _Walk:
     """State of one scan (kept in one object so the hot loop uses local lookups only)."""
 
-    def __init__(self, dot: bool) -> None:
+    def __init__(self, dot: bool, scan_dir: str, scan_canon: str) -> None:
         self.dot = dot
+        self.scan_dir = scan_dir
+        self.scan_canon = scan_canon
+        self.entries = 0  # directory entries listed so far (MAX_WALK_ENTRIES)
+        self.too_deep = False
         self.matches: list[str] = []
         self.canonicals: list[str] = []
         self.warnings: list[CatalogWarning] = []
@@ -108,7 +124,7 @@ class _Walk:
     # ---- warnings -------------------------------------------------------------------------
     def unreadable(self, path: str, exc: OSError) -> None:
         self.warnings.append(
-            CatalogWarning("unreadable", path, f"cannot read {path}: {_reason(exc)}")
+            CatalogWarning("ScanFailed", path, f"failed to scan skills in {path}: {error_kind_text(exc)}")
         )
 
     def broken(self, path: str) -> None:
@@ -116,16 +132,11 @@ class _Walk:
             target = os.readlink(path)
         except OSError:
             target = "?"
-        self.warnings.append(
-            CatalogWarning("broken-symlink", path, f"broken symlink: {path} -> {target}")
-        )
+        self.warnings.append(CatalogWarning(
+            "broken-symlink", path, f"skillshelf: broken symlink {path} -> {target} (Zuno skips it silently)"))
 
     def loop(self, path: str, target: str | None) -> None:
-        if target is None:
-            message = f"symlink loop: {path} cannot be resolved (too many levels of symbolic links)"
-        else:
-            message = f"symlink loop: {path} leads back to {target}; not followed"
-        self.warnings.append(CatalogWarning("symlink-loop", path, message))
+        self.warnings.append(CatalogWarning("ScanFailed", path, f"failed to scan skills in {path}: other error"))
 
     def not_a_file(self, path: str) -> None:
         self.warnings.append(
@@ -133,7 +144,7 @@ class _Walk:
         )
 
     # ---- walk -----------------------------------------------------------------------------
-    def symlink(self, path: str, name: str, subdirs: list[tuple[str, str, int]]) -> None:
+    def symlink(self, path: str, name: str, subdirs: list[tuple[str, str, bool]]) -> None:
         """Classify a symlink entry: a matching file, a directory to walk, or a warning."""
         try:
             st = os.stat(path)
@@ -151,8 +162,11 @@ class _Walk:
             if name == SKILL_FILENAME:
                 self.not_a_file(path)
             target = canonical(path)
+            if is_ancestor(target, self.scan_canon):
+                self.warnings.append(ancestor_warning(path, target, self.scan_dir))
+                return
             self.links.append((path, target))
-            subdirs.append((path, target, -1))
+            subdirs.append((path, target, True))
         elif name == SKILL_FILENAME:
             if stat_mod.S_ISREG(mode):
                 self.matches.append(path)
@@ -169,16 +183,17 @@ class _Walk:
             self.canonicals.append(self.canonicals[i])
 
     def run(self, root: str, root_canon: str) -> None:
-        # Stack items: (spelled, canonical, -1) to enter a directory, or
-        # (spelled, canonical, first match index) to leave it once its subtree is done.
-        stack: list[tuple[str, str, int]] = [(root, root_canon, -1)]
+        # Stack items: (spelled, canonical, -1, level, link) to enter a directory, or
+        # (spelled, canonical, first match index, …) to leave it once its subtree is done;
+        # ``link`` is the symlinked folder the walk came through (None: none).
+        stack: list[tuple[str, str, int, int, str | None]] = [(root, root_canon, -1, 0, None)]
         dot = self.dot
         chain = self.chain
         done = self.done
         matches = self.matches
         canonicals = self.canonicals
         while stack:
-            spelled, canon, start = stack.pop()
+            spelled, canon, start, level, via = stack.pop()
             if start >= 0:
                 chain.discard(canon)
                 done[canon] = (start, len(matches), spelled)
@@ -189,6 +204,11 @@ class _Walk:
             if canon in done:
                 self.replay(spelled, canon)
                 continue
+            if level > MAX_WALK_DEPTH:
+                if not self.too_deep:
+                    self.too_deep = True
+                    self.warnings.append(depth_warning(self.scan_dir, spelled, via))
+                continue
             try:
                 it = os.scandir(spelled)
             except OSError as exc:
@@ -198,12 +218,17 @@ class _Walk:
                 done[canon] = (len(matches), len(matches), spelled)
                 continue
             chain.add(canon)
-            stack.append((spelled, canon, len(matches)))
-            subdirs: list[tuple[str, str, int]] = []
+            stack.append((spelled, canon, len(matches), level, via))
+            subdirs: list[tuple[str, str, bool]] = []
             cprefix = canon if canon.endswith("/") else canon + "/"
+            room = MAX_WALK_ENTRIES - self.entries
             try:
                 with it:
                     for entry in it:
+                        room -= 1
+                        if room < 0:
+                            self.warnings.append(entries_warning(self.scan_dir, spelled, via))
+                            return
                         name = entry.name
                         if not dot and name[0] == ".":
                             continue
@@ -212,7 +237,7 @@ class _Walk:
                                 if entry.is_dir(follow_symlinks=False):
                                     if name == SKILL_FILENAME:
                                         self.not_a_file(entry.path)
-                                    subdirs.append((entry.path, cprefix + name, -1))
+                                    subdirs.append((entry.path, cprefix + name, False))
                                 elif name == SKILL_FILENAME:
                                     if entry.is_file(follow_symlinks=False):
                                         matches.append(entry.path)
@@ -225,10 +250,12 @@ class _Walk:
                             self.unreadable(entry.path, exc)
             except OSError as exc:  # readdir failed part-way
                 self.unreadable(spelled, exc)
+            self.entries = MAX_WALK_ENTRIES - room
             if len(subdirs) > 1:
                 # Walk siblings in name order so loop cuts and replays are reproducible.
                 subdirs.sort(reverse=True)
-            stack.extend(subdirs)
+            deeper = level + 1
+            stack.extend((s, c, -1, deeper, s if link else via) for s, c, link in subdirs)
 
 
 EMPTY_SCAN = ScanResult((), ())
@@ -241,7 +268,7 @@ def scan(scan_dir: str, *, dot: bool) -> ScanResult:
     symlink resolution of ``scan_dir`` itself). ``dot``: whether dot-directories below
     ``scan_dir`` are walked. Never raises for file-system problems — they become warnings.
     """
-    walk = _Walk(dot)
+    walk = _Walk(dot, scan_dir, "")
     try:
         st = os.stat(scan_dir)
     except FileNotFoundError:
@@ -259,6 +286,7 @@ def scan(scan_dir: str, *, dot: bool) -> ScanResult:
     if not stat_mod.S_ISDIR(st.st_mode):
         return EMPTY_SCAN
     top = canonical(scan_dir)
+    walk.scan_canon = top
     walk.run(scan_dir, top)
     pairs = dict(zip(walk.matches, walk.canonicals, strict=True))
     keyed = sorted((path_sort_key(m), m) for m in pairs)

@@ -13,7 +13,7 @@ from textual.widget import Widget
 
 from skillshelf.core.textsafe import visible
 
-__all__ = ["BudgetMeter", "SelectedMeter", "meter_text", "selected_meter_text", "tokens_text"]
+__all__ = ["BudgetMeter", "SelectedMeter", "meter_text", "prompt_text", "selected_meter_text", "tokens_text"]
 
 
 def tokens_text(tokens: int | None, exact: bool, estimate: int | None) -> str:
@@ -25,6 +25,16 @@ def tokens_text(tokens: int | None, exact: bool, estimate: int | None) -> str:
     text = f"{tokens:,} tok" + ("" if exact else " approx")
     if estimate is not None:
         text += f" (agent est. {estimate:,})"
+    return text
+
+
+def prompt_text(prompt: int, sections: tuple[tuple[str, int], ...]) -> str:
+    """``prompt 2,013 chars (policy 1,423 + index 588, joined by a blank line)``: the whole
+    prompt in characters and each section (name, characters)."""
+    text = f"prompt {prompt:,} chars"
+    if sections:
+        joined = ", joined by a blank line" if len(sections) > 1 else ""
+        text += " (" + " + ".join(f"{name} {chars:,}" for name, chars in sections) + joined + ")"
     return text
 
 
@@ -45,19 +55,26 @@ def meter_text(
     omitted: int = 0,
     bar_width: int = 18,
     unit: str = "chars",
+    prompt: int | None = None,
+    sections: tuple[tuple[str, int], ...] = (),
 ) -> Content:
     """The index meter line (``approx_tokens`` = the agent's chars/4 estimate, see
     :func:`tokens_text`). The bar fills ``used / limit`` of ``bar_width`` cells (a full bar when
     ``limit`` is 0); green under 80 %, warning up to the limit, error when entries were
     omitted. ``limit`` ``None``: the host has no budget — no bar, ``372 chars · no budget``.
     ``unit``: the word after the numbers (``chars``; a host counting otherwise, ``tokens``).
-    Numbers use thousands separators."""
+    ``prompt`` (a host sending several sections, Zuno, conformance Z-P): ``used`` is then only
+    what the budget counts, and a second line gives the whole prompt with its ``sections`` and
+    the ``tokens`` (which are then the whole prompt's): ``prompt 2,013 chars (policy 1,423 +
+    index 588, joined by a blank line) · 520 tok (agent est. 504)``. Numbers use thousands
+    separators."""
     if limit is None:
         parts_nb: list[str | tuple[str, str]] = [(f"{label} ", "bold"), f"{used:,} {unit} · no budget"]
-        if tokens is not None:
+        if tokens is not None and prompt is None:
             parts_nb.append(" · " + tokens_text(tokens, tokens_exact, approx_tokens))
         parts_nb.append(" · ")
         parts_nb.append((f"{truncated:,} truncated", "$warning" if truncated else ""))
+        parts_nb += _prompt_line(prompt, sections, tokens, tokens_exact, approx_tokens)
         return Content.assemble(*parts_nb)
     ratio = 1.0 if limit <= 0 else max(0.0, min(1.0, used / limit))
     filled = round(ratio * bar_width)
@@ -73,13 +90,24 @@ def meter_text(
         ("░" * (bar_width - filled), "$foreground-muted"),
         f" {used:,} / {limit:,} {unit}",
     ]
-    if tokens is not None:
+    if tokens is not None and prompt is None:
         parts.append(" · " + tokens_text(tokens, tokens_exact, approx_tokens))
     parts.append(" · ")
     parts.append((f"{truncated:,} truncated", "$warning" if truncated else ""))
     parts.append(" · ")
     parts.append((f"{omitted:,} omitted", "$error" if omitted else ""))
+    parts += _prompt_line(prompt, sections, tokens, tokens_exact, approx_tokens)
     return Content.assemble(*parts)
+
+
+def _prompt_line(prompt: int | None, sections: tuple[tuple[str, int], ...], tokens: int | None,
+                 tokens_exact: bool, approx_tokens: int | None) -> list[str | tuple[str, str]]:
+    if prompt is None:
+        return []
+    line = prompt_text(prompt, sections)
+    if tokens is not None:
+        line += " · " + tokens_text(tokens, tokens_exact, approx_tokens)
+    return ["\n", ("prompt", "bold"), line.removeprefix("prompt")]
 
 
 class BudgetMeter(Widget):
@@ -87,7 +115,7 @@ class BudgetMeter(Widget):
 
     DEFAULT_CSS = """
     BudgetMeter {
-        height: 1;
+        height: auto;
         width: 1fr;
     }
     """
@@ -102,6 +130,9 @@ class BudgetMeter(Widget):
     omitted: reactive[int] = reactive(0)
     #: the word after the numbers: ``chars``, or the host's own unit (``tokens``)
     unit: reactive[str] = reactive("chars")
+    #: the whole prompt (characters) and its sections, for a host sending several (Zuno)
+    prompt: reactive[int | None] = reactive(None, layout=True)
+    sections: reactive[tuple[tuple[str, int], ...]] = reactive(())
     pending: reactive[bool] = reactive(True)
     #: When set, shown instead of the numbers (for example ``budget not available``).
     message: reactive[str] = reactive("")
@@ -120,6 +151,8 @@ class BudgetMeter(Widget):
             truncated=self.truncated,
             omitted=self.omitted,
             unit=self.unit,
+            prompt=self.prompt,
+            sections=self.sections,
         )
 
 
@@ -135,6 +168,7 @@ def selected_meter_text(
     note: str = "",
     bar_width: int = 18,
     required_label: str = "required",
+    unit: str = "tokens",
 ) -> Content:
     """The selected-body meter (SPEC U2–U3), in tokens:
     ``bodies ███░░ 1,530 tok (agent est. 1,498) / 8,000 tok · 1 required + pdf``.
@@ -145,12 +179,15 @@ def selected_meter_text(
     cannot be read) is appended muted. ``required_label`` names the bodies counted on every
     request (``required`` for an agent's requiredSkills, ``always`` for Zhin's ``always: true``).
     ``budget`` ``None``: the host has no selected-body budget (``… · no budget · …``, no bar).
+    ``unit`` ``bytes`` (Zuno compares UTF-8 bytes, conformance Z-U): ``estimate`` and ``budget``
+    are bytes and the line reads ``2,400 / 80,000 bytes``, tokens left out.
     """
+    tokens_part = f"{estimate:,} bytes" if unit == "bytes" else tokens_text(tokens, tokens_exact, estimate)
     what = [f"{required:,} {required_label}"] if required else []
     if selected is not None:
         what.append(visible(selected))
     if budget is None:
-        parts_nb: list[str | tuple[str, str]] = [(f"{label} ", "bold"), tokens_text(tokens, tokens_exact, estimate),
+        parts_nb: list[str | tuple[str, str]] = [(f"{label} ", "bold"), tokens_part,
                                                  " · no budget · " + (" + ".join(what) if what else "nothing selected")]
         if note:
             parts_nb.append((f" · {visible(note)}", "$foreground-muted"))
@@ -159,7 +196,10 @@ def selected_meter_text(
     ratio = 1.0 if budget <= 0 else estimate / budget
     colour = "$error" if over else ("$success" if ratio < 0.8 else "$warning")
     parts: list[str | tuple[str, str]] = [(f"{label} ", "bold"), *_bar(ratio, bar_width, colour)]
-    parts.append(f" {tokens_text(tokens, tokens_exact, estimate)} / {budget:,} tok")
+    if unit == "bytes":
+        parts.append(f" {estimate:,} / {budget:,} bytes")
+    else:
+        parts.append(f" {tokens_part} / {budget:,} tok")
     parts.append(" · " + (" + ".join(what) if what else "nothing selected"))
     if over:
         parts.append((" · over budget: the request would fail", "$error"))
@@ -186,6 +226,8 @@ class SelectedMeter(Widget):
     tokens_exact: reactive[bool] = reactive(True)
     required: reactive[int] = reactive(0)
     required_label: reactive[str] = reactive("required")
+    #: ``tokens``, or ``bytes`` for a host comparing UTF-8 bytes (Zuno)
+    unit: reactive[str] = reactive("tokens")
     selected: reactive[str | None] = reactive(None)
     note: reactive[str] = reactive("")
     pending: reactive[bool] = reactive(True)
@@ -196,6 +238,7 @@ class SelectedMeter(Widget):
         return selected_meter_text(
             self.label, self.estimate, self.budget, tokens=self.tokens, tokens_exact=self.tokens_exact,
             required=self.required, selected=self.selected, note=self.note, required_label=self.required_label,
+            unit=self.unit,
         )
 
     @property

@@ -8,6 +8,7 @@ the middle of the working directory gives way to ``…``; then labels are abbrev
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -93,6 +94,7 @@ def header_text(
     window: int | None = None,
     mct: int | str | None = "config",
     width: int | None = None,
+    refusal: str = "",
 ) -> Content:
     """The header line; ``status`` (``loading…``, an error) follows the counts when set.
     ``client`` names the client and version emulated (``Zuno 0.10.3``, ``Host.describe()``),
@@ -103,6 +105,9 @@ def header_text(
     generation number; ``window`` (tokens) adds ``what-if window 128,000`` and ``mct`` (the
     session ``maxContextTokens``: an int, ``None`` = unset, ``"config"`` = not overridden) adds
     ``maxContextTokens 5,000`` — the session values applied from the what-if screen (SPEC U1–U2).
+
+    ``refusal`` (``Zuno would refuse to start: FILE:LINE:COL: reason``, conformance Z-K) adds a
+    second line, prominent (``⚠``, bold error colour), so the first line keeps its fitting.
 
     ``width`` (cells; ``None`` = unlimited): the line is fitted so the counts stay visible — the
     cwd's middle becomes ``…`` (down to :data:`CWD_MIN` cells), then labels are abbreviated,
@@ -139,6 +144,14 @@ def header_text(
             parts += [" ─ ", (visible(status), "$warning")]
         return parts
 
+    line = _fit(build, cwd_v, status, width)
+    if refusal:
+        line = Content.assemble(line, "\n", ("⚠ " + visible(refusal), "bold $error"))
+    return line
+
+
+def _fit(build: Callable[[int, str | None], list[str | tuple[str, str]]], cwd_v: str, status: str | None,
+         width: int | None) -> Content:
     if width is None:
         return Content.assemble(*build(0, cwd_v))
     status_len = cell_len(visible(status)) + 3 if status else 0
@@ -165,6 +178,7 @@ class HeaderState:
     changes: str = ""
     window: int | None = None
     mct: int | str | None = "config"
+    refusal: str = ""
 
 
 class CatalogHeader(Static):
@@ -172,7 +186,8 @@ class CatalogHeader(Static):
 
     DEFAULT_CSS = """
     CatalogHeader {
-        height: 1;
+        height: auto;
+        max-height: 2;
         width: 1fr;
         background: $panel;
         padding: 0 1;
@@ -194,7 +209,8 @@ class CatalogHeader(Static):
         if st is None:
             return
         self.update(header_text(st.host, st.cwd, st.generation, st.status, st.agent, client=st.client,
-                                changes=st.changes, window=st.window, mct=st.mct, width=self._width()))
+                                changes=st.changes, window=st.window, mct=st.mct, width=self._width(),
+                                refusal=st.refusal))
 
     def show(self, state: HeaderState) -> None:
         """Re-render for ``state``; see :func:`header_text`."""

@@ -25,15 +25,42 @@ def add_parser(sub: Any, common: Any) -> None:
     ps.add_argument("--json", action="store_true", help="print the G1 JSON document")
     ps.add_argument("--lint-target", default=None, choices=LazyChoices(_lint_targets), metavar="TARGET",
                     help="lint target shown beside the host verdict (default: the host's own; none to skip)")
+    ps.add_argument("--format", choices=["skillshelf", "zuno"], default="skillshelf",
+                    help="JSON shape: skillshelf's (default) or Zuno's own `zuno debug skill --json` (implies --json)")
     ps.set_defaults(run=run_skill)
     pa = dsub.add_parser("agent", parents=[common], help="one agent's filtered view and budgets (SPEC G2)")
     pa.add_argument("name", metavar="NAME")
     pa.add_argument("--json", action="store_true", help="print the G2 JSON document")
+    pa.add_argument("--format", choices=["skillshelf", "zuno"], default="skillshelf",
+                    help="JSON shape: skillshelf's (default) or Zuno's own `zuno debug agent` (implies --json)")
     pa.set_defaults(run=run_agent)
 
 
+def _native_format(ns: Any, cat: Any) -> bool:
+    """True when ``--format zuno`` was asked for; exits 2 when the host has no such shape."""
+    from skillshelf.core.hosts.base import Feature
+
+    if ns.format == "skillshelf":
+        return False
+    if Feature.NATIVE_REPORTS not in cat.host.features:
+        print(f"skillshelf: --format zuno: host {cat.host.name} has no Zuno report shape", file=sys.stderr)
+        raise SystemExit(2)
+    return True
+
+
+def _refusal(cat: Any) -> None:
+    """Say on stderr, prominently, that the agent would not start with this configuration."""
+    from skillshelf.app.common import terminal_text
+
+    refusal = cat.config.refusal
+    if refusal is not None:
+        print(f"skillshelf: {terminal_text(refusal.message, sys.stderr)}", file=sys.stderr)
+
+
 def run_skill(ns: Any) -> int:
-    """Print the G1 document (text or JSON). Exit 0 (reports never fail on bad skills)."""
+    """Print the G1 document (text or JSON; ``--format zuno``: Zuno's own shape). Exit 0 (reports
+    never fail on bad skills); a configuration Zuno would refuse is said first (text) or on
+    stderr (Zuno's shape), conformance Z-K."""
     from skillshelf.app.common import context_from, terminal_text
     from skillshelf.core.catalog import Catalog
     from skillshelf.core.hostlint import lint_product
@@ -45,11 +72,19 @@ def run_skill(ns: Any) -> int:
     if target == "none":
         target = None
     context = context_from(ns)
-    if context.cache is not None and target is not None:
+    if context.cache is not None and target is not None and ns.format == "skillshelf":
         context.cache.produce(f"lint:{target}", lint_product(target))  # lint from the host's own read
     cat = Catalog.from_context(host, context)
+    if _native_format(ns, cat):
+        from skillshelf.core.report import zuno_debug_skill_document
+
+        _refusal(cat)
+        json.dump(zuno_debug_skill_document(cat.current, cat.config), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
     lint_cache = context.cache.for_host(host.name, host.version) if context.cache is not None else None
-    doc = debug_skill_document(cat.current, lint_target=target, client=cat.host.describe(), lint_cache=lint_cache)
+    doc = debug_skill_document(cat.current, lint_target=target, client=cat.host.describe(), lint_cache=lint_cache,
+                               refusal=cat.config.refusal, prompt=cat.model_catalog())
     if ns.json:
         # one line per top-level key keeps the document readable; each value is written by the C
         # encoder (an indented dump of 10,000 sources takes seconds in the pure-Python one)
@@ -79,12 +114,21 @@ def _json_document(doc: dict[str, Any]) -> str:
 
 
 def run_agent(ns: Any) -> int:
-    """Print the G2 document; exit 1 when the agent would fail to start (S2, U3)."""
+    """Print the G2 document (``--format zuno``: Zuno's own shape); exit 1 when the agent would
+    fail to start (S2, U3, a configuration Zuno refuses, Z-K)."""
     from skillshelf.app.common import open_catalog, terminal_text
     from skillshelf.core.report import debug_agent_report, debug_agent_text
 
     cat = open_catalog(ns)
     report = debug_agent_report(cat, ns.name)
+    if _native_format(ns, cat):
+        from skillshelf.core.report import zuno_debug_agent_document
+
+        _refusal(cat)
+        doc = zuno_debug_agent_document(report, cat.current, cat.config)
+        json.dump(doc, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0 if report.ok else 1
     if ns.json:
         print_json(report.to_json())
     else:

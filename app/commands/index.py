@@ -1,18 +1,19 @@
-"""``skillshelf index [COMMON] [--form index|list|verbose] [--budget CHARS] [--json]`` (SPEC C, P).
+"""``skillshelf index [COMMON] [--form index|list|verbose] [--budget CHARS] [--agent NAME] [--json]``
+(SPEC C, P; conformance Z-P).
 
-Prints exactly the budgeted render of the current catalog (SPEC P5) followed by one newline
-(the rendered text itself never ends with one, Z085). The budget is ``--budget`` characters,
-else the U1 budget from the catalog (``skills.maxContextTokens`` and ``--context-window``).
-``--json`` prints one document ``{"host", "client", "text", "rendered", "truncated", "omitted",
-"omittedNames", "truncatedNames", "searchOnly", "budget", "budgetRule"}`` (budget in characters;
-client hosts add their ``notes``).
+``--form index`` (the default) prints exactly what the host puts in the model's prompt for its
+skills, followed by one newline: for Zuno the two sections joined as Zuno joins them — the
+trigger policy, then the budgeted ``<skill_index>`` with Zuno's coverage sentences — for
+``--agent`` (default: the host's default agent). Nothing is printed when nothing is sent
+(``skills.includeInstructions: false``, no searchable skill); the notes say why on stderr.
+``--form list|verbose`` print the skill tool's other render forms. The budget is ``--budget``
+characters, else the host's rule (``maxContextTokens``, the model's context window).
+``--json`` prints one document with the text, each section and its size, the counts and the
+budget rule. A configuration Zuno would refuse is said on stderr first (Z-K).
 
 On a terminal, control characters from skill text are made visible (SPEC X1); piped output
-is the exact text.
-
-When ``skills.includeInstructions`` is false the index is not sent to the model (SPEC P7): the
-text is still printed (so it can be inspected) and a note goes to stderr.
-Exit codes (SPEC C2): 0 rendered; 2 usage error or unreadable ``--cwd`` / ``--config``.
+is the exact text. Exit codes (SPEC C2): 0 rendered; 2 usage error or unreadable ``--cwd`` /
+``--config``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,10 @@ def add_parser(sub: Any, common: Any) -> None:
     p.add_argument("--budget", metavar="CHARS", type=_budget_chars, default=None,
                    help="budget in characters (default: SPEC U1 from maxContextTokens / --context-window)")
     p.add_argument("--json", action="store_true",
-                   help="print {text, rendered, truncated, omitted, omittedNames, truncatedNames, searchOnly, budget}")
+                   help="print {text, sections, rendered, truncated, omitted, omittedNames, truncatedNames, "
+                        "searchOnly, budget, budgetRule, window}")
+    p.add_argument("--agent", metavar="NAME", default=None,
+                   help="whose prompt (hosts with agents; default: the host's default agent)")
     p.set_defaults(run=run)
 
 
@@ -78,14 +82,11 @@ def run(ns: Any) -> int:
     from skillshelf.core.render import Form, render_budgeted
 
     catalog = open_catalog(ns, announce=True)
-    if Feature.FORMS not in catalog.host.features:
+    if Feature.FORMS not in catalog.host.features or ns.form == "index":
         return _run_host_catalog(ns, catalog)
-    budget = ns.budget if ns.budget is not None else default_budget(catalog, ns.context_window)
+    budget = ns.budget if ns.budget is not None else catalog.index_budget
     form = Form(ns.form)
-    result = render_budgeted(catalog.current.entries(), form, budget)
-    if form is Form.INDEX and catalog.config.include_instructions is False:
-        print("skillshelf: skills.includeInstructions is false: this index is not sent to the model (SPEC P7)",
-              file=sys.stderr)
+    result = render_budgeted(catalog.current.entries(), form, budget if budget is not None else 8_000)
     if ns.json:
         doc = {"host": catalog.host.name, "client": catalog.host.describe(), **result_document(result)}
         doc["budgetRule"] = (catalog.model_catalog().budget_rule if ns.budget is None
@@ -103,12 +104,15 @@ def _write_text(text: str) -> None:
 
 
 def _run_host_catalog(ns: Any, catalog: Any) -> int:
-    """``index`` for a host with one catalog form (zhin, the clients): exactly the text the host
-    puts in the prompt (SPEC Z3, N5). ``--form`` other than ``index`` does not apply (a note on
-    stderr); ``--budget`` replaces the host's budget rule, or is ignored with a note when the
-    host has no budget. ``--json`` adds the counts, the names cut or left out, the budget and the
-    host's notes (which the text form prints to stderr)."""
-    from skillshelf.core.hosts.base import EntryState
+    """``index``: exactly the text the host puts in the prompt for its skills (SPEC P, Z3, N5;
+    for Zuno both sections, the trigger policy and the index with its coverage sentences,
+    conformance Z-P). ``--form`` other than ``index`` does not apply to a host with one form (a
+    note on stderr); ``--budget`` replaces the host's budget rule, or is ignored with a note when
+    the host has no budget; ``--agent`` chooses whose prompt. ``--json`` adds each section and
+    its size, the counts, the names cut or left out, the budget and its rule, the context window
+    and the host's notes (which the text form prints to stderr)."""
+    from skillshelf.core.hosts.base import EntryState, Feature
+    from skillshelf.core.report import section_json, window_json
 
     host = catalog.host
     if ns.form != "index":
@@ -117,22 +121,30 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
     if budget is not None and catalog.index_budget is None:
         print(f"skillshelf: host {host.name} has no catalog budget; --budget is ignored", file=sys.stderr)
         budget = None
-    result = catalog.model_catalog(budget=budget)
+    agent = ns.agent if Feature.AGENTS in host.features else None
+    if ns.agent is not None and agent is None:
+        print(f"skillshelf: host {host.name} has no agents; --agent is ignored", file=sys.stderr)
+    result = catalog.session.catalog(catalog.current, budget=budget, agent=agent)
     cut = sorted(e.name for e in result.entries if e.state in (EntryState.CUT, EntryState.NAME_ONLY))
     omitted = sorted(e.name for e in result.entries if e.state is EntryState.OMITTED)
+    search_only = sum(1 for e in result.entries if e.state is EntryState.HIDDEN and e.note.startswith("search-only"))
     if ns.json:
         doc = {
             "host": host.name,
             "client": host.describe(),
             "text": result.text,
+            "sections": [section_json(x) for x in result.sections],
             "rendered": result.listed,
             "truncated": len(cut),
             "omitted": len(omitted),
             "omittedNames": omitted,
             "truncatedNames": cut,
-            "searchOnly": 0,
+            "searchOnly": search_only,
             "budget": result.budget,
+            "usedChars": result.used,
             "budgetRule": result.budget_rule,
+            "selectedRule": result.selected_rule,
+            "window": window_json(result.window),
             "notes": list(result.notes),
         }
         print_json(doc)

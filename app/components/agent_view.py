@@ -82,8 +82,9 @@ class AgentView(ReportsWorkerErrors, Static):
     @work(thread=True, exclusive=True, group="agents", exit_on_error=False, description="check agents")
     def check_agents(self, catalog: AppCatalog, generation: Generation, current: str | None,
                      budget: SessionBudget) -> None:
-        """Each configured agent's ✓/✗ (would it start, SPEC S2/U3)."""
-        agents = list(catalog.config.agents)
+        """Each agent's ✓/✗ (would it start, SPEC S2/U3): the host's own agents, then the
+        configured ones."""
+        agents = list(catalog.session.agent_names())
         started = time.monotonic()
         choices: list[AgentChoice] = []
         for i, name in enumerate(agents):
@@ -96,9 +97,9 @@ class AgentView(ReportsWorkerErrors, Static):
     @on(_Checked)
     def _checked(self, event: _Checked) -> None:
         self.post_message(self.Progress(""))
-        title = "Agent view (agents.<name>): ✓ would start, ✗ would not"
+        title = "Agent view: ✓ would start, ✗ would not"
         if not event.choices:
-            title += " · no agents configured"
+            title += " · this host has no agents"
 
         def chosen(choice: str | None) -> None:
             if choice is not None:

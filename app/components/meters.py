@@ -54,8 +54,11 @@ class Meters(Vertical):
         meter.used, meter.limit, meter.unit = index.used, index.budget, index.unit
         meter.tokens, meter.tokens_exact, meter.approx_tokens = index.tokens, index.exact, index.approx
         meter.truncated, meter.omitted = index.truncated, index.omitted
+        meter.prompt, meter.sections = index.prompt, index.sections
         meter.pending = False
-        self.query_one(SelectedMeter).required_label = labels.selected
+        selected_meter = self.query_one(SelectedMeter)
+        selected_meter.required_label = labels.selected
+        selected_meter.unit = labels.selected_unit
         self._show_selected()
 
     def show_selected(self, row: CatalogRow | None, cost: BodyCost | None) -> None:
@@ -71,7 +74,8 @@ class Meters(Vertical):
             meter.pending = True
             return
         required = view.required
-        estimate = sum(b.tokens for b in required)
+        in_bytes = meter.unit == "bytes"
+        estimate = sum((b.size or 0) if in_bytes else b.tokens for b in required)
         exact_parts = [b.exact for b in required]
         selected = None
         note = ""
@@ -80,7 +84,7 @@ class Meters(Vertical):
             if cost.error:
                 note = "selected body cannot be read"
             elif cost.location not in {b.location for b in required}:
-                estimate += cost.tokens
+                estimate += cost.bytes if in_bytes else cost.tokens
                 exact_parts.append(cost.exact)
                 selected = row.name
         exact_ok = all(x is not None for x in exact_parts)

@@ -26,7 +26,7 @@ import html
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -42,7 +42,7 @@ from textual.widgets.text_area import Selection
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, count_tokens, index_budget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.worker_errors import ReportsWorkerErrors
-from skillshelf.core.hosts.base import Feature, Host, HostSession
+from skillshelf.core.hosts.base import Feature, Host, HostSession, PromptSection
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
 from skillshelf.core.textsafe import encodable, visible
@@ -101,6 +101,9 @@ class IndexPreview:
     exact: bool
     include_instructions: bool
     title: str
+    #: a host sending several prompt sections (Zuno, conformance Z-P): each section, in prompt
+    #: order; ``text`` is then the whole prompt and ``truncated`` lines count from its start
+    sections: tuple[PromptSection, ...] = ()
 
 
 def truncated_entries(entries: Sequence[SkillEntry], result: Budgeted) -> tuple[TruncatedEntry, ...]:
@@ -147,13 +150,15 @@ def _tokens(text: str, count: bool) -> tuple[int | None, bool]:
 
 def build_preview(generation: Generation, form: Form, budget: int | None, *, include_instructions: bool = True,
                   session: HostSession | None = None, context_window: int | None = None, title: str = "catalog",
-                  tokens: bool = True) -> IndexPreview:
+                  tokens: bool = True, prompt_session: HostSession | None = None) -> IndexPreview:
     """Render ``generation`` for the preview (pure apart from token counting).
 
     A ``session`` whose host has one catalog form (no :attr:`Feature.FORMS`): that host's
     catalog text for ``context_window`` tokens, no budget result. Otherwise
     ``render_budgeted(generation.entries(), form, budget)`` (SPEC P5–P6; ``budget`` is then
-    required). ``tokens`` False skips counting (``tokens`` is then ``None``)."""
+    required); with a ``prompt_session`` whose host sends several prompt sections (Zuno,
+    conformance Z-P), the index form shows the whole prompt — every section as the host joins
+    them — and counts its tokens. ``tokens`` False skips counting (``tokens`` is then ``None``)."""
     if session is not None:
         text = session.catalog(generation, context_window=context_window).text
         n, exact = _tokens(text, tokens)
@@ -163,6 +168,15 @@ def build_preview(generation: Generation, form: Form, budget: int | None, *, inc
     entries = generation.entries()
     result = render_budgeted(entries, form, budget)
     cut = truncated_entries(entries, result) if form is Form.INDEX else ()
+    if form is Form.INDEX and prompt_session is not None:
+        model = prompt_session.catalog(generation, context_window=context_window, budget=budget)
+        if model.sections and result.text and result.text in model.text:
+            # the whole prompt as the host sends it; the render's lines move down past the sections before it
+            shift = model.text[:model.text.index(result.text)].count("\n")
+            cut = tuple(replace(t, line=t.line + shift) for t in cut)
+            n, exact = _tokens(model.text, tokens)
+            return IndexPreview(form, model.text, result, cut, budget, n, exact, include_instructions,
+                                "index form · whole prompt", model.sections)
     n, exact = _tokens(result.text, tokens)
     return IndexPreview(form, result.text, result, cut, budget, n, exact, include_instructions, f"{form.value} form")
 
@@ -178,6 +192,12 @@ def summary_content(p: IndexPreview) -> Content:
     search-only count says per form whether they are listed (:func:`search_only_note`)."""
     parts: list[str | tuple[str, str]] = [(p.title, "bold"), "\n"]
     parts.append(f"budget {p.budget:,} chars\n" if p.budget is not None else "no budget\n")
+    if p.sections and p.result is not None:
+        parts.append(f"budgeted {len(p.result.text):,} chars (the index render)\n")
+        parts.append("sections ")
+        parts.append(" + ".join(f"{x.name} {x.characters:,}" + (" (stand-in)" if x.stand_in else "")
+                                for x in p.sections))
+        parts.append("\n")
     parts.append(f"text   {len(p.text):,} chars")
     if p.tokens is not None:
         parts.append(f" · {'' if p.exact else '~'}{p.tokens:,} tok{'' if p.exact else ' (approx)'}")
@@ -357,7 +377,8 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
         self.post_message(PreviewComputed(build_preview(
             self.generation, form, self.budget, include_instructions=self.include_instructions,
             session=None if Feature.FORMS in self.host.features else self.catalog.session,
-            context_window=self.session_budget.context_window, title=f"{self.host.name} {self.host.labels.catalog}")))
+            context_window=self.session_budget.context_window, title=f"{self.host.name} {self.host.labels.catalog}",
+            prompt_session=self.catalog.session)))
 
     @on(PreviewComputed)
     def _computed(self, event: PreviewComputed) -> None:

@@ -60,6 +60,9 @@ from skillshelf.widgets.header import CatalogHeader, HeaderState
 from skillshelf.widgets.rows import LEGEND, CatalogRow, legend
 from skillshelf.widgets.source_pane import SourcePane
 
+#: The header's status while remote indexes are pulled.
+PULLING = "pulling remote skills…"
+
 __all__ = ["REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished", "MainScreen", "PullDone"]
 
 #: Most remote warnings listed in the notice after ``pull now`` (the rest are counted).
@@ -186,6 +189,8 @@ class MainScreen(Screen[None]):
         self.changes = ""
         self._changes_timer: Timer | None = None
         self._status = ""
+        #: a pull worker is under way (its status stays in the header until it is done)
+        self._pulling = False
         #: Bumped on a host switch: results of workers started before it are dropped.
         self._epoch = 0
 
@@ -265,7 +270,12 @@ class MainScreen(Screen[None]):
         mct: int | str | None = budget.max_context_tokens if budget.replaces_max_context_tokens else "config"
         self.query_one(CatalogHeader).show(HeaderState(
             self.host.name, self.cwd_display, gen, self._status, self.agent, client=self.host.describe(),
-            changes=self.changes, window=budget.context_window, mct=mct))
+            changes=self.changes, window=budget.context_window, mct=mct, refusal=self._refusal_text()))
+
+    def _refusal_text(self) -> str:
+        """``Zuno would refuse to start: FILE:LINE:COL: reason`` for the header ("" = none)."""
+        refusal = self.catalog.config.refusal if self.catalog is not None else None
+        return refusal.message if refusal is not None else ""
 
     def _set_changes(self, text: str) -> None:
         """Show ``text`` (``changed: +2 ~1 −1``) in the header for ``Timings.changes_shown``
@@ -378,7 +388,7 @@ class MainScreen(Screen[None]):
             self.generation = event.generation  # the agent changed while this was computed
             self.recompute_view()
             return
-        self._status = ""
+        self._status = PULLING if self._pulling else ""  # a pull under way stays in the header
         previous = self.generation
         if previous is not None and event.generation.number > previous.number:
             self._set_changes(generation_diff(previous, event.generation).text)
@@ -519,9 +529,15 @@ class MainScreen(Screen[None]):
         """``p``: pull the ``skills.urls`` indexes now and rescan (SPEC R)."""
         if self.catalog is None:
             return
+        self.pull_now(self.catalog)
+
+    def pull_now(self, catalog: AppCatalog) -> None:
+        """Pull ``catalog``'s remote indexes in a worker, saying so in the header and a notice
+        (``p``; also right after a catalog opened with its pull deferred)."""
         self.notify("Pulling remote skills…", timeout=3)
-        self._show_header("pulling remote skills…")
-        self.pull_remote(self.catalog)
+        self._pulling = True
+        self._show_header(PULLING)
+        self.pull_remote(catalog)
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False, description="pull remote skills")
     def pull_remote(self, catalog: AppCatalog) -> None:
@@ -536,6 +552,7 @@ class MainScreen(Screen[None]):
 
     @on(PullDone)
     def _pull_done(self, event: PullDone) -> None:
+        self._pulling = False
         self._status = ""
         if event.error:
             self._show_header()

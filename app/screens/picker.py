@@ -91,6 +91,8 @@ __all__ = [
 
 #: Most diff lines shown (a longer diff is cut with a note).
 DIFF_MAX_LINES = 2_000
+#: Config files up to this size (bytes) are planned at once; larger ones in a worker.
+PLAN_INLINE_BYTES = 256 * 1024
 #: Largest body read per source for the diff, in bytes.
 BODY_MAX_BYTES = 256 * 1024
 
@@ -272,6 +274,16 @@ class SourcesRead(Message):
         self.readings = dict(readings)
 
 
+class PlanReady(Message):
+    """A plan made for the choices of request ``token`` (``plan`` or the ``error`` text)."""
+
+    def __init__(self, token: int, plan: WritePlan | None, error: str | None) -> None:
+        super().__init__()
+        self.token = token
+        self.plan = plan
+        self.error = error
+
+
 class WriteDone(Message):
     """A write or undo finished: the new ``generation`` (or ``None`` when the refresh failed),
     the ``result`` kept for undo (``None`` after an undo), and a ``message`` / ``error``."""
@@ -365,6 +377,9 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         self.status: str = ""
         self.status_error = False
         self._busy = False
+        #: the newest planning request, and whether its worker is still running
+        self._plan_token = 0
+        self._planning = False
         #: ``ctrl+s`` was pressed once on a choice set that leaves the name ambiguous.
         self._ambiguous_confirmed = False
 
@@ -525,25 +540,55 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
 
     # ------------------------------------------------------------------ plan
     def _replan(self) -> None:
-        """Plan the write for the current choices and target (reads the small target file)."""
+        """Plan the write for the current choices and target: at once for a small file, in a
+        worker (``planning…`` shown) for one over :data:`PLAN_INLINE_BYTES`, so a huge config never
+        freezes the screen."""
         target = self.target
         self.plan, self.plan_error = None, None
         if target is None:
             self.plan_error = "no config file to write"
-        else:
-            ctx = self.catalog.context
-            try:
-                earlier = self.journal.earlier_states(target.path)
-            except (ConfigWriteError, OSError):
-                earlier = []
-            try:
-                self.plan = plan_resolution(self.sources, self.names, self.choices, target=target.path,
-                                            config=self.catalog.config, cwd=ctx.cwd, home=ctx.env.home,
-                                            project=find_worktree(ctx.cwd) or ctx.cwd, earlier=earlier)
-            except ConfigWriteError as exc:
-                self.plan_error = str(exc)
-            except OSError as exc:
-                self.plan_error = f"cannot read {target.path}: {exc.strerror or exc}"
+            self._show_plan()
+            return
+        self._plan_token += 1
+        try:
+            size = os.stat(target.path).st_size
+        except OSError:
+            size = 0
+        if size <= PLAN_INLINE_BYTES:
+            plan, error = self._make_plan(target, dict(self.choices))
+            self._planned(PlanReady(self._plan_token, plan, error))
+            return
+        self._planning = True
+        self._show_plan()
+        self.plan_in_worker(self._plan_token, target, dict(self.choices))
+
+    def _make_plan(self, target: Target, choices: dict[str, Choice]) -> tuple[WritePlan | None, str | None]:
+        ctx = self.catalog.context
+        try:
+            earlier = self.journal.earlier_states(target.path)
+        except (ConfigWriteError, OSError):
+            earlier = []
+        try:
+            return plan_resolution(self.sources, self.names, choices, target=target.path,
+                                   config=self.catalog.config, cwd=ctx.cwd, home=ctx.env.home,
+                                   project=find_worktree(ctx.cwd) or ctx.cwd, earlier=earlier), None
+        except ConfigWriteError as exc:
+            return None, str(exc)
+        except OSError as exc:
+            return None, f"cannot read {target.path}: {exc.strerror or exc}"
+
+    @work(thread=True, exclusive=True, group="picker-plan", exit_on_error=False, description="plan the write")
+    def plan_in_worker(self, token: int, target: Target, choices: dict[str, Choice]) -> None:
+        """Plan off the event loop (a large config); posts :class:`PlanReady`."""
+        plan, error = self._make_plan(target, choices)
+        self.post_message(PlanReady(token, plan, error))
+
+    @on(PlanReady)
+    def _planned(self, event: PlanReady) -> None:
+        if event.token != self._plan_token:
+            return  # a newer choice is being planned
+        self._planning = False
+        self.plan, self.plan_error = event.plan, event.error
         self._show_plan()
 
     def _show_plan(self) -> None:
@@ -560,7 +605,9 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
             parts.append((f"⚠ `{visible(name)}` stays ambiguous after this write: {remaining} sources stay "
                           "enabled (keep / search-only / explicit / index); press 4 on all but one to disable "
                           "them\n\n", "bold $warning"))
-        if self.plan_error is not None:
+        if self._planning:
+            parts.append(("planning… (a large config file)", "$foreground-muted"))
+        elif self.plan_error is not None:
             parts.append((visible(picker_advice(self.plan_error), multiline=True), "$error"))
         elif self.plan is not None:
             plan = self.plan
@@ -669,6 +716,9 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
 
     def action_write(self) -> None:
         if self._busy:
+            return
+        if self._planning:
+            self._set_status("still planning the change; press ctrl+s again in a moment")
             return
         if self.plan is None:
             self._set_status(f"not written: {self.plan_error or 'no plan'}", error=True)

@@ -44,7 +44,7 @@ from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.screens.index_preview import TruncatedEntry, truncated_entries
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.worker_errors import ReportsWorkerErrors
-from skillshelf.core.budget import index_budget_chars, selected_budget_tokens
+from skillshelf.core.budget import index_budget_chars, selected_budget_bytes, selected_budget_tokens
 from skillshelf.core.hosts.base import EntryState, Feature
 from skillshelf.core.model import Generation
 from skillshelf.core.render import Budgeted, Form, render_budgeted
@@ -327,8 +327,13 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
             else:
                 why = "no window, no maxContextTokens: the 8,000 default"
             budget_part = f"{w.budget:,} chars ({why})   "
-        selected = (f"{w.selected_budget:,} tok for {window} (U2)" if w.selected_budget is not None
-                    else "no selected-body budget")
+        if w.selected_budget is None:
+            selected = "no selected-body budget"
+        elif self.catalog.host.labels.selected_unit == "bytes":  # Zuno compares UTF-8 bytes (Z-U)
+            in_bytes = selected_budget_bytes(context_window=w.context_window, max_selected_context_tokens=self.config_mst)
+            selected = f"{in_bytes:,} bytes ({w.selected_budget:,} tok × 4) for {window}"
+        else:
+            selected = f"{w.selected_budget:,} tok for {window} (U2)"
         self.query_one("#wi-bodies", Static).update(Content.assemble(
             (f"{label} budget ", "bold"), budget_part, ("selected bodies ", "bold"), selected))
         options: list[Option] = []

@@ -26,12 +26,15 @@ from skillshelf.core.parsecache import NO_CACHE, ParseCache, ParseCacheStore
 from skillshelf.core.paths import Environment
 
 if TYPE_CHECKING:
+    from skillshelf.core.agents import AgentSetup
     from skillshelf.core.config import Config
     from skillshelf.core.tool import ToolResult
 
 __all__ = [
+    "UNKNOWN_WINDOW",
     "BuildProgress",
     "CatalogEntry",
+    "ContextWindow",
     "EntryState",
     "Fact",
     "Feature",
@@ -42,12 +45,15 @@ __all__ = [
     "HostSession",
     "LoadedPage",
     "ProgressSink",
+    "PromptSection",
     "RootPlan",
     "SkillToolLike",
     "Throttle",
     "ToolCatalog",
     "Verdict",
     "WatchTargets",
+    "WindowOrigin",
+    "flag_window",
     "progress_sink",
     "reporting_progress",
 ]
@@ -72,6 +78,8 @@ class Feature(str, enum.Enum):
     ALWAYS = "always"
     #: same-name copies are all kept and addressed by locator (SPEC D6: visible ambiguity).
     AMBIGUITY = "ambiguity"
+    #: ``debug skill`` / ``debug agent`` can print the agent's own report shapes (``--format zuno``).
+    NATIVE_REPORTS = "native-reports"
 
 
 @dataclass(frozen=True)
@@ -79,11 +87,106 @@ class HostLabels:
     """Words a view uses for this host.
 
     ``catalog``: what the model-facing listing is called (``index``, ``catalog``);
-    ``selected``: the meter label for bodies added to every request (``required``, ``always``).
+    ``selected``: the meter label for bodies added to every request (``required``, ``always``);
+    ``selected_unit``: the unit of :meth:`HostSession.selected_budget` (``tokens``; Zuno
+    compares selected bodies in UTF-8 ``bytes``).
     """
 
     catalog: str = "index"
     selected: str = "required"
+    selected_unit: str = "tokens"
+
+
+class WindowOrigin(str, enum.Enum):
+    """Where a context window came from (conformance Z-W)."""
+
+    #: ``--context-window`` (or a what-if value)
+    FLAG = "--context-window"
+    #: the provider section of the host's configuration
+    CONFIG = "configuration"
+    #: the model catalog the host keeps on disk
+    MODEL_CATALOG = "model catalog"
+    #: skillshelf's own table of known windows
+    TABLE = "skillshelf's table"
+    #: not known: the host's defaults apply
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class ContextWindow:
+    """The model context window the budgets are computed from, and where it came from.
+
+    ``tokens``: the window (``None`` or 0: not known, the host's defaults apply); ``origin``;
+    ``model``: the ``provider/model`` it is the window of, when known; ``source``: the file
+    it was read from, when it was read from one; ``note``: why it is unknown, when it is.
+    """
+
+    tokens: int | None
+    origin: WindowOrigin
+    model: str | None = None
+    source: str = ""
+    note: str = ""
+
+    @property
+    def known(self) -> bool:
+        """True when a positive window is known."""
+        return bool(self.tokens)
+
+    def describe(self) -> str:
+        """One line: ``anthropic/claude-sonnet-4 · 200,000 tokens from the model catalog
+        (/home/u/.cache/zuno/models.json)``, or why the window is unknown."""
+        head = f"{self.model} · " if self.model else ""
+        if self.origin is WindowOrigin.UNKNOWN or not self.tokens:
+            why = f" ({self.note})" if self.note else ""
+            if self.origin is WindowOrigin.MODEL_CATALOG:
+                return f"{head}the model catalog declares no window{why}"
+            return f"{head}context window unknown{why}"
+        where = f" ({self.source})" if self.source else ""
+        return f"{head}{self.tokens:,} tokens from {self.origin.value}{where}"
+
+
+#: No window known and none configured.
+UNKNOWN_WINDOW = ContextWindow(None, WindowOrigin.UNKNOWN)
+
+
+def flag_window(tokens: int | None) -> ContextWindow:
+    """The window of ``--context-window`` (``None``: not given, unknown)."""
+    if tokens is None:
+        return UNKNOWN_WINDOW
+    return ContextWindow(tokens, WindowOrigin.FLAG, note="--context-window 0" if not tokens else "")
+
+
+@dataclass(frozen=True)
+class PromptSection:
+    """One section a host adds to the model's prompt for its skills (conformance Z-P).
+
+    ``id`` (``skills.policy``, ``skills.index``), ``source`` (the host's label for it: ``zuno
+    skill trigger policy``), ``text`` exactly as sent; ``budgeted``: the characters counted
+    against the catalog budget (the budgeted render; the rest of the section — coverage
+    sentences, a policy — is prompt cost outside the budget); ``stand_in``: the text holds
+    stand-ins of the same size for prose skillshelf does not have (Zuno not installed).
+    """
+
+    id: str
+    source: str
+    text: str
+    budgeted: int = 0
+    stand_in: bool = False
+
+    @property
+    def name(self) -> str:
+        """The short name of the section: the last part of :attr:`id` (``policy``, ``index``)."""
+        return self.id.rsplit(".", 1)[-1]
+
+    @property
+    def characters(self) -> int:
+        """Length of :attr:`text` in characters."""
+        return len(self.text)
+
+    @property
+    def bytes(self) -> int:
+        """Length of :attr:`text` in UTF-8 bytes."""
+        return len(self.text.encode("utf-8", "surrogatepass"))
 
 
 @dataclass(frozen=True)
@@ -94,7 +197,9 @@ class HostContext:
     configuration layers (``--config``); ``context_window`` in tokens (``None`` = the host's
     own default); ``pull_remote``: whether ``skills.urls`` may be downloaded; ``cache``: the
     persistent parse cache of this workspace (``None``: every build reads every file);
-    ``cancel``: set it to stop a remote pull in progress (the TUI does on quit).
+    ``cancel``: set it to stop a remote pull in progress (the TUI does on quit); ``defer_pull``:
+    the first build skips the remote pull, the next one pulls (the TUI shows the local catalog
+    at once and pulls right after).
     """
 
     cwd: str
@@ -105,6 +210,7 @@ class HostContext:
     pull_remote: bool = True
     cache: ParseCacheStore | None = field(default=None, compare=False, repr=False)
     cancel: threading.Event | None = field(default=None, compare=False, repr=False)
+    defer_pull: bool = field(default=False, compare=False)
 
     def parse_cache(self, host: str, rules: str) -> ParseCache:
         """Host ``host``'s parse cache (rules version ``rules``) for this workspace; a cache
@@ -260,6 +366,9 @@ class HostCatalog:
     ``budget_rule``: where the budget came from, in words. ``entries``: every enabled source in
     catalog order with its :class:`EntryState`. ``notes``: anything else the user should know
     (an instruction section that is absent, a text the host reads at run time …).
+    ``sections``: the prompt sections ``text`` is made of, in order, with their sizes (empty
+    for hosts that send one undivided text); ``window``: the context window the budget was
+    computed from; ``selected_rule``: the selected-body budget rule in words (``""``: none).
     """
 
     text: str
@@ -269,6 +378,9 @@ class HostCatalog:
     budget_rule: str = ""
     notes: tuple[str, ...] = ()
     unit: str = "characters"
+    sections: tuple[PromptSection, ...] = ()
+    window: ContextWindow = UNKNOWN_WINDOW
+    selected_rule: str = ""
 
     @property
     def listed(self) -> int:
@@ -360,8 +472,22 @@ class HostSession(Protocol):
         context's); ``None`` when the host has no budget."""
         ...
 
+    def window(self, context_window: int | None = None) -> ContextWindow:
+        """The context window the budgets use: ``context_window`` tokens when given (a what-if),
+        else the host's own resolution (``--context-window``, the configured model …)."""
+        ...
+
+    def agent_names(self) -> tuple[str, ...]:
+        """Agents a user can pick for this host, in the host's order (``()``: no agents)."""
+        ...
+
+    def agent(self, name: str) -> AgentSetup:
+        """What decides what agent ``name`` sees (its own data plus the configuration)."""
+        ...
+
     def selected_budget(self, context_window: int | None = None) -> int | None:
-        """The selected-body budget in tokens (SPEC U2), ``None`` when the host has none."""
+        """The selected-body budget in :attr:`HostLabels.selected_unit` (SPEC U2; Zuno: UTF-8
+        bytes, Z-U), ``None`` when the host has none."""
         ...
 
     def watch_targets(self) -> WatchTargets:
@@ -369,9 +495,10 @@ class HostSession(Protocol):
         ...
 
     def catalog(self, generation: Generation, *, context_window: int | None = None,
-                budget: int | None = None) -> HostCatalog:
+                budget: int | None = None, agent: str | None = None) -> HostCatalog:
         """The model catalog of ``generation``: ``context_window`` tokens overrides the
-        session's, ``budget`` characters overrides the host's rule."""
+        session's, ``budget`` characters overrides the host's rule; ``agent``: whose prompt
+        (hosts with agents; ``None`` = the host's default agent)."""
         ...
 
     def source_facts(self, source: Source) -> tuple[Fact, ...]:

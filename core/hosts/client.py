@@ -25,12 +25,14 @@ from dataclasses import dataclass, replace
 from functools import partial
 from types import MappingProxyType
 
+from skillshelf.core.agents import AgentSetup
 from skillshelf.core.config import Config
 from skillshelf.core.digest import compute_digest
 from skillshelf.core.fileread import FileTooLargeError, read_regular
 from skillshelf.core.frontmatter import split_document
 from skillshelf.core.hosts.base import (
     BuildProgress,
+    ContextWindow,
     Fact,
     Feature,
     HostCatalog,
@@ -43,6 +45,7 @@ from skillshelf.core.hosts.base import (
     ToolCatalog,
     Verdict,
     WatchTargets,
+    flag_window,
     progress_sink,
 )
 from skillshelf.core.model import (
@@ -321,8 +324,20 @@ class ClientSession:
         """Client hosts have no selected-body budget."""
         return None
 
+    def window(self, context_window: int | None = None) -> ContextWindow:
+        """``context_window`` tokens, else ``--context-window`` (no other source is read)."""
+        return flag_window(self._context.context_window if context_window is None else context_window)
+
+    def agent_names(self) -> tuple[str, ...]:
+        """No agent views for this host."""
+        return ()
+
+    def agent(self, name: str) -> AgentSetup:
+        """An agent that sees every source (this host has no agent rules)."""
+        return AgentSetup(name=name)
+
     def catalog(self, generation: Generation, *, context_window: int | None = None,
-                budget: int | None = None) -> HostCatalog:
+                budget: int | None = None, agent: str | None = None) -> HostCatalog:
         """The client's catalog of ``generation``; ``budget`` characters overrides its rule."""
         window = self._window(context_window)
         chars = self._host.budget(window) if budget is None else budget

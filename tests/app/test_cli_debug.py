@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from conftest import SHARED
 
-from skillshelf import __version__
 from skillshelf.app.cli import main
 
 
@@ -31,6 +30,13 @@ def skill(d: Path, name: str | None, desc: str | None = None, body: str = "body\
 def home(zuno_home):
     """The shared temporary HOME/XDG environment (tests/conftest.py)."""
     return zuno_home
+
+
+#: Zuno 0.10.3's built-in pack, in pack order (conformance Z-B).
+ZUNO_PACK_ORDER = [
+    "customize-zuno", "develop-zuno", "deepwork", "codemap", "verification-planning", "reflect",
+    "worktree", "git-workflow", "github-delivery", "ui-design", "bedrock-model-capability-review",
+]
 
 
 def run_json(capsys, *args) -> tuple[int, dict]:
@@ -116,22 +122,18 @@ def test_g1_every_reached_file_appears_once_with_host_verdicts(home, capsys):
     diag = rejected[str(paths["broken"])]["diagnostics"][0]
     assert (diag["severity"], diag["line"]) == ("error", 3)
     assert doc["summary"] == {
-        "sources": 9,  # 3 built-ins + pdf×2, good, quiet, old (disabled), searchy
-        "indexed": 6,
-        "searchable": 7,
+        "sources": 17,  # Zuno's 11 built-ins + pdf×2, good, quiet, old (disabled), searchy
+        "indexed": 14,
+        "searchable": 15,
         "explicit": 0,
         "disabled": 1,
-        "described": 7,
-        "unique": 7,
+        "described": 15,
+        "unique": 15,
         "rejected": 2,
         "ambiguous": ["pdf"],
     }
-    builtins = [s["location"] for s in doc["sources"][:3]]
-    assert builtins == [
-        f"builtin://skillshelf/{__version__}/writing-skills",
-        f"builtin://skillshelf/{__version__}/reviewing-skills",
-        f"builtin://skillshelf/{__version__}/tuning-skill-budget",
-    ]
+    builtins = [s["location"] for s in doc["sources"][:11]]
+    assert builtins == [f"builtin://zuno-orchestration/0.10.3/{name}" for name in ZUNO_PACK_ORDER]
 
 
 def test_g1_text_form_marks_ambiguous_disabled_and_rejected(home, capsys):
@@ -151,27 +153,53 @@ def test_g2_agent_fails_to_start_on_an_ambiguous_required_skill(home, capsys):
     assert rc == 1
     assert doc["ok"] is False
     assert doc["requiredSkills"]["failures"][0]["name"] == "pdf"
-    assert doc["requiredSkills"]["failures"][0]["reason"].startswith("Skill name `pdf` is ambiguous.")
+    proj = home / "proj"
+    assert doc["requiredSkills"]["failures"][0]["reason"] == (
+        "agents.docs.requiredSkills references ambiguous Skill `pdf`; matching sources: "
+        f"`{proj / '.zuno/skill/pdf/SKILL.md'}`, `{home / 'home/.agents/skills/pdf/SKILL.md'}`"
+    )
 
 
-def test_g2_profile_and_tools_hide_builtins_and_required_skills_resolve(home, capsys):
+def test_g2_a_custom_agent_sees_no_builtin_and_profile_is_a_note(home, capsys):
     paths = build_tree(home)
     rc, doc = run_json(capsys, "debug", "agent", "writer", "--json", "--cwd", str(home / "proj"), "--context-window", "200000")
     assert rc == 0 and doc["ok"] is True
-    # writing-skills needs profile build/orchestrator and tools read+write: hidden from `writer`.
-    hidden = [h["name"] for h in doc["hidden"]]
-    assert "writing-skills" in hidden
+    # Z-A: a custom agent's name is its profile; no built-in lists `writer`, so all eleven are hidden.
+    assert [h["name"] for h in doc["hidden"]] == ZUNO_PACK_ORDER
+    assert {h["reason"] for h in doc["hidden"]} == {"built-in not allowed for this agent's name or tools"}
+    assert doc["notes"] == [
+        "`agents.writer.profile` has no effect: Zuno has no `profile` key, the agent's name (writer) is its profile"
+    ]
     assert doc["requiredSkills"]["resolved"] == [{"name": "good", "location": str(paths["good"])}]
-    assert doc["budgets"]["index"]["budgetChars"] == 4000  # 2% of 200,000 tokens (SPEC U1)
-    assert doc["budgets"]["selected"]["budgetTokens"] == 20000  # 10% of 200,000 (SPEC U2)
-    assert doc["preview"].startswith("<skill_index>\n")
+    assert doc["budgets"]["index"]["budgetChars"] == 4000  # 2% of 200,000 tokens (Z-W)
+    assert doc["budgets"]["index"]["rule"] == "200,000 tokens from --context-window → index budget 2% = 4,000 characters"
+    assert (doc["budgets"]["selected"]["budget"], doc["budgets"]["selected"]["unit"]) == (80000, "bytes")  # 20,000 tok × 4
+    assert doc["window"] == {
+        "tokens": 200000, "origin": "--context-window", "model": None, "source": None, "note": None,
+        "text": "200,000 tokens from --context-window",
+    }
 
 
-def test_unknown_agent_gets_the_unrestricted_default_view(home, capsys):
+def test_unknown_agent_is_a_custom_agent_that_sees_no_builtin(home, capsys):
     build_tree(home)
     rc, doc = run_json(capsys, "debug", "agent", "nobody", "--json", "--cwd", str(home / "proj"))
     assert rc == 0
-    assert doc["configured"] is False and doc["hidden"] == []
+    assert (doc["configured"], doc["native"]) == (False, False)
+    assert [h["name"] for h in doc["hidden"]] == ZUNO_PACK_ORDER
+
+
+def test_native_review_agent_shows_its_required_skills_with_no_configuration(zuno_home, capsys):
+    proj = zuno_home / "empty"
+    proj.mkdir()
+    rc, doc = run_json(capsys, "debug", "agent", "review", "--json", "--cwd", str(proj))
+    assert (doc["configured"], doc["native"]) == (False, True)
+    assert doc["requiredSkills"]["names"] == ["codemap", "verification-planning"]
+    # review is in no built-in's profile list (Z-B table), so Zuno's own check fails both.
+    assert doc["requiredSkills"]["failures"] == [
+        {"name": "codemap", "reason": "agents.review.requiredSkills references unavailable Skill `codemap` after Agent visibility filtering"},
+        {"name": "verification-planning", "reason": "agents.review.requiredSkills references unavailable Skill `verification-planning` after Agent visibility filtering"},
+    ]
+    assert rc == 1
 
 
 def test_bad_cwd_is_a_usage_error(home, capsys):

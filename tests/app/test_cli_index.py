@@ -39,46 +39,74 @@ def run_cli(capsys, *args):
     return code, out.out, out.err
 
 
-def test_index_prints_the_rendered_text_and_one_newline(workspace, capsys):
-    from skillshelf.app.cli import build_parser
-    from skillshelf.app.common import open_catalog
-    from skillshelf.core.render import Form, render_budgeted
+#: Zuno 0.10.3's built-ins, sorted by name as the index lists them (conformance Z-B, SPEC P1).
+BUILTINS_SORTED = [
+    "bedrock-model-capability-review", "codemap", "customize-zuno", "deepwork", "develop-zuno", "git-workflow",
+    "github-delivery", "reflect", "ui-design", "verification-planning", "worktree",
+]
+POLICY_HEAD = "[Zuno 0.10.3 skill trigger policy: 1,423 characters of Zuno's own text, not shown here"
 
-    code, out, _err = run_cli(capsys, "--cwd", workspace["proj"])
+
+def test_index_prints_both_sections_joined_as_zuno_joins_them(workspace, capsys):
+    code, out, err = run_cli(capsys, "--cwd", workspace["proj"])
     assert code == 0
     assert out.endswith("</skill_index>\n") and not out.endswith("\n\n")
-    lines = out.split("\n")
+    policy, index = out[:-1].split("\n\n")
+    # Z-P: the trigger policy first — without Zuno installed, a marked stand-in of its exact size
+    assert len(policy) == 1423 and policy.startswith(POLICY_HEAD) and set(policy[120:]) == {"."}
+    lines = index.split("\n")
     # P2: the ambiguous name carries its locator right after the name attribute, in locator order
-    pdf_lines = [line for line in lines if 'name="pdf"' in line]
-    assert pdf_lines == [
+    assert [line for line in lines if 'name="pdf"' in line] == [
         f'  <skill name="pdf" source="{workspace["a"]}">Read PDFs &amp; forms.</skill>',
         f'  <skill name="pdf" source="{workspace["b"]}">Other pdf.</skill>',
     ]
     assert '  <skill name="zz-docx">Word files.</skill>' in lines
-    # exactly what render_budgeted gives for the catalog at the default U1 budget (8,000)
-    ns = build_parser().parse_args(["index", "--cwd", workspace["proj"]])
-    entries = open_catalog(ns).current.entries()
-    assert out == render_budgeted(entries, Form.INDEX, 8_000).text + "\n"
+    names = [line.split('"')[1] for line in lines[1:-1]]
+    assert names == sorted([*BUILTINS_SORTED, "pdf", "pdf", "zz-docx"])
+    # everything fits the default 8,000: no coverage sentence; the stderr notes say whose prompt
+    assert err.splitlines() == [
+        "skillshelf: zuno: the prompt of agent orchestrator",
+        "skillshelf: zuno: built-ins: Zuno 0.10.3 (skillshelf's data; Zuno's own texts are stand-ins of the same size)",
+        "skillshelf: zuno: Zuno's texts: no `zuno` found on PATH (or $SKILLSHELF_ZUNO_BIN): Zuno's own texts are "
+        "shown as stand-ins of the same size",
+    ]
 
 
-def test_index_json_document(workspace, capsys):
+def test_index_json_document_gives_each_section_and_its_size(workspace, capsys):
     code, out, _ = run_cli(capsys, "--cwd", workspace["proj"], "--json", "--budget", "0")
     assert code == 0
     doc = json.loads(out)
-    assert set(doc) == {"host", "client", "text", "rendered", "truncated", "omitted", "omittedNames",
-                        "truncatedNames", "searchOnly", "budget", "budgetRule"}
-    assert (doc["host"], doc["client"], doc["budgetRule"]) == ("zuno", "Zuno 0.10.3", "--budget 0 characters")
-    assert doc["text"] == "" and doc["rendered"] == 0 and doc["budget"] == 0
-    assert doc["omitted"] == len(doc["omittedNames"]) >= 3
-    assert doc["omittedNames"].count("pdf") == 2 and "zz-docx" in doc["omittedNames"]
+    assert set(doc) == {"host", "client", "text", "sections", "rendered", "truncated", "omitted", "omittedNames",
+                        "truncatedNames", "searchOnly", "budget", "usedChars", "budgetRule", "selectedRule",
+                        "window", "notes"}
+    index = (
+        '<skill_index listed="0" total="14" />\nThe metadata budget omitted 14 entries. Action `list` pages '
+        "through all 14 model-discoverable skills, and action `search` queries the same set."
+    )
+    policy = doc["sections"][0]
+    assert (policy["id"], policy["source"], policy["characters"], policy["bytes"], policy["budgeted"],
+            policy["standIn"]) == ("skills.policy", "zuno skill trigger policy", 1423, 1423, 0, True)
+    assert doc["sections"][1] == {"id": "skills.index", "source": "discovered skill index", "text": index,
+                                  "characters": 181, "bytes": 181, "budgeted": 0, "standIn": False}
+    assert doc["text"] == policy["text"] + "\n\n" + index
+    assert (doc["rendered"], doc["budget"], doc["usedChars"], doc["omitted"]) == (0, 0, 0, 14)
+    assert doc["omittedNames"] == sorted([*BUILTINS_SORTED, "pdf", "pdf", "zz-docx"])
+    assert doc["budgetRule"] == "--budget 0 characters"
+    assert doc["client"] == "Zuno 0.10.3"
 
 
 def test_index_budget_override_keeps_name_only_lines(workspace, capsys):
-    # frame 28 + the cheapest name-only line: zz-docx costs 19 + 7 + 1 = 27 → 55 fits it alone
+    # frame 28 + the cheapest name-only line: codemap and zz-docx cost 19 + 7 + 1 = 27, the name
+    # breaks the tie → 55 fits codemap alone; Zuno's coverage sentence follows the render
     _code, out, _ = run_cli(capsys, "--cwd", workspace["proj"], "--budget", "55", "--json")
     doc = json.loads(out)
-    assert doc["text"] == '<skill_index>\n  <skill name="zz-docx" />\n</skill_index>'
-    assert (doc["rendered"], doc["truncated"], doc["truncatedNames"]) == (1, 1, ["zz-docx"])
+    assert doc["sections"][1]["text"] == (
+        '<skill_index>\n  <skill name="codemap" />\n</skill_index>\nCatalog coverage: 1 of 14 indexed source '
+        "identities; 13 omitted entries remain available through action `list` or `search`. 1 rendered "
+        "description(s) were shortened first."
+    )
+    assert doc["sections"][1]["budgeted"] == doc["usedChars"] == 55
+    assert (doc["rendered"], doc["truncated"], doc["truncatedNames"]) == (1, 1, ["codemap"])
 
 
 def test_u1_default_budget_follows_context_window(workspace, capsys):
@@ -133,12 +161,15 @@ def test_context_window_zero_means_unknown(workspace, capsys):
 
 
 def test_a_broken_config_layer_is_announced_on_stderr_while_stdout_stays_exact(zuno_home, capsys, monkeypatch):
-    """SPEC K1/C2: the layer is skipped, the index still prints, and stderr says why."""
-    monkeypatch.setenv("ZUNO_CONFIG_CONTENT", "{not json")
+    """Z-K/C2: the index still prints, and stderr says first that Zuno would refuse to start."""
+    monkeypatch.setenv("ZUNO_CONFIG_CONTENT", '{"skills": ')
     from skillshelf.app.cli import main as cli_main
 
     assert cli_main(["index", "--cwd", str(zuno_home / "proj")]) == 0
     out = capsys.readouterr()
-    assert out.out.startswith("<skill_index>\n")
+    assert out.out.startswith(POLICY_HEAD) and out.out.endswith("</skill_index>\n")
+    # Z-K: Zuno refuses a layer it cannot parse; said first on stderr, the index still prints
     err = out.err.splitlines()
-    assert len(err) == 1 and err[0].startswith("skillshelf: warning: $ZUNO_CONFIG_CONTENT:1:6: ")
+    assert err[0] == ("skillshelf: Zuno would refuse to start: $ZUNO_CONFIG_CONTENT:1:12: expected a value, "
+                      "found the end of the text")
+    assert not any(line.startswith("skillshelf: warning:") for line in err)  # said once

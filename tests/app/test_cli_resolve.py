@@ -180,7 +180,8 @@ def test_resolve_refuses_unparsable_config(ws, capsys):
     code, out, err = run(capsys, "resolve", "pdf", "--keep", project_pdf, "--cwd", str(proj))
     assert (code, out) == (1, "")
     lines = err.splitlines()
-    assert lines[0].startswith(f"skillshelf: warning: {target}:1:")  # the skipped layer, announced
+    # Z-K: the layer Zuno cannot parse is announced first as a refusal
+    assert lines[0] == f"skillshelf: Zuno would refuse to start: {target}:1:12: expected a value, found the end of the text"
     assert lines[1].startswith(f"skillshelf resolve: {target}:1:")
     assert "--file" in err
     assert target.read_text() == '{"skills": '

@@ -61,7 +61,7 @@ def test_watch_json_first_line_is_the_initial_generation(project):
     assert proc.wait(15) == 0
     assert line["generation"] == 1
     assert (line["added"], line["changed"], line["removed"]) == ([], [], [])
-    assert line["sources"] == 4  # three built-ins and spreadsheet
+    assert line["sources"] == 12  # Zuno's eleven built-ins and spreadsheet
     assert len(line["digest"]) == 64 and line["warnings"] == []
 
 

@@ -17,6 +17,7 @@ from skillshelf.app.screens.main import MainScreen
 from skillshelf.app.tui import display_path
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.filter import FilterIndex
+from skillshelf.core.hosts.zuno.installed import policy_marker
 from skillshelf.core.paths import Environment
 from skillshelf.core.render import Form, render_budgeted
 from skillshelf.core.tokens import TokenCounter
@@ -60,12 +61,22 @@ async def test_header_rows_and_meter(catalog):
         assert states == ["✓ ", "◆ ", "◆ ", "✓!", "✓s", "✗!"]
         meter = app.screen.query_one(BudgetMeter)
         expected = render_budgeted(catalog.current.entries(), Form.INDEX, 8000)
-        tokens = TokenCounter().count(expected.text)
+        # Z-P: the budget counts the index render; the prompt is both sections (the policy stand-in
+        # of Zuno's 1,423 characters, then the index with Zuno's search-only sentence for xlsx)
+        index = expected.text + (
+            "\n1 additional search-only Skill source(s) are omitted from the initial index and remain available "
+            "through action `search` or paged action `list`."
+        )
+        prompt = policy_marker("0.10.3") + "\n\n" + index
+        tokens = TokenCounter().count(prompt)
         assert (meter.used, meter.limit, meter.truncated, meter.omitted) == (len(expected.text), 8000, 0, 0)
+        assert (meter.prompt, meter.sections) == (len(prompt), (("policy", 1423), ("index", len(index))))
+        assert (meter.used, meter.prompt) == (443, 2013)
         assert (meter.tokens, meter.tokens_exact) == (tokens.tokens, tokens.exact)
-        est = -(-len(expected.text) // 4)
-        assert "index █" in text and (
-            f" {len(expected.text):,} / 8,000 chars · {tokens.tokens:,} tok (agent est. {est:,}) · 0 truncated · 0 omitted" in text)
+        est = -(-len(prompt) // 4)
+        assert "index █" in text and " 443 / 8,000 chars · 0 truncated · 0 omitted" in text
+        assert (f"prompt 2,013 chars (policy 1,423 + index 588, joined by a blank line) · {tokens.tokens:,} tok "
+                f"(agent est. {est:,})") in text
 
 
 async def test_filter_narrows_and_escape_clears(catalog):

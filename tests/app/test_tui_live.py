@@ -291,7 +291,7 @@ async def test_u1_session_window_recomputes_main_meters(project):
         await settle(app, pilot)
         meter = app.main_screen.query_one(BudgetMeter)
         assert meter.limit == 8000
-        assert app.main_screen.query_one(SelectedMeter).budget == 8000
+        assert app.main_screen.query_one(SelectedMeter).budget == 32_000  # Z-U: 8,000 tokens × 4 bytes
         app.session_context_window = 128_000
         await settle(app, pilot)
         budget = index_budget_chars(max_context_tokens=None, context_window=128_000)
@@ -299,8 +299,8 @@ async def test_u1_session_window_recomputes_main_meters(project):
         expected = render_budgeted(cat.current.entries(), Form.INDEX, budget)
         assert (meter.limit, meter.used, meter.truncated, meter.omitted) == (
             budget, len(expected.text), expected.truncated, expected.omitted)
-        assert app.main_screen.query_one(SelectedMeter).budget == selected_budget_tokens(
-            context_window=128_000, max_selected_context_tokens=None) == 12_800
+        assert selected_budget_tokens(context_window=128_000, max_selected_context_tokens=None) == 12_800
+        assert app.main_screen.query_one(SelectedMeter).budget == 51_200  # Z-U: 12,800 tokens × 4 bytes
         assert header(app).endswith(" ─ what-if window 128,000")
 
 

@@ -136,3 +136,22 @@ async def test_preset_choices_for_several_names_and_the_preview_says_why_a_path_
         assert f'+ {{"path": "{tree.docx}", "exposure": "search"}}' in plan
         assert (f"absolute: {tree.home}/.config/zuno/zuno.json applies to every project, so a "
                 "project-relative path could match another project's file") in plan.replace("\n  ", " ")
+
+
+async def test_a_large_config_is_planned_off_the_event_loop(tmp_path):
+    entries = ",\n".join(f'      {{"path": "/srv/s{i}/SKILL.md", "exposure": "search"}}' for i in range(6000))
+    tree = Tree(tmp_path, config='{\n  "skills": {\n    "config": [\n' + entries + "\n    ]\n  }\n}\n")
+    assert tree.config.stat().st_size > 256 * 1024
+    app = make_app(tree)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.main_screen.jump_to_row(row_of(app, tree.pdf_project))
+        await pilot.press("a")
+        picker = app.screen
+        assert isinstance(picker, AmbiguityPicker)
+        await settle(app, pilot)
+        assert '+ {"path": "~/.agents/skills/pdf/SKILL.md", "enabled": false}' in static_text(picker, "#picker-plan")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert tree.config.read_text(encoding="utf-8").endswith(
+            '"exposure": "search"},\n      {"path": "~/.agents/skills/pdf/SKILL.md", "enabled": false}\n    ]\n  }\n}\n')

@@ -10,6 +10,7 @@ from tui_fixtures import FixedCatalog
 from skillshelf.app.screens.index_preview import IndexPreviewScreen, SavePathScreen
 from skillshelf.core.config import Config
 from skillshelf.core.hosts import get_host
+from skillshelf.core.hosts.zuno.installed import policy_marker
 from skillshelf.core.model import Exposure, Generation, Provenance, Source
 
 SIZE = (140, 42)
@@ -54,15 +55,23 @@ async def test_p5_preview_index_truncation_and_forms():
         screen = app.screen
         assert isinstance(screen, IndexPreviewScreen)
         area = screen.query_one("#ip-text", TextArea)
-        assert area.text == (
+        # Z-P: the whole prompt — Zuno's policy (a stand-in of its 1,423 characters), a blank line,
+        # the budgeted index and Zuno's coverage sentences
+        index = (
             "<skill_index>\n"
             '  <skill name="alpha">Alpha skill Alpha skill Alpha skill...</skill>\n'
             '  <skill name="beta">Beta</skill>\n'
             '  <skill name="gamma">Gamma helper Gamma helper Gamma hel...</skill>\n'
-            "</skill_index>")
+            "</skill_index>\n"
+            "2 skill description(s) were shortened to fit the model-visible metadata budget; every source identity "
+            "remains available.\n"
+            "2 additional search-only Skill source(s) are omitted from the initial index and remain available through "
+            "action `search` or paged action `list`.")
+        assert area.text == policy_marker() + "\n\n" + index
         assert side_rows(screen) == ["✂ alpha  119 → 38 (−81)", "✂ gamma  259 → 38 (−221)"]
         summary = str(screen.query_one("#ip-summary", Static).render())
-        assert "budget 200 chars\ntext   200 chars" in summary
+        assert ("budget 200 chars\nbudgeted 200 chars (the index render)\n"
+                f"sections policy 1,423 (stand-in) + index {len(index):,}\ntext   {1423 + 2 + len(index):,} chars") in summary
         assert "3 rendered · 2 truncated (cap 38)\n0 omitted · 2 search-only (counted, not listed)\n" in summary
         assert area.show_cursor is False  # read-only text: no stray cursor glyph
         # selecting a truncated entry selects its description in the text
@@ -93,7 +102,7 @@ async def test_p5_preview_index_truncation_and_forms():
         await pilot.press("f")
         await settle(app, pilot)
         assert screen.query_one(Tabs).active == "form-index"
-        assert area.text.startswith("<skill_index>\n")
+        assert area.text.startswith("[Zuno 0.10.3 skill trigger policy: ")
         await pilot.press("escape")
         assert not isinstance(app.screen, IndexPreviewScreen)
 

@@ -62,7 +62,7 @@ async def test_u1_whatif_presets_and_free_entry():
         assert (meter.used, meter.limit, meter.truncated, meter.omitted) == (638, 640, 10, 0)
         bodies = str(screen.query_one("#wi-bodies", Static).render())
         assert "index budget 640 chars (2% of a 32,000-token window)" in bodies
-        assert "selected bodies 3,200 tok for a 32,000-token window (U2)" in bodies
+        assert "selected bodies 12,800 bytes (3,200 tok × 4) for a 32,000-token window" in bodies  # Z-U
 
         await pilot.press("2")                          # 128k → 2,560 characters
         await settle(app, pilot)

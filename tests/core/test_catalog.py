@@ -89,16 +89,17 @@ def test_h1_digest_follows_the_conformance_byte_layout(tmp_path):
     write(f"{tree.agents}/sheet/agents/zuno.yaml", "interface:\n  display_name: Sheets\npolicy:\n  exposure: search\n")
     gen = tree.open().current
     h = hashlib.sha256()
-    for s in gen.sources:
+    for s in gen.sources:  # Z-H: Zuno's layout
         h.update("\0".join([s.name, s.location, s.description or "", s.display_name or "",
-                            s.short_description or ""]).encode())
-        h.update(b"\0" + bytes([{"index": 0, "search": 1, "explicit": 2}[s.exposure.value]]))
+                            s.short_description or ""]).encode() + b"\0")
+        h.update(bytes([{"index": 0, "search": 1, "explicit": 2}[s.exposure.value]]))  # no NUL before it
         for m in s.metadata_sources:
-            h.update(b"\0" + m.encode())
-        h.update(b"\0" + s.content_sha256.encode() + b"\xff")
+            h.update(m.encode() + b"\0")
+        h.update(bytes.fromhex(s.content_sha256) + b"\xff")  # the raw 32 bytes
     for w in gen.warnings:
         h.update(w.source.encode() + b"\0" + w.message.encode() + b"\xff")
     assert gen.digest == h.hexdigest()
+    assert len(gen.sources) == 12  # Zuno's eleven built-ins (hashed with their content digests) + 1
     sheet = gen.named("spreadsheet")[0]
     assert sheet.exposure is Exposure.SEARCH and sheet.display_name == "Sheets"
     assert sheet.metadata_sources == (f"{tree.agents}/sheet/agents/zuno.yaml",)

@@ -72,25 +72,60 @@ def rules_config(t: Env, entries: list[dict]) -> Config:
 
 
 def test_k1_layer_order_lowest_first(t: Env) -> None:
+    """Z-K: the order Zuno's own test fixes: global, $ZUNO_CONFIG, bare files outermost first,
+    .zuno folders nearest first, $HOME/.zuno, $ZUNO_CONFIG_DIR, inline content, managed; .json
+    before .jsonc in every folder; skillshelf's --config last."""
+    managed = t.root / "managed"
     paths = [
         (t.write("xdg/zuno/zuno.json", {}), "global"),
         (t.write("xdg/zuno/zuno.jsonc", {}), "global"),
-        (t.write("repo/zuno.json", {}), "project"),
-        (t.write("repo/sub/zuno.jsonc", {}), "project"),
-        (t.write("repo/.zuno/zuno.json", {}), "project-zuno"),
-        (t.write("repo/sub/.zuno/zuno.json", {}), "project-zuno"),
-        (t.write("repo/sub/.zuno/zuno.jsonc", {}), "project-zuno"),
     ]
     single = t.write("elsewhere/one.json", {})
+    paths += [
+        (single, "env-file"),
+        (t.write("repo/zuno.json", {}), "project"),
+        (t.write("repo/sub/zuno.jsonc", {}), "project"),
+        (t.write("repo/sub/.zuno/zuno.json", {}), "project-zuno"),
+        (t.write("repo/sub/.zuno/zuno.jsonc", {}), "project-zuno"),
+        (t.write("repo/.zuno/zuno.json", {}), "project-zuno"),
+        (t.write("home/.zuno/zuno.jsonc", {}), "home-zuno"),
+    ]
     cdir = t.write("cdir/zuno.jsonc", {})
     cli = t.write("cli.json", {})
+    mjson = t.write("managed/zuno.json", {})
     env = {"ZUNO_CONFIG": str(single), "ZUNO_CONFIG_DIR": str(cdir.parent),
-           "ZUNO_CONFIG_CONTENT": "{}"}
+           "ZUNO_CONFIG_CONTENT": "{}", "ZUNO_TEST_MANAGED_CONFIG_DIR": str(managed)}
     got = config_files(cwd=str(t.cwd), worktree=str(t.repo), xdg_config_home=str(t.xdg),
-                       env=env, extra=[str(cli)])
+                       env=env, extra=[str(cli)], home=str(t.home), platform="linux")
     assert got == [(str(p), k) for p, k in paths] + [
-        (str(single), "env-file"), (str(cdir), "env-dir"),
-        ("$ZUNO_CONFIG_CONTENT", "env-content"), (str(cli), "cli")]
+        (str(cdir), "env-dir"), ("$ZUNO_CONFIG_CONTENT", "env-content"), (str(mjson), "managed"),
+        (str(cli), "cli")]
+
+
+def test_k1_managed_folder_per_system_and_macos_preferences(t: Env) -> None:
+    """Z-K 8–9: /etc/zuno, /Library/Application Support/zuno, %ProgramData%\\zuno; the macOS
+    managed-preferences layer is listed on macOS only."""
+    from skillshelf.core.config import _managed_dir
+
+    assert _managed_dir({}, "linux") == "/etc/zuno"
+    assert _managed_dir({}, "darwin") == "/Library/Application Support/zuno"
+    assert _managed_dir({"ProgramData": "D:\\PD"}, "win32") == os.path.join("D:\\PD", "zuno")
+    assert _managed_dir({"ZUNO_TEST_MANAGED_CONFIG_DIR": "/m"}, "linux") == "/m"
+    mac = config_files(cwd=str(t.cwd), worktree=str(t.repo), xdg_config_home=str(t.xdg), env={},
+                       home=str(t.home), platform="darwin")
+    assert mac[-1] == ("mobileconfig:ai.zuno.managed", "managed-preferences")
+    linux = config_files(cwd=str(t.cwd), worktree=str(t.repo), xdg_config_home=str(t.xdg), env={},
+                         home=str(t.home), platform="linux")
+    assert linux == []
+
+
+def test_k1_home_zuno_is_read_once_when_it_is_on_the_walk(t: Env) -> None:
+    """$HOME/.zuno already found as a project .zuno keeps its project place (Zuno's `unique`)."""
+    (t.home / "proj").mkdir()
+    t.write("home/.zuno/zuno.json", {})
+    got = config_files(cwd=str(t.home / "proj"), worktree=None, xdg_config_home=str(t.xdg), env={},
+                       home=str(t.home), platform="linux")
+    assert got == [(str(t.home / ".zuno" / "zuno.json"), "project-zuno")]
 
 
 def test_k1_walk_is_bounded_by_the_worktree(t: Env) -> None:
@@ -123,25 +158,27 @@ def test_k1_objects_merge_and_arrays_replace(t: Env) -> None:
     assert cfg.paths == ("c",)  # replaced, not concatenated
     assert cfg.urls == ("u1",)
     assert cfg.max_context_tokens == 100
-    assert cfg.agents["build"] == AgentConfig("build", (), "build", ("bash",))
+    assert cfg.agents["build"] == AgentConfig("build", (), ("bash",))
 
 
 def test_k1_nearer_project_layers_win(t: Env) -> None:
+    """Z-K: bare files nearest last (nearer wins); `.zuno` folders nearest *first*, so the
+    outermost `.zuno` wins; `.zuno` layers come after every bare file."""
     t.write("repo/zuno.json", {"skills": {"paths": ["root"]}})
     t.write("repo/sub/zuno.json", {"skills": {"paths": ["sub"]}})
     assert t.load().paths == ("sub",)
     t.write("repo/.zuno/zuno.json", {"skills": {"paths": ["root-dotzuno"]}})
     assert t.load().paths == ("root-dotzuno",)  # .zuno layers come after bare files
     t.write("repo/sub/.zuno/zuno.json", {"skills": {"paths": ["sub-dotzuno"]}})
-    assert t.load().paths == ("sub-dotzuno",)
+    assert t.load().paths == ("root-dotzuno",)  # the outermost .zuno is read last
 
 
-def test_k1_zuno_config_file_layer(t: Env) -> None:
+def test_k1_zuno_config_file_layer_is_below_every_project_layer(t: Env) -> None:
     t.write("repo/sub/.zuno/zuno.json", {"skills": {"paths": ["project"], "urls": ["p"]}})
-    t.write("repo/sub/mine.json", {"skills": {"paths": ["env"]}})
+    t.write("repo/sub/mine.json", {"skills": {"paths": ["env"], "urls": ["e"]}})
     cfg = t.load({"ZUNO_CONFIG": "mine.json"})  # relative → joined to cwd
-    assert (cfg.paths, cfg.urls) == (("env",), ("p",))
-    assert cfg.layers[-1].kind == "env-file"
+    assert (cfg.paths, cfg.urls) == (("project",), ("p",))
+    assert [layer.kind for layer in cfg.layers] == ["env-file", "project-zuno"]
 
 
 def test_k1_zuno_config_missing_file_warns(t: Env) -> None:
@@ -158,12 +195,14 @@ def test_k1_zuno_config_dir_layer(t: Env) -> None:
     assert (cfg.paths, cfg.urls) == (("dir-jsonc",), ("d",))
 
 
-def test_k1_zuno_config_dir_equal_to_global_is_one_layer(t: Env) -> None:
+def test_k1_zuno_config_dir_equal_to_global_is_read_again_after_the_project(t: Env) -> None:
+    """Z-K: Zuno's directory list keeps the global folder first, but since it equals
+    $ZUNO_CONFIG_DIR it is read again in the directory pass, above the bare project files."""
     t.write("xdg/zuno/zuno.json", {"skills": {"paths": ["g"]}})
     t.write("repo/zuno.json", {"skills": {"paths": ["p"]}})
     cfg = t.load({"ZUNO_CONFIG_DIR": str(t.xdg / "zuno")})
-    assert cfg.paths == ("p",)
-    assert [layer.kind for layer in cfg.layers] == ["global", "project"]
+    assert cfg.paths == ("g",)
+    assert [layer.kind for layer in cfg.layers] == ["global", "project", "env-dir"]
 
 
 def test_k1_zuno_config_content_layer_beats_files(t: Env) -> None:
@@ -306,12 +345,20 @@ def test_k2_keys_are_read(t: Env) -> None:
         "agents": {"plan": {"requiredSkills": ["pdf"], "profile": "plan", "tools": []},
                    "bare": {}}})
     cfg = t.load()
-    assert cfg.diagnostics == ()
+    layer = str(t.repo / ".zuno" / "zuno.json")
+    # Z-A: there is no `profile` key (Zuno sweeps it into `options`): said, never used
+    assert [(d.severity, d.code, d.field) for d in cfg.diagnostics] == [
+        (Severity.WARNING, "config-ignored", "agents.plan.profile")]
     assert cfg.include_instructions is False
     assert (cfg.max_context_tokens, cfg.max_selected_context_tokens) == (2000, 0)
-    assert cfg.agents["plan"] == AgentConfig("plan", ("pdf",), "plan", ())
-    assert cfg.agents["bare"] == AgentConfig("bare", (), None, None)
-    assert cfg.merged["model"] == "ignored"
+    assert cfg.agents["plan"] == AgentConfig("plan", ("pdf",), ())
+    assert cfg.agents["bare"] == AgentConfig("bare", (), None)
+    assert cfg.model == "ignored"
+    # Z-K: Zuno refuses a zero token count and an empty tool list
+    assert [(r.path, r.field, r.reason) for r in cfg.refusals] == [
+        (layer, "skills.maxSelectedContextTokens", "invalid value: integer `0`, expected a nonzero u32"),
+        (layer, "agents.plan.tools", "`agents.plan.tools` must name at least one tool"),
+    ]
 
 
 def test_k2_wrong_types_become_diagnostics_with_file_field_line(t: Env) -> None:
@@ -331,7 +378,7 @@ def test_k2_wrong_types_become_diagnostics_with_file_field_line(t: Env) -> None:
     assert cfg.urls == ()
     assert cfg.include_instructions is True
     assert (cfg.max_context_tokens, cfg.max_selected_context_tokens) == (None, None)
-    assert cfg.agents["a"] == AgentConfig("a", (), None, ())
+    assert cfg.agents["a"] == AgentConfig("a", (), ())
     assert "b" not in cfg.agents
     got = [(d.severity, d.code, d.field, d.line, d.column, d.path) for d in cfg.diagnostics]
     e, c, p = Severity.ERROR, "config-invalid", str(bad)
@@ -344,7 +391,7 @@ def test_k2_wrong_types_become_diagnostics_with_file_field_line(t: Env) -> None:
         (e, c, "skills.maxSelectedContextTokens", 7, 33, p),
         (e, c, "agents.a.requiredSkills", 9, 66, p),
         (e, c, "agents.a.tools[0]", 9, 30, p),
-        (e, c, "agents.a.profile", 9, 45, p),
+        (Severity.WARNING, "config-ignored", "agents.a.profile", 9, 45, p),
         (e, c, "agents.b", 9, 77, p),
     ]
     assert cfg.diagnostics[0].message == (

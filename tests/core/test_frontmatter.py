@@ -232,7 +232,7 @@ def test_z012_an_absent_file_is_unreadable_naming_the_path(tmp_path):
     missing = str(tmp_path / "nowhere" / "SKILL.md")
     r = parse_skill_file(missing)
     assert r.warning.kind == "Unreadable" and r.warning.source == missing
-    assert r.warning.message == f"failed to read skill {missing}: No such file or directory (os error 2)"
+    assert r.warning.message == f"failed to read skill {missing}: entity not found"  # Z-T: ErrorKind text
     assert r.body == "" and codes(r) == ["unreadable"]
 
 
@@ -252,18 +252,22 @@ def test_z013_round_trips_a_good_skill(tmp_path):
 # ---- F1: decoding --------------------------------------------------------------------------
 
 
-def test_f1_bom_is_skipped_with_an_info():
-    r = parse_skill_bytes(b"\xef\xbb\xbf---\nname: b\ndescription: d\n---\nB\n", LOC)
-    assert (r.name, r.description, r.body) == ("b", "d", "B\n")
-    assert [(d.code, d.severity) for d in r.diagnostics] == [("bom", Severity.INFO)]
-    assert not any(str(k).startswith("\ufeff") for k in r.frontmatter)
+def test_f1_bom_means_no_frontmatter_for_zuno():
+    """Z-F: the file must start with `---`; with a BOM it does not, so there is no name."""
+    data = b"\xef\xbb\xbf---\nname: b\ndescription: d\n---\nB\n"
+    r = parse_skill_bytes(data, LOC)
+    assert (r.name, r.description, r.body) == (None, None, data.decode("utf-8"))
+    assert r.warning.kind == "MissingName"
+    assert [(d.code, d.severity) for d in r.diagnostics] == [("bom", Severity.WARNING), ("missing-name", Severity.ERROR)]
+    assert r.diagnostics[0].message == ("the file starts with a UTF-8 byte-order mark: Zuno sees no frontmatter "
+                                        "(the file does not start with `---`)")
 
 
 def test_f1_invalid_utf8_is_unreadable_with_the_byte_offset():
     data = b"---\nname: caf\xe9\n---\nB\n"
     r = parse_skill_bytes(data, LOC)
     assert r.warning.kind == "Unreadable"
-    assert r.warning.message == f"failed to read skill {LOC}: stream did not contain valid UTF-8"
+    assert r.warning.message == f"failed to read skill {LOC}: invalid data"  # Z-T
     d = r.diagnostics[0]
     assert (d.code, d.severity, d.line, d.column) == ("not-utf8", Severity.ERROR, 2, 10)
     assert d.message == "file is not UTF-8: byte 0xE9 at offset 13 is invalid"
@@ -282,16 +286,21 @@ def test_f1_utf16_bom_is_named():
 # ---- F2 details ----------------------------------------------------------------------------
 
 
-def test_f2_delimiter_is_a_line_not_a_substring():
+def test_f2_zuno_closes_at_the_first_newline_dashes_substring():
+    """Z-F: `\\n---` closes the block wherever it starts a line: `----` and `---# Title` end
+    it and the rest of that line begins the body; `a---b` inside a value does not."""
     r = p("---\nname: a\ndescription: a---b\n---\nB\n")
-    assert r.description == "a---b"
+    assert (r.description, r.body) == ("a---b", "B\n")
     r = p("---\nname: a\ndescription: x\n---- \n---\nB\n")
-    assert r.warning is not None  # `----` does not close; the block then holds a bad line
+    assert (r.name, r.description, r.body) == ("a", "x", "- \n---\nB\n")
+    r = p("---\nname: a\n---# Title\nB\n")
+    assert (r.name, r.body, r.host_split.body_line) == ("a", "# Title\nB\n", 3)
+    assert r.split.unclosed  # the line rule (the lint's) finds no closing line
 
 
-def test_f2_trailing_blanks_after_delimiters_are_ignored():
+def test_f2_only_one_cr_and_one_newline_follow_the_closing_dashes():
     r = p("--- \t\nname: a\n---  \nB\n")
-    assert (r.name, r.body) == ("a", "B\n")
+    assert (r.name, r.body) == ("a", "  \nB\n")
 
 
 def test_f2_anything_before_the_opening_line_means_no_frontmatter():
@@ -316,12 +325,14 @@ def test_f2_split_reports_line_numbers():
 # ---- F3 limits -----------------------------------------------------------------------------
 
 
-def test_f3_frontmatter_over_64_kib_is_refused():
+def test_f3_frontmatter_over_64_kib_is_skillshelfs_own_limit():
+    """Z-F: Zuno has no size limit; skillshelf's safety limit is reported as skillshelf's."""
     big = "x" * (64 * 1024)
     r = p(f"---\nname: a\ndescription: {big}\n---\nB\n")
-    assert r.warning.kind == "Frontmatter"
+    assert r.warning.kind == "skillshelf-limit"
     assert codes(r) == ["frontmatter-too-large"]
-    assert "above the 65536-byte limit" in r.warning.message
+    assert r.warning.message == (f"skillshelf did not parse {LOC}: frontmatter is 65558 bytes, above skillshelf's "
+                                 "safety limit of 65536 bytes (Zuno itself has no limit and would parse it)")
 
 
 def test_f3_alias_expansion_beyond_the_limit_is_a_yaml_bomb():
@@ -331,7 +342,7 @@ def test_f3_alias_expansion_beyond_the_limit_is_a_yaml_bomb():
         lines.append(f"{level}: &{level} [" + ", ".join(f"*{prev}" for _ in range(10)) + "]")
         prev = level
     r = p("---\n" + "\n".join(lines) + "\n---\nB\n")
-    assert r.warning.kind == "Frontmatter"
+    assert r.warning.kind == "skillshelf-limit"  # Z-F: skillshelf's safety limit, not Zuno's
     assert codes(r) == ["yaml-bomb"]
     assert f"exceeds {MAX_EXPANDED_NODES} nodes" in r.warning.message
 
@@ -370,7 +381,7 @@ def test_f3_json_error_has_line_and_column():
 
 
 def test_f3_yaml_error_position_is_relative_to_the_file():
-    r = parse_skill_bytes(b"\xef\xbb\xbf---\nname: a\nmetadata:\n\tversion: 1\n---\n", LOC)
+    r = parse_skill_bytes(b"---\nname: a\nmetadata:\n\tversion: 1\n---\n", LOC)
     d = next(x for x in r.diagnostics if x.code == "yaml-error")
     assert (d.line, d.column) == (4, 1)
 
@@ -383,7 +394,7 @@ def test_directory_named_skill_md_is_unreadable(tmp_path):
     d.mkdir()
     r = parse_skill_file(str(d))
     assert r.warning.kind == "Unreadable"
-    assert r.warning.message == f"failed to read skill {d}: Is a directory (os error 21)"
+    assert r.warning.message == f"failed to read skill {d}: is a directory"  # Z-T: ErrorKind text
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads any file")

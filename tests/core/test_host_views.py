@@ -48,7 +48,10 @@ def test_l3_zuno_pages_follow_the_tool_cursors(tmp_path):
     cat = _zuno(tmp_path)
     big = next(s for s in cat.current.sources if s.name == "big")
     session = cat.session
-    assert session.source_facts(big) == ()
+    (select,) = session.source_facts(big)  # Z-A: $name, /name and the bare name
+    assert (select.label, select.value, select.detail) == ("select", "3 of 3 ways select it", (
+        "$big  preloads this skill", "/big  runs this skill",
+        "big (in a prompt)  preloads this skill when the word stands alone"))
     first = session.load_page(big)
     assert (first.label, first.pages, first.first_line, first.complete) == ("skill tool load", 3, 5, False)
     assert first.text.startswith("Loaded skill `big`.") and "--- BEGIN SKILL BODY ---" in first.text

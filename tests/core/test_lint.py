@@ -20,6 +20,7 @@ from skillshelf.core.lint import (
     suggest_name,
 )
 from skillshelf.core.model import Severity
+from skillshelf.core.walklimits import MAX_WALK_DEPTH
 
 
 def skill(root: Path, folder: str, text: str | bytes, filename: str = "SKILL.md") -> Path:
@@ -339,8 +340,9 @@ def _nest(top, name: str, levels: int) -> int:
     return fd
 
 
-def test_a_tree_deeper_than_the_recursion_limit_is_walked(tmp_path):
-    """os.walk recursed once per level and raised RecursionError past ~1,000 levels."""
+def test_a_tree_deeper_than_the_recursion_limit_is_walked_to_the_depth_limit(tmp_path):
+    """os.walk recursed once per level and raised RecursionError past ~1,000 levels; the walk is
+    iterative and stops at skillshelf's depth limit, saying so (SPEC D4)."""
     fd = _nest(tmp_path, "d", 1100)
     try:
         out = os.open("SKILL.md", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
@@ -350,8 +352,10 @@ def test_a_tree_deeper_than_the_recursion_limit_is_walked(tmp_path):
         os.close(fd)
     try:
         (report,) = lint_paths([str(tmp_path)])
-        assert report.path == os.path.join(str(tmp_path), *(["d"] * 1100), "SKILL.md")
-        assert report.valid
+        assert report.path == str(tmp_path)
+        assert [(d.code, d.severity) for d in report.diagnostics] == [("walk-limit", Severity.WARNING)]
+        deepest = os.path.join(str(tmp_path), *(["d"] * (MAX_WALK_DEPTH + 1)))
+        assert f"{deepest} and folders as deep are not read" in report.diagnostics[0].message
     finally:
         _split_chain(tmp_path, "d", 1100)
 
@@ -378,8 +382,10 @@ def _split_chain(top, name: str, levels: int, step: int = 400) -> None:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux PATH_MAX and errno text")
 def test_a_folder_that_cannot_be_listed_is_reported_not_dropped(tmp_path):
-    """Past PATH_MAX a folder cannot be listed: its skills are unknown, so lint says so (exit 1)."""
-    os.close(_nest(tmp_path, "x" * 200, 25))
+    """Past PATH_MAX a folder cannot be listed: its skills are unknown, so lint says so (exit 1).
+    Sixteen 255-character levels pass PATH_MAX (4,096) within the walk's depth limit."""
+    assert len(str(tmp_path)) < 256
+    os.close(_nest(tmp_path, "x" * 255, 16))
     reports = lint_paths([str(tmp_path)])
     assert [(r.valid, [d.code for d in r.diagnostics]) for r in reports] == [(False, ["unreadable"])]
     assert reports[0].diagnostics[0].message == (

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from test_remote import DEAD, Server, index, skill_md
 
-from skillshelf import __version__
-from skillshelf.core.builtin import PACK_ORDER
 from skillshelf.core.catalog import Catalog
+from skillshelf.core.hosts.zuno.pack import pack
 from skillshelf.core.paths import Environment
+
+PACK_ORDER = tuple(s.name for s in pack())
 
 
 def open_catalog(t: Path, urls: list[str]) -> Catalog:
@@ -84,4 +85,4 @@ def test_refresh_does_not_refetch_and_pull_now_does(tmp_path):
         gen = cat.refresh(pull_remote=True)
     assert gen.get("r").description == "two"
     assert (tmp_path / "home/.cache/zuno/skills/r/.zuno-version").read_text() == "v2"
-    assert f"builtin://skillshelf/{__version__}/writing-skills" == gen.sources[0].location
+    assert gen.sources[0].location == "builtin://zuno-orchestration/0.10.3/customize-zuno"

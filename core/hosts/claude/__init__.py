@@ -92,6 +92,14 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
+from skillshelf.core.walklimits import (
+    MAX_WALK_DEPTH,
+    MAX_WALK_ENTRIES,
+    ancestor_warning,
+    depth_warning,
+    entries_warning,
+    is_ancestor,
+)
 
 __all__ = ["BUILTIN_SCHEME", "CLAUDE", "ClaudeHost", "ClaudeSession"]
 
@@ -319,7 +327,7 @@ class ClaudeSession(ClientSession):
     def _walk_claude(self, croot: ClaudeRoot) -> tuple[list[tuple[str, str, str]], list[CatalogWarning]]:
         """(location, canonical, key) of every file ``croot`` holds."""
         if croot.commands:
-            return _command_files(croot.root.path), []
+            return _command_files(croot.root.path)
         found, warnings = walk_root(croot.root)
         out = [(f.location, f.canonical, os.path.basename(os.path.dirname(f.location))) for f in found]
         return out, warnings
@@ -433,7 +441,7 @@ class ClaudeSession(ClientSession):
         return None if math.isinf(value) and value > 0 else math.floor(value)
 
     def catalog(self, generation: Generation, *, context_window: int | None = None,
-                budget: int | None = None) -> HostCatalog:
+                budget: int | None = None, agent: str | None = None) -> HostCatalog:
         """The listing text Claude sends the model for ``generation`` (module :mod:`.listing`);
         ``budget`` columns overrides Claude's rule."""
         if budget is None:
@@ -509,22 +517,42 @@ def _size(path: str, fallback: int) -> int:
 
 
 
-def _command_files(base: str) -> list[tuple[str, str, str]]:
+def _command_files(base: str) -> tuple[list[tuple[str, str, str]], list[CatalogWarning]]:
     """Legacy commands below ``base``: every ``*.md`` (hidden folders too, symlinks followed),
     name order; a folder holding a ``SKILL.md`` (any case) gives only that file, keyed by the
-    folder. Returns (location, canonical, key) with key = folders joined by ``:`` + the name."""
+    folder. Returns (location, canonical, key) with key = folders joined by ``:`` + the name,
+    and the warnings of skillshelf's walk limits (:mod:`skillshelf.core.walklimits`: a symlinked
+    folder pointing at an ancestor of ``base`` is not followed; depth and entries are capped)."""
     found: list[str] = []
+    warnings: list[CatalogWarning] = []
     seen: set[str] = set()
-
-    def walk(d: str) -> None:
+    if not os.path.isdir(base):
+        return [], warnings
+    top = os.path.realpath(base)
+    note = "Claude Code would walk it"
+    stack: list[tuple[str, int, str | None]] = [(base, 0, None)]
+    listed = 0
+    deep = False
+    while stack:
+        d, level, via = stack.pop()
         try:
             real = os.path.realpath(d)
             if real in seen:
-                return
+                continue
             seen.add(real)
+            if level > MAX_WALK_DEPTH:
+                if not deep:
+                    deep = True
+                    warnings.append(depth_warning(base, d, via, note))
+                continue
             names = sorted(os.listdir(d))
         except OSError:
-            return
+            continue
+        listed += len(names)
+        if listed > MAX_WALK_ENTRIES:
+            warnings.append(entries_warning(base, d, via, note))
+            break
+        subdirs: list[tuple[str, int, str | None]] = []
         for n in names:
             p = os.path.join(d, n)
             try:
@@ -532,13 +560,15 @@ def _command_files(base: str) -> list[tuple[str, str, str]]:
             except OSError:
                 continue
             if stat.S_ISDIR(st.st_mode):
-                walk(p)
+                link = os.path.islink(p)
+                target = os.path.realpath(p) if link else ""
+                if link and is_ancestor(target, top):
+                    warnings.append(ancestor_warning(p, target, base, note))
+                    continue
+                subdirs.append((p, level + 1, p if link else via))
             elif stat.S_ISREG(st.st_mode) and n.endswith(".md"):
                 found.append(p)
-
-    if not os.path.isdir(base):
-        return []
-    walk(base)
+        stack.extend(reversed(subdirs))
     by_dir: dict[str, list[str]] = {}
     for p in sorted(found):
         by_dir.setdefault(os.path.dirname(p), []).append(p)
@@ -554,7 +584,7 @@ def _command_files(base: str) -> list[tuple[str, str, str]]:
                 leaf = os.path.basename(p)[:-3]
             ns = "" if rel in (".", "") else rel.replace(os.sep, ":")
             out.append((p, os.path.realpath(p), f"{ns}:{leaf}" if ns else leaf))
-    return out
+    return out, warnings
 
 
 def _fold_same_file(loaded: list[Source]) -> list[Source]:

@@ -458,7 +458,7 @@ class CodexSession(ClientSession):
                             sidecars=frozenset({"openai.yaml"}))
 
     def catalog(self, generation: Generation, *, context_window: int | None = None,
-                budget: int | None = None) -> HostCatalog:
+                budget: int | None = None, agent: str | None = None) -> HostCatalog:
         """The ``<skills_instructions>`` block of ``generation``: ``context_window`` tokens plays
         ``-c model_context_window``; ``budget`` characters replaces Codex's budget rule."""
         setup = self.setup

@@ -253,7 +253,7 @@ class GeminiSession(ClientSession):
         return skills_list_text(_listed(generation.sources), include_builtin=include_builtin)
 
     def catalog(self, generation: Generation, *, context_window: int | None = None,
-                budget: int | None = None) -> HostCatalog:
+                budget: int | None = None, agent: str | None = None) -> HostCatalog:
         """The ``# Available Agent Skills`` section of ``generation`` (no budget)."""
         setup = self.setup
         shown = catalog_skills(generation.sources)

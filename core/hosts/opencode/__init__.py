@@ -412,7 +412,7 @@ class OpencodeSession(ClientSession):
         return host.order(out)
 
     def catalog(self, generation: Generation, *, context_window: int | None = None,
-                budget: int | None = None) -> HostCatalog:
+                budget: int | None = None, agent: str | None = None) -> HostCatalog:
         """The section opencode appends to the system prompt (no budget: ``budget`` is ignored)."""
         ws = self.workspace
         return catalog_of([s for s in generation.sources if s.enabled], ws.rules, ws.fatal, self.builtin_texts())

@@ -14,6 +14,11 @@
   one loop yields every ``SKILL.md`` below it again under each repeated spelling (41 copies).
   Two loops that reach each other multiply the paths exponentially: the real client runs out of
   memory. skillshelf stops after :data:`MAX_FOLDERS` folders and says so.
+
+skillshelf's safety limits (:mod:`skillshelf.core.walklimits`; opencode has none): a symlinked
+folder pointing at an ancestor of the root (``/``) is not followed (``symlink-ancestor``), and at
+most :data:`~skillshelf.core.walklimits.MAX_WALK_ENTRIES` entries are listed per root
+(``walk-limit``). Depth is not capped here: the kernel's 40-link limit ends opencode's loops.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from dataclasses import dataclass, field
 from skillshelf.core.hosts.client import Found
 from skillshelf.core.model import CatalogWarning, Root
 from skillshelf.core.scan import SKILL_FILENAME
+from skillshelf.core.walklimits import MAX_WALK_ENTRIES, ancestor_warning, entries_warning, is_ancestor
 
 __all__ = ["MAX_FOLDERS", "WalkBudget", "walk"]
 
@@ -66,6 +72,7 @@ def walk(root: Root, budget: WalkBudget) -> tuple[list[Found], list[CatalogWarni
     # (spelled folder, its canonical path, levels, canonical folders on the way)
     top_canon = _real(top)
     stack: list[tuple[str, str, int, frozenset[str]]] = [(top, top_canon, 0, frozenset({top_canon}))]
+    listed = 0
     while stack:
         spelled, here, levels, chain = stack.pop()
         if budget.exhausted is not None:
@@ -83,6 +90,10 @@ def walk(root: Root, budget: WalkBudget) -> tuple[list[Found], list[CatalogWarni
             warnings.append(CatalogWarning("unreadable", spelled,
                                            f"cannot read {spelled}: {exc.strerror or exc}; opencode skips it silently"))
             continue
+        listed += len(entries)
+        if listed > MAX_WALK_ENTRIES:
+            warnings.append(entries_warning(top, spelled, note="opencode would go on"))
+            break
         subdirs: list[tuple[str, str, int, frozenset[str]]] = []
         for entry in entries:
             name, path = entry.name, entry.path
@@ -110,6 +121,9 @@ def walk(root: Root, budget: WalkBudget) -> tuple[list[Found], list[CatalogWarni
                 if name.startswith(".") and not root.dot:
                     continue
                 canon = _real(path) if is_link else here.rstrip("/") + "/" + name
+                if is_link and canon not in chain and is_ancestor(canon, top_canon):
+                    warnings.append(ancestor_warning(path, canon, top, "opencode would walk it"))
+                    continue
                 if is_link and canon in chain:
                     ident = here.rstrip("/") + "/" + name
                     if ident not in budget.loops:

@@ -14,11 +14,13 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from skillshelf import __version__
+from skillshelf.core.agents import AgentSetup
 from skillshelf.core.budget import selected_budget_tokens
 from skillshelf.core.config import Config, load_config
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.hosts.base import (
     CatalogEntry,
+    ContextWindow,
     EntryState,
     Fact,
     Feature,
@@ -31,6 +33,7 @@ from skillshelf.core.hosts.base import (
     ToolCatalog,
     Verdict,
     WatchTargets,
+    flag_window,
 )
 from skillshelf.core.hosts.zhin.deps import always_sources, check_deps, private_tools, skill_agent
 from skillshelf.core.hosts.zhin.load import ZhinLoadTool, zhin_read_instructions
@@ -110,6 +113,18 @@ class ZhinSession:
     def index_budget(self, context_window: int | None = None) -> int | None:
         """Zhin's catalog has no character budget (each line is cut at 96 characters instead)."""
         return None
+
+    def window(self, context_window: int | None = None) -> ContextWindow:
+        """``context_window`` tokens, else ``--context-window`` (no other source is read)."""
+        return flag_window(self._context.context_window if context_window is None else context_window)
+
+    def agent_names(self) -> tuple[str, ...]:
+        """No agent views for this host."""
+        return ()
+
+    def agent(self, name: str) -> AgentSetup:
+        """An agent that sees every source (this host has no agent rules)."""
+        return AgentSetup(name=name)
 
     def selected_budget(self, context_window: int | None = None) -> int:
         """The selected-body budget the ``always`` bodies count against (SPEC U2, Z5), tokens."""

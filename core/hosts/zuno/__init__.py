@@ -1,9 +1,15 @@
-"""Host ``zuno``: the Zuno coding agent's skill catalog (SPEC D, K, E, P, L, H, R; the seed system).
+"""Host ``zuno``: the Zuno coding agent's skill catalog as Zuno 0.10.3's code behaves (SPEC D,
+K, E, P, L, H, R, corrected by ``conformance/zuno-from-code.md``).
 
-Modules: :mod:`.roots` (the ordered root list and watch roots), :mod:`.build` (the session that
-builds and incrementally refreshes generations), :mod:`.prompt` (the budgeted index and what
-happened to each source). The shared rule families it uses — frontmatter, sidecars,
-configuration, render, tool — live in :mod:`skillshelf.core`.
+Modules: :mod:`.roots` (the ordered root list, watch roots, the git-confirmed worktree),
+:mod:`.build` (the session that builds and incrementally refreshes generations), :mod:`.prompt`
+(the two prompt sections: trigger policy and budgeted index with coverage sentences),
+:mod:`.pack` / :mod:`.builtins` (Zuno's own built-in skills, keyed by Zuno version),
+:mod:`.installed` (Zuno's texts read from an installed Zuno), :mod:`.natives` (Zuno's native
+agents), :mod:`.window` (the configured model's context window), :mod:`.selection` (``$name``,
+``/name`` and the bare name), :mod:`.zuno_json` (Zuno's own report shapes). The shared rule
+families it uses — frontmatter, sidecars, configuration, render, tool — live in
+:mod:`skillshelf.core`.
 """
 
 from __future__ import annotations
@@ -14,9 +20,9 @@ from skillshelf.core.config import load_config
 from skillshelf.core.frontmatter import parse_skill_bytes, unreadable_warning
 from skillshelf.core.hosts.base import Feature, HostContext, HostLabels, RootPlan, SkillToolLike, ToolCatalog, Verdict
 from skillshelf.core.hosts.zuno.build import ZunoSession
-from skillshelf.core.hosts.zuno.roots import uncovered_folders, zuno_roots
+from skillshelf.core.hosts.zuno.pack import PACK_VERSION
+from skillshelf.core.hosts.zuno.roots import git_worktree, uncovered_folders, zuno_roots
 from skillshelf.core.model import Diagnostic, Severity, Source
-from skillshelf.core.paths import find_worktree
 from skillshelf.core.resolve import NATIVE_COMMANDS
 from skillshelf.core.tool import SkillTool
 
@@ -33,11 +39,11 @@ class ZunoHost:
 
     name = "zuno"
     client = "Zuno"
-    version = "0.10.3"
+    version = PACK_VERSION
     lint_target = "spec"
-    labels = HostLabels(catalog="index", selected="required")
+    labels = HostLabels(catalog="index", selected="required", selected_unit="bytes")
     features = frozenset({Feature.CONFIG, Feature.AGENTS, Feature.REMOTE, Feature.EXPOSURE, Feature.FORMS,
-                          Feature.SELECTED_BUDGET, Feature.AMBIGUITY})
+                          Feature.SELECTED_BUDGET, Feature.AMBIGUITY, Feature.NATIVE_REPORTS})
     native_commands = frozenset(NATIVE_COMMANDS)
 
     def describe(self) -> str:
@@ -51,11 +57,12 @@ class ZunoHost:
     def roots(self, context: HostContext) -> RootPlan:
         """SPEC D1 rows 1–5 for ``context`` (configuration read for ``skills.paths``; remote
         directories come only from a session's pull)."""
-        config = load_config(cwd=context.cwd, worktree=find_worktree(context.cwd), home=context.env.home,
+        worktree = git_worktree(context.cwd, context.env)
+        config = load_config(cwd=context.cwd, worktree=worktree, home=context.env.home,
                              xdg_config_home=context.env.xdg_config_home, env=context.env.vars,
                              extra_files=context.config_files)
-        roots, warnings = zuno_roots(context.env, context.cwd, paths=config.paths + context.paths)
-        return RootPlan(roots, warnings, uncovered_folders(context.env, context.cwd, roots))
+        roots, warnings = zuno_roots(context.env, context.cwd, paths=config.paths + context.paths, worktree=worktree)
+        return RootPlan(roots, warnings, uncovered_folders(context.env, context.cwd, roots, worktree=worktree))
 
     def accept(self, location: str, data: bytes | None, *, error: str | None = None) -> Verdict:
         """SPEC F1–F3 on one file: accepted with its name and description, or the warning."""

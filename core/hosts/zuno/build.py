@@ -19,15 +19,15 @@ from dataclasses import dataclass, replace
 from functools import partial
 from types import MappingProxyType
 
-from skillshelf import __version__
-from skillshelf.core.budget import index_budget_chars, selected_budget_tokens
-from skillshelf.core.builtin import builtin_sources
+from skillshelf.core.agents import AgentSetup, agent_view
+from skillshelf.core.budget import index_budget_chars, selected_budget_bytes
 from skillshelf.core.config import Config, RuleEntry, load_config
-from skillshelf.core.digest import DigestCache, cached_digest
+from skillshelf.core.digest import DigestCache, cached_digest, is_host_warning
 from skillshelf.core.discovery import Match, discover
 from skillshelf.core.frontmatter import SkillParse, parse_skill_file
 from skillshelf.core.hosts.base import (
     BuildProgress,
+    ContextWindow,
     Fact,
     HostCatalog,
     HostContext,
@@ -35,11 +35,17 @@ from skillshelf.core.hosts.base import (
     ProgressSink,
     Throttle,
     WatchTargets,
+    flag_window,
     progress_sink,
 )
 from skillshelf.core.hosts.zuno import loading
-from skillshelf.core.hosts.zuno.prompt import budget_rule, zuno_catalog
-from skillshelf.core.hosts.zuno.roots import uncovered_folders, zuno_roots, zuno_watch_roots
+from skillshelf.core.hosts.zuno.builtins import BuiltinPack, builtin_pack
+from skillshelf.core.hosts.zuno.installed import ZunoTexts, policy_marker, zuno_texts
+from skillshelf.core.hosts.zuno.natives import DEFAULT_AGENT, agent_names, agent_setup
+from skillshelf.core.hosts.zuno.prompt import budget_rule, selected_rule, zuno_catalog
+from skillshelf.core.hosts.zuno.roots import git_worktree, uncovered_folders, zuno_roots, zuno_watch_roots
+from skillshelf.core.hosts.zuno.selection import selection_facts
+from skillshelf.core.hosts.zuno.window import resolve_window
 from skillshelf.core.incremental import edited_locations, plan_patch
 from skillshelf.core.model import (
     CatalogWarning,
@@ -53,7 +59,7 @@ from skillshelf.core.model import (
     Status,
 )
 from skillshelf.core.parsecache import NO_CACHE, ParseCache
-from skillshelf.core.paths import canonical, find_worktree
+from skillshelf.core.paths import canonical
 from skillshelf.core.remote import cache_root, pull
 from skillshelf.core.scan import ScanResult, scan
 from skillshelf.core.sidecar import Sidecar, read_sidecars
@@ -140,7 +146,11 @@ class ZunoSession:
         self._remote_warnings: tuple[CatalogWarning, ...] = ()
         self._remote_origins: Mapping[str, tuple[str, str | None]] = MappingProxyType({})
         self._pulled = False
+        self._deferred = False
         self._snap: _Snapshot | None = None
+        self._texts: ZunoTexts | None = None
+        self._pack: BuiltinPack | None = None
+        self._window: ContextWindow = flag_window(context.context_window)
         self._cache = cache
 
     @property
@@ -153,33 +163,88 @@ class ZunoSession:
         """Pulled remote skill directory → (configured URL, index version or ``None``), SPEC R."""
         return self._remote_origins
 
+    @property
+    def texts(self) -> ZunoTexts:
+        """What was read from an installed Zuno (read once, at the first build)."""
+        if self._texts is None:
+            self._texts = zuno_texts(self._context.env)
+        return self._texts
+
+    @property
+    def builtins(self) -> BuiltinPack:
+        """Zuno's built-ins for this session (conformance Z-B)."""
+        if self._pack is None:
+            self._pack = builtin_pack(self.texts)
+        return self._pack
+
+    def window(self, context_window: int | None = None, *, agent: str | None = None) -> ContextWindow:
+        """The context window (conformance Z-W): ``context_window`` tokens when given, else
+        ``--context-window``, else the window of the configured model (``agent``'s own model
+        when it has one)."""
+        if context_window is not None:
+            return flag_window(context_window)
+        if agent is not None and self._context.context_window is None:
+            model = self.agent(agent).model
+            if model is not None:
+                return resolve_window(self.config, self._context.env, self._context.cwd, model=model)
+        return self._window
+
     def index_budget(self, context_window: int | None = None) -> int:
-        """SPEC U1 in characters for ``context_window`` tokens (``None`` = the context's)."""
-        window = self._context.context_window if context_window is None else context_window
-        return index_budget_chars(max_context_tokens=self.config.max_context_tokens, context_window=window)
+        """The index budget in characters (Zuno ``skill_metadata_budget``, SPEC U1)."""
+        return index_budget_chars(max_context_tokens=self.config.max_context_tokens,
+                                  context_window=self.window(context_window).tokens)
 
     def selected_budget(self, context_window: int | None = None) -> int:
-        """SPEC U2 in tokens for ``context_window`` tokens (``None`` = the context's)."""
-        window = self._context.context_window if context_window is None else context_window
-        return selected_budget_tokens(context_window=window,
-                                      max_selected_context_tokens=self.config.max_selected_context_tokens)
+        """The selected-body budget in UTF-8 bytes (conformance Z-U)."""
+        return selected_budget_bytes(context_window=self.window(context_window).tokens,
+                                     max_selected_context_tokens=self.config.max_selected_context_tokens)
+
+    def agent_names(self) -> tuple[str, ...]:
+        """Zuno's visible native agents, then the configured ones (conformance Z-A)."""
+        return agent_names(self.config)
+
+    def agent(self, name: str) -> AgentSetup:
+        """Native data and ``agents.<name>`` combined (:func:`.natives.agent_setup`)."""
+        return agent_setup(self.config, name)
 
     def catalog(self, generation: Generation, *, context_window: int | None = None,
-                budget: int | None = None) -> HostCatalog:
-        """The budgeted ``<skill_index>`` (SPEC P5, U1); ``budget`` characters overrides U1."""
-        window = self._context.context_window if context_window is None else context_window
+                budget: int | None = None, agent: str | None = None) -> HostCatalog:
+        """What ``agent`` (default: Zuno's default agent, ``orchestrator``) is given for its skills:
+        the trigger policy and the budgeted index with its coverage sentences (conformance Z-P);
+        ``budget`` characters overrides the index budget."""
+        name = agent or DEFAULT_AGENT
+        setup = self.agent(name)
+        window = self.window(context_window, agent=name)
         mct = self.config.max_context_tokens
         if budget is None:
-            budget = index_budget_chars(max_context_tokens=mct, context_window=window)
-            rule = budget_rule(max_context_tokens=mct, context_window=window)
+            budget = index_budget_chars(max_context_tokens=mct, context_window=window.tokens)
+            rule = budget_rule(max_context_tokens=mct, window=window)
         else:
             rule = f"--budget {budget:,} characters"
-        return zuno_catalog(generation.sources, budget, rule)
+        visible = agent_view([s for s in generation.sources if s.enabled], setup)
+        texts = self.texts
+        policy = texts.policy if texts.policy is not None else policy_marker(self.builtins.version)
+        return zuno_catalog(generation.sources, visible, budget, policy=policy,
+                            policy_stand_in=texts.policy is None,
+                            include_instructions=self.config.include_instructions, agent=name, rule=rule,
+                            window=window,
+                            selected=selected_rule(max_selected_context_tokens=self.config.max_selected_context_tokens,
+                                                   window=window),
+                            notes=(f"built-ins: {self.builtins.label}",
+                                   *(f"Zuno's texts: {n}" for n in texts.notes)))
 
     def source_facts(self, source: Source) -> tuple[Fact, ...]:
-        """Nothing beyond the shared fields: exposure, rules, sidecars and remote origins are
-        what every view already shows for a Zuno source."""
-        return ()
+        """How a prompt selects ``source`` (``$name``, ``/name``, its bare name) and, for a
+        built-in, which Zuno it belongs to and whether its texts are stand-ins."""
+        generation = self._snap.generation if self._snap is not None else None
+        sources = generation.sources if generation is not None else (source,)
+        facts = list(selection_facts(source, sources))
+        if source.provenance is Provenance.BUILTIN:
+            facts.append(Fact("built-in", self.builtins.label))
+            if source.stand_ins:
+                facts.append(Fact("stand-in", f"{' and '.join(source.stand_ins)}: Zuno's own text is not available "
+                                  "here; a stand-in of the same size is shown", severity=Severity.WARNING))
+        return tuple(facts)
 
     def load_page(self, source: Source, cursor: str | None = None, *, resource: str | None = None) -> LoadedPage:
         """One page of the ``skill`` tool's ``load`` (or ``read_resource``) of ``source``
@@ -191,11 +256,15 @@ class ZunoSession:
         self._pulled = False
 
     # ------------------------------------------------------------------ building
+    def worktree(self) -> str | None:
+        """The worktree, confirmed with git as Zuno does (conformance Z-T)."""
+        return git_worktree(self._context.cwd, self._context.env)
+
     def _load_config(self) -> Config:
         ctx = self._context
         return load_config(
             cwd=ctx.cwd,
-            worktree=find_worktree(ctx.cwd),
+            worktree=self.worktree(),
             home=ctx.env.home,
             xdg_config_home=ctx.env.xdg_config_home,
             env=ctx.env.vars,
@@ -204,6 +273,9 @@ class ZunoSession:
 
     def _pull_remote(self, urls: Sequence[str]) -> None:
         if self._pulled:
+            return
+        if self._context.defer_pull and not self._deferred:
+            self._deferred = True  # the first generation shows the local skills; the next build pulls
             return
         self._pulled = True
         if not urls or not self._context.pull_remote:
@@ -219,12 +291,14 @@ class ZunoSession:
         """The next generation; ``changed`` None → rescan and re-read everything, a set of
         paths → the incremental rebuild (same result). ``watch_warnings`` are published last."""
         ctx = self._context
+        worktree = self.worktree()
         config = self._load_config()
         self.config = config
+        self._window = resolve_window(config, ctx.env, ctx.cwd, flag=ctx.context_window)
         self._pull_remote(config.urls)
 
         roots, root_warnings = zuno_roots(
-            ctx.env, ctx.cwd, paths=config.paths + ctx.paths, remote_dirs=self._remote_dirs
+            ctx.env, ctx.cwd, paths=config.paths + ctx.paths, remote_dirs=self._remote_dirs, worktree=worktree
         )
         snap = self._snap
         if previous is None or snap is None or not snap.valid_for(previous):
@@ -254,7 +328,7 @@ class ZunoSession:
             reuse = {m.canonical: m for m in snap.matches} if touched is not None and snap is not None else None
             found = discover(roots, scans=root_scans, reuse=reuse)
             matches, scan_warnings = found.matches, list(found.warnings)
-        hints = uncovered_folders(ctx.env, ctx.cwd, roots)
+        hints = uncovered_folders(ctx.env, ctx.cwd, roots, worktree=worktree)
 
         rules = config.rules
         if edited is not None and snap is not None and snap.rules == rules:
@@ -282,9 +356,10 @@ class ZunoSession:
                 warnings.append(CatalogWarning("config-invalid", d.path or "", d.message))
         warnings.extend(watch_warnings)
 
-        builtins = snap.builtins if (snap is not None and touched is not None) else tuple(builtin_sources(__version__))
+        builtins = snap.builtins if (snap is not None and touched is not None) else self.builtins.sources
         all_sources = tuple(builtins) + tuple(sources)
-        digest, digest_cache = cached_digest(all_sources, warnings, snap.digest_cache if snap else {})
+        digest, digest_cache = cached_digest(all_sources, [w for w in warnings if is_host_warning(w)],
+                                             snap.digest_cache if snap else {})
         number = 1 if previous is None else previous.number + 1
         gen = Generation(
             number=number,
@@ -295,7 +370,7 @@ class ZunoSession:
             sources=all_sources,
             rejected=tuple(rejected),
             warnings=tuple(warnings),
-            diagnostics=tuple(config.diagnostics) + tuple(hints),
+            diagnostics=_refusal_diagnostics(config) + tuple(config.diagnostics) + tuple(hints),
         )
         self._snap = _Snapshot(
             generation=gen,
@@ -317,7 +392,8 @@ class ZunoSession:
         env, cwd = ctx.env, ctx.cwd
         config = self.config
         rule_paths = tuple(r.raw_path for r in config.rules)
-        roots = zuno_watch_roots(env, cwd, paths=config.paths + ctx.paths, config_paths=rule_paths)
+        roots = zuno_watch_roots(env, cwd, paths=config.paths + ctx.paths, config_paths=rule_paths,
+                                 worktree=self.worktree())
         base = os.path.abspath(cwd)
         dirs = [os.path.join(os.path.normpath(os.path.join(base, env.xdg_config_home)), "zuno")]
         extra_dir = env.get("ZUNO_CONFIG_DIR")
@@ -524,3 +600,10 @@ def _assemble_one(m: Match, p: _Parsed, config: Config, rules: tuple[RuleEntry, 
         diagnostics=tuple(parse.diagnostics) + tuple(sidecar.diagnostics),
     )
     return _Output(m, rules, entry, tuple(file_warnings))
+
+
+def _refusal_diagnostics(config: Config) -> tuple[Diagnostic, ...]:
+    """A diagnostic per reason Zuno would refuse to start (Z-K), except where a configuration
+    diagnostic already says the same thing at the same place (an unparsable layer)."""
+    said = {d.message for d in config.diagnostics}
+    return tuple(r.diagnostic() for r in config.refusals if r.diagnostic_text not in said)

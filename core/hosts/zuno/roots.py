@@ -24,6 +24,8 @@ Z018, Z019); :func:`skillshelf.core.discovery.uncovered_folders` hints about the
 from __future__ import annotations
 
 import os
+import subprocess
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -35,6 +37,7 @@ from skillshelf.core.paths import (
     WorktreeArg,
     canonical,
     expand_path,
+    find_worktree,
     is_within,
     project_walk,
     resolve_worktree,
@@ -45,6 +48,7 @@ __all__ = [
     "DISABLE_EXTERNAL_SKILLS",
     "DISABLE_PROJECT_CONFIG",
     "PROJECT_CONFIG_DIR",
+    "git_worktree",
     "path_not_found",
     "uncovered_folders",
     "zuno_discover",
@@ -66,6 +70,56 @@ CONFIG_DIR = "ZUNO_CONFIG_DIR"
 
 ZUNO_PREFIX = "skill"
 AGENTS_PREFIX = "skills"
+
+
+#: How long one ``git rev-parse`` may take before the worktree counts as unknown, seconds.
+GIT_TIMEOUT = 5.0
+_WORKTREES: dict[tuple[str, int, float, str], str | None] = {}
+_WORKTREE_LOCK = threading.Lock()
+
+
+def _git(cwd: str, env: Environment, *args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, env=dict(env.vars), capture_output=True,
+                              timeout=GIT_TIMEOUT, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    try:
+        return done.stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def git_worktree(cwd: str, env: Environment) -> str | None:
+    """The worktree Zuno uses for ``cwd`` (conformance Z-T; ``zuno-paths`` ``discover_repository``):
+    the nearest ancestor holding ``.git``, confirmed by asking git there. ``git rev-parse
+    --git-dir`` and ``--git-common-dir`` must succeed (else: no worktree, the walks go to ``/``);
+    the worktree is ``git rev-parse --show-toplevel``, or the folder holding ``.git`` when that
+    fails (a bare repository). Without git on ``PATH`` there is no worktree. Each git call is
+    bounded by :data:`GIT_TIMEOUT`; answers are remembered per ``.git`` (path and mtime)."""
+    marker_dir = find_worktree(cwd)
+    if marker_dir is None:
+        return None
+    marker = os.path.join(marker_dir, ".git")
+    try:
+        st = os.lstat(marker)
+    except OSError:
+        return None
+    key = (marker, st.st_ino, st.st_mtime, env.get("PATH") or "")
+    with _WORKTREE_LOCK:
+        if key in _WORKTREES:
+            return _WORKTREES[key]
+    result: str | None = None
+    if _git(marker_dir, env, "rev-parse", "--git-dir") is not None and \
+            _git(marker_dir, env, "rev-parse", "--git-common-dir") is not None:
+        top = _git(marker_dir, env, "rev-parse", "--show-toplevel")
+        top = top.rstrip("\r\n") if top is not None else ""
+        result = os.path.normpath(os.path.join(marker_dir, top)) if top else marker_dir
+    with _WORKTREE_LOCK:
+        _WORKTREES[key] = result
+    return result
 
 
 def _absolute(path: str, cwd: str) -> str:

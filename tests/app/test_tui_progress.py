@@ -1,0 +1,64 @@
+"""The first rows of a large catalog are on screen before its build ends (provisional, with how
+far the build got in the header); the published generation replaces them."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from conftest import tui_app
+
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.hosts.base import BuildProgress, progress_sink
+from skillshelf.core.model import Provenance, Source
+from skillshelf.core.paths import Environment
+from skillshelf.widgets.catalog_list import CatalogList
+from skillshelf.widgets.header import CatalogHeader
+
+SIZE = (120, 36)
+
+
+def _source(name: str, loc: str) -> Source:
+    return Source(name=name, location=loc, provenance=Provenance.PROJECT_AGENTS, canonical=loc, root="/r",
+                  description=f"{name} skill")
+
+
+async def _until(pilot, condition, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await pilot.pause(0.02)
+
+
+async def test_first_rows_are_shown_while_the_build_runs_then_the_generation(tmp_path):
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    for name in ("alpha", "beta", "gamma"):
+        d = project / ".agents" / "skills" / name
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name} skill\n---\nbody\n", encoding="utf-8")
+    release = threading.Event()
+
+    def open_catalog() -> Catalog:
+        sink = progress_sink()  # what the screen's worker set: a build would report here
+        assert sink is not None
+        sink(BuildProgress(2, 3, (_source("alpha", "/r/alpha/SKILL.md"), _source("beta", "/r/beta/SKILL.md"))))
+        release.wait(20)
+        return Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
+                            pull_remote=False)
+
+    app = tui_app(open_catalog, host="zuno", cwd_display="~/proj")
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        lst = main.query_one(CatalogList)
+        await _until(pilot, lambda: len(lst.order) == 2, "the provisional rows")
+        assert [main.rows[i].name for i in lst.order] == ["alpha", "beta"]
+        assert main.generation is None
+        assert "reading skill files… 2 / 3" in main.query_one(CatalogHeader).plain
+        release.set()
+        await _until(pilot, lambda: main.generation is not None, "the published generation")
+        await _until(pilot, lambda: {main.rows[i].name for i in lst.order} >= {"alpha", "beta", "gamma"},
+                     "the full list")
+        assert "reading skill files" not in main.query_one(CatalogHeader).plain
+        assert all(main.rows[i].location.startswith(str(project)) or main.rows[i].location.startswith("builtin://")
+                   for i in lst.order)

@@ -1,0 +1,72 @@
+"""Builds report the entries made so far (the TUI shows them before the generation is
+published): zuno and the shared client pipeline, at growing intervals, only when asked."""
+
+from __future__ import annotations
+
+import pytest
+from test_catalog import Tree, skill, write
+
+from skillshelf.core.catalog import Catalog
+from skillshelf.core.hosts import base
+from skillshelf.core.hosts.base import BuildProgress, reporting_progress
+
+
+class _Always:
+    """A throttle that is always due (every file reports)."""
+
+    def __init__(self, first: float = 0.0) -> None:
+        pass
+
+    def due(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("host", ["zuno", "opencode"])
+def test_a_build_reports_the_entries_made_so_far(tmp_path, monkeypatch, host):
+    tree = Tree(tmp_path)
+    for i in range(5):
+        write(f"{tree.agents}/s{i}/SKILL.md", skill(f"s{i}", f"Skill {i}"))
+    write(f"{tree.agents}/broken/SKILL.md", "---\ndescription: no name\n---\n")
+    import skillshelf.core.hosts.client as client
+    import skillshelf.core.hosts.zuno.build as zuno_build
+
+    monkeypatch.setattr(zuno_build, "Throttle", _Always)
+    monkeypatch.setattr(client, "Throttle", _Always)
+    seen: list[BuildProgress] = []
+    with reporting_progress(seen.append):
+        cat = Catalog.open(tree.project, env=tree.env, host=host, pull_remote=False)
+    gen = cat.current
+    files = [s for s in gen.sources if not s.location.startswith("builtin://")]
+    total = len(files) + len(gen.rejected)
+    assert seen, "no progress reported"
+    assert [p.total for p in seen] == [total] * len(seen)
+    assert [p.done for p in seen] == sorted(p.done for p in seen) and seen[0].done < total
+    last = seen[-1]
+    assert {s.location for s in last.sources} <= {s.location for s in files}
+    assert all(len(p.sources) + len(p.rejected) == p.done for p in seen)
+
+
+def test_without_a_sink_nothing_is_reported_and_builds_are_unchanged(tmp_path):
+    tree = Tree(tmp_path)
+    write(f"{tree.agents}/a/SKILL.md", skill("a"))
+    assert base.progress_sink() is None
+    seen: list[BuildProgress] = []
+    with reporting_progress(seen.append):
+        assert base.progress_sink() is not None
+    assert base.progress_sink() is None
+    plain = Catalog.open(tree.project, env=tree.env, pull_remote=False).current
+    with reporting_progress(seen.append):
+        reported = Catalog.open(tree.project, env=tree.env, pull_remote=False).current
+    assert plain.sources == reported.sources and plain.digest == reported.digest
+
+
+def test_the_throttle_reports_at_growing_intervals(monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(base.time, "monotonic", lambda: now[0])
+    t = base.Throttle(first=0.15)
+    due = []
+    for step in range(40):
+        now[0] = 100.0 + step * 0.1
+        due.append(round(step * 0.1, 1) if t.due() else None)
+    # first at 0.15 s, then each interval 2.5 times the last (at least 0.3 s after the last report)
+    assert [d for d in due if d is not None] == [0.2, 0.6, 1.3, 3.2]
