@@ -80,7 +80,9 @@ OPENCODE_RACE = ("2 files are named `pdf`: opencode parses them concurrently and
 EXPECTED = {
     "zuno": {
         "R/.zuno/skill/pdf/SKILL.md": ("ok", "pdf", "Zuno project PDF", [], None),
-        "R/.agents/skills/bom-file/SKILL.md": ("ok", "bom-file", "Starts with a BOM", [], None),
+        "R/.agents/skills/bom-file/SKILL.md": (
+            "rejected", None, None, [],
+            "skill {R}/.agents/skills/bom-file/SKILL.md has no string `name` in its frontmatter"),
         "R/.agents/skills/both/SKILL.md": ("ok", "both", "The .agents copy", [], None),
         "R/.agents/skills/nodesc/SKILL.md": ("ok", "nodesc", None, [], None),
         "R/.agents/skills/policy/SKILL.md": ("ok", "policy", "Never implicit", [], None),
@@ -178,7 +180,8 @@ def test_debug_skill_text_names_the_client(ws: Path, capsys: pytest.CaptureFixtu
 
 
 INDEX = {  # host → (listed, budget, budget rule)
-    "zuno": (6, 8000, "no context window known: the default 8,000 characters"),
+    "zuno": (13, 8000, "context window unknown (no `model` configured: Zuno picks one from the providers it has "
+                       "credentials for) → the default index budget of 8,000 characters"),
     "zhin": (1, None, "no budget: each description is cut at 96 characters"),
     "claude": (14, 30000, "1% of 1,000,000 tokens × 3 characters per token (claude-opus-5-5) = 30,000 columns"),
     "codex": (2, 10000, "2% of gpt-6.2-sol's 500,000-token context window: 10,000 tokens of 4 bytes"),
@@ -281,8 +284,8 @@ def test_compare_json_shape_and_cells(ws: Path, capsys: pytest.CaptureFixture[st
 
 def test_compare_cells_show_the_description_as_the_catalog_shows_it(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write(ws / "R/.zuno/skill/long/SKILL.md", fm("long", "Long " * 60))
-    _, out, _ = run(capsys, "compare", "--json", "--hosts", "zuno,claude", "--context-window", "20000")
-    _, index, _ = run(capsys, "index", "--context-window", "20000")
+    _, out, _ = run(capsys, "compare", "--json", "--hosts", "zuno,claude", "--context-window", "40000")
+    _, index, _ = run(capsys, "index", "--context-window", "40000")
     cells = {r["location"][len(str(ws)) + 1:]: r["cells"] for r in json.loads(out)["rows"]}
     cut = cells["R/.zuno/skill/long/SKILL.md"]["zuno"]
     assert (cut["state"], cut["reason"]) == ("cut", "description cut to 18 characters")
