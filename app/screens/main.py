@@ -50,7 +50,7 @@ from skillshelf.app.generation_diff import generation_diff
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.problems import Problem
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
-from skillshelf.app.worker_errors import report_failure
+from skillshelf.app.worker_errors import error_detail, report_failure
 from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.hosts.base import BuildProgress, Feature, Host, reporting_progress
 from skillshelf.core.model import Generation
@@ -349,7 +349,7 @@ class MainScreen(Screen[None]):
             report_failure(self, event.worker)
             return
         error = event.worker.error
-        message = f"cannot open the catalog: {type(error).__name__}: {error}"
+        message = f"cannot open the catalog: {error_detail(error)}"
         self.log.error(message, error)
         self.catalog_pane.catalog_list.loading = False
         self._show_header(message)
@@ -435,7 +435,7 @@ class MainScreen(Screen[None]):
         self.query_one(BodyPager).forget()
         self.query_one(ProblemsLine).show(None)
         self.query_one(WatchWarningLine).show(None)
-        self.query_one(AgentView).show(None)
+        self.query_one(AgentView).reset()
         self.query_one(Meters).computing()
         self._set_changes("")
         self._show_header(f"opening host {host.name}…")
@@ -529,6 +529,12 @@ class MainScreen(Screen[None]):
         """``p``: pull the ``skills.urls`` indexes now and rescan (SPEC R)."""
         if self.catalog is None:
             return
+        if not self.catalog.config.urls:
+            # nothing to pull: say so (and how to add one) instead of a pull that does nothing
+            self.notify("No remote skill indexes to pull: no configuration layer sets skills.urls. Add one, "
+                        'for example {"skills": {"urls": ["https://example.com/skills"]}} in .zuno/zuno.json.',
+                        severity="warning", timeout=8, markup=False)
+            return
         self.pull_now(self.catalog)
 
     def pull_now(self, catalog: AppCatalog) -> None:
@@ -545,7 +551,8 @@ class MainScreen(Screen[None]):
         try:
             generation = catalog.refresh(pull_remote=True)
         except OSError as exc:
-            self.post_message(PullDone(None, [], f"{type(exc).__name__}: {exc}"))
+            reason = exc.strerror or str(exc) or type(exc).__name__
+            self.post_message(PullDone(None, [], f"{reason}: {exc.filename}" if exc.filename else reason))
             return
         warnings = [w.message for w in generation.warnings if "://" in w.source and not w.source.startswith("builtin://")]
         self.post_message(PullDone(generation, warnings))

@@ -26,6 +26,7 @@ from skillshelf.app.screens.main import MainScreen
 from skillshelf.app.timings import Timings
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.catalog import Catalog
+from skillshelf.core.config import Config
 from skillshelf.core.model import CatalogWarning, Provenance, Source
 from skillshelf.core.paths import Environment
 from skillshelf.core.render import Form, render_budgeted
@@ -336,6 +337,7 @@ class RemoteCatalog(FakeCatalog):
 
     def __init__(self, tmp: Path) -> None:
         super().__init__(tmp)
+        self.session.config = Config(urls=("http://127.0.0.1:9",))  # type: ignore[misc]  # a configured index
         self.remote_dir = tmp / "cache" / "remote-pdf"
         loc = _skill(self.remote_dir, "---\nname: rpdf\ndescription: Remote PDF\n---\nremote body\n")
         self.remote = Source(name="rpdf", location=str(loc), provenance=Provenance.REMOTE, canonical=str(loc),
