@@ -77,7 +77,7 @@ def common_parser() -> argparse.ArgumentParser:
     g.add_argument("--host", choices=host_names(), default=DEFAULT_HOST_NAME,
                    help=f"whose rules apply (default {DEFAULT_HOST_NAME})")
     g.add_argument("--context-window", metavar="TOKENS", type=_tokens, default=None,
-                   help="model context window in tokens (drives the budgets, SPEC U)")
+                   help="model context window in tokens (drives the budgets)")
     g.add_argument("--path", metavar="DIR", action="append", default=[],
                    help="extra skills.paths entry (repeatable; appended after configured ones)")
     g.add_argument("--config", metavar="FILE", action="append", default=[],

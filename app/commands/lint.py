@@ -39,7 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
         "lint",
         parents=[common],
         help="check SKILL.md files against the Agent Skills standard or a host",
-        description="Lint skill directories, SKILL.md files or whole trees (SPEC F4-F5).",
+        description="Lint skill directories, SKILL.md files or whole trees against the Agent Skills rules.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="skill directory, SKILL.md file or tree")
     p.add_argument("--target", choices=LazyChoices(_targets), default="spec", metavar="TARGET",
