@@ -84,6 +84,10 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         Binding("ctrl+p", "command_palette", "Palette", show=False, id="app.palette"),
         Binding("ctrl+z", "undo_write", "Undo write", show=False, id="app.undo-write"),
         Binding("U", "undo_list", "Undo list", show=False, id="app.undo-list"),
+        # reached only when the action above is off for this host: they say why (never a dead key)
+        Binding("a", "unavailable('resolve')", show=False, id="app.resolve-unavailable"),
+        Binding("ctrl+z", "unavailable('undo_write')", show=False, id="app.undo-write-unavailable"),
+        Binding("U", "unavailable('undo_list')", show=False, id="app.undo-list-unavailable"),
     ]
 
     #: Actions that only make sense over the main screen (not inside a modal or another screen).
@@ -91,6 +95,13 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
                                    "problems", "compare"})
     #: Actions that apply only to hosts with a feature (the picker writes ``skills.config``).
     ACTION_FEATURES = {"resolve": Feature.CONFIG, "undo_write": Feature.CONFIG, "undo_list": Feature.CONFIG}
+    #: What a key of :attr:`ACTION_FEATURES` says under a host without the feature.
+    UNAVAILABLE = {
+        "resolve": ("a: {client} has no configuration skillshelf writes a resolution to: it settles same-name "
+                    "copies itself (↓ shadowed, ⇄ either may win). Press h for a host with skills.config."),
+        "undo_write": "ctrl+z: {client} has no configuration skillshelf writes, so there is nothing to undo here.",
+        "undo_list": "U: {client} has no configuration skillshelf writes, so there is no write to list here.",
+    }
 
     def __init__(
         self,
@@ -307,8 +318,15 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         screen is on top; ``a`` and ``ctrl+z`` only for hosts with a configuration."""
         if action in self.MAIN_ONLY_ACTIONS and not isinstance(self.screen, MainScreen):
             return False
+        if action == "unavailable":
+            feature = self.ACTION_FEATURES.get(str(parameters[0])) if parameters else None
+            return isinstance(self.screen, MainScreen) and feature is not None and feature not in self.host.features
         feature = self.ACTION_FEATURES.get(action)
         return feature is None or feature in self.host.features
+
+    def action_unavailable(self, action: str) -> None:
+        """A key whose action this host does not have: say so (:attr:`UNAVAILABLE`)."""
+        self.notify(self.UNAVAILABLE[action].format(client=self.host.describe()), timeout=6, markup=False)
 
     def _loaded_main(self) -> MainScreen | None:
         main = self.main_screen
@@ -529,7 +547,7 @@ def run_tui(ns: Namespace) -> int:
         cwd, env_map, demo_root = str(demo.cwd), dict(demo.env), demo.root
     env = Environment.from_mapping(env_map)
     host = get_host(ns.host)
-    cache_dir = None if getattr(ns, "no_cache", False) else default_cache_dir(env.xdg_cache_home)
+    cache_dir = None if ns.no_cache else default_cache_dir(env.xdg_cache_home)
 
     quitting = threading.Event()  # set on quit: a remote pull in progress stops (the process can end)
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts.base import CatalogEntry, EntryState, Host, HostContext
 from skillshelf.core.model import Generation, Rejected, Root, Source, Status
-from skillshelf.core.paths import is_within
 
 __all__ = ["Cell", "CellState", "Comparison", "HostColumn", "Row", "compare", "unread_reason"]
 
@@ -130,36 +129,47 @@ def _relative_parts(path: str, base: str) -> list[str]:
     return [] if rest == "." else rest.split("/")
 
 
+class _Unread:
+    """:func:`unread_reason` for one host's roots, with what every call shares computed once."""
+
+    def __init__(self, host: Host, roots: Sequence[Root]) -> None:
+        self.client = host.describe()
+        self.roots = [(root, os.path.normpath(root.scan_dir)) for root in roots]
+        kinds = list(dict.fromkeys(r.label or r.scan_dir for r in roots if not r.unread))
+        self.shown = ", ".join(kinds[:6]) + (", …" if len(kinds) > 6 else "") if kinds else ""
+
+    def __call__(self, spellings: Sequence[str]) -> str:
+        client = self.client
+        for spelled in spellings:
+            path = os.path.normpath(spelled)
+            for root, base in self.roots:
+                if not path.startswith(base + "/") and not (base == "/" and path != "/"):
+                    continue
+                if root.unread:
+                    return root.unread
+                parts = _relative_parts(os.path.dirname(path), base)
+                where = root.label or root.scan_dir
+                if any(p.startswith(".") for p in parts) and not root.dot:
+                    return f"in a dot folder below {where}; {client} skips dot folders there"
+                skipped = [p for p in parts if root.skips(p)]
+                if skipped:
+                    return f"inside {skipped[0]}/ below {where}; {client} does not look there"
+                if not root.depth_allowed(len(parts)):
+                    pattern = root.to_json()["pattern"]
+                    return f"{len(parts)} folder level(s) below {where}; {client} reads {pattern} there"
+                if os.path.islink(spelled) and not root.file_links:
+                    return f"SKILL.md is a symlink; {client} ignores symlinked SKILL.md files"
+                return f"below {where}, but {client} does not descend into another skill's folder"
+        folder = os.path.dirname(os.path.dirname(spellings[0])) if spellings else ""
+        return f"{client} does not read {folder} (it reads {self.shown})" if self.shown else f"{client} reads no folder here"
+
+
 def unread_reason(host: Host, roots: Sequence[Root], spellings: Sequence[str]) -> str:
     """Why ``host`` never read a ``SKILL.md`` known by ``spellings``, from its ``roots`` rules:
     the first root whose scan directory contains a spelling explains what excluded it (a dot
     folder, a skipped folder name, the depth, a symlinked file, or why the client does not read
     that root here — ``Root.unread``); else the folders it reads."""
-    client = host.describe()
-    for spelled in spellings:
-        for root in roots:
-            if root.unread and is_within(spelled, root.scan_dir) and spelled != root.scan_dir:
-                return root.unread
-            base = root.scan_dir
-            if not is_within(spelled, base) or spelled == base:
-                continue
-            parts = _relative_parts(os.path.dirname(spelled), base)
-            where = root.label or base
-            if any(p.startswith(".") for p in parts) and not root.dot:
-                return f"in a dot folder below {where}; {client} skips dot folders there"
-            skipped = [p for p in parts if root.skips(p)]
-            if skipped:
-                return f"inside {skipped[0]}/ below {where}; {client} does not look there"
-            if not root.depth_allowed(len(parts)):
-                pattern = root.to_json()["pattern"]
-                return f"{len(parts)} folder level(s) below {where}; {client} reads {pattern} there"
-            if os.path.islink(spelled) and not root.file_links:
-                return f"SKILL.md is a symlink; {client} ignores symlinked SKILL.md files"
-            return f"below {where}, but {client} does not descend into another skill's folder"
-    kinds = list(dict.fromkeys(r.label or r.scan_dir for r in roots if not r.unread))
-    folder = os.path.dirname(os.path.dirname(spellings[0])) if spellings else ""
-    shown = ", ".join(kinds[:6]) + (", …" if len(kinds) > 6 else "")
-    return f"{client} does not read {folder} (it reads {shown})" if kinds else f"{client} reads no folder here"
+    return _Unread(host, roots)(spellings)
 
 
 def _catalog_cell(source: Source, entry: CatalogEntry | None) -> Cell:
@@ -168,7 +178,9 @@ def _catalog_cell(source: Source, entry: CatalogEntry | None) -> Cell:
                     else source.catalog_description)
     state = {EntryState.CUT: CellState.CUT, EntryState.NAME_ONLY: CellState.NAME_ONLY,
              EntryState.OMITTED: CellState.OMITTED, EntryState.HIDDEN: CellState.HIDDEN}[entry.state]
-    return Cell(state, source.name, entry.shown, entry.note)
+    # a hidden skill is still listed (to the user) with its description; cut: as shown, dropped: none
+    shown = source.catalog_description if state is CellState.HIDDEN else entry.shown
+    return Cell(state, source.name, shown, entry.note)
 
 
 def _source_cell(source: Source, entry: CatalogEntry | None, canon: Mapping[str, str]) -> Cell:
@@ -219,6 +231,7 @@ def compare(context: HostContext, hosts: Sequence[Host]) -> Comparison:
                     spell.append(loc)
         per_host.append((host, gen, by_canon, rejected, entries))
     rows: list[Row] = []
+    unread: dict[str, _Unread] = {}
     canon_of: dict[str, str] = {}
     for _, gen, *_rest in per_host:
         for s in gen.sources:
@@ -232,11 +245,11 @@ def compare(context: HostContext, hosts: Sequence[Host]) -> Comparison:
             if src is not None:
                 cells[host.name] = _source_cell(src, entries.get(src.location), canon_of)
             elif location in rejected:
-                r = rejected[location]
-                reason = r.warning.message if r.warning is not None else (
-                    r.diagnostics[0].message if r.diagnostics else "rejected")
-                cells[host.name] = Cell(CellState.REJECTED, reason=reason)
+                cells[host.name] = Cell(CellState.REJECTED, reason=rejected[location].reason)
             else:
-                cells[host.name] = Cell(CellState.NOT_READ, reason=unread_reason(host, gen.roots, spellings))
+                why = unread.get(host.name)
+                if why is None:
+                    why = unread[host.name] = _Unread(host, gen.roots)
+                cells[host.name] = Cell(CellState.NOT_READ, reason=why(spellings))
         rows.append(Row(location, tuple(spellings), cells))
     return Comparison(tuple(columns), tuple(rows), generations)

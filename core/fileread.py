@@ -15,13 +15,16 @@ with :class:`FileTooLargeError` giving its size; a caller that wants only a pref
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import mmap
 import os
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-__all__ = ["MAX_READ_BYTES", "FileTooLargeError", "NotRegularFileError", "error_kind_text", "read_regular", "tap_reads"]
+__all__ = ["MAX_READ_BYTES", "FileTooLargeError", "NotRegularFileError", "error_kind_text", "mapped", "read_regular",
+           "tap_reads"]
 
 _taps = threading.local()
 
@@ -175,3 +178,22 @@ def read_regular(path: str, max_bytes: int | None = None, *, limit: int = MAX_RE
     if sink is not None:
         sink(path, data)
     return data
+
+
+@contextlib.contextmanager
+def mapped(path: str) -> Iterator[mmap.mmap]:
+    """The regular file at ``path`` mapped read-only (for large files searched in place: an
+    installed client's binary). Raises as :func:`read_regular` does (``OSError``,
+    :class:`NotRegularFileError`); ``ValueError`` for an empty file (nothing to map)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(path, next((label for test, label in _KINDS if test(mode)), "not a file"))
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
+            yield data
+    finally:
+        os.close(fd)

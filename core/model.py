@@ -379,6 +379,14 @@ class Rejected:
     mtime: float = 0.0
     frontmatter: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
+    @property
+    def reason(self) -> str:
+        """Why the host refused the file, in its own terms: its warning, else its first error."""
+        if self.warning is not None:
+            return self.warning.message
+        errors = [d for d in self.diagnostics if d.severity is Severity.ERROR] or list(self.diagnostics)
+        return errors[0].message if errors else "rejected"
+
 
 @dataclass(frozen=True)
 class Generation:

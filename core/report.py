@@ -149,13 +149,17 @@ def source_json(s: Source, *, ambiguous: bool, lint_target: str | None,
 
 def rejected_json(r: Rejected, *, lint_target: str | None, lint_cache: ParseCache | None = None,
                   memo: dict[str, str | None] | None = None) -> dict[str, Any]:
-    """One entry of G1 ``rejected``."""
+    """One entry of G1 ``rejected``: ``status`` is always ``rejected`` and ``statusReason`` the
+    host's reason (the same keys as a source's, so a consumer can read both lists alike)."""
     out: dict[str, Any] = {
         "location": r.location,
         "name": r.name,
         "provenance": r.provenance.value,
         "root": r.root,
         "aliases": list(r.aliases),
+        "status": "rejected",
+        "shadowedBy": [],
+        "statusReason": r.reason,
         "warning": r.warning.to_json() if r.warning else None,
         "size": r.size,
         "sha256": r.content_sha256,

@@ -42,8 +42,10 @@ def _encodable(value: Any) -> Any:
     return value
 
 
-#: ../shared beside the repository (conformance corpus, bug-report cases); absent on user clones.
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+#: The shared folder (conformance corpus, bug-report cases, client notes): ``$SKILLSHELF_SHARED``
+#: when set (a worktree elsewhere), else ``../shared`` beside the repository; absent on user
+#: clones, where the tests that need it skip.
+SHARED = Path(os.environ.get("SKILLSHELF_SHARED") or Path(__file__).resolve().parents[1].parent / "shared")
 
 
 @pytest.fixture

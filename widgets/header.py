@@ -25,21 +25,23 @@ CWD_MIN = 12
 
 
 def counts_text(generation: Generation, *, short: bool = False) -> str:
-    """``212 sources · 3 ambiguous · 2 broken`` (plus ``· N kept-last-valid`` and ``· N disabled``
-    when N > 0). Sources count every listed source, disabled ones included; ambiguous counts names
-    (SPEC D6); broken counts rejected files (SPEC F6); kept-last-valid counts sources the host
-    keeps from before their file broke (SPEC H3). ``short``: ``212 src · 3 amb · 2 brk · 1 kept
-    · 4 off``."""
+    """``212 sources · 3 ambiguous · 2 broken`` (plus ``· N kept-last-valid``, ``· N disabled``,
+    ``· N shadowed`` and ``· N hidden`` when N > 0). Sources count every listed source, disabled
+    ones included; ambiguous counts names (SPEC D6); broken counts rejected files (SPEC F6);
+    kept-last-valid counts sources the host keeps from before their file broke (SPEC H3);
+    shadowed and hidden count a client's settled and model-hidden copies (SPEC N3).
+    ``short``: ``212 src · 3 amb · 2 brk · 1 kept · 4 off · 1 shd · 2 hid``."""
     disabled = sum(1 for s in generation.sources if not s.enabled)
     kept = sum(1 for s in generation.sources if s.status is Status.KEPT_LAST_VALID)
-    words = ("src", "amb", "brk", "kept", "off") if short else (
-        "sources", "ambiguous", "broken", "kept-last-valid", "disabled")
+    shadowed = sum(1 for s in generation.sources if s.status is Status.SHADOWED)
+    hidden = sum(1 for s in generation.sources if s.status is Status.HIDDEN)
+    words = ("src", "amb", "brk", "kept", "off", "shd", "hid") if short else (
+        "sources", "ambiguous", "broken", "kept-last-valid", "disabled", "shadowed", "hidden")
     parts = [f"{len(generation.sources):,} {words[0]}", f"{len(generation.ambiguous_names()):,} {words[1]}",
              f"{len(generation.rejected):,} {words[2]}"]
-    if kept:
-        parts.append(f"{kept:,} {words[3]}")
-    if disabled:
-        parts.append(f"{disabled:,} {words[4]}")
+    for n, word in ((kept, words[3]), (disabled, words[4]), (shadowed, words[5]), (hidden, words[6])):
+        if n:
+            parts.append(f"{n:,} {word}")
     return " · ".join(parts)
 
 
@@ -103,7 +105,8 @@ def header_text(
     last live generation changed, SPEC H2), the session's what-if values (``window`` tokens:
     ``what-if window 128,000``; ``mct``, the session ``maxContextTokens``: an int, ``None`` =
     unset, ``"config"`` = not overridden) and ``status`` (``loading…``, an error). ``client``
-    names the client and version emulated (``Host.describe()``). ``cwd`` is shown as given
+    names the client and version emulated (``Host.describe()``), shown after the host name, and
+    instead of it once labels are abbreviated. ``cwd`` is shown as given
     (made visible, SPEC X1). ``agent`` (an agent view, SPEC E4): the counts are then the
     agent's view.
 
@@ -124,8 +127,8 @@ def header_text(
         parts: list[str | tuple[str, str]] = []
         if level < 2:
             parts += [("skillshelf", "bold"), " ─ "]
-        if short:
-            parts.append(host)
+        if short:  # the client and version emulated always show (it names the host too)
+            parts.append(visible(client) if client else host)
         else:
             parts.append(f"host {host}" + (f" · {visible(client)}" if client else ""))
         if cwd_text is not None:

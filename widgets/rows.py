@@ -8,12 +8,18 @@ shows. All skill-derived text goes through :func:`skillshelf.core.textsafe.visib
 
 Status column, two cells, readable without colour (DESIGN "The TUI"; colour only reinforces):
 
-first cell (state)        second cell (flag)
-``✓`` ok                  ``!`` has error-severity diagnostics (host or lint)
-``◆`` ambiguous name      ``s`` search-only exposure
-``○`` disabled            ``e`` explicit-only exposure
-``✗`` rejected (broken)   `` `` none of these (``!`` wins over ``s``/``e``)
+first cell (state)                  second cell (flag)
+``✓`` ok                            ``!`` has error-severity diagnostics (host or lint)
+``◆`` ambiguous name                ``s`` search-only exposure
+``↓`` shadowed: another copy wins   ``e`` explicit-only exposure
+``⇄`` race: either copy may win     `` `` none of these (``!`` wins over ``s``/``e``)
+``◌`` hidden from the model
+``○`` disabled
+``✗`` rejected (broken)
 ``↺`` kept last valid
+
+The glyphs are the compare screen's (SPEC N3–N4): a client's shadowed, racing and hidden copies
+are never shown as plain ``ok`` or ``ambiguous``.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ __all__ = [
     "DISABLED",
     "EXPLICIT_ONLY",
     "EXPOSURE_WIDTH",
+    "HIDDEN",
     "KEPT",
     "LEGEND",
     "LEGEND_ITEMS",
@@ -44,8 +51,10 @@ __all__ = [
     "NAME_MAX",
     "NAME_MIN",
     "OK",
+    "RACE",
     "REJECTED",
     "SEARCH_ONLY",
+    "SHADOWED",
     "SORTS",
     "VALUE_WIDTH",
     "CatalogRow",
@@ -55,6 +64,7 @@ __all__ = [
     "fit_end",
     "fit_layout",
     "group_hits",
+    "legend",
     "next_sort",
     "row_prompt",
     "row_tokens",
@@ -64,6 +74,7 @@ __all__ = [
 ]
 
 OK, AMBIGUOUS, DISABLED, REJECTED, KEPT = "✓", "◆", "○", "✗", "↺"
+SHADOWED, RACE, HIDDEN = "↓", "⇄", "◌"
 #: Name column width bounds, in cells.
 NAME_MIN, NAME_MAX = 8, 30
 LINT, SEARCH_ONLY, EXPLICIT_ONLY = "!", "s", "e"
@@ -72,6 +83,9 @@ LINT, SEARCH_ONLY, EXPLICIT_ONLY = "!", "s", "e"
 LEGEND_ITEMS: tuple[tuple[str, str], ...] = (
     (OK, "ok"),
     (AMBIGUOUS, "ambiguous"),
+    (SHADOWED, "shadowed"),
+    (RACE, "either may win"),
+    (HIDDEN, "hidden"),
     (DISABLED, "disabled"),
     (REJECTED, "rejected"),
     (KEPT, "kept-last-valid"),
@@ -79,11 +93,24 @@ LEGEND_ITEMS: tuple[tuple[str, str], ...] = (
     (EXPLICIT_ONLY, "explicit-only"),
     (LINT, "lint errors"),
 )
-LEGEND = "  ".join(f"{g} {m}" for g, m in LEGEND_ITEMS)
+#: Glyphs the legend under the table shows only when some row has them (the line is short).
+_WHEN_PRESENT = frozenset({AMBIGUOUS, SHADOWED, RACE, HIDDEN})
+#: The legend before any row is known (the help screen lists every glyph).
+LEGEND = "  ".join(f"{g} {m}" for g, m in LEGEND_ITEMS if g not in _WHEN_PRESENT or g == AMBIGUOUS)
+
+
+def legend(rows: Sequence[CatalogRow]) -> str:
+    """The legend line for ``rows``: the glyphs of :data:`LEGEND`, with ambiguous, shadowed,
+    race and hidden only when a row shows them."""
+    present = {r.state for r in rows}
+    return "  ".join(f"{g} {m}" for g, m in LEGEND_ITEMS if g not in _WHEN_PRESENT or g in present)
 
 _GLYPH_STYLE = {
     OK: "$success",
     AMBIGUOUS: "$warning",
+    SHADOWED: "$foreground-muted",
+    RACE: "$warning",
+    HIDDEN: "$foreground-muted",
     DISABLED: "$foreground-muted",
     REJECTED: "$error",
     KEPT: "$warning",
@@ -154,7 +181,9 @@ def _flag(item: Item, lint_errors: Collection[str] = ()) -> str:
 def build_rows(generation: Generation, lint_errors: Collection[str] = (), home: str | None = None) -> list[CatalogRow]:
     """Rows for ``generation``: sources in catalog order with every later source of the same
     name pulled up right after the first one (SPEC D6 groups), then the rejected files in
-    their order. A name is ambiguous when two or more *enabled* sources declare it.
+    their order. A name is ambiguous when two or more *enabled* sources declare it and none
+    of them is shadowed by the host's precedence (a shadowed copy is ``↓``, the winner ``✓``);
+    copies in a race (``⇄``) count as ambiguous too.
     ``lint_errors``: locators whose lint found errors (SPEC F5); their flag is ``!`` like a
     host error. A row whose root carries a label (:attr:`Root.label`) gets it as
     :attr:`CatalogRow.provenance_label`. Rows of a name two or more sources share (enabled or
@@ -162,7 +191,7 @@ def build_rows(generation: Generation, lint_errors: Collection[str] = (), home: 
     labels = {r.path: r.label for r in generation.roots if r.label}
     counts: dict[str, int] = {}
     for s in generation.sources:
-        if s.enabled:
+        if s.enabled and s.status is not Status.SHADOWED:
             counts[s.name] = counts.get(s.name, 0) + 1
     by_name: dict[str, list[Source]] = {}
     for s in generation.sources:
@@ -181,12 +210,19 @@ def build_rows(generation: Generation, lint_errors: Collection[str] = (), home: 
                 state = DISABLED
             elif member.status is Status.KEPT_LAST_VALID:
                 state = KEPT
+            elif member.status is Status.SHADOWED:
+                state = SHADOWED
+            elif member.status is Status.RACE:
+                state = RACE
             elif n > 1:
                 state = AMBIGUOUS
+            elif member.status is Status.HIDDEN:
+                state = HIDDEN
             else:
                 state = OK
-            rows.append(CatalogRow(member, state, _flag(member, lint_errors), n if n > 1 else 0,
-                                   labels.get(member.root, ""), apart.get(member.location, "")))
+            shared = n if n > 1 and member.status is not Status.SHADOWED else 0
+            rows.append(CatalogRow(member, state, _flag(member, lint_errors), shared, labels.get(member.root, ""),
+                                   apart.get(member.location, "")))
     for r in generation.rejected:
         rows.append(CatalogRow(r, REJECTED, _flag(r, lint_errors), 0, labels.get(r.root, "")))
     return rows

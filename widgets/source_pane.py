@@ -240,6 +240,10 @@ def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: 
     title: list[str | tuple[str, str]] = [(name, "bold")]
     if isinstance(item, Rejected):
         title += ["  ·  ", ("rejected", "$error")]
+    elif isinstance(item, Source) and item.status is Status.RACE:
+        title += ["  ·  ", (f"race: either may win ({row.ambiguous or 1 + len(item.shadowed_by)})", "$warning")]
+    elif isinstance(item, Source) and item.status is Status.SHADOWED:
+        title += ["  ·  ", ("shadowed", "$foreground-muted")]
     elif row.ambiguous:
         title += ["  ·  ", (f"ambiguous ({row.ambiguous})", "$warning")]
     if isinstance(item, Source) and item.status is Status.KEPT_LAST_VALID:
@@ -329,7 +333,7 @@ def _source_fields(lines: _Lines, s: Source, extras: SourceExtras) -> None:
         lines.fields("short", visible(s.short_description),
                      (_sidecar_origin(s, extras.short_origin), "$foreground-muted"))
     if s.description is None:
-        lines.field("description", "(none: not described, so never indexed)", "$warning")
+        lines.field("description", "(none: not described, so never in the model's catalog)", "$warning")
     else:
         lines.field("description", visible(s.description))
     if s.metadata_sources:

@@ -88,7 +88,10 @@ def run(ns: Any) -> int:
     form = Form(ns.form)
     result = render_budgeted(catalog.current.entries(), form, budget if budget is not None else 8_000)
     if ns.json:
-        print_json(result_document(result))
+        doc = {"host": catalog.host.name, "client": catalog.host.describe(), **result_document(result)}
+        doc["budgetRule"] = (catalog.model_catalog().budget_rule if ns.budget is None
+                             else f"--budget {ns.budget:,} characters")
+        print_json(doc)
     else:
         _write_text(result.text)
     return 0

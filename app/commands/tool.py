@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skillshelf.core.catalog import Catalog
+    from skillshelf.core.tool import ToolResult
 
 from skillshelf.app.output import print_json
 
@@ -107,4 +111,21 @@ def run(ns: Any) -> int:
         _emit_json(result.to_json())
     else:
         _emit_text(result.output)
+        _race_note(catalog, result)
     return 0
+
+
+def _race_note(catalog: Catalog, result: ToolResult) -> None:
+    """On stderr: the skill loaded is one of same-name copies the client races on (opencode), so
+    the copy this call read is only one of those that may win (SPEC N3)."""
+    from skillshelf.app.common import terminal_text
+    from skillshelf.core.model import Status
+
+    location = result.metadata.get("location")
+    source = catalog.current.by_location(location) if isinstance(location, str) else None
+    if source is None or source.status is not Status.RACE:
+        return
+    others = ", ".join(source.shadowed_by)
+    note = (f"skillshelf: {catalog.host.describe()}: `{source.name}` is in a same-name race, either copy may win; "
+            f"this call read {source.location}, the client may read {others} instead")
+    print(terminal_text(note, sys.stderr), file=sys.stderr)

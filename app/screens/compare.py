@@ -59,8 +59,10 @@ def explain_cell(host: Host, row: Row, cell: Cell, home: str = "") -> Content:
     def short(path: str) -> str:
         return "~" + path[len(home):] if home and path.startswith(home + "/") else path
 
+    # a race is never a fixed winner (SPEC N3): the state itself says so
+    state = "race: either copy may win" if cell.state is CellState.RACE else cell.state.value
     parts: list[str | tuple[str, str]] = [
-        (f"{host.describe()}: ", "bold"), (cell.state.value, "bold"), "  ", visible(short(row.location)),
+        (f"{host.describe()}: ", "bold"), (state, "bold"), "  ", visible(short(row.location)),
     ]
     if cell.name is not None:
         parts += ["\n", ("name         ", "$foreground-muted"), visible(cell.name)]

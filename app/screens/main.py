@@ -60,7 +60,7 @@ from skillshelf.core.model import Generation
 from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.textsafe import encodable, visible
 from skillshelf.widgets.header import CatalogHeader, HeaderState
-from skillshelf.widgets.rows import LEGEND, CatalogRow
+from skillshelf.widgets.rows import LEGEND, CatalogRow, legend
 from skillshelf.widgets.source_pane import SourcePane
 
 #: The header's status while remote indexes are pulled.
@@ -88,12 +88,11 @@ class GenerationPublished(Message):
 
 def catalog_parse_cache(catalog: AppCatalog) -> ParseCache | None:
     """The parse cache of ``catalog``'s host for its workspace, ``None`` without one."""
-    context = getattr(catalog, "context", None)
-    store = getattr(context, "cache", None)
+    store = catalog.context.cache
     if store is None:
         return None
     host = catalog.host
-    return store.for_host(host.name, host.version)  # type: ignore[no-any-return]
+    return store.for_host(host.name, host.version)
 
 
 class CatalogOpened(Message):
@@ -181,10 +180,18 @@ class MainScreen(Screen[None]):
         Binding("R", "pick_resource", "Resources", show=False, id="main.resources"),
         Binding("p", "pull", "Pull remote", show=False, id="main.pull"),
         Binding("c", "copy_locator", "Copy locator", show=False, id="main.copy"),
+        # reached only when the action above is off for this host: they say why (never a dead key)
+        Binding("g", "unavailable('pick_agent')", show=False, id="main.agent-unavailable"),
+        Binding("p", "unavailable('pull')", show=False, id="main.pull-unavailable"),
     ]
 
     #: Actions that apply only to hosts with a feature (others hide them).
     ACTION_FEATURES = {"pick_agent": Feature.AGENTS, "pull": Feature.REMOTE}
+    #: What a key of :attr:`ACTION_FEATURES` says under a host without the feature.
+    UNAVAILABLE = {
+        "pick_agent": "g: {client} has no agent profiles (agents.<name>) to view the catalog through.",
+        "pull": "p: {client} has no remote skill indexes (skills.urls) to pull.",
+    }
 
     def __init__(self, open_catalog: Callable[[], AppCatalog], *, host: Host = DEFAULT_HOST, cwd_display: str = "",
                  timings: Timings = DEFAULT_TIMINGS,
@@ -278,9 +285,16 @@ class MainScreen(Screen[None]):
         self.query_one(DetailsPanel).lint_cache = self.lint_cache
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide ``g`` / ``p`` for hosts without agents / remote indexes."""
+        """Hide ``g`` / ``p`` for hosts without agents / remote indexes (their key then says why)."""
+        if action == "unavailable":
+            feature = self.ACTION_FEATURES.get(str(parameters[0])) if parameters else None
+            return feature is not None and feature not in self.host.features
         feature = self.ACTION_FEATURES.get(action)
         return feature is None or feature in self.host.features
+
+    def action_unavailable(self, action: str) -> None:
+        """A key whose action this host does not have: say so (:attr:`UNAVAILABLE`)."""
+        self.notify(self.UNAVAILABLE[action].format(client=self.host.describe()), timeout=5, markup=False)
 
     # ------------------------------------------------------------------ header
     def _show_header(self, status: str | None = None) -> None:
@@ -424,6 +438,7 @@ class MainScreen(Screen[None]):
         self._show_header()
         self.catalog_pane.home = event.catalog.context.env.home
         self.catalog_pane.show_generation(event.view.shown(event.generation))
+        self.query_one("#legend", Static).update(legend(self.catalog_pane.rows))
 
     def rescan_after_write(self, before: int) -> None:
         """Show the generation of a config write or undo just made (``ctrl+z``) to the catalog

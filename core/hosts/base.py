@@ -50,6 +50,7 @@ __all__ = [
     "RootPlan",
     "SkillToolLike",
     "Throttle",
+    "ToolCatalog",
     "Verdict",
     "WatchTargets",
     "WindowOrigin",
@@ -524,6 +525,20 @@ class HostSession(Protocol):
         ...
 
 
+class ToolCatalog(Protocol):
+    """What a host's skill tool needs of a live catalog (a
+    :class:`~skillshelf.core.catalog.Catalog` is one): the published generation, a rescan when
+    a requested skill is not found (SPEC I3), and the host's session over the workspace."""
+
+    @property
+    def current(self) -> Generation: ...
+
+    @property
+    def session(self) -> HostSession: ...
+
+    def refresh(self) -> Generation: ...
+
+
 class Host(Protocol):
     """One agent's skill rules (SPEC N1). Hosts are immutable and registered by ``name``.
 
@@ -578,7 +593,7 @@ class Host(Protocol):
         its status (``ok``, ``shadowed`` with ``shadowed_by``, ``race`` …); order is kept."""
         ...
 
-    def skill_tool(self, catalog: object) -> SkillToolLike | None:
+    def skill_tool(self, catalog: ToolCatalog) -> SkillToolLike | None:
         """The host's skill tool over a live catalog, or ``None`` when the host gives the model
         no skill tool with known behaviour."""
         ...

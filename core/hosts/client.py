@@ -42,6 +42,7 @@ from skillshelf.core.hosts.base import (
     RootPlan,
     SkillToolLike,
     Throttle,
+    ToolCatalog,
     Verdict,
     WatchTargets,
     flag_window,
@@ -309,7 +310,7 @@ class ClientHost:
         order, every status), within ``budget`` characters."""
         raise NotImplementedError
 
-    def skill_tool(self, catalog: object) -> SkillToolLike | None:
+    def skill_tool(self, catalog: ToolCatalog) -> SkillToolLike | None:
         """The client's skill tool, when its behaviour is known (default: none)."""
         return None
 

@@ -10,11 +10,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.app.cli import main
 from skillshelf.core.resolve import ResolveError, resolve_name, resolve_slash
 
-CASES = Path(__file__).resolve().parents[2].parent / "shared" / "cases"
+CASES = SHARED / "cases"
 
 
 @pytest.fixture

@@ -8,10 +8,9 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.app.cli import main
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 
 
 def skill(d: Path, name: str | None, desc: str | None = None, body: str = "body\n") -> Path:

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.app.cli import main
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 CORPUS = SHARED / "corpus"
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is absent")

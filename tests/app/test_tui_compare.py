@@ -80,3 +80,18 @@ async def test_compare_screen_shows_an_empty_workspace(tmp_path):
         await pilot.press("q")
         await settle(app, pilot)
         assert not isinstance(app.screen, CompareScreen)
+
+
+def test_a_race_cell_is_explained_as_either_may_win():
+    from skillshelf.app.screens.compare import explain_cell
+    from skillshelf.core.compare import Cell, Row
+    from skillshelf.core.hosts import get_host
+
+    cell = Cell(CellState.RACE, "pdf", "Project PDF", "2 files are named `pdf`: … so any of them may win",
+                ("/h/.claude/skills/pdf/SKILL.md",))
+    row = Row("/w/.claude/skills/pdf/SKILL.md", ("/w/.claude/skills/pdf/SKILL.md",), {"opencode": cell})
+    text = explain_cell(get_host("opencode"), row, cell, "/h").plain
+    assert text == ("opencode 1.18.33: race: either copy may win  /w/.claude/skills/pdf/SKILL.md\n"
+                    "name         pdf\ndescription  Project PDF\n"
+                    "why          2 files are named `pdf`: … so any of them may win\n"
+                    "competes with ~/.claude/skills/pdf/SKILL.md")

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 #: Environment variable naming the folder ``install.sh`` filled.
 CLIENTS_ENV = "SKILLSHELF_CLIENTS_DIR"
@@ -30,8 +31,6 @@ BINARIES = {
     "gemini": "gemini/node_modules/.bin/gemini",
 }
 
-#: ../shared beside the repository (corpus, cases); absent on user clones.
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 
 
 def binary(client: str) -> str | None:
@@ -55,7 +54,7 @@ def require(client: str) -> str:
 def require_shared() -> Path:
     """``../shared``, or skip the test (a user's clone has none)."""
     if not SHARED.is_dir():
-        pytest.skip("../shared is absent")
+        pytest.skip(f"{SHARED} is absent (set SKILLSHELF_SHARED)")
     return SHARED
 
 

@@ -26,6 +26,7 @@ import claude_probe
 import known
 import pytest
 import realclients
+import rules_table
 from tagged import TAGGED, tagged_text
 
 from skillshelf.core.catalog import Catalog
@@ -526,3 +527,10 @@ def test_corpus(corpus_workspace: tuple[Path, Path], env: dict[str, str]) -> Non
     cwd, home = corpus_workspace
     counts = check("claude-corpus", cwd, home, env)
     assert counts["rows"] > 1100 and counts["lines"] > 900
+
+
+@pytest.mark.parametrize("variant", rules_table.VARIANTS)
+def test_rules_table(tmp_path: Path, variant: str) -> None:
+    """Every row of the rules table in real-clients.md, laid out for Claude Code."""
+    cwd, home, env = rules_table.build(tmp_path, "claude", variant)
+    check(f"table-{variant}", cwd, home, env)

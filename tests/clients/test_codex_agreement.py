@@ -28,6 +28,7 @@ import codex_probe
 import known
 import pytest
 import realclients
+import rules_table
 from tagged import TAGGED, tagged_text
 
 from skillshelf.core.catalog import Catalog
@@ -883,3 +884,11 @@ def test_corpus_mixed(tmp_path: Path) -> None:
     for tgt in rnd.sample(placed, 8):
         write(tgt / "agents/openai.yaml", "policy:\n  allow_implicit_invocation: false\n")
     check("corpus-mixed", cwd, home, windows=(None, 60000))
+
+
+@pytest.mark.parametrize("variant", rules_table.VARIANTS)
+def test_rules_table(tmp_path: Path, variant: str) -> None:
+    """Every row of the rules table in real-clients.md, laid out for Codex (the catalog at the
+    default window and at a 100,000-token one)."""
+    cwd, home, env = rules_table.build(tmp_path, "codex", variant)
+    check(f"table-{variant}", cwd, home, env, windows=(None, 100_000))

@@ -24,6 +24,7 @@ import gemini_probe as probe
 import known
 import pytest
 import realclients
+import rules_table
 from tagged import TAGGED, tagged_text
 
 from skillshelf.core.catalog import Catalog
@@ -319,6 +320,22 @@ def test_rules_workspace(tmp_path: Path) -> None:
         except ToolError as err:
             mine = {"error": err.message}
         assert mine == answer["response"], call
+
+
+@pytest.mark.parametrize("variant", rules_table.VARIANTS)
+def test_rules_table(tmp_path: Path, variant: str) -> None:
+    """Every row of the rules table in real-clients.md, laid out for Gemini CLI: the listing
+    and the catalog the model gets."""
+    realclients.require("gemini")
+    ws, home, env = rules_table.build(tmp_path, "gemini", variant)
+    gen, session = open_mine(ws, home, env)
+    assert_agree(listing_differences(gen, session, probe.run_list(str(ws), str(home), env), ws, home),
+                 f"table-{variant}")
+    env = {**env, "GEMINI_MODEL": "gemini-2.5-flash"}
+    gen, session = open_mine(ws, home, env)
+    cap = probe.capture(str(ws), str(home), env)
+    assert cap.rc == 0, cap.stderr[-2000:]
+    assert_agree(catalog_differences(gen, session, cap.section), f"table-{variant}")
 
 
 def test_home_extensions_and_model(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ import known
 import opencode_probe
 import pytest
 import realclients
+import rules_table
 from tagged import TAGGED, tagged_text
 
 from skillshelf.core.catalog import Catalog
@@ -428,6 +429,16 @@ def test_opencode_refuses_to_start(tmp_path: Path, client_env: dict[str, str], l
     assert result.rc == 1
     assert phrase in result.stderr and phrase in (cat.session.workspace.fatal or "")
     assert cat.current.sources == ()
+
+
+@pytest.mark.parametrize("variant", rules_table.VARIANTS)
+def test_rules_table(tmp_path: Path, client_env: dict[str, str], variant: str) -> None:
+    """Every row of the rules table in real-clients.md, laid out for opencode: the listing and
+    the catalog the model gets."""
+    cwd, home, env = rules_table.build(tmp_path, "opencode", variant)
+    env = {**client_env, **env}
+    check(f"table-{variant}", cwd, home, tmp_path, env)
+    catalog_check(f"table-{variant}", cwd, home, env)
 
 
 # ----------------------------------------------------------------------------------- corpus

@@ -7,12 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.core.frontmatter import parse_skill_file
 from skillshelf.core.lint import Target, lint_paths
 from skillshelf.core.model import Severity
 
-CASES = Path(__file__).resolve().parents[2].parent / "shared" / "cases"
+CASES = SHARED / "cases"
 
 
 def write(root: Path, folder: str, data: bytes | str) -> None:

@@ -10,6 +10,7 @@ import shutil
 import threading
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.digest import compute_digest
@@ -18,8 +19,6 @@ from skillshelf.core.hosts.zuno.build import ZunoSession
 from skillshelf.core.hosts.zuno.roots import zuno_discover
 from skillshelf.core.model import CatalogWarning, Exposure, Provenance, Source, Status
 from skillshelf.core.paths import Environment
-
-SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared")
 
 
 def skill(name: str, description: str = "Edit sheets", body: str = "body\n") -> str:

@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.core.discovery import Discovery, discover, uncovered_folders
 from skillshelf.core.hosts.zuno.roots import (
@@ -27,8 +28,6 @@ from skillshelf.core.hosts.zuno.roots import (
 )
 from skillshelf.core.model import CatalogWarning, Provenance, Root, Severity
 from skillshelf.core.paths import Environment
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 
 PZ = Provenance.PROJECT_ZUNO
 PA = Provenance.PROJECT_AGENTS

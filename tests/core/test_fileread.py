@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skillshelf.core.fileread import NotRegularFileError, read_regular
+from skillshelf.core.fileread import NotRegularFileError, mapped, read_regular
 
 fifo_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs os.mkfifo")
 
@@ -71,3 +71,17 @@ def test_reads_whole_files_and_honours_max_bytes_plus_one(tmp_path):
     empty = tmp_path / "e"
     empty.write_bytes(b"")
     assert read_regular(str(empty)) == b""
+
+
+def test_mapped_maps_a_regular_file_and_refuses_a_fifo(tmp_path):
+    f = tmp_path / "binary"
+    f.write_bytes(b"\x00head\x00description text\x00")
+    with mapped(str(f)) as data:
+        assert data.find(b"description") == 6 and len(data) == 23
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(NotRegularFileError) as err, mapped(str(fifo)):
+        pass
+    assert str(err.value) == "not a regular file (a FIFO)"
+    with pytest.raises(IsADirectoryError), mapped(str(tmp_path)):
+        pass

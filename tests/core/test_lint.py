@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.core.frontmatter import parse_skill_bytes
 from skillshelf.core.lint import (
@@ -20,8 +21,6 @@ from skillshelf.core.lint import (
 )
 from skillshelf.core.model import Severity
 from skillshelf.core.walklimits import MAX_WALK_DEPTH
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 
 
 def skill(root: Path, folder: str, text: str | bytes, filename: str = "SKILL.md") -> Path:

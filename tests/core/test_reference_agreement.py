@@ -18,13 +18,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.core.lint import Target, find_skill_files, lint_file
 
 validator = pytest.importorskip("skills_ref.validator")
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = SHARED / "corpus"
 KNOWN_WRONG = REPO / "tests" / "fixtures" / "reference_known_wrong.tsv"
 REASONS = {"allowed-tools-not-checked", "metadata-stringified", "substring-delimiter", "bom", "flow-list"}
 

@@ -7,12 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.core.model import CatalogWarning
 from skillshelf.core.scan import path_sort_key, scan
 from skillshelf.core.walklimits import MAX_WALK_DEPTH
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 
 
 def write(root: Path, relative: str) -> str:

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.core.frontmatter import parse_skill_bytes
 from skillshelf.core.model import Exposure, SkillEntry
@@ -24,8 +25,6 @@ from skillshelf.core.tool import (
     search_score,
     search_terms,
 )
-
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 
 
 def skill(name: str, desc: str | None, body: str, **kw) -> SkillEntry:

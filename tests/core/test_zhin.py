@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.core.hosts.zhin.deps import (
     always_bodies,
@@ -32,7 +33,6 @@ from skillshelf.core.model import Provenance, Severity, Status
 
 HEADER = "Skill '{}' loaded. 请立即根据以下指导执行工具调用："
 ACT_NOW = "## 立即行动\n根据上面的指导，立即调用工具完成用户请求。禁止重复调用 load_skill，禁止用文本描述代替实际工具调用。"
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 ZHIN_CORPUS = SHARED / "corpus" / "zhinjs__zhin"
 
 

@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from skillshelf.core.lint import Target, find_skill_files, lint_file, lint_paths
 from skillshelf.core.model import Severity
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 CORPUS = SHARED / "corpus"
 
 WORKFLOW = "## 工作流\n\n### 第 1 步：读输入\n做事。\n\n### 第 2 步：输出\n完成。\n"

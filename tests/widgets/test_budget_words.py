@@ -75,5 +75,6 @@ def test_one_header_format_while_changes_come_and_go(width):
                            "1 sources · 0 ambiguous · 0 broken")
         assert after == cleared + " ─ changed: +12 ~3 −1"   # the line's end is what the screen cuts
     else:
-        assert cleared == "skillshelf ─ zuno ─ ~/src/a/f…/long/project/path ─ gen 2 ─ 1 src · 0 amb · 0 brk"
+        # short labels keep the client and version emulated in place of the host name
+        assert cleared == "skillshelf ─ Zuno 0.10.3 ─ ~/src/…g/project/path ─ gen 2 ─ 1 src · 0 amb · 0 brk"
         assert after == cleared + " ─ +12 ~3 −1"

@@ -75,12 +75,16 @@ def test_details_disabled_and_rejected():
     assert "host verdict (1)" in bad
     amb = details_content(rows[0]).plain
     assert amb.splitlines()[0] == "a  ·  ambiguous (2)"
-    assert "description (none: not described, so never indexed)" in amb
+    assert "description (none: not described, so never in the model's catalog)" in amb
 
 
 def test_help_lists_every_binding_id():
-    ids = {b.id for b in [*MainScreen.BINDINGS, *SkillshelfApp.BINDINGS, *CatalogList.BINDINGS]}
-    assert ids <= {row[0] for row in HELP_ROWS}
+    bindings = [*MainScreen.BINDINGS, *SkillshelfApp.BINDINGS, *CatalogList.BINDINGS]
+    # a key's "not under this host" twin (action unavailable(...)) shares the row of the key it stands for
+    twins = {b.id for b in bindings if b.action.startswith("unavailable(")}
+    assert twins == {"app.resolve-unavailable", "app.undo-write-unavailable", "app.undo-list-unavailable",
+                     "main.agent-unavailable", "main.pull-unavailable"}
+    assert {b.id for b in bindings} - twins <= {row[0] for row in HELP_ROWS}
     text = help_content().plain
     assert "  n         next ambiguous name (conflict)" in text
     assert "  ✗  rejected" in text

@@ -20,6 +20,7 @@ from skillshelf.widgets.rows import (
     fit,
     fit_layout,
     group_hits,
+    legend,
     row_prompt,
     short_location,
 )
@@ -96,6 +97,22 @@ def test_row_prompt_highlights_spans():
 
 def test_legend_lists_every_glyph():
     assert LEGEND == "✓ ok  ◆ ambiguous  ○ disabled  ✗ rejected  ↺ kept-last-valid  s search-only  e explicit-only  ! lint errors"
+
+
+def test_shadowed_race_and_hidden_copies_get_their_own_glyphs():
+    winner = src("pdf", prov=Provenance.USER)
+    loser = src("pdf", prov=Provenance.PROJECT, status=Status.SHADOWED, shadowed_by=(winner.location,))
+    r1 = src("dup", prov=Provenance.USER, status=Status.RACE)
+    r2 = src("dup", prov=Provenance.PROJECT, status=Status.RACE, shadowed_by=(r1.location,))
+    quiet = src("quiet", status=Status.HIDDEN, status_reason="disable-model-invocation")
+    rows = build_rows(gen([winner, loser, r1, r2, quiet]))
+    assert [(r.name, r.state, r.ambiguous) for r in rows] == [
+        ("pdf", "✓", 0), ("pdf", "↓", 0), ("dup", "⇄", 2), ("dup", "⇄", 2), ("quiet", "◌", 0)]
+    assert legend(rows) == ("✓ ok  ↓ shadowed  ⇄ either may win  ◌ hidden  ○ disabled  ✗ rejected  "
+                            "↺ kept-last-valid  s search-only  e explicit-only  ! lint errors")
+    assert legend(rows[:2]) == ("✓ ok  ↓ shadowed  ○ disabled  ✗ rejected  ↺ kept-last-valid  "
+                                "s search-only  e explicit-only  ! lint errors")
+    assert legend(build_rows(gen([src("a"), src("a", prov=Provenance.USER)]))) == LEGEND
 
 
 def test_value_column_and_location_end_kept():

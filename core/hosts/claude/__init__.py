@@ -41,6 +41,7 @@ from skillshelf.core.hosts.base import (
     HostLabels,
     RootPlan,
     SkillToolLike,
+    ToolCatalog,
     Verdict,
     WatchTargets,
 )
@@ -91,7 +92,6 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
-from skillshelf.core.tool import LiveCatalog
 from skillshelf.core.walklimits import (
     MAX_WALK_DEPTH,
     MAX_WALK_ENTRIES,
@@ -181,10 +181,8 @@ class ClaudeHost(ClientHost):
         w = context_window or self.default_context_window or 0
         return f"1% of {w:,} tokens × 3 characters per token = {self.budget(w):,} columns"
 
-    def skill_tool(self, catalog: object) -> SkillToolLike | None:
+    def skill_tool(self, catalog: ToolCatalog) -> SkillToolLike | None:
         """Claude's ``Skill`` tool over a live catalog."""
-        if not isinstance(catalog, LiveCatalog):
-            return None
         return ClaudeSkillTool(catalog)
 
 

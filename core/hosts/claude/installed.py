@@ -27,6 +27,7 @@ import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from skillshelf.core.fileread import mapped, read_regular
 from skillshelf.core.hosts.claude.builtins import BUILTIN_SKILLS, BuiltinSkill
 from skillshelf.core.paths import Environment
 
@@ -154,7 +155,7 @@ def read_texts(binary: str, offsets: Mapping[str, Sequence[int | None]] | None =
     """(verified descriptions, offsets of their parts) from ``binary``: at the given
     ``offsets`` only, or searched for when ``None``. Never raises for an unreadable file."""
     try:
-        with open(binary, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        with mapped(binary) as data:
             found = _locate(data, None) if offsets is None else {k: list(v) for k, v in offsets.items()}
             texts: dict[str, str] = {}
             for skill in BUILTIN_SKILLS:
@@ -172,8 +173,7 @@ def _cache_path(env: Environment) -> str:
 
 def _load_cache(path: str) -> dict[str, object]:
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        doc = json.loads(read_regular(path).decode("utf-8"))
         return doc if isinstance(doc, dict) else {}
     except (OSError, ValueError):
         return {}

@@ -33,6 +33,7 @@ from skillshelf.core.hosts.base import (
     HostLabels,
     RootPlan,
     SkillToolLike,
+    ToolCatalog,
     Verdict,
     WatchTargets,
 )
@@ -221,7 +222,7 @@ class CodexHost(ClientHost):
         return HostCatalog(shown.text, chosen.limit, shown.cost, budget_rule=chosen.rule, notes=(texts.note,),
                            unit=chosen.unit)
 
-    def skill_tool(self, catalog: object) -> SkillToolLike | None:
+    def skill_tool(self, catalog: ToolCatalog) -> SkillToolLike | None:
         """None: Codex gives the model no skill tool for file skills; the model opens the
         ``SKILL.md`` path from the catalog with its shell."""
         return None

@@ -147,33 +147,7 @@ def allocate(lines: Sequence[tuple[str, str, str]], budget: Budget) -> list[int 
     bare = [line_text(n, "", loc) for n, _, loc in lines]
     least = sum(budget.line(b) for b in bare)
     if least <= budget.limit:
-        remaining = budget.limit - least
-        extras: list[list[int]] = []
-        for (_, d, _), b in zip(lines, bare, strict=True):
-            chars, nbytes = len(b) + 1, len(b.encode("utf-8", "surrogatepass")) + 1
-            base = budget.counts(chars, nbytes)
-            extra = [0]
-            pb = 0
-            for pc, ch in enumerate(d, 1):
-                pb += len(ch.encode("utf-8", "surrogatepass"))
-                extra.append(budget.counts(chars + pc + 1, nbytes + pb + 1) - base)
-            extras.append(extra)
-        alloc = [0] * len(lines)
-        spent = [0] * len(lines)
-        changed = True
-        while changed:
-            changed = False
-            for i, (_, d, _) in enumerate(lines):
-                if alloc[i] >= len(d):
-                    continue
-                cost = extras[i][alloc[i] + 1]
-                delta = max(0, cost - spent[i])
-                if delta <= remaining:
-                    alloc[i] += 1
-                    spent[i] = cost
-                    remaining -= delta
-                    changed = True
-        return list(alloc)
+        return _rounds([d for _, d, _ in lines], bare, budget, budget.limit - least)
     used = 0
     out: list[int | None] = []
     for b in bare:
@@ -184,6 +158,65 @@ def allocate(lines: Sequence[tuple[str, str, str]], budget: Budget) -> list[int 
         else:
             out.append(None)
     return out
+
+
+def _rounds(descriptions: Sequence[str], bare: Sequence[str], budget: Budget, remaining: int) -> list[int | None]:
+    """Codex's round-robin: each round, every line in order takes one more description character
+    when what that costs (beyond what the line already spent) fits in ``remaining``; rounds go on
+    until no line takes one. The rounds every line takes in full are found by bisection (their
+    cost only grows with the round), the rest are played one character at a time."""
+    n = len(descriptions)
+    lens = [len(d) for d in descriptions]
+    chars = [len(b) + 1 for b in bare]
+    nbytes = [len(b.encode("utf-8", "surrogatepass")) + 1 for b in bare]
+    base = [budget.counts(c, b) for c, b in zip(chars, nbytes, strict=True)]
+    # byte length of each description prefix (None: ASCII, bytes = characters)
+    prefix: list[list[int] | None] = []
+    for d in descriptions:
+        if d.isascii():
+            prefix.append(None)
+            continue
+        acc, total = [0], 0
+        for ch in d:
+            total += len(ch.encode("utf-8", "surrogatepass"))
+            acc.append(total)
+        prefix.append(acc)
+
+    def extra(i: int, k: int) -> int:
+        """What line ``i`` costs beyond its bare form with ``k`` description characters (k ≥ 0)."""
+        if k == 0:
+            return 0
+        pre = prefix[i]
+        kb = k if pre is None else pre[k]
+        return budget.counts(chars[i] + k + 1, nbytes[i] + kb + 1) - base[i]
+
+    def after(rounds: int) -> int:
+        return sum(extra(i, min(rounds, lens[i])) for i in range(n))
+
+    lo, hi = 0, max(lens, default=0)
+    while lo < hi:  # the most rounds every line can take in full
+        mid = (lo + hi + 1) // 2
+        if after(mid) <= remaining:
+            lo = mid
+        else:
+            hi = mid - 1
+    alloc = [min(lo, k) for k in lens]
+    spent = [extra(i, alloc[i]) for i in range(n)]
+    remaining -= sum(spent)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            if alloc[i] >= lens[i]:
+                continue
+            cost = extra(i, alloc[i] + 1)
+            delta = max(0, cost - spent[i])
+            if delta <= remaining:
+                alloc[i] += 1
+                spent[i] = cost
+                remaining -= delta
+                changed = True
+    return list(alloc)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from skillshelf.core.fileread import mapped, read_regular
 from skillshelf.core.paths import Environment
 
 __all__ = ["PROSE", "Texts", "find_binary", "find_texts", "marker"]
@@ -63,8 +64,7 @@ def _native(path: str) -> list[str]:
     real = os.path.realpath(path)
     out: list[str] = []
     try:
-        with open(real, "rb") as f:
-            head = f.read(2)
+        head = read_regular(real, 1)[:2]
     except OSError:
         return out
     if head != b"#!":
@@ -137,15 +137,14 @@ def _from_binary(path: str, cache_file: str | None) -> dict[str, str] | None:
     cache: dict[str, object] = {}
     if cache_file:
         try:
-            with open(cache_file, encoding="utf-8") as stream:
-                loaded = json.load(stream)
+            loaded = json.loads(read_regular(cache_file).decode("utf-8"))
             cache = loaded if isinstance(loaded, dict) else {}
         except (OSError, ValueError):
             cache = {}
     ident = f"{path}|{st.st_size}|{st.st_mtime_ns}"
     texts: dict[str, str] | None = None
     try:
-        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        with mapped(path) as data:
             known = cache.get(ident)
             if isinstance(known, dict):
                 texts = _check(data, known)

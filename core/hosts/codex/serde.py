@@ -225,7 +225,7 @@ def load_events(text: str) -> Loaded:
             event = Event("send", mark)
         else:  # pragma: no cover - no other event kinds exist
             continue
-        anchor = getattr(ev, "anchor", None)
+        anchor = ev.anchor if isinstance(ev, yaml.NodeEvent) else None
         if anchor is not None:
             anchors[str(anchor)] = len(out.events)
         out.events.append(event)

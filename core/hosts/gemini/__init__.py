@@ -31,6 +31,7 @@ from skillshelf.core.hosts.base import (
     HostLabels,
     RootPlan,
     SkillToolLike,
+    ToolCatalog,
     Verdict,
     WatchTargets,
 )
@@ -139,7 +140,7 @@ class GeminiSession(ClientSession):
     def setup(self) -> GeminiSetup:
         """The settings, trust and extensions of the latest build."""
         if self._setup is None:
-            self._load()
+            self.load()
         assert self._setup is not None
         return self._setup
 
@@ -147,10 +148,12 @@ class GeminiSession(ClientSession):
     def bundle(self) -> str | None:
         """The installed Gemini CLI 0.61.0 bundle folder used for the built-ins, or ``None``."""
         if self._setup is None:
-            self._load()
+            self.load()
         return self._bundle
 
-    def _load(self) -> tuple[list[Root], list[CatalogWarning]]:
+    def load(self) -> tuple[list[Root], list[CatalogWarning]]:
+        """Read the settings, trust and extensions again: the roots in processing order (unread
+        ones say why) and the warnings made on the way."""
         ctx = self._context
         env = dict(ctx.env.vars)
         self._setup = load_setup(ctx.cwd, ctx.env.home, env)
@@ -175,7 +178,7 @@ class GeminiSession(ClientSession):
         host, ctx = self._gemini, self._context
         cache = self.parse_cache
         cache.begin_full_build()
-        roots, warnings = self._load()
+        roots, warnings = self.load()
         setup = self.setup
         self._plan = RootPlan(tuple(roots), tuple(warnings))
         processing: list[Source] = []
@@ -305,7 +308,7 @@ class GeminiSession(ClientSession):
 
     def watch_targets(self) -> WatchTargets:
         """Every root folder plus the settings, trust, ``.env`` and extension files."""
-        plan = self._plan or RootPlan(tuple(self._load()[0]))
+        plan = self._plan or RootPlan(tuple(self.load()[0]))
         dirs = tuple(dict.fromkeys(r.scan_dir for r in plan.roots))
         files = self.setup.files
         return WatchTargets(roots=dirs, config_dirs=tuple(dict.fromkeys(os.path.dirname(f) for f in files)),
@@ -343,7 +346,7 @@ class GeminiHost(ClientHost):
     def roots(self, context: HostContext) -> RootPlan:
         """The roots in processing order; unread ones (untrusted workspace, skills off) say why."""
         session = GeminiSession(self, context)
-        roots, warnings = session._load()
+        roots, warnings = session.load()
         return RootPlan(tuple(roots), tuple(warnings))
 
     def accept(self, location: str, data: bytes | None, *, error: str | None = None) -> Verdict:
@@ -377,10 +380,10 @@ class GeminiHost(ClientHost):
                            entries=tuple(CatalogEntry(s.location, s.name, EntryState.LISTED, s.description)
                                          for s in shown))
 
-    def skill_tool(self, catalog: object) -> SkillToolLike | None:
-        """``activate_skill`` over a live catalog (anything with ``current`` and ``session``)."""
-        session = getattr(catalog, "session", None)
-        if not isinstance(session, GeminiSession) or not hasattr(catalog, "current"):
+    def skill_tool(self, catalog: ToolCatalog) -> SkillToolLike | None:
+        """``activate_skill`` over a live catalog of this host (``None`` for another host's)."""
+        session = catalog.session
+        if not isinstance(session, GeminiSession):
             return None
 
         def skills() -> Sequence[Source]:

@@ -22,7 +22,7 @@ opencode's listing order (array-index names, the built-in's slot, then the rest)
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from skillshelf.core.fileread import read_regular
@@ -34,6 +34,7 @@ from skillshelf.core.hosts.base import (
     HostLabels,
     RootPlan,
     SkillToolLike,
+    ToolCatalog,
     Verdict,
     WatchTargets,
 )
@@ -173,10 +174,15 @@ class OpencodeHost(ClientHost):
         :meth:`OpencodeSession.catalog`)."""
         return catalog_of(sources, (), None, BuiltinTexts())
 
-    def skill_tool(self, catalog: object) -> SkillToolLike | None:
-        """opencode's ``skill`` tool over a live catalog."""
+    def skill_tool(self, catalog: ToolCatalog) -> SkillToolLike | None:
+        """opencode's ``skill`` tool over a live catalog (of this host: its session's workspace;
+        another host's catalog gets the workspace read afresh)."""
+        session = catalog.session
 
-        return OpencodeSkillTool(catalog)
+        def workspace() -> Workspace:
+            return session.workspace if isinstance(session, OpencodeSession) else load_workspace(session.context)
+
+        return OpencodeSkillTool(catalog, workspace)
 
 
 def _plan(ws: Workspace) -> RootPlan:
@@ -224,6 +230,33 @@ def _cache_groups(out: list[Source], rejected: Sequence[Rejected]) -> None:
             by = tuple(dict.fromkeys([*(s.shadowed_by if s.status is Status.RACE else ()), *others]))
             previous = s.status_reason if s.status in (Status.RACE, Status.HIDDEN) else None
             out[i] = replace(s, status=Status.RACE, shadowed_by=by, status_reason=_join(previous, note))
+
+
+#: The diagnostic a logged parse failure gets when byte-identical copies of it exist.
+CACHE_TWIN = "opencode-cache-twin"
+
+
+def _failed_twins(rejected: list[Rejected]) -> None:
+    """Byte-identical copies that fail to parse share gray-matter's cache entry too: opencode
+    logs ``failed to load skill`` for whichever copy it parses first (its parses run
+    concurrently) and drops the others without a log. Each member gets a
+    :data:`CACHE_TWIN` note naming the others (in place): which one is logged is not fixed."""
+    groups: dict[str, list[int]] = {}
+    for i, r in enumerate(rejected):
+        if any(d.code == "opencode-frontmatter-error" for d in r.diagnostics):
+            key = _cache_key(r.canonical)
+            if key is not None:
+                groups.setdefault(key, []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        for i in members:
+            r = rejected[i]
+            others = ", ".join(rejected[j].location for j in members if j != i)
+            note = Diagnostic(Severity.INFO, CACHE_TWIN,
+                              f"byte-identical to {others}: opencode logs the failure for whichever copy it parses "
+                              "first and drops the others without a log")
+            rejected[i] = replace(r, diagnostics=(*r.diagnostics, note))
 
 
 def _permissions(out: list[Source], rules: Sequence[Rule]) -> None:
@@ -370,6 +403,12 @@ class OpencodeSession(ClientSession):
                            "opencode would go on, so the listing is incomplete")
             warnings.append(CatalogWarning("opencode-walk-limit", self._budget.exhausted, message))
         return found, warnings, aliases
+
+    def _read(self, found: Sequence[Found], aliases: Mapping[str, Sequence[str]]
+              ) -> tuple[list[Source], list[Rejected], list[CatalogWarning]]:
+        sources, rejected, warnings = super()._read(found, aliases)
+        _failed_twins(rejected)
+        return sources, rejected, warnings
 
     def _settle(self, sources: Sequence[Source], rejected: Sequence[Rejected]) -> tuple[Source, ...]:
         host = self._host

@@ -22,6 +22,8 @@ import shutil
 from dataclasses import dataclass
 from threading import Lock
 
+from skillshelf.core.fileread import mapped
+
 Buffer = bytes | mmap.mmap
 
 __all__ = ["BUILTIN", "BUILTIN_LOCATION", "BuiltinSkill", "BuiltinTexts", "builtin_texts", "find_executable"]
@@ -192,7 +194,7 @@ def _sha(text: str) -> str:
 
 def _read(path: str) -> BuiltinTexts:
     try:
-        with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        with mapped(path) as data:
             description = None
             for m in _DESCRIPTION.finditer(data):
                 text = _js_string(m.group(1))

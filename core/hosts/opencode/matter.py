@@ -194,10 +194,10 @@ def gray_matter(text: str) -> Matter:
         elif engine == "json":
             try:
                 data = json.loads(block)
-            except ValueError as exc:
-                lineno = getattr(exc, "lineno", None)
-                colno = getattr(exc, "colno", None)
-                raise _Throw(ParseError(getattr(exc, "msg", str(exc)), lineno, colno)) from None
+            except json.JSONDecodeError as exc:
+                raise _Throw(ParseError(exc.msg, exc.lineno, exc.colno)) from None
+            except ValueError as exc:  # e.g. a number too long to convert
+                raise _Throw(ParseError(str(exc), None, None)) from None
         else:
             data = _eval_js(block)
     if close == whole:

@@ -38,15 +38,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from skillshelf.core.fileread import read_regular
+from skillshelf.core.hosts.base import ToolCatalog
 from skillshelf.core.hosts.client import MAX_SKILL_BYTES
 from skillshelf.core.hosts.opencode.builtin import BUILTIN_LOCATION
 from skillshelf.core.hosts.opencode.matter import js_trim
 from skillshelf.core.hosts.opencode.verdict import body
-from skillshelf.core.hosts.opencode.workspace import Workspace, evaluate, load_workspace, skill_disabled, wildcard
+from skillshelf.core.hosts.opencode.workspace import Workspace, evaluate, skill_disabled, wildcard
 from skillshelf.core.model import Generation, Source, Status
 from skillshelf.core.tool import ToolError, ToolResult
 
@@ -98,26 +99,13 @@ def sample_files(folder: str, limit: int = FILE_SAMPLE) -> list[str]:
 
 
 class OpencodeSkillTool:
-    """The ``skill`` tool over a live catalog (``.current``, optionally ``.refresh()``,
-    ``.session`` or ``.context``). :meth:`call` returns a :class:`ToolResult` or raises
-    :class:`ToolError` with opencode's text."""
+    """The ``skill`` tool over a live catalog; ``workspace`` gives the opencode workspace of its
+    latest build (permissions, a refusal to start). :meth:`call` returns a :class:`ToolResult` or
+    raises :class:`ToolError` with opencode's text."""
 
-    def __init__(self, catalog: object) -> None:
+    def __init__(self, catalog: ToolCatalog, workspace: Callable[[], Workspace]) -> None:
         self._catalog = catalog
-
-    def _workspace(self) -> Workspace | None:
-        session = getattr(self._catalog, "session", None)
-        ws = getattr(session, "workspace", None)
-        if isinstance(ws, Workspace):
-            return ws
-        context = getattr(self._catalog, "context", None)
-        return load_workspace(context) if context is not None else None
-
-    def _generation(self) -> Generation:
-        current = getattr(self._catalog, "current", self._catalog)
-        if not isinstance(current, Generation):
-            raise ToolError("no-catalog", "no catalog to load skills from")
-        return current
+        self._workspace = workspace
 
     @staticmethod
     def _listed(gen: Generation) -> dict[str, Source]:
@@ -135,18 +123,16 @@ class OpencodeSkillTool:
             raise ToolError("invalid-arguments", "The arguments provided to the tool are invalid: "
                                                  f"name: Expected string, got {got}")
         ws = self._workspace()
-        if ws is not None and ws.fatal is not None:
+        if ws.fatal is not None:
             raise ToolError("no-skill-tool", ws.fatal)
-        rules = ws.rules if ws is not None else ()
+        rules = ws.rules
         off = skill_disabled(rules)
         if off is not None:
             raise ToolError("no-skill-tool", "opencode offers no skill tool: the skill permission is denied for "
                                              f"every name ({off.describe()})")
-        listed = self._listed(self._generation())
-        refresh = getattr(self._catalog, "refresh", None)
-        if name not in listed and callable(refresh):
-            refresh()
-            listed = self._listed(self._generation())
+        listed = self._listed(self._catalog.current)
+        if name not in listed:
+            listed = self._listed(self._catalog.refresh())
         source = listed.get(name)
         if source is None:
             names = ", ".join(sorted(listed, key=_utf16)) or "none"
@@ -160,7 +146,7 @@ class OpencodeSkillTool:
         if builtin:
             content = source.body or ""
             folder = "."
-            sample_from = ws.cwd if ws is not None else os.getcwd()
+            sample_from = ws.cwd
         else:
             try:
                 data = read_regular(source.canonical, MAX_SKILL_BYTES)

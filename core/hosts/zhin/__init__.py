@@ -30,6 +30,7 @@ from skillshelf.core.hosts.base import (
     LoadedPage,
     RootPlan,
     SkillToolLike,
+    ToolCatalog,
     Verdict,
     WatchTargets,
     flag_window,
@@ -47,7 +48,6 @@ from skillshelf.core.hosts.zhin.skills import (
 )
 from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Provenance, Severity, Source
 from skillshelf.core.paths import find_worktree
-from skillshelf.core.tool import LiveCatalog
 
 __all__ = ["ZHIN", "ZhinHost", "ZhinSession"]
 
@@ -75,7 +75,7 @@ class ZhinSession:
         """The workspace inputs."""
         return self._context
 
-    def _plugin_paths(self) -> tuple[str, ...]:
+    def plugin_paths(self) -> tuple[str, ...]:
         ctx = self._context
         self.config = load_config(cwd=ctx.cwd, worktree=find_worktree(ctx.cwd), home=ctx.env.home,
                                   xdg_config_home=ctx.env.xdg_config_home, env=ctx.env.vars,
@@ -89,7 +89,7 @@ class ZhinSession:
         self._cache.begin_full_build()
         return build_zhin_generation(
             ctx.cwd,
-            paths=self._plugin_paths(),
+            paths=self.plugin_paths(),
             previous=previous,
             version=__version__,
             home=ctx.env.home,
@@ -230,7 +230,7 @@ class ZhinHost:
     def roots(self, context: HostContext) -> RootPlan:
         """The Z1 roots of every plugin."""
         session = ZhinSession(context)
-        roots, warnings = zhin_roots(context.cwd, session._plugin_paths(), home=context.env.home)
+        roots, warnings = zhin_roots(context.cwd, session.plugin_paths(), home=context.env.home)
         return RootPlan(tuple(roots), tuple(warnings))
 
     def accept(self, location: str, data: bytes | None, *, error: str | None = None) -> Verdict:
@@ -250,10 +250,8 @@ class ZhinHost:
         """Unchanged: Zhin names skills by folder, one per folder."""
         return tuple(sources)
 
-    def skill_tool(self, catalog: object) -> SkillToolLike | None:
+    def skill_tool(self, catalog: ToolCatalog) -> SkillToolLike | None:
         """Zhin's ``load_skill`` (:class:`.load.ZhinLoadTool`) over the live ``catalog``."""
-        if not isinstance(catalog, LiveCatalog):
-            return None
         return ZhinLoadTool(catalog)
 
 

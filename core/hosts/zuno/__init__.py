@@ -18,13 +18,13 @@ from collections.abc import Sequence
 
 from skillshelf.core.config import load_config
 from skillshelf.core.frontmatter import parse_skill_bytes, unreadable_warning
-from skillshelf.core.hosts.base import Feature, HostContext, HostLabels, RootPlan, SkillToolLike, Verdict
+from skillshelf.core.hosts.base import Feature, HostContext, HostLabels, RootPlan, SkillToolLike, ToolCatalog, Verdict
 from skillshelf.core.hosts.zuno.build import ZunoSession
 from skillshelf.core.hosts.zuno.pack import PACK_VERSION
 from skillshelf.core.hosts.zuno.roots import git_worktree, uncovered_folders, zuno_roots
 from skillshelf.core.model import Diagnostic, Severity, Source
 from skillshelf.core.resolve import NATIVE_COMMANDS
-from skillshelf.core.tool import LiveCatalog, SkillTool
+from skillshelf.core.tool import SkillTool
 
 __all__ = ["ZUNO", "ZunoHost", "ZunoSession"]
 
@@ -90,10 +90,8 @@ class ZunoHost:
         """Unchanged: every same-name source stays, ambiguous (SPEC D6)."""
         return tuple(sources)
 
-    def skill_tool(self, catalog: object) -> SkillToolLike | None:
+    def skill_tool(self, catalog: ToolCatalog) -> SkillToolLike | None:
         """Zuno's ``skill`` tool (SPEC L) over the live ``catalog``."""
-        if not isinstance(catalog, LiveCatalog):
-            return None
         return SkillTool(catalog)
 
 

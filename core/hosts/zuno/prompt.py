@@ -35,7 +35,15 @@ from skillshelf.core.hosts.base import (
     PromptSection,
 )
 from skillshelf.core.model import Exposure, SkillEntry, Source
-from skillshelf.core.render import Budgeted, Form, duplicate_names, escape_html, render_budgeted
+from skillshelf.core.render import (
+    Budgeted,
+    Form,
+    duplicate_names,
+    escape_html,
+    normalize_description,
+    render_budgeted,
+    truncate_description,
+)
 from skillshelf.core.tokens import TokenSpan
 
 __all__ = [
@@ -153,7 +161,8 @@ def _state(source: Source, result: Budgeted, omitted: set[str], cut: set[str], h
     if loc in cut:
         if result.cap == 0:
             return CatalogEntry(loc, name, EntryState.NAME_ONLY, note="description dropped by the budget")
-        return CatalogEntry(loc, name, EntryState.CUT, note=f"description cut to {result.cap} characters")
+        shown = truncate_description(normalize_description(source.catalog_description), result.cap or 0)
+        return CatalogEntry(loc, name, EntryState.CUT, shown, note=f"description cut to {result.cap} characters")
     return CatalogEntry(loc, name, EntryState.LISTED, shown=source.catalog_description)
 
 

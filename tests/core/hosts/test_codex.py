@@ -941,6 +941,46 @@ def test_allocate_characters(limit: int, expected: list[int | None]) -> None:
     assert allocate(_lines(2), Budget("characters", limit)) == expected
 
 
+def _one_round_at_a_time(lines: list[tuple[str, str, str]], budget: Budget, remaining: int) -> list[int]:
+    """Codex's round-robin played one character at a time (the definition the bisection skips)."""
+    from skillshelf.core.hosts.codex.catalog import line_text
+
+    def cost(i: int, k: int) -> int:
+        name, d, loc = lines[i]
+        return budget.line(line_text(name, d[:k], loc)) - budget.line(line_text(name, "", loc)) if k else 0
+
+    alloc, spent, changed = [0] * len(lines), [0] * len(lines), True
+    while changed:
+        changed = False
+        for i, (_, d, _) in enumerate(lines):
+            if alloc[i] < len(d) and cost(i, alloc[i] + 1) - spent[i] <= remaining:
+                remaining -= cost(i, alloc[i] + 1) - spent[i]
+                alloc[i] += 1
+                spent[i] = cost(i, alloc[i])
+                changed = True
+    return alloc
+
+
+@pytest.mark.parametrize("unit", ["tokens", "characters"])
+def test_allocate_equals_the_round_robin_played_out(unit: str) -> None:
+    import random
+
+    from skillshelf.core.hosts.codex.catalog import line_text
+
+    rng = random.Random(5)
+    for _ in range(40):
+        lines = [(f"s{i}", "".join(rng.choice("abc é漢😀") for _ in range(rng.randint(0, 60))), f"r0/s{i}/SKILL.md")
+                 for i in range(rng.randint(1, 25))]
+        bare = sum(Budget(unit, 0).line(line_text(n, "", loc)) for n, _, loc in lines)
+        extra = rng.randint(0, 400)
+        got = allocate(lines, Budget(unit, bare + extra))
+        full = sum(Budget(unit, 0).line(line_text(n, d, loc)) for n, d, loc in lines)
+        if full <= bare + extra:
+            assert got == [len(d) for _, d, _ in lines]
+        else:
+            assert got == _one_round_at_a_time(lines, Budget(unit, bare + extra), extra)
+
+
 def test_allocate_greedy_keeps_later_shorter_lines() -> None:
     lines = [("a", "x", "a-very-long-locator-for-the-first-line"), ("b", "x", "L")]
     assert allocate(lines, Budget("characters", 20)) == [None, 0]

@@ -551,6 +551,21 @@ def test_identical_copies_needing_the_retry_share_the_cache(ws: Path) -> None:
     assert [r.location for r in cat.current.rejected] == [str(c)]
 
 
+def test_identical_copies_that_fail_are_logged_once_either_may_be_the_one(ws: Path) -> None:
+    text = "---\nname: x\ndescription: Use when: a\nbad: [\n---\n"
+    a = write(ws / "home/.claude/skills/a/SKILL.md", text)
+    b = write(ws / "home/.agents/skills/b/SKILL.md", text)
+    lone = write(ws / "repo/sub/.agents/skills/c/SKILL.md", text.replace("name: x", "name: y"))
+    cat = open_ws(ws)
+    rejected = {r.location: r for r in cat.current.rejected}
+    assert [d.code for d in rejected[str(a)].diagnostics] == ["opencode-frontmatter-error", "opencode-cache-twin"]
+    assert rejected[str(a)].diagnostics[1].message == (
+        f"byte-identical to {b}: opencode logs the failure for whichever copy it parses first and drops the others "
+        "without a log")
+    assert rejected[str(b)].diagnostics[1].message.startswith(f"byte-identical to {a}: ")
+    assert [d.code for d in rejected[str(lone)].diagnostics] == ["opencode-frontmatter-error"]
+
+
 def test_object_prototype_names_are_listed(ws: Path) -> None:
     skill(ws / "repo/sub/.claude/skills/c", "constructor")
     skill(ws / "repo/sub/.claude/skills/p", "__proto__")
