@@ -24,7 +24,6 @@ from skillshelf.core.hosts.zuno.pack import PACK_VERSION
 from skillshelf.core.hosts.zuno.roots import git_worktree, uncovered_folders, zuno_roots
 from skillshelf.core.model import Diagnostic, Severity, Source
 from skillshelf.core.resolve import NATIVE_COMMANDS
-from skillshelf.core.tool import LiveCatalog, SkillTool
 
 __all__ = ["ZUNO", "ZunoHost", "ZunoSession"]
 
@@ -84,6 +83,8 @@ class ZunoHost:
 
     def skill_tool(self, catalog: object) -> SkillToolLike | None:
         """Zuno's ``skill`` tool (SPEC L) over the live ``catalog``."""
+        from skillshelf.core.tool import LiveCatalog, SkillTool
+
         if not isinstance(catalog, LiveCatalog):
             return None
         return SkillTool(catalog)

@@ -49,7 +49,6 @@ from skillshelf.core.hosts.base import (
     flag_window,
     progress_sink,
 )
-from skillshelf.core.hosts.zuno import loading
 from skillshelf.core.hosts.zuno.builtins import BuiltinPack, builtin_pack
 from skillshelf.core.hosts.zuno.installed import ZunoTexts, policy_marker, zuno_texts
 from skillshelf.core.hosts.zuno.natives import DEFAULT_AGENT, agent_names, agent_setup
@@ -71,7 +70,6 @@ from skillshelf.core.model import (
 )
 from skillshelf.core.parsecache import NO_CACHE, ParseCache, StatKey, stat_key
 from skillshelf.core.paths import canonical
-from skillshelf.core.remote import cache_root, pull
 from skillshelf.core.scan import ScanResult, scan
 from skillshelf.core.sidecar import SIDECAR_DIR, Sidecar, read_sidecars, sidecar_paths
 
@@ -176,6 +174,14 @@ def _file_key(path: str, now_ns: int) -> StatKey | str | None:
     return stat_key(st)
 
 
+def _lexists(path: str) -> bool:
+    """:func:`os.path.lexists` without an exception for the usual answer (no ``agents/``)."""
+    try:
+        return os.access(path, os.F_OK, follow_symlinks=False)
+    except (OSError, ValueError, NotImplementedError):
+        return os.path.lexists(path)
+
+
 def _dir_keys(m: Match, now_ns: int) -> _DirKeys:
     """The identity keys of what :func:`_read` reads for ``m``: its ``SKILL.md`` (canonical) and,
     when ``agents/`` exists beside it, both sidecar files (as spelled: they are read so). A file
@@ -184,9 +190,7 @@ def _dir_keys(m: Match, now_ns: int) -> _DirKeys:
     if skill is None or skill == "missing":
         return None
     skill_dir = os.path.dirname(m.location)
-    try:  # os.path.lexists, without its two extra calls per skill
-        os.lstat(f"{skill_dir}/{SIDECAR_DIR}" if skill_dir != "/" else f"/{SIDECAR_DIR}")
-    except (OSError, ValueError):
+    if not _lexists(f"{skill_dir}/{SIDECAR_DIR}" if skill_dir != "/" else f"/{SIDECAR_DIR}"):
         return (skill,)
     shared, native = sidecar_paths(skill_dir)
     a = _file_key(shared, now_ns)
@@ -316,6 +320,8 @@ class ZunoSession:
     def load_page(self, source: Source, cursor: str | None = None, *, resource: str | None = None) -> LoadedPage:
         """One page of the ``skill`` tool's ``load`` (or ``read_resource``) of ``source``
         (:func:`skillshelf.core.hosts.zuno.loading.load_page`, SPEC L3–L6)."""
+        from skillshelf.core.hosts.zuno import loading  # (the skill tool only when a page is shown)
+
         return loading.load_page(source, cursor, resource=resource)
 
     def request_pull(self) -> None:
@@ -348,6 +354,8 @@ class ZunoSession:
         if not urls or not self._context.pull_remote:
             self._remote_dirs, self._remote_warnings, self._remote_origins = (), (), MappingProxyType({})
             return
+        from skillshelf.core.remote import cache_root, pull  # (its HTTP stack only when skills.urls is set)
+
         res = pull(list(urls), cache_root(self._context.env.xdg_cache_home), cancel=self._context.cancel)
         self._remote_dirs = tuple(res.roots)
         self._remote_warnings = tuple(res.warnings)
