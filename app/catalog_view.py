@@ -14,7 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, count_tokens, index_budget, selected_budget
+from skillshelf.app.budgets import (
+    NO_WHAT_IF,
+    SessionBudget,
+    count_tokens,
+    index_budget,
+    selected_budget,
+    selected_words,
+    window_words,
+)
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.loaded_text import loaded_text
 from skillshelf.core.agents import AgentSetup, agent_view, resolve_required_skills
@@ -45,8 +53,11 @@ class IndexMeasure:
     approx: int
     truncated: int = 0
     omitted: int = 0
-    #: the unit of ``used`` and ``budget``: ``chars``, or the host's own (``tokens``)
-    unit: str = "chars"
+    #: the unit of ``used`` and ``budget``: ``characters``, or the host's own (``tokens``)
+    unit: str = "characters"
+    #: where the budget came from, in the host's words (``2% of a 200,000-token context window
+    #: = 4,000 characters``, ``no budget: …``)
+    rule: str = ""
     #: a host sending several prompt sections (Zuno, conformance Z-P): the whole prompt text in
     #: characters (``used`` is then only what counts against the budget) and each section's
     #: short name and characters, in prompt order; ``None`` / empty for a one-text host
@@ -87,6 +98,10 @@ class CatalogView:
     hidden: tuple[Source, ...] = ()
     required: tuple[SelectedBody, ...] = ()
     problems: tuple[str, ...] = ()
+    #: where the context window the budgets use came from, in words (``""``: the host's rule says)
+    window: str = ""
+    #: the selected-body budget's rule in words (``""``: no budget)
+    selected_rule: str = ""
 
     @property
     def ok(self) -> bool:
@@ -157,11 +172,17 @@ def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
     count = count_tokens(text)
     states = [e.state for e in model.entries]
     own_unit = model.unit != "characters"  # the host counts its budget otherwise (Codex: tokens)
+    rule = model.budget_rule
+    if override is not None and budget.max_context_tokens is not None:
+        # the host's words for its rule (core/hosts/zuno/prompt.budget_rule), the value a what-if
+        rule = f"maxContextTokens {budget.max_context_tokens:,} (what-if) × 4 (at most 10,000 tokens) = {override:,} characters"
+    elif override is not None:
+        rule = f"maxContextTokens unset (what-if), so the context window decides: {override:,} characters"
     sectioned = bool(model.sections) and bool(text)  # the budget counts one part of the prompt (Z-P)
     index = IndexMeasure(model.used if own_unit or sectioned else len(text), model.budget, count.tokens, count.exact,
                          count.approx,
                          truncated=sum(1 for s in states if s in (EntryState.CUT, EntryState.NAME_ONLY)),
-                         omitted=states.count(EntryState.OMITTED), unit=model.unit if own_unit else "chars",
+                         omitted=states.count(EntryState.OMITTED), unit=model.unit, rule=rule,
                          prompt=len(text) if sectioned else None,
                          sections=tuple((x.name, x.characters) for x in model.sections) if sectioned else ())
     limit = selected_budget(catalog, budget)
@@ -185,4 +206,6 @@ def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
                     problems.append(str(exc).splitlines()[0])
     elif Feature.ALWAYS in features:
         required = _always_bodies(catalog, listed)
-    return CatalogView(agent, listed, index, limit, hidden, required, tuple(problems))
+    selected_rule = model.selected_rule or selected_words(catalog, budget.context_window, limit)
+    return CatalogView(agent, listed, index, limit, hidden, required, tuple(problems), window_words(catalog, budget),
+                       selected_rule if limit is not None else "")

@@ -12,8 +12,9 @@ import contextlib
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import TextIO
 
-from skillshelf.app.output import safe_output
+from skillshelf.app.output import print_json, safe_output
 from skillshelf.core.hosts import DEFAULT_HOST_NAME, host_names
 
 #: subcommand name -> module under skillshelf.app.commands
@@ -77,7 +78,7 @@ def common_parser() -> argparse.ArgumentParser:
     g.add_argument("--host", choices=host_names(), default=DEFAULT_HOST_NAME,
                    help=f"whose rules apply (default {DEFAULT_HOST_NAME})")
     g.add_argument("--context-window", metavar="TOKENS", type=_tokens, default=None,
-                   help="model context window in tokens (drives the budgets, SPEC U)")
+                   help="model context window in tokens (drives the budgets)")
     g.add_argument("--path", metavar="DIR", action="append", default=[],
                    help="extra skills.paths entry (repeatable; appended after configured ones)")
     g.add_argument("--config", metavar="FILE", action="append", default=[],
@@ -120,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_tui(ns)
     try:
-        code = int(ns.run(ns) or 0)
+        code = _run_json(ns) if getattr(ns, "json", False) else int(ns.run(ns) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -138,6 +139,45 @@ def finish_cache_writes(timeout: float | None) -> None:
         return
     with contextlib.suppress(KeyboardInterrupt):
         catalog.finish_saves(timeout)
+
+
+class _Recorded:
+    """A standard stream that passes everything through and keeps what was written."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self._inner = inner
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return self._inner.write(text)
+
+    def __getattr__(self, name: str) -> object:  # flush, isatty, encoding, fileno …
+        return getattr(self._inner, name)
+
+
+def _run_json(ns: argparse.Namespace) -> int:
+    """Run a ``--json`` command so that its failure is one JSON document too: a command that
+    fails (exit 1, or 2 for unusable input) without writing its own document prints
+    ``{"error": {"code": "failed" | "usage", "message": <what it said on stderr>, "exit": N}}``
+    (the message stays on stderr as well). Every command's failures thus stay parseable."""
+    out, err = _Recorded(sys.stdout), _Recorded(sys.stderr)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        try:
+            code = int(ns.run(ns) or 0)
+        except SystemExit as exc:  # unusable input found while running (--cwd, --config)
+            code = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        sys.stdout, sys.stderr = saved
+    if code != 0 and not "".join(out.parts).strip():
+        said = "".join(err.parts).strip()
+        prefix = f"skillshelf {ns.command}: "
+        message = "\n".join(line.removeprefix(prefix).removeprefix("skillshelf: ") for line in said.splitlines())
+        print_json({"error": {"code": "usage" if code == 2 else "failed",
+                              "message": message or f"{ns.command} failed", "exit": code}})
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -87,8 +87,8 @@ def problems(generation: Generation) -> tuple[Problem, ...]:
     warnings (scan D4, remote R, kept-last-valid H3, sidecars E2, watch H4 …) and one entry per
     rejected file with its first diagnostic (F6).
 
-    Nothing is listed twice: a warning repeating a diagnostic (``config-invalid`` is both) and the
-    host warning of a rejected file (shown by the rejected entry) are folded. Order: groups by
+    Nothing is listed twice: a warning repeating a diagnostic (``config-invalid`` is both), the
+    host warning of a rejected file (shown by the rejected entry) and identical entries are folded. Order: groups by
     their worst severity (errors, warnings, notes), then by first appearance; entries in
     appearance order within a group. Warnings are ``warning`` severity except ``config-invalid``
     (error); rejected files are errors.
@@ -114,6 +114,8 @@ def problems(generation: Generation) -> tuple[Problem, ...]:
             message = r.warning.message if r.warning is not None else "refused by the host"
             code = r.warning.kind if r.warning is not None else ""
             found.append(Problem(Severity.ERROR, REJECTED_KIND, message, r.location, code=code, location=r.location))
+    # one finding reported twice (the same warning from two layers or two passes) is one entry
+    found = list(dict.fromkeys(found))
     order: dict[str, tuple[int, int]] = {}
     for i, p in enumerate(found):
         rank = _SEVERITY_RANK[p.severity]

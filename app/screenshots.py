@@ -4,7 +4,8 @@ Runs :class:`~skillshelf.app.tui.SkillshelfApp` headless (``App.run_test``) on t
 (:func:`skillshelf.app.demo.prepare_demo`, opened like ``run_tui --demo``) at 140×42 cells with
 the ``textual-dark`` theme, and saves SVGs (``App.save_screenshot``) of: the main screen, a
 selected ambiguous row, the ambiguity picker, the index preview, what-if, help, the Problems
-screen (``e``) and the Compare screen (``x``, every host side by side); ``zhin.svg``:
+screen (``e``) and the Compare screen (``x``, every host side by side); ``narrow.svg``: the main
+screen at 80×24 with the demo's two ``pdf`` copies on screen; ``zhin.svg``:
 host ``zhin`` on a small plugin written to a temporary directory (:data:`ZHIN_PLUGIN`). When
 ``<repo>/../shared/corpus`` exists it also saves ``corpus.svg``: the main screen with that corpus
 as an extra ``--path``. Each SVG is converted to PNG with cairosvg when it is installed, after
@@ -32,14 +33,16 @@ from skillshelf.core.catalog import Catalog
 from skillshelf.core.paths import Environment
 from skillshelf.widgets.catalog_list import CatalogList
 
-__all__ = ["PNG_FONT", "SHOTS", "SIZE", "THEME", "ZHIN_PLUGIN", "main", "svg_to_png", "take_screenshots"]
+__all__ = ["NARROW", "PNG_FONT", "SHOTS", "SIZE", "THEME", "ZHIN_PLUGIN", "main", "svg_to_png", "take_screenshots"]
 
 #: Terminal size of every screenshot, in cells (columns, rows).
 SIZE = (140, 42)
 #: Fixed theme, so screenshots do not depend on ``TEXTUAL_THEME``.
 THEME = "textual-dark"
 #: Screenshot names (without extension), in the order taken.
-SHOTS = ("main", "ambiguous", "picker", "index-preview", "whatif", "help", "problems", "compare", "zhin")
+SHOTS = ("main", "ambiguous", "picker", "index-preview", "whatif", "help", "problems", "compare", "narrow", "zhin")
+#: Size of ``narrow.svg``: the smallest terminal the TUI is laid out for.
+NARROW = (80, 24)
 
 
 #: Font substituted for ``Fira Code`` in the PNGs. cairosvg uses only the first family named, with
@@ -152,6 +155,21 @@ async def _shoot_demo(outdir: Path) -> list[Path]:
     return written
 
 
+async def _shoot_narrow(outdir: Path) -> list[Path]:
+    """The demo at :data:`NARROW` with the two ``pdf`` copies on screen (the cursor on the first)."""
+    demo = prepare_demo()
+    try:
+        app = _make_app(_catalog_opener(str(demo.cwd), dict(demo.env), ()), "~/demo/project")
+        async with app.run_test(size=NARROW) as pilot:
+            await _settle(app, pilot)
+            await pilot.press("n")
+            await _settle(app, pilot)
+            app.save_screenshot(filename="narrow.svg", path=str(outdir))
+    finally:
+        shutil.rmtree(demo.root, ignore_errors=True)
+    return [outdir / "narrow.svg"]
+
+
 async def _shoot_corpus(outdir: Path, corpus: Path) -> list[Path]:
     root = tempfile.mkdtemp(prefix="skillshelf-shot-")
     try:
@@ -200,6 +218,7 @@ def take_screenshots(outdir: str | os.PathLike[str], *, corpus: str | os.PathLik
     out.mkdir(parents=True, exist_ok=True)
     os.environ.pop("NO_COLOR", None)
     svgs = asyncio.run(_shoot_demo(out))
+    svgs += asyncio.run(_shoot_narrow(out))
     svgs += asyncio.run(_shoot_zhin(out))
     if corpus is not None and Path(corpus).is_dir():
         svgs += asyncio.run(_shoot_corpus(out, Path(corpus)))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import threading
 from argparse import Namespace
@@ -26,10 +27,12 @@ from typing import TYPE_CHECKING
 
 from textual import events, on, work
 from textual.actions import ActionParseResult
-from textual.app import App, ScreenError
+from textual.app import App, ScreenError, ScreenStackError
 from textual.binding import Binding
+from textual.content import Content
 from textual.css.query import NoMatches
 from textual.dom import DOMNode
+from textual.notifications import Notify
 from textual.screen import Screen
 
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
@@ -46,6 +49,7 @@ from skillshelf.core.model import Generation, Severity
 from skillshelf.core.parsecache import default_cache_dir
 from skillshelf.core.paths import Environment
 from skillshelf.core.textsafe import visible
+from skillshelf.widgets.notice_line import NoticeLine
 
 if TYPE_CHECKING:  # imported where used: the first frame waits for nothing it does not show
     from skillshelf.app.live import LiveWatch
@@ -72,18 +76,14 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "skillshelf"
     COMMANDS = App.COMMANDS | {ActionProvider, SkillProvider}
+    #: Keys of every screen. The main screen's own keys (``a`` ``i`` ``w`` ``e`` ``h`` ``x``, and
+    #: ``?`` ``q`` again) are bound by :class:`MainScreen` so its footer lists them in its order.
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("ctrl+p", "command_palette", "Palette", show=False, id="app.palette"),
-        Binding("a", "resolve", "Resolve", id="app.resolve"),
-        Binding("i", "index_preview", "Index", id="app.index-preview"),
-        Binding("w", "whatif", "What-if", id="app.whatif"),
         Binding("ctrl+z", "undo_write", "Undo write", show=False, id="app.undo-write"),
         Binding("U", "undo_list", "Undo list", show=False, id="app.undo-list"),
-        Binding("h", "switch_host", "Host", id="app.switch-host"),
-        Binding("e", "problems", "Problems", id="app.problems"),
-        Binding("x", "compare", "Compare hosts", id="app.compare"),
     ]
 
     #: Actions that only make sense over the main screen (not inside a modal or another screen).
@@ -124,7 +124,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display, timings=self.timings,
-                          generation_after_write=self.generation_after_write)
+                          generation_after_write=self.generation_after_write, run_editor=lambda argv: self.run_editor(argv))
 
     @property
     def main_screen(self) -> MainScreen:
@@ -252,6 +252,13 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.stop_watching()
         await super().action_quit()
 
+    def run_editor(self, argv: list[str]) -> None:
+        """Run ``argv`` (an editor and a file) with the terminal handed over: the app is suspended
+        until it exits. Raises ``SuspendNotSupported`` where the terminal cannot be handed over
+        and ``OSError`` when the program cannot be started."""
+        with self.suspend():
+            subprocess.run(argv, check=False)
+
     def generation_after_write(self, catalog: AppCatalog, before: int) -> Generation:
         """The generation that shows a config write (or undo) just made to ``catalog``, whose
         generation number was ``before`` (SPEC H2). Runs in a worker thread.
@@ -266,6 +273,33 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         if watched and live is not None and live.feed.wait_past(before, self.timings.watcher_wait):
             return catalog.current
         return catalog.refresh()
+
+    # ------------------------------------------------------------------ notifications
+    @on(Notify)
+    def _notice_in_dialog(self, event: Notify) -> None:
+        """A toast on the main screen; over any other screen the notice goes to that screen's
+        :class:`~skillshelf.widgets.notice_line.NoticeLine` instead, so a toast never covers a
+        dialog's text (``App.notify`` is unchanged: the same message, handled here first)."""
+        line = self._notice_line()
+        if line is None:
+            return
+        event.prevent_default()
+        n = event.notification
+        content = Content.from_markup(n.message) if n.markup else Content(n.message)
+        if n.title:
+            content = Content.assemble((n.title + ": ", "bold"), content)
+        line.show_notice(content, n.severity, n.timeout)
+
+    def _notice_line(self) -> NoticeLine | None:
+        """The notice line of the screen on top, unless it is the main screen (or has none)."""
+        try:
+            screen = self.screen
+        except ScreenStackError:  # no screen yet (startup) or the app is closing: a plain toast
+            return None
+        if isinstance(screen, MainScreen):
+            return None
+        found = screen.query(NoticeLine)
+        return found.first() if found else None
 
     # ------------------------------------------------------------------ availability
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -347,7 +381,9 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         if main is not None and main.catalog is not None and main.generation is not None:
             from skillshelf.app.screens.index_preview import IndexPreviewScreen
 
-            self.push_screen(IndexPreviewScreen(main.catalog, main.generation, budget=self.budget))
+            catalog = main.catalog
+            self.push_screen(IndexPreviewScreen(catalog, main.generation, budget=self.budget,
+                                                after_write=lambda before: self.generation_after_write(catalog, before)))
 
     def action_whatif(self) -> None:
         """``w``: what-if on the context window / ``maxContextTokens`` (SPEC U1–U2); writes nothing."""

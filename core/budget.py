@@ -83,6 +83,33 @@ def selected_budget_tokens(*, context_window: int | None, max_selected_context_t
     return SELECTED_DEFAULT_TOKENS
 
 
+def index_budget_rule(*, max_context_tokens: int | None, context_window: int | None) -> str:
+    """SPEC U1 in words, for the same inputs as :func:`index_budget_chars`:
+    ``2% of a 200,000-token context window = 4,000 characters``."""
+    budget = index_budget_chars(max_context_tokens=max_context_tokens, context_window=context_window)
+    explicit = _positive_int(max_context_tokens)
+    if explicit is not None:
+        return f"maxContextTokens {explicit:,} × 4 (at most 10,000 tokens) = {budget:,} characters"
+    window = _positive_int(context_window)
+    if window is not None:
+        return f"2% of a {window:,}-token context window = {budget:,} characters"
+    return f"no context window known: the default {budget:,} characters"
+
+
+def selected_budget_rule(*, context_window: int | None, max_selected_context_tokens: int | None) -> str:
+    """SPEC U2 in words, for the same inputs as :func:`selected_budget_tokens`:
+    ``10% of a 200,000-token context window, kept within 2,000–32,000 = 20,000 tokens``."""
+    budget = selected_budget_tokens(context_window=context_window,
+                                    max_selected_context_tokens=max_selected_context_tokens)
+    override = _positive_int(max_selected_context_tokens)
+    if override is not None:
+        return f"maxSelectedContextTokens {override:,} (at most 32,000) = {budget:,} tokens"
+    window = _positive_int(context_window)
+    if window is not None:
+        return f"10% of a {window:,}-token context window, kept within 2,000–32,000 = {budget:,} tokens"
+    return f"no context window known: the default {budget:,} tokens"
+
+
 #: Z-U: the selected-body budget is compared in UTF-8 bytes, this many bytes per token, and
 #: never above :data:`SELECTED_MAX_TOKENS` × 4 = 128,000 bytes.
 BYTES_PER_TOKEN = 4

@@ -1,11 +1,13 @@
-"""The catalog filter behind the TUI's ``/`` box: substring first, then typo-tolerant fuzzy.
+"""The catalog filter behind the TUI's ``/`` box: precise matches first, typo-tolerant ones after.
 
 :func:`filter_sources` is pure: it takes the rows (:class:`~skillshelf.core.model.Source` and
 :class:`~skillshelf.core.model.Rejected`; a source's description, short description and display
 name and either's frontmatter keywords are searched besides the name) and a query, and returns
-hits in display order. Matching is case-insensitive (``str.casefold``).
+hits in display order. Matching is case-insensitive (``str.casefold``). A *word* of a name is a
+run between ``-`` ``_`` ``.`` ``/`` ``:`` or spaces; a word of the other text is a run of letters
+and digits (``\\w+``).
 
-Tiers, best first; inside a tier the catalog order is kept (the fuzzy tier sorts by score
+Tiers, best first; inside a tier the catalog order is kept (the fuzzy tiers sort by score
 first). The ``score`` of a hit says which tier it came from:
 
 ====== ====================================================================================
@@ -13,24 +15,35 @@ score  rule
 ====== ====================================================================================
 100    the name equals the query
 99     the name starts with the query
-98     the name contains the query
-97     every whitespace-separated word of the query occurs in the name, description, display
-       name, short description or keywords (frontmatter ``keywords`` / ``tags``, top level or
-       under ``metadata``, when they are lists of strings)
-≤ 96   fuzzy (rapidfuzz): ``fuzz.WRatio`` against a name at least as long as the query
-       (``fuzz.ratio`` against a shorter one), or ``0.9 × fuzz.partial_ratio``
-       against the description text for queries of 4+ characters; kept when ≥ 70
+98     a word of the name starts with the query (``pdf`` → ``make-pdf``, ``driven-dev`` →
+       ``test-driven-development``)
+97     the name contains the query
+96     every whitespace-separated word of the query starts a word of the name (``dev test``)
+95     every word of the query starts a word of the name, description, display name, short
+       description or keywords (frontmatter ``keywords`` / ``tags``, top level or under
+       ``metadata``, when they are lists of strings); a query word holding other characters
+       than letters and digits (``next.js``) only has to occur in that text
 90     (short queries, 3–4 characters) the whole name is within Damerau–Levenshtein
        distance 1 of the query (one insertion, deletion, substitution or transposition of
-       adjacent characters: ``pfd`` → ``pdf``), which ``WRatio`` misses on so few characters
-88     (short queries) a ``-`` / ``_`` / ``.`` / space separated part of the name is within
-       Damerau–Levenshtein distance 1 (``pfd`` → ``pdf-tools``, ``make-pdf``)
+       adjacent characters: ``pfd`` → ``pdf``)
+88     (short queries) a word of the name is within Damerau–Levenshtein distance 1
+       (``pfd`` → ``pdf-tools``, ``make-pdf``)
+< 90   (queries of 5+ characters) the query is a near miss of a part of the name that starts a
+       word — at most one typo per five characters, each a letter left out or two adjacent
+       letters swapped (:func:`near_miss`; ``test-drivn`` → ``test-driven`` of
+       ``test-driven-development``): 90 × (1 − typos / query length)
+< 80   every query word starts a word of the name or text, or (words of 5+ characters) is a
+       near miss of one (``spredsheet`` → ``spreadsheets``), at least one only that way:
+       80 × (1 − typos / length) of the worst word
 ====== ====================================================================================
 
-A fuzzy-tier row keeps the best of its scores.
+Nothing else matches: a fuzzy hit must be that close (a query that merely shares a few letters
+with a name or a description, ``codeql`` and ``code-tour``, is no hit).
 
 ``spans`` are half-open ``(start, end)`` character ranges *in the name* that matched (for
 highlighting); empty when the match was outside the name or cannot be located.
+
+:func:`body_line` finds the query in a skill's body for the optional body search.
 """
 
 from __future__ import annotations
@@ -40,21 +53,42 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from rapidfuzz import fuzz, process, utils
-from rapidfuzz.distance import DamerauLevenshtein
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein, Indel, Levenshtein
 
 from skillshelf.core.model import Rejected, Source
 
-__all__ = ["FUZZY_CUTOFF", "FilterHit", "FilterIndex", "filter_sources", "keywords_of"]
+__all__ = [
+    "FUZZY_MIN",
+    "SHORT_QUERY",
+    "FilterHit",
+    "FilterIndex",
+    "body_line",
+    "edits_allowed",
+    "filter_sources",
+    "keywords_of",
+    "near_miss",
+]
 
-#: Minimum fuzzy score (0–100) for a fuzzy-only hit.
-FUZZY_CUTOFF = 70.0
-_DESCRIPTION_FUZZY_MIN_QUERY = 4
-#: Query lengths (characters) that also get transposition-tolerant matching on the name.
+#: Shortest query (word) that gets fuzzy matching beyond transpositions.
+FUZZY_MIN = 5
+#: Query lengths (characters) that get transposition-tolerant matching on the name.
 SHORT_QUERY = (3, 4)
-#: Scores of a short-query Damerau–Levenshtein hit on the whole name / on one part of it.
+#: Scores of a short-query Damerau–Levenshtein hit on the whole name / on one word of it.
 TRANSPOSED_NAME_SCORE, TRANSPOSED_PART_SCORE = 90.0, 88.0
-_PART = re.compile(r"[^-_. ]+")
+_NAME_WORD = re.compile(r"[^-_./: ]+")
+#: Separates the word tails of a name in the index (``\w`` never matches it).
+_SEP = "\0"
+#: Queries whose rankings an index keeps.
+_MEMO = 32
+#: Names and queries are compared with their word separators as spaces (``test driven`` finds
+#: ``test-driven-development``); one character for one, so positions (spans) stay the same.
+_SPACED = str.maketrans("-_./:", "     ")
+_TEXT_WORD = re.compile(r"\w+")
+
+
+#: One ranked hit: row, score, and its spans when the ranking already knows them (fuzzy hits).
+_Ranked = tuple[int, float, "tuple[tuple[int, int], ...] | None"]
 
 
 class FilterHit(NamedTuple):
@@ -96,93 +130,111 @@ def _text_of(item: Source | Rejected) -> str:
     return "\n".join(parts).casefold()
 
 
-def _span(name: str, name_cf: str, needle: str) -> tuple[tuple[int, int], ...]:
-    """Where ``needle`` (casefolded) sits in ``name``; () when casefolding changed the length."""
-    if len(name_cf) != len(name):
+def _span(name: str, name_cf: str, start: int, length: int) -> tuple[tuple[int, int], ...]:
+    """``(start, start + length)`` when casefolding kept the name's length (else no span)."""
+    if len(name_cf) != len(name) or start < 0:
         return ()
-    at = name_cf.find(needle)
-    if at < 0:
-        return ()
-    return ((at, at + len(needle)),)
+    return ((start, start + length),)
 
 
-#: Joins the casefolded names (and texts) of an index into one string searched in C.
-_SEP = "\x00"
-#: Queries whose rankings an index keeps (backspacing and retyping cost nothing).
-_MEMO = 32
+def _word_starts(name_cf: str) -> list[int]:
+    """Where the words of a (casefolded) name start."""
+    return [m.start() for m in _NAME_WORD.finditer(name_cf)]
 
 
-class _Ranked(NamedTuple):
-    """One query's full ranking: ``(index, score, tier)`` best first (tier 0–3 the substring
-    tiers, 4 fuzzy) and the fuzzy tier's part spans (short queries)."""
-
-    hits: list[tuple[int, float, int]]
-    part_spans: dict[int, tuple[int, int]]
+def _at_word_start(name_cf: str, needle: str) -> int:
+    """The first position where ``needle`` occurs at the start of a word of the name, or -1."""
+    for start in _word_starts(name_cf):
+        if name_cf.startswith(needle, start):
+            return start
+    return -1
 
 
 class FilterIndex:
-    """The rows of one generation, prepared once (casefolded names and texts, joined for C-speed
-    substring search, pre-processed for the fuzzy scorers) for many queries.
+    """The rows of one generation, prepared once for many queries: casefolded names, the starts of
+    their words, and the rows' words (name and text) and texts each joined into one string, so
+    a keystroke runs a few ``str.find`` scans instead of a loop per row.
 
     ``FilterIndex(rows).search(query, limit)`` equals ``filter_sources(rows, query, limit)``;
-    the TUI keeps one per generation so each keystroke only does the matching. A query's
-    ranking is kept (the last few queries); spans are worked out only for the hits returned.
-    :meth:`count` is the number of hits without a limit.
+    the TUI keeps one per generation so each keystroke only does the matching; :meth:`count` is
+    the number of hits without a limit.
     """
 
     def __init__(self, sources: Sequence[Source | Rejected]) -> None:
         self.sources = sources
         self.names: list[str] = []
         self.names_cf: list[str] = []
-        self.texts: list[str] = []
+        #: per row: where the words of the name start
+        self.starts: list[list[int]] = []
+        #: per row: each word of the name to the end of the name, each after a ``\0`` (one ``in``
+        #: test tells whether a word of the name starts with a query)
+        self.tails: list[str] = []
+        texts: list[str] = []
         for item in sources:
             name = item.name
+            name_cf = name.casefold().translate(_SPACED)
+            starts = _word_starts(name_cf)
+            text = _text_of(item)
             self.names.append(name)
-            self.names_cf.append(name.casefold())
-            self.texts.append(_text_of(item))
-        self._memo: dict[str, _Ranked] = {}
-        self._prepared: tuple[list[str], list[str]] | None = None
-        self._parts: tuple[list[str], list[tuple[int, int, int]]] | None = None
-        # one string per field, rows separated by _SEP, with each row's start offset
-        self._blobs: tuple[str, list[int], str, list[int]] | None = None
-        if not any(_SEP in n for n in self.names_cf) and not any(_SEP in t for t in self.texts):
-            self._blobs = (*_joined(self.names_cf), *_joined(self.texts))
+            self.names_cf.append(name_cf)
+            self.starts.append(starts)
+            self.tails.append("".join(_SEP + name_cf[s:] for s in starts))
+            texts.append(text)
+        self._texts = _Joined(texts)
+        self._names = _Joined(self.names_cf)
+        self._tails = _Joined(self.tails)
+        self._vocabulary: frozenset[str] | None = None
+        self._memo: dict[str, list[_Ranked]] = {}
 
     def __len__(self) -> int:
         return len(self.names)
 
+    def vocabulary(self) -> frozenset[str]:
+        """Every word (``\\w+``) of the rows' names and texts."""
+        if self._vocabulary is None:
+            self._vocabulary = frozenset(_TEXT_WORD.findall(self._texts.text)) | frozenset(
+                _TEXT_WORD.findall("\n".join(self.names_cf)))
+        return self._vocabulary
+
+    def rows_with_word_prefix(self, w: str) -> set[int]:
+        """Rows where a word of the name or text starts with ``w``; for a ``w`` holding other
+        characters than letters and digits, rows whose text holds it anywhere."""
+        if not _TEXT_WORD.fullmatch(w):
+            return self._texts.rows_holding(w)
+        return self._texts.rows_holding(w, word_start=True) | self._names.rows_holding(w, word_start=True)
+
+    def rows_with_word(self, word: str) -> set[int]:
+        """Rows whose name or text holds the whole word ``word`` (letters and digits)."""
+        return (self._texts.rows_holding(word, word_start=True, word_end=True)
+                | self._names.rows_holding(word, word_start=True, word_end=True))
+
+    def _name_word_start(self, i: int, needle: str) -> int:
+        """Where a word of row ``i``'s name starts with ``needle`` (the first such), or -1."""
+        if _SEP + needle not in self.tails[i]:
+            return -1
+        name_cf = self.names_cf[i]
+        # a name may hold the separator itself (untrusted text): confirm at a real word start
+        return next((s for s in self.starts[i] if name_cf.startswith(needle, s)), -1)
+
     def search(self, query: str, limit: int = 500) -> list[FilterHit]:
         """See :func:`filter_sources`."""
-        q = query.strip().casefold()
+        q = _normal(query)
         if not q:
             return [FilterHit(i, 100.0, ()) for i in range(len(self.names))]
         if limit < 1:
             return []
-        ranked = self._ranked(q)
-        names, names_cf = self.names, self.names_cf
         words = q.split()
-        out: list[FilterHit] = []
-        for i, score, tier in ranked.hits[:limit]:
-            name, name_cf = names[i], names_cf[i]
-            spans: tuple[tuple[int, int], ...]
-            if tier == 0:
-                spans = ((0, len(name)),) if len(name_cf) == len(name) else ()
-            elif tier < 3:
-                spans = _span(name, name_cf, q)
-            elif tier == 3:
-                spans = tuple(sorted(s for w in words for s in _span(name, name_cf, w)))
-            else:
-                spans = _fuzzy_spans(q, i, names, names_cf, ranked.part_spans)
-            out.append(FilterHit(i, score, spans))
-        return out
+        return [FilterHit(i, score, spans if spans is not None else self._spans(i, q, words))
+                for i, score, spans in self._ranked(q)[:limit]]
 
     def count(self, query: str) -> int:
         """How many rows match ``query`` (every row for a blank query)."""
-        q = query.strip().casefold()
-        return len(self.names) if not q else len(self._ranked(q).hits)
+        q = _normal(query)
+        return len(self.names) if not q else len(self._ranked(q))
 
-    # ---- ranking
-    def _ranked(self, q: str) -> _Ranked:
+    def _ranked(self, q: str) -> list[_Ranked]:
+        """Every hit of the normalised query ``q``, best first; the last :data:`_MEMO` queries
+        are kept (backspacing and retyping cost nothing)."""
         found = self._memo.get(q)
         if found is None:
             found = self._rank(q)
@@ -191,159 +243,210 @@ class FilterIndex:
             self._memo[q] = found
         return found
 
-    def _rank(self, q: str) -> _Ranked:
-        n = len(self.names)
-        words = q.split()
-        tier_of = self._tiers(q, words)
-        hits: list[tuple[int, float, int]] = []
-        for tier, score in ((0, 100.0), (1, 99.0), (2, 98.0), (3, 97.0)):
-            hits.extend((i, score, tier) for i in sorted(i for i, t in tier_of.items() if t == tier))
-        if len(tier_of) == n:
-            return _Ranked(hits, {})
-        rest = [i for i in range(n) if i not in tier_of] if tier_of else list(range(n))
-        fuzzy, part_spans = self._fuzzy(q, rest)
-        hits.extend((i, round(min(score, 96.0), 2), 4) for i, score in fuzzy)
-        return _Ranked(hits, part_spans)
-
-    def _tiers(self, q: str, words: list[str]) -> dict[int, int]:
-        """Row → tier (0 exact, 1 prefix, 2 inside the name, 3 every word somewhere) for the
-        rows in a substring tier."""
-        names_cf, texts = self.names_cf, self.texts
-        tier_of: dict[int, int] = {}
-        blobs = self._blobs
-        if blobs is None or _SEP in q:
-            for i, name_cf in enumerate(names_cf):
-                if name_cf == q:
-                    tier_of[i] = 0
-                elif name_cf.startswith(q):
-                    tier_of[i] = 1
-                elif q in name_cf:
-                    tier_of[i] = 2
-                elif all(w in name_cf or w in texts[i] for w in words):
-                    tier_of[i] = 3
-            return tier_of
-        name_blob, name_starts, text_blob, text_starts = blobs
-        for i in _rows_containing(name_blob, name_starts, q):
-            name_cf = names_cf[i]
-            tier_of[i] = 0 if name_cf == q else 1 if name_cf.startswith(q) else 2
-        candidates: set[int] | None = None
-        for w in words:
-            having = set(_rows_containing(name_blob, name_starts, w))
-            having.update(_rows_containing(text_blob, text_starts, w))
-            candidates = having if candidates is None else candidates & having
-            if not candidates:
-                break
-        for i in candidates or ():
-            tier_of.setdefault(i, 3)
-        return tier_of
-
-    def _prepare(self) -> tuple[list[str], list[str]]:
-        """Names and texts as the fuzzy scorers' processor turns them (done once)."""
-        if self._prepared is None:
-            self._prepared = ([utils.default_process(n) for n in self.names_cf],
-                              [utils.default_process(t) if t else "" for t in self.texts])
-        return self._prepared
-
-    def _name_parts(self) -> tuple[list[str], list[tuple[int, int, int]]]:
-        """Every ``-`` / ``_`` / ``.`` / space separated part of the names that have two or
-        more, with (row, start, end), in row then name order."""
-        if self._parts is None:
-            texts: list[str] = []
-            where: list[tuple[int, int, int]] = []
-            for i, name in enumerate(self.names_cf):
-                found = [(m.start(), m.end(), m.group()) for m in _PART.finditer(name)]
-                if not found or found[0][1] - found[0][0] == len(name):
-                    continue  # one part: the whole name, already compared
-                for a, b, part in found:
-                    texts.append(part)
-                    where.append((i, a, b))
-            self._parts = (texts, where)
-        return self._parts
-
-    def _fuzzy(self, q: str, rest: list[int]) -> tuple[list[tuple[int, float]], dict[int, tuple[int, int]]]:
-        """The fuzzy tier over the rows in ``rest`` (see :func:`_fuzzy`): ``(row, score)`` best
-        score first, then catalog order, and the short-query part spans."""
-        names_p, texts_p = self._prepare()
+    def _rank(self, q: str) -> list[_Ranked]:
+        """The tiers found with ``str.find`` over the joined names, word tails and texts (no
+        Python loop over every row), then the fuzzy tiers over what is left."""
         names_cf = self.names_cf
-        qp = utils.default_process(q)
-        best: dict[int, float] = {}
-        # A name shorter than the query is compared whole (fuzz.ratio): "pdf merge" must not match
-        # "pdf" just because the name sits inside the query.
-        longer = {i: names_p[i] for i in rest if len(names_cf[i]) >= len(q)}
-        shorter = {i: names_p[i] for i in rest if len(names_cf[i]) < len(q)}
-        for choices, scorer in ((longer, fuzz.WRatio), (shorter, fuzz.ratio)):
-            if choices:
-                for _choice, score, i in process.extract(qp, choices, scorer=scorer, processor=None,
-                                                         score_cutoff=FUZZY_CUTOFF, limit=None):
-                    best[i] = float(score)
-        if len(q) >= _DESCRIPTION_FUZZY_MIN_QUERY:
-            text_choices = {i: texts_p[i] for i in rest if self.texts[i]}
-            if text_choices:
-                for _choice, score, i in process.extract(qp, text_choices, scorer=fuzz.partial_ratio, processor=None,
-                                                         score_cutoff=FUZZY_CUTOFF / 0.9, limit=None):
-                    scaled = float(score) * 0.9
-                    if scaled > best.get(i, 0.0):
-                        best[i] = scaled
-        part_spans: dict[int, tuple[int, int]] = {}
+        words = q.split()
+        scored: dict[int, float] = {}
+        for i in self._names.rows_holding(q):
+            name_cf = names_cf[i]
+            if name_cf == q:
+                scored[i] = 100.0
+            elif name_cf.startswith(q):
+                scored[i] = 99.0
+            elif self._name_word_start(i, q) >= 0:
+                scored[i] = 98.0
+            else:
+                scored[i] = 97.0
+        in_name = [self._tails.rows_holding(_SEP + w) for w in words]
+        in_text = [self.rows_with_word_prefix(w) for w in words]
+        if len(words) > 1:
+            for i in set.intersection(*in_name) - scored.keys():
+                scored[i] = 96.0
+        anywhere = set.intersection(*(a | b for a, b in zip(in_name, in_text, strict=True)))
+        for i in anywhere - scored.keys():
+            scored[i] = 95.0
+        hits: list[_Ranked] = [(i, score, None) for i, score in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))]
+        if len(scored) < len(names_cf):
+            rest = [i for i in range(len(names_cf)) if i not in scored] if scored else list(range(len(names_cf)))
+            hits.extend((h.index, h.score, h.spans) for h in self._fuzzy(q, words, rest))
+        return hits
+
+    def _spans(self, i: int, q: str, words: list[str]) -> tuple[tuple[int, int], ...]:
+        """Where the query sits in row ``i``'s name (a precise hit): the whole query where it
+        occurs, else each word at the start of a word of the name."""
+        name, name_cf = self.names[i], self.names_cf[i]
+        if name_cf == q:
+            return _span(name, name_cf, 0, len(q))
+        if name_cf.startswith(q):
+            return _span(name, name_cf, 0, len(q))
+        at = self._name_word_start(i, q)
+        if at < 0:
+            at = name_cf.find(q)
+        if at >= 0:
+            return _span(name, name_cf, at, len(q))
+        return _spans(name, name_cf, words, [self._name_word_start(i, w) for w in words])
+
+    def _fuzzy(self, q: str, words: list[str], rest: list[int]) -> Iterable[FilterHit]:
+        """The fuzzy tiers over the rows in ``rest`` (indices), best score first, then catalog order."""
+        best: dict[int, tuple[float, tuple[tuple[int, int], ...]]] = {}
+
+        def keep(i: int, score: float, spans: tuple[tuple[int, int], ...]) -> None:
+            if score > best.get(i, (0.0, ()))[0]:
+                best[i] = (score, spans)
+
+        names, names_cf = self.names, self.names_cf
         if SHORT_QUERY[0] <= len(q) <= SHORT_QUERY[1]:
-            whole = {i: names_cf[i] for i in rest if names_cf[i]}
-            close = {i for _c, _d, i in process.extract(q, whole, scorer=DamerauLevenshtein.distance,
-                                                         score_cutoff=1, limit=None)}
-            for i in close:
-                if best.get(i, 0.0) < TRANSPOSED_NAME_SCORE:
-                    best[i] = TRANSPOSED_NAME_SCORE
-                    part_spans[i] = (0, len(names_cf[i]))
-            part_texts, where = self._name_parts()
-            if part_texts:
-                rest_set = set(rest)
-                first_part: dict[int, tuple[int, int]] = {}
-                near = process.extract(q, part_texts, scorer=DamerauLevenshtein.distance, score_cutoff=1, limit=None)
-                for k in sorted(k for _c, _d, k in near):
-                    i, a, b = where[k]
-                    if i in rest_set and i not in close and i not in first_part:
-                        first_part[i] = (a, b)
-                for i, span in first_part.items():
-                    if best.get(i, 0.0) < TRANSPOSED_PART_SCORE:
-                        best[i] = TRANSPOSED_PART_SCORE
-                        part_spans[i] = span
-        ranked = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))
-        return ranked, part_spans
+            for i in rest:
+                name_cf = names_cf[i]
+                if name_cf and DamerauLevenshtein.distance(q, name_cf, score_cutoff=1) <= 1:
+                    keep(i, TRANSPOSED_NAME_SCORE, _span(names[i], name_cf, 0, len(name_cf)))
+                    continue
+                for m in _NAME_WORD.finditer(name_cf):
+                    if m.end() - m.start() == len(name_cf):
+                        break
+                    if DamerauLevenshtein.distance(q, m.group(), score_cutoff=1) <= 1:
+                        keep(i, TRANSPOSED_PART_SCORE, _span(names[i], name_cf, m.start(), m.end() - m.start()))
+                        break
+        n = len(q)
+        allowed = edits_allowed(n)
+        if allowed:
+            # candidates at C speed: from each word start the longest window a near miss can use
+            # (n + allowed characters) is within Indel distance allowed + 2 of the query (2: one
+            # swap); the exact rule then runs on the few candidates only
+            windows = {(i, s): names_cf[i][s:s + n + allowed] for i in rest for s in self.starts[i]}
+            for _w, _d, (i, s) in process.extract_iter(q, windows, scorer=Indel.distance, score_cutoff=allowed + 2):
+                name_cf = names_cf[i]
+                for length in range(n, min(n + allowed, len(name_cf) - s) + 1):
+                    typos = near_miss(q, name_cf[s:s + length])
+                    if typos is not None:
+                        keep(i, 90.0 * (1 - typos / n), _span(names[i], name_cf, s, length))
+                        break
+        if any(len(w) >= FUZZY_MIN for w in words):
+            for i, closeness in self._fuzzy_words(words, set(rest)).items():
+                keep(i, 80.0 * closeness, ())
+        ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        return [FilterHit(i, round(score, 2), spans) for i, (score, spans) in ranked]
+
+    def _fuzzy_words(self, words: list[str], rows: set[int]) -> dict[int, float]:
+        """Rows of ``rows`` where every query word starts a word of the name or text or is a
+        near miss of one (:func:`near_miss`), at least one only a near miss → the worst word's
+        closeness (1 − typos / length)."""
+        worst: dict[int, float] | None = None
+        for w in words:
+            closeness: dict[int, float] = dict.fromkeys(self.rows_with_word_prefix(w) & rows, 1.0)
+            allowed = edits_allowed(len(w))
+            if allowed:
+                for word, _d, _k in process.extract_iter(w, self.vocabulary(), scorer=Indel.distance,
+                                                         score_cutoff=allowed + 2):
+                    typos = near_miss(w, word)
+                    if typos is None:
+                        continue
+                    for i in self.rows_with_word(word) & rows:
+                        closeness[i] = max(closeness.get(i, 0.0), 1 - typos / len(w))
+            worst = closeness if worst is None else {i: min(worst[i], c) for i, c in closeness.items() if i in worst}
+            if not worst:
+                return {}
+        return {i: c for i, c in (worst or {}).items() if c < 1.0}
 
 
-def _joined(values: list[str]) -> tuple[str, list[int]]:
-    """``values`` joined by :data:`_SEP` and the offset where each one starts."""
-    starts: list[int] = []
-    at = 0
-    for v in values:
-        starts.append(at)
-        at += len(v) + 1
-    return _SEP.join(values), starts
+class _Joined:
+    """Per-row strings joined into one (rows separated by ``\\n``), searched at C speed."""
+
+    def __init__(self, parts: Sequence[str]) -> None:
+        self.offsets: list[int] = []
+        at = 0
+        for part in parts:
+            self.offsets.append(at)
+            at += len(part) + 1
+        self.text = "\n".join(parts)
+
+    def rows_holding(self, needle: str, *, word_start: bool = False, word_end: bool = False) -> set[int]:
+        """Rows whose string holds ``needle`` (``word_start`` / ``word_end``: where no letter,
+        digit or ``_`` touches it before / after). Each row is searched up to its first hit."""
+        rows: set[int] = set()
+        text, offsets = self.text, self.offsets
+        size, count = len(text), len(offsets)
+        if not needle:
+            return rows
+        pattern: re.Pattern[str] | None = None
+        if len(needle) <= 2 and (word_start or word_end):
+            # short needles occur inside many words: let the regex engine skip those
+            pattern = re.compile((r"(?<!\w)" if word_start else "") + re.escape(needle) + (r"(?!\w)" if word_end else ""))
+        pos = 0
+        while pos < size:
+            if pattern is not None:
+                m = pattern.search(text, pos)
+                if m is None:
+                    return rows
+                at = m.start()
+            else:
+                at = text.find(needle, pos)
+                if at < 0:
+                    return rows
+                end = at + len(needle)
+                if (word_start and at > 0 and _is_word(text[at - 1])) or (word_end and end < size and _is_word(text[end])):
+                    pos = at + 1
+                    continue
+            row = bisect_right(offsets, at) - 1
+            rows.add(row)
+            pos = offsets[row + 1] if row + 1 < count else size
+        return rows
 
 
-def _rows_containing(blob: str, starts: list[int], needle: str) -> Iterable[int]:
-    """The rows (in order) whose text in ``blob`` contains ``needle`` (which holds no separator)."""
-    find = blob.find
-    pos = find(needle)
-    n = len(starts)
-    while pos >= 0:
-        row = bisect_right(starts, pos) - 1
-        yield row
-        if row + 1 >= n:
-            return
-        pos = find(needle, starts[row + 1])
+def _is_word(ch: str) -> bool:
+    """Whether ``ch`` is a ``\\w`` character."""
+    return ch.isalnum() or ch == "_"
 
 
-def _fuzzy_spans(q: str, i: int, names: list[str], names_cf: list[str],
-                 part_spans: dict[int, tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    """Where a fuzzy hit sits in its name: its short-query part, else the best partial
-    alignment (kept when it scores at least the cutoff)."""
-    if i in part_spans and len(names[i]) == len(names_cf[i]):
-        return (part_spans[i],)
-    if names[i] and len(names[i]) == len(names_cf[i]):
-        al = fuzz.partial_ratio_alignment(q, names_cf[i])
-        if al is not None and al.score >= FUZZY_CUTOFF and al.dest_end > al.dest_start:
-            return ((al.dest_start, al.dest_end),)
-    return ()
+def _spans(name: str, name_cf: str, words: list[str], starts: list[int]) -> tuple[tuple[int, int], ...]:
+    """The spans of the query ``words`` found at ``starts`` in the name (-1: not in the name)."""
+    return tuple(sorted(s for w, at in zip(words, starts, strict=False) if at >= 0
+                        for s in _span(name, name_cf, at, len(w))))
+
+
+def edits_allowed(length: int) -> int:
+    """Typos tolerated in a query (word) of ``length`` characters: one per five characters
+    (none under :data:`FUZZY_MIN`)."""
+    return length // FUZZY_MIN
+
+
+def near_miss(q: str, word: str) -> int | None:
+    """How many typos make ``q`` out of ``word``, when at most :func:`edits_allowed`: letters left
+    out of ``word`` (``q`` is a subsequence of it: ``drivn`` ← ``driven``), or one swap of two
+    adjacent letters (``dirven``). ``None`` otherwise — a near miss is never a different word
+    that merely shares letters (``codeq`` is not ``code``, ``revew`` not ``renew``)."""
+    allowed = edits_allowed(len(q))
+    extra = len(word) - len(q)
+    if not allowed or extra < 0 or extra > allowed:
+        return None
+    if extra and Indel.distance(q, word) == extra:
+        return extra
+    if not extra and DamerauLevenshtein.distance(q, word, score_cutoff=1) == 1 and Levenshtein.distance(q, word) == 2:
+        return 1
+    return None
+
+
+def _name_window(q: str, name_cf: str) -> tuple[int, int, int] | None:
+    """The fewest typos (:func:`near_miss`) between ``q`` and a part of the name that starts a
+    word: ``(typos, start, length)``, or ``None`` when there is no near miss."""
+    best: tuple[int, int, int] | None = None
+    n = len(q)
+    for start in _word_starts(name_cf):
+        for length in range(n, n + edits_allowed(n) + 1):
+            if start + length > len(name_cf):
+                break
+            d = near_miss(q, name_cf[start:start + length])
+            if d is not None and (best is None or d < best[0]):
+                best = (d, start, length)
+    return best
+
+
+def _normal(query: str) -> str:
+    """The query as the index compares it: casefolded, word separators as spaces, one space
+    between words."""
+    return " ".join(query.translate(_SPACED).split()).casefold()
 
 
 def filter_sources(sources: Sequence[Source | Rejected], query: str, limit: int = 500) -> list[FilterHit]:
@@ -354,3 +457,26 @@ def filter_sources(sources: Sequence[Source | Rejected], query: str, limit: int 
     for a non-empty query.
     """
     return FilterIndex(sources).search(query, limit)
+
+
+def body_line(body: str, query: str, first_line: int = 1, *, folded: str | None = None) -> tuple[int, str] | None:
+    """The first line of ``body`` holding ``query`` (case-insensitive, runs of whitespace in the
+    query matching any whitespace), or else holding every whitespace-separated word of it:
+    ``(line number, the line without its line break)``, numbering from ``first_line`` (the
+    file's line number of the body's first line). ``None`` when no line matches or the query
+    is blank. ``folded``: ``body.casefold()`` when the caller keeps it (casefolding never adds or
+    removes a line break, so line numbers carry over)."""
+    words = query.casefold().split()
+    if not words:
+        return None
+    text = body.casefold() if folded is None else folded
+    whole = re.compile(r"[^\S\n]+".join(re.escape(w) for w in words))
+    m = whole.search(text)
+    if m is not None:
+        n = text.count("\n", 0, m.start())
+        return first_line + n, body.split("\n")[n].rstrip("\r")
+    if len(words) > 1 and all(w in text for w in words):
+        for n, line in enumerate(text.split("\n")):
+            if all(w in line for w in words):
+                return first_line + n, body.split("\n")[n].rstrip("\r")
+    return None

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -481,6 +482,64 @@ def _key_line(split: Split, key: str) -> int | None:
     return None
 
 
+#: First characters YAML reserves for its own syntax: an unquoted value cannot start with them.
+RESERVED_FIRST = frozenset("*&!%@`")
+
+
+def _strip_comment(value: str) -> str:
+    """``value`` without a trailing `` # comment`` (plain-scalar rules: ``#`` after a blank)."""
+    m = re.search(r"[ \t]#", value)
+    return (value[: m.start()] if m else value).rstrip(" \t\r")
+
+
+def raw_value(split: Split, key: str) -> tuple[int, str] | None:
+    """``(file line, text)`` of a top-level ``key: value`` whose value sits on the key's own line,
+    exactly as written (a trailing comment removed); ``None`` when the key is absent, its value is
+    empty or starts on a later line. The text fix hints quote (``name: 1.10`` → ``"1.10"``)."""
+    n = split.raw_first_line
+    for line in split.raw.split("\n"):
+        entry = _simple_entry(line) if line[:1] not in (" ", "\t", "#", "'", '"') else None
+        if entry is not None and entry[0] == key:
+            text = _strip_comment(entry[1])
+            return (n, text) if text else None
+        if line.startswith((f"{key}:", f"{key} :")) and not key.isidentifier():
+            text = _strip_comment(line.split(":", 1)[1].strip())
+            return (n, text) if text else None
+        n += 1
+    return None
+
+
+def quoted(key: str, text: str) -> str:
+    """``key: "text"`` — ``text`` exactly as written, in YAML double quotes (JSON escapes are
+    YAML's too)."""
+    return f"{key}: {json.dumps(text, ensure_ascii=False)}"
+
+
+def quote_hint(split: Split, file_line: int | None) -> tuple[str, str, str] | None:
+    """``(key, reason, quoted line)`` when the frontmatter line ``file_line`` is a top-level
+    ``key: value`` whose unquoted value YAML cannot read as text: it starts with one of
+    ``* & ! % @ ` `` (YAML's indicators) or holds ``: ``; else ``None``."""
+    if file_line is None:
+        return None
+    idx = file_line - split.raw_first_line
+    lines = split.raw.split("\n")
+    if not 0 <= idx < len(lines):
+        return None
+    line = lines[idx].rstrip("\r")
+    m = re.match(r"([A-Za-z_][\w.-]*)[ \t]*:[ \t]+(.*)$", line)
+    if m is None:
+        return None
+    key, value = m.group(1), m.group(2).strip()
+    if not value or value[0] in ("'", '"', "|", ">", "[", "{"):
+        return None
+    if value[0] in RESERVED_FIRST:
+        first = "a backtick" if value[0] == "`" else f"`{value[0]}`"
+        return key, f"the value of `{key}` starts with {first}, which YAML reserves", quoted(key, value)
+    if ": " in value:
+        return key, f"unquoted `: ` inside the value of `{key}`", quoted(key, value)
+    return None
+
+
 def _json_key_line(split: Split, key: str) -> int | None:
     n = split.raw_first_line
     needle = f'"{key}"'
@@ -606,7 +665,9 @@ def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
                     where = f" at line {line} column {col}" if line is not None else ""
                     detail = f"invalid YAML frontmatter: {problem}{where}"
                     code = "duplicate-key" if isinstance(first, YamlDuplicateKey) else "yaml-error"
-                    diags.append(_err(code, detail, line=line, column=col,
+                    fix = quote_hint(host, line) if code == "yaml-error" else None
+                    diags.append(_err(code, detail + (f"; {fix[1]}: quote the value" if fix else ""),
+                                      line=line, column=col, hint=fix[2] if fix else None,
                                       field_=first.key if isinstance(first, YamlDuplicateKey) else None))
                     return _reject(location, frontmatter_warning(location, detail), diags, _EMPTY, body, sha, size,
                                    split, host_split=host)
@@ -625,7 +686,8 @@ def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
         else:
             msg = "a skill needs a string `name` in its frontmatter (the file has no frontmatter)"
         diags.append(_err("missing-name", msg, field_="name",
-                          line=key_line or (1 if host.has_frontmatter else None)))
+                          line=key_line or (1 if host.has_frontmatter else None),
+                          hint=_scalar_hint(host, "name", name)))
         return _reject(location, missing_name_warning(location), diags, mapping, body, sha, size, split, sanitized,
                        host)
     description = mapping.get("description")
@@ -633,11 +695,22 @@ def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
         key_line = (_json_key_line if host.engine == JSON_ENGINE else _key_line)(host, "description")
         diags.append(_err("invalid-description",
                           f"`description` must be a string, got {type_label(description)}",
-                          field_="description", line=key_line))
+                          field_="description", line=key_line, hint=_scalar_hint(host, "description", description)))
         return _reject(location, invalid_description_warning(location), diags, mapping, body, sha, size, split,
                        sanitized, host)
     return SkillParse(location, name, description, None, mapping, body, tuple(diags), sha, size, split, sanitized,
                       host)
+
+
+def _scalar_hint(split: Split, key: str, value: Any) -> str | None:
+    """``key: "1.10"`` for a YAML number, boolean or null written on the key's line: the text as
+    written, quoted (never a re-serialised value such as ``1.1``)."""
+    if split.engine == JSON_ENGINE or isinstance(value, (str, list, dict)):
+        return None
+    found = raw_value(split, key)
+    if found is None or found[1][0] in "'\"|>[{&*!":
+        return None
+    return quoted(key, found[1])
 
 
 def type_label(value: Any) -> str:

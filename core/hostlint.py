@@ -18,12 +18,23 @@ from skillshelf.core.fileread import read_regular
 from skillshelf.core.frontmatter import os_error_reason, parse_skill_bytes, parse_skill_file
 from skillshelf.core.hosts import HOSTS
 from skillshelf.core.hosts.base import Host
-from skillshelf.core.lint import LintDraft, LintReport, Target, finish_lint, lint_draft, lint_file, lint_paths
+from skillshelf.core.lint import (
+    LintDraft,
+    LintReport,
+    Reference,
+    Target,
+    finish_lint,
+    lint_draft,
+    lint_file,
+    lint_paths,
+    text_draft,
+    travel_checks,
+)
 from skillshelf.core.model import Diagnostic, Severity
 from skillshelf.core.parsecache import ParseCache, Product
 
-__all__ = ["cached_lint", "host_lint_bytes", "host_lint_file", "host_lint_paths", "host_target", "host_targets",
-           "lint_product"]
+__all__ = ["cached_lint", "finish_host_lint", "host_lint_bytes", "host_lint_file", "host_lint_paths", "host_target",
+           "host_targets", "lint_product"]
 
 #: Largest file read (bytes), as the client hosts read them.
 _MAX_BYTES = 4 * 1024 * 1024
@@ -57,8 +68,14 @@ def host_targets() -> dict[str, Host]:
 
 def host_lint_file(host: Host, path: str) -> LintReport:
     """``host``'s verdict on one file as a lint report: its own diagnostics, then an error when
-    it drops the file, a warning when it hides it from the model, an info naming how it lists it.
-    ``valid`` = the host loads the file. Never raises."""
+    it drops the file; for a loaded file the lint's text checks (values cut by a comment,
+    invisible characters, then references that cannot travel: :func:`~skillshelf.core.lint.text_draft`,
+    :func:`~skillshelf.core.lint.travel_checks`), an info naming how it lists it and a warning
+    when it hides it from the model. ``valid`` = the host loads the file. Never raises."""
+    return finish_host_lint(_host_draft(host, path))
+
+
+def _host_draft(host: Host, path: str) -> LintReport:
     error: str | None = None
     try:
         data: bytes | None = read_regular(path, _MAX_BYTES)
@@ -67,8 +84,18 @@ def host_lint_file(host: Host, path: str) -> LintReport:
     return host_lint_bytes(host, path, data, error)
 
 
+def finish_host_lint(report: LintReport) -> LintReport:
+    """``report`` (:func:`host_lint_bytes`) with its references checked against the skill
+    folder as it is now (``missing-reference``, ``reference-outside``). Never raises."""
+    if not report.refs:
+        return report
+    found = travel_checks(report.path, report.refs)
+    return LintReport(report.path, report.name, report.valid, report.diagnostics + found)
+
+
 def host_lint_bytes(host: Host, path: str, data: bytes | None, error: str | None = None) -> LintReport:
-    """:func:`host_lint_file` on bytes already read (``None``: unreadable, ``error`` why)."""
+    """:func:`host_lint_file` on bytes already read (``None``: unreadable, ``error`` why),
+    before its references are checked (``refs``: :func:`finish_host_lint` does it)."""
     if data is not None and len(data) > _MAX_BYTES:
         data = data[: _MAX_BYTES + 1]  # what host_lint_file reads of a larger file
     verdict = host.accept(path, data, error=error)
@@ -79,13 +106,20 @@ def host_lint_bytes(host: Host, path: str, data: bytes | None, error: str | None
             diags.append(Diagnostic(Severity.ERROR, f"{host.name}-drops",
                                     f"{client} does not load this file: {verdict.reason or 'rejected'}"))
         return LintReport(path, None, False, tuple(diags))
+    refs: tuple[Reference, ...] = ()
+    if data is not None:
+        try:
+            found, refs = text_draft(data.decode("utf-8"))
+        except UnicodeDecodeError:  # the host decoded it its own way; the text checks need UTF-8
+            found = ()
+        diags.extend(found)
     listed = f"{client} lists it as `{verdict.name}`"
     if verdict.display_name and verdict.display_name != verdict.name:
         listed += f" (frontmatter name `{verdict.display_name}`)"
     diags.append(Diagnostic(Severity.INFO, f"{host.name}-loads", listed))
     if verdict.hidden:
         diags.append(Diagnostic(Severity.WARNING, f"{host.name}-hides", f"hidden from the model: {verdict.hidden}"))
-    return LintReport(path, verdict.name, True, tuple(diags))
+    return LintReport(path, verdict.name, True, tuple(diags), refs=refs)
 
 
 def lint_product(target: str) -> Product:
@@ -127,9 +161,9 @@ def cached_lint(location: str, canonical: str, target: str, cache: ParseCache | 
         return host_lint_file(host, location) if host is not None else lint_file(location, target=Target(target))
     kind = f"lint:{target}"
     if host is not None:
-        report, _ = cache.lookup(kind, canonical, partial(host_lint_file, host, location), label=location, st=st,
+        report, _ = cache.lookup(kind, canonical, partial(_host_draft, host, location), label=location, st=st,
                                  derive=False)
-        return report
+        return finish_host_lint(report)
     rule = Target(target)
     folder = os.path.basename(os.path.dirname(os.path.abspath(location)))
     draft, _ = cache.lookup(kind, canonical, partial(_file_draft, location, folder, rule), label=folder, st=st,

@@ -161,11 +161,19 @@ def plan_patch(
             continue
         inside: list[str] = []
         prefix = sd + "/"
+        recount = False
         for c in spelled:
             if c.startswith(prefix):
-                if not root.dot and any(part[:1] == "." for part in c[len(prefix):].split("/")):
+                parts = c[len(prefix):].split("/")
+                if not root.dot and any(part[:1] == "." for part in parts):
+                    # not scanned, but counted (``dot-folder-skipped``): a SKILL.md or a dot
+                    # folder itself appearing or going changes the count
+                    recount = recount or parts[-1] == SKILL_FILENAME or parts[-1][:1] == "."
                     continue
                 inside.append(c)
+        if recount:  # the matches cannot change (the dot folder is pruned): nothing to re-read
+            scans.append(scan(sd, dot=root.dot))
+            continue
         if not inside:
             scans.append(rs)
             continue

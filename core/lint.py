@@ -26,17 +26,19 @@ from __future__ import annotations
 import enum
 import json
 import os
+import posixpath
 import re
 import stat
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
 import yaml
 
 from skillshelf.core import yamlload
+from skillshelf.core.fileread import read_regular
 from skillshelf.core.frontmatter import (
     JSON_ENGINE,
     SkillParse,
@@ -44,11 +46,15 @@ from skillshelf.core.frontmatter import (
     first_delimiter_line,
     os_error_reason,
     parse_skill_file,
+    quote_hint,
+    quoted,
     sanitize_line,
     split_document,
     type_label,
 )
 from skillshelf.core.model import CatalogWarning, Diagnostic, Severity
+from skillshelf.core.textlint import comment_cut_checks, invisible_checks
+from skillshelf.core.unseen import is_near_miss
 from skillshelf.core.walklimits import (
     MAX_WALK_DEPTH,
     MAX_WALK_ENTRIES,
@@ -82,8 +88,6 @@ BODY_MAX_LINES = 500
 BODY_MAX_TOKENS = 5000  # approximate tokens = characters / 4
 CHARS_PER_TOKEN = 4
 
-#: File names that look like a skill file but are not ``SKILL.md`` (lower-cased).
-NEAR_MISS_NAMES = frozenset({"skill.md", "skills.md", "skill.markdown", "skill.mdx", "skill.txt", "skill.md.md"})
 #: Folders never descended into by :func:`lint_paths`.
 SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".hg", ".svn"})
 
@@ -135,6 +139,11 @@ _SEVERITY: dict[str, tuple[Severity | None, ...]] = {
     "nested-skill": (_W, _W, _W, _W),
     "wrong-file-name": (_W, _W, _W, _W),
     "missing-reference": (_W, _W, _W, _W),
+    "reference-outside": (_W, _W, _W, _W),
+    "reference-spelling": (_I, _I, _I, _N),
+    "invisible-character": (_W, _W, _W, _W),
+    "comment-in-value": (_W, _W, _W, _W),
+    "in-dot-folder": (_I, _I, _I, _I),
     "zhin-workflow-missing": (_N, _N, _N, _W),
     "zhin-fallback-table-missing": (_N, _N, _N, _W),
 }
@@ -161,6 +170,9 @@ class LintReport:
     name: str | None
     valid: bool
     diagnostics: tuple[Diagnostic, ...]
+    #: references of the body still to check against the skill folder (a client host's report
+    #: kept before :func:`~skillshelf.core.hostlint.finish_host_lint`); ``()`` once checked
+    refs: tuple[Reference, ...] = field(default=(), compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         """``{"path", "name", "valid", "diagnostics": [Diagnostic]}``."""
@@ -222,6 +234,35 @@ class _KeyPos:
     column: int
     value_line: int | None
     value_column: int | None
+    #: the value's node (YAML blocks only), for the text of a value as written
+    node: Any = None
+
+
+def _written(node: Any) -> str | None:
+    """The text of a plain (unquoted) scalar exactly as written, else ``None``."""
+    if isinstance(node, yaml.ScalarNode) and node.style in (None, "") and node.value:
+        return str(node.value)
+    return None
+
+
+def _nested_written(p: _KeyPos | None) -> dict[str, str]:
+    """Key → value as written, for the plain scalars of a mapping value (``metadata``)."""
+    if p is None or not isinstance(p.node, yaml.MappingNode):
+        return {}
+    out: dict[str, str] = {}
+    for k, v in p.node.value:
+        text = _written(v)
+        if isinstance(k, yaml.ScalarNode) and text is not None:
+            out.setdefault(str(k.value), text)
+    return out
+
+
+def _as_written_hint(key: str, p: _KeyPos | None) -> str | None:
+    """``key: "1.10"`` for a plain scalar YAML typed as a number, boolean or null: the text as
+    written, quoted — never a re-serialised value (``1.1``)."""
+    text = _written(p.node) if p is not None else None
+    return quoted(key, text) if text is not None else None
+
 
 
 def _nfkc(s: str) -> str:
@@ -314,7 +355,7 @@ def _key_positions(split: Split, parse: SkillParse) -> tuple[dict[str, _KeyPos],
                         continue
                     key = k.value
                     kp = _KeyPos(first + k.start_mark.line, k.start_mark.column + 1,
-                                 first + v.start_mark.line, v.start_mark.column + 1)
+                                 first + v.start_mark.line, v.start_mark.column + 1, v)
                     if key in seen:
                         dups.append((key, kp.line, kp.column))
                     else:
@@ -371,8 +412,9 @@ def _host_findings(parse: SkillParse, split: Split | None, out: _Out) -> bool:
 
 
 def _yaml_error(d: Diagnostic, split: Split | None, out: _Out) -> None:
-    """A YAML error: a tab used for indentation becomes ``tab-indent``; an unquoted ``: `` in
-    a top-level value gets the quoted line as hint."""
+    """A YAML error: a tab used for indentation becomes ``tab-indent``; a top-level value YAML
+    cannot read as text (an unquoted ``: ``, a first character YAML reserves: ``* & ! % @ ` ``)
+    gets "quote the value" and the quoted line as hint."""
     problem = d.message.removeprefix("invalid YAML frontmatter: ")
     if split is not None:
         n = split.raw_first_line
@@ -392,18 +434,13 @@ def _yaml_error(d: Diagnostic, split: Split | None, out: _Out) -> None:
             if m:
                 owner = m.group(1)
             n += 1
-        if d.line is not None:
-            idx = d.line - split.raw_first_line
-            lines = split.raw.split("\n")
-            if 0 <= idx < len(lines):
-                line = lines[idx].rstrip("\r")
-                m = re.match(r"([A-Za-z_][\w.-]*)\s*:\s+(.*)$", line)
-                if m and ": " in m.group(2) and m.group(2)[:1] not in ("'", '"', "|", ">", "[", "{"):
-                    key = m.group(1)
-                    out.add("yaml-error", f"invalid YAML: unquoted `: ` inside the value of `{key}`; quote the value ({problem})",
-                            field=key, line=d.line, column=d.column,
-                            hint=_quoted_line(key, m.group(2).strip()))
-                    return
+        fix = quote_hint(split, d.line)
+        if fix is not None:
+            key, reason, line_fixed = fix
+            problem = problem.split(f"; {reason}", 1)[0]
+            out.add("yaml-error", f"invalid YAML: {reason}; quote the value ({problem})",
+                    field=key, line=d.line, column=d.column, hint=line_fixed)
+            return
     out.add("yaml-error", f"invalid YAML: {problem}", line=d.line, column=d.column)
 
 
@@ -451,7 +488,8 @@ def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, t
         line, col = vat("name")
         if not isinstance(name, str):
             out.add("name-type", f"`name` must be a string, got {type_label(name)}", field="name",
-                    line=line, column=col, hint=_name_hint(suggest_name(str(name) if name is not None else '', folder)))
+                    line=line, column=col, hint=_as_written_hint("name", pos.get("name"))
+                    or _name_hint(suggest_name("", folder)))
         elif zhin:
             if not name.strip():
                 out.add("name-type", "Skill frontmatter name must be a non-empty string", field="name",
@@ -494,7 +532,7 @@ def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, t
         line, col = vat("description")
         if not isinstance(desc, str):
             out.add("invalid-description", f"`description` must be a string, got {type_label(desc)}",
-                    field="description", line=line, column=col)
+                    field="description", line=line, column=col, hint=_as_written_hint("description", pos.get("description")))
         elif not desc.strip():
             out.add("description-empty", "`description` is empty", field="description", line=line, column=col)
         elif len(desc) > DESCRIPTION_MAX:
@@ -508,7 +546,8 @@ def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, t
         line, col = vat("compatibility")
         if not isinstance(comp, str):
             out.add("compatibility-type", f"`compatibility` must be a string, got {type_label(comp)}",
-                    field="compatibility", line=line, column=col)
+                    field="compatibility", line=line, column=col,
+                    hint=_as_written_hint("compatibility", pos.get("compatibility")))
         elif len(comp) > COMPATIBILITY_MAX:
             out.add("compatibility-too-long",
                     f"`compatibility` is {len(comp)} characters (limit {COMPATIBILITY_MAX})",
@@ -516,7 +555,7 @@ def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, t
     if "license" in fm and not isinstance(fm["license"], str):
         line, col = vat("license")
         out.add("license-type", f"`license` must be a string, got {type_label(fm['license'])}",
-                field="license", line=line, column=col)
+                field="license", line=line, column=col, hint=_as_written_hint("license", pos.get("license")))
     if "metadata" in fm:
         meta = fm["metadata"]
         line, col = vat("metadata")
@@ -524,11 +563,12 @@ def _check_fields(fm: Mapping[str, Any], pos: dict[str, _KeyPos], folder: str, t
             out.add("metadata-type", f"`metadata` must be a map of string to string, got {type_label(meta)}",
                     field="metadata", line=line, column=col)
         else:
+            written = _nested_written(pos.get("metadata"))
             for k, v in meta.items():
                 if not isinstance(k, str) or not isinstance(v, str):
                     hint = None
-                    if isinstance(k, str) and isinstance(v, (int, float, bool)) and not isinstance(v, bool):
-                        hint = f"{k}: \"{v}\""
+                    if isinstance(k, str) and not isinstance(v, (list, dict)) and k in written:
+                        hint = quoted(k, written[k])
                     out.add("metadata-type",
                             f"`metadata.{k}` must be a string, got {type_label(v)}" if isinstance(k, str)
                             else f"`metadata` key {k!r} must be a string",
@@ -683,16 +723,21 @@ def reference_candidates(body: str, body_line: int) -> tuple[Reference, ...]:
 
 def _reference_checks(body: str, body_line: int, skill_dir: str, out: _Out,
                       refs: tuple[Reference, ...] | None = None) -> None:
-    """``missing-reference``: relative Markdown links, and backticked paths whose first folder
-    exists in the skill, that name files missing from the skill directory (conservative).
+    """References in the body that cannot travel with the skill: ``missing-reference`` (a
+    relative Markdown link, or a backticked path whose first folder exists in the skill, naming a
+    file missing from the skill folder — conservative; a file differing only in case is named),
+    ``reference-outside`` (a link leaving the skill folder, even when the file exists) and
+    ``reference-spelling`` (a ``./`` or ``..`` spelling Zuno's ``read_resource`` refuses).
     ``refs``: :func:`reference_candidates` of ``body`` when already known."""
     top = _TopDirs(skill_dir)
+    listing = _Listing()
     reported: set[str] = set()
     found = _Out(out.target)
     for target, line, col, link in (reference_candidates(body, body_line) if refs is None else refs):
-        _check_ref(target, line, col, skill_dir, top, reported, found, link=link)
+        _check_ref(target, line, col, skill_dir, top, reported, found, listing, link=link)
     if found.items and top.listable():  # a folder that cannot be listed is not judged
-        out.items.extend(found.items)
+        for d in found.items:  # through ``out`` (it may be a filtered view)
+            out.add(d.code, d.message, field=d.field, line=d.line, column=d.column, hint=d.hint)
 
 
 class _TopDirs:
@@ -724,8 +769,64 @@ class _TopDirs:
         return names is not None and name in names
 
 
+class _Listing:
+    """Directory listings of one lint run (names as stored: a reference is compared with the
+    listing, so a case-insensitive file system gives the same answer as a case-sensitive one)."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, dict[str, bool] | None] = {}
+        self._folds: bool | None = None
+
+    def _read(self, directory: str) -> dict[str, bool] | None:
+        if directory not in self._names:
+            try:
+                with os.scandir(directory) as it:
+                    self._names[directory] = {e.name: e.is_dir() for e in it}
+            except OSError:
+                self._names[directory] = None
+        return self._names[directory]
+
+    def folds_case(self, directory: str) -> bool:
+        """Whether ``directory``'s file system ignores case (its name with the case of its
+        letters swapped names the same folder); looked at once per lint run."""
+        if self._folds is None:
+            head, base = os.path.split(directory.rstrip("/"))
+            swapped = base.swapcase()
+            try:
+                self._folds = swapped != base and os.path.samestat(os.stat(directory),
+                                                                   os.stat(os.path.join(head, swapped)))
+            except OSError:
+                self._folds = False
+        return self._folds
+
+    def find(self, directory: str, parts: Sequence[str]) -> tuple[bool, str | None]:
+        """``(exists, spelled)``: whether ``parts`` below ``directory`` exist exactly as spelled,
+        and else the one existing path that differs from them only in case (``None`` if none).
+        A case-sensitive file system answers the first with one ``stat``; a case-insensitive one
+        by the listings (so both give the same answer)."""
+        if not self.folds_case(directory) and os.path.exists(os.path.join(directory, *parts)):
+            return True, None
+        exact = True
+        actual: list[str] = []
+        current = directory
+        for part in parts:
+            names = self._read(current)
+            if names is None:
+                return False, None
+            if part in names:
+                name = part
+            else:
+                folded = [k for k in names if k.casefold() == part.casefold()]
+                if len(folded) != 1:
+                    return False, None
+                name, exact = folded[0], False
+            actual.append(name)
+            current = os.path.join(current, name)
+        return exact, (None if exact else "/".join(actual))
+
+
 def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: _TopDirs, reported: set[str],
-               out: _Out, *, link: bool) -> None:
+               out: _Out, listing: _Listing, *, link: bool) -> None:
     t = target.split("#", 1)[0].split("?", 1)[0]
     if not t or t.startswith(("/", "~", "#")) or _SCHEME.match(t):
         return
@@ -733,11 +834,29 @@ def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: _TopD
         return
     if link:
         t = unquote(t)
-    if t.startswith("./"):
-        t = t[2:]
-    parts = [p for p in t.split("/") if p]
-    if not parts or ".." in parts or "." in parts:
+    raw = [p for p in t.split("/") if p]
+    if not raw:
         return
+    normal = posixpath.normpath(t)
+    if normal == ".." or normal.startswith("../"):
+        if t not in reported:
+            reported.add(t)
+            out.add("reference-outside",
+                    f"`{t}` points outside the skill folder: it does not travel with the skill (installers "
+                    "copy only the folder, and read_resource refuses it)" + (" — the file exists here today"
+                                                                             if os.path.exists(os.path.join(skill_dir, t)) else ""),
+                    line=line, column=col, hint="copy the file into the skill folder (for example under references/) "
+                    "and link it from there")
+        return
+    parts = [p for p in normal.split("/") if p not in ("", ".")]
+    if not parts:
+        return
+    rel = "/".join(parts)
+    if raw != parts and "./" + t not in reported:
+        reported.add("./" + t)
+        out.add("reference-spelling",
+                f"`{t}`: Zuno's read_resource refuses `.` and `..` components; the model must ask for `{rel}`",
+                line=line, column=col, hint=rel)
     last = parts[-1]
     if link:
         if len(parts) == 1 and "." not in last.strip("."):
@@ -745,12 +864,17 @@ def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: _TopD
     else:
         if len(parts) < 2 or parts[0] not in top_dirs or "." not in last.strip("."):
             return
-    rel = "/".join(parts)
     if rel in reported:
         return
-    if os.path.exists(os.path.join(skill_dir, *parts)):
+    exists, spelled = listing.find(skill_dir, parts)
+    if exists:
         return
     reported.add(rel)
+    if spelled is not None:
+        out.add("missing-reference",
+                f"`{rel}` does not exist in the skill folder; `{spelled}` differs only in case (it resolves "
+                "only on case-insensitive file systems)", line=line, column=col, hint=spelled)
+        return
     out.add("missing-reference", f"`{rel}` is referenced but does not exist in the skill folder",
             line=line, column=col)
 
@@ -800,10 +924,12 @@ def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | Non
             _check_fields({}, {}, folder_name, target, _Filtered(out, {"missing-description"}),
                           has_block_line=None)
         _body_checks(split.body, split.body_line, skill_dir, out)
+        invisible_checks(split.text, out.add)
         return out
     if split.engine == JSON_ENGINE:
         out.add("json-frontmatter", "`---json` frontmatter is not part of the Agent Skills standard (YAML)",
                 line=1, column=4)
+    pos: dict[str, _KeyPos] = {}
     if usable:
         pos, dups, kind = _key_positions(split, parse)
         blank = _is_blank_block(split.raw)
@@ -817,9 +943,31 @@ def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | Non
             out.add("yaml-not-mapping", f"frontmatter must be a mapping of keys, got a {kind}", line=2, column=1)
         else:
             _check_fields(_lint_mapping(parse, split), pos, folder_name, target, out, has_block_line=1)
+        if split.engine != JSON_ENGINE and not parse.sanitized and kind == "mapping":
+            comment_cut_checks(split.raw, split.raw_first_line, out.add)
     if not split.unclosed:
         _body_checks(split.body, split.body_line, skill_dir, out)
+    invisible_checks(split.text, out.add, key_at=_key_owner(split, pos))
     return out
+
+
+def _key_owner(split: Split, pos: Mapping[str, _KeyPos]) -> Callable[[int], str | None]:
+    """``line → the top-level frontmatter key whose entry holds that file line`` (``None`` in
+    the body or before the first key)."""
+    starts = sorted((p.line, k) for k, p in pos.items())
+    end = split.close_line if split.close_line is not None else (split.text.count("\n") + 2)
+
+    def owner(line: int) -> str | None:
+        if not split.has_frontmatter or line >= end:
+            return None
+        found = None
+        for start, key in starts:
+            if start > line:
+                break
+            found = key
+        return found
+
+    return owner
 
 
 def _close_finding(parse: SkillParse, split: Split, out: _Out) -> None:
@@ -997,6 +1145,44 @@ def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
     return finish_lint(path, lint_draft(parse_skill_file(path), folder, target=target))
 
 
+def text_draft(text: str) -> tuple[tuple[Diagnostic, ...], tuple[Reference, ...]]:
+    """The lint's checks on a decoded file that need nothing but its text — values cut by a YAML
+    comment, invisible characters (graded as for ``spec``) — and the references its body makes,
+    to check against the folder later (:func:`travel_checks`). For a client host's own verdict
+    (SPEC N6), which has no field rules of the standard: every host hands the same text to its
+    model."""
+    out = _Out(Target.SPEC)
+    split = split_document(text)
+    if split.has_frontmatter and split.engine != JSON_ENGINE and not split.unclosed:
+        comment_cut_checks(split.raw, split.raw_first_line, out.add)
+    invisible_checks(split.text, out.add)
+    refs = reference_candidates(split.body, split.body_line) if split.body_line and split.body.strip() else ()
+    return tuple(out.items), refs
+
+
+def travel_checks(path: str, refs: tuple[Reference, ...], *, zuno_resources: bool = False) -> tuple[Diagnostic, ...]:
+    """``missing-reference`` / ``reference-outside`` (and, with ``zuno_resources``, the
+    ``reference-spelling`` note: Zuno's ``read_resource`` refuses ``./``) for the references
+    ``refs`` of the file at ``path``, against its folder as it is now. Never raises."""
+    if not refs:
+        return ()
+    out = _Out(Target.SPEC)
+    sink = out if zuno_resources else _Filtered(out, {"reference-spelling"})
+    _reference_checks("", 0, os.path.dirname(os.path.abspath(path)), sink, refs)
+    return tuple(out.items)
+
+
+def text_checks(path: str, *, zuno_resources: bool = False) -> tuple[Diagnostic, ...]:
+    """:func:`text_draft` and :func:`travel_checks` of the file at ``path``. Never raises (an
+    unreadable file has no findings here)."""
+    try:
+        text = read_regular(path, 4 * 1024 * 1024).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ()
+    items, refs = text_draft(text)
+    return items + travel_checks(path, refs, zuno_resources=zuno_resources)
+
+
 def find_skill_files(root: str) -> list[str]:
     """Every ``SKILL.md`` under ``root`` (files, and directories wrongly named so), plus near-miss
     names (``skill.md`` …) in folders without a ``SKILL.md``. Follows directory symlinks once
@@ -1064,13 +1250,31 @@ def _walk_skill_files(root: str) -> tuple[list[str], list[tuple[str, str]], list
             found.append(os.path.join(dirpath, "SKILL.md"))
         elif "SKILL.md" not in dirnames:
             for f in filenames:
-                if f.lower() in NEAR_MISS_NAMES:
+                if is_near_miss(f):
                     found.append(os.path.join(dirpath, f))
         subdirs = sorted(d for d in dirnames if d not in SKIP_DIRS and d != "SKILL.md")
         for d in reversed(subdirs):
             path = os.path.join(dirpath, d)
             stack.append((path, level + 1, path if d in links else via))
     return sorted(found), failed, limits
+
+
+def _dot_folder_note(report: LintReport, base: str | None, target: Target) -> LintReport:
+    """``report`` with the note ``in-dot-folder`` when its file lies in a dot folder below the
+    tree ``base`` it was found in: hosts that do not enter dot folders never read it from there."""
+    if base is None:
+        return report
+    rel = os.path.relpath(os.path.dirname(report.path), base)
+    dot = next((part for part in rel.split(os.sep) if part.startswith(".") and part not in (".", "..")), None)
+    sev = severity_of("in-dot-folder", target)
+    if dot is None or sev is None:
+        return report
+    note = Diagnostic(sev, "in-dot-folder",
+                      f"this file is inside the dot folder `{dot}` below {base}: hosts that do not enter dot "
+                      "folders (Zuno below skills.paths and .zuno/skill, Codex, Gemini CLI, opencode below its "
+                      "skill folders and skills.paths) never read it from there",
+                      hint=f"move it out of `{dot}`, or point the host at that folder itself")
+    return LintReport(report.path, report.name, report.valid, report.diagnostics + (note,), report.refs)
 
 
 def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC,
@@ -1082,6 +1286,7 @@ def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC,
         if not os.path.lexists(p):
             raise FileNotFoundError(p)
     files: dict[str, str] = {}
+    bases: dict[str, str] = {}
     unlistable: dict[str, str] = {}
     limited: list[CatalogWarning] = []
     for p in paths:
@@ -1091,12 +1296,14 @@ def lint_paths(paths: Sequence[str], *, target: Target = Target.SPEC,
             for folder, reason in failed:
                 unlistable.setdefault(folder, reason)
             limited.extend(limits)
+            for f in candidates:
+                bases.setdefault(f, p)
         else:
             candidates = [p]
         for f in candidates:
             files.setdefault(os.path.abspath(f), f)
     one = linter if linter is not None else (lambda f: lint_file(f, target=target))
-    reports = [one(f) for f in sorted(files.values())]
+    reports = [_dot_folder_note(one(f), bases.get(f), target) for f in sorted(files.values())]
     # A folder that cannot be listed may hide skills: report it instead of dropping it (SPEC D4).
     reports += [
         LintReport(folder, None, False, (Diagnostic(

@@ -26,6 +26,7 @@ from skillshelf.core.agents import agent_view, resolve_required_skills
 from skillshelf.core.budget import SelectedBody, SelectedBudgetExceeded, check_selected
 from skillshelf.core.config import Config, ConfigRefusal
 from skillshelf.core.hostlint import cached_lint
+from skillshelf.core.hosts import HOSTS
 from skillshelf.core.hosts.base import (
     UNKNOWN_WINDOW,
     ContextWindow,
@@ -106,8 +107,10 @@ def summary(gen: Generation) -> dict[str, Any]:
 
 
 def source_json(s: Source, *, ambiguous: bool, lint_target: str | None,
-                lint_cache: ParseCache | None = None, memo: dict[str, str | None] | None = None) -> dict[str, Any]:
-    """One entry of G1 ``sources``."""
+                lint_cache: ParseCache | None = None, memo: dict[str, str | None] | None = None,
+                host: Host | None = None) -> dict[str, Any]:
+    """One entry of G1 ``sources``; ``host`` adds ``slashNote`` (SPEC S1: a skill named like
+    one of the host's own commands, :meth:`Host.slash_note`), ``null`` when none."""
     out: dict[str, Any] = {
         "name": s.name,
         "location": s.location,
@@ -130,6 +133,7 @@ def source_json(s: Source, *, ambiguous: bool, lint_target: str | None,
         "size": s.size,
         "sha256": s.content_sha256,
         "diagnostics": [d.to_json() for d in s.diagnostics],
+        "slashNote": host.slash_note(s.name) if host is not None else None,
     }
     if s.provenance is Provenance.BUILTIN:
         out["builtin"] = {
@@ -178,6 +182,7 @@ def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", c
     """
     counts = Counter(s.name for s in gen.sources if s.enabled and s.status is not Status.SHADOWED)
     memo: dict[str, str | None] = {}
+    host = HOSTS.get(gen.host)
     return {
         "host": gen.host,
         "client": client,
@@ -190,7 +195,7 @@ def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", c
         "roots": [r.to_json() for r in gen.roots],
         "sources": [
             source_json(s, ambiguous=s.enabled and s.status is not Status.SHADOWED and counts[s.name] > 1,
-                        lint_target=lint_target, lint_cache=lint_cache, memo=memo)
+                        lint_target=lint_target, lint_cache=lint_cache, memo=memo, host=host)
             for s in gen.sources
         ],
         "rejected": [rejected_json(r, lint_target=lint_target, lint_cache=lint_cache, memo=memo)
@@ -259,6 +264,8 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
             out.append(f"      {'competes with' if src['status'] == 'race' else 'shadowed by'} {by}")
         for a in src["aliases"]:
             out.append(f"      alias {a}")
+        if src.get("slashNote"):
+            out.append(f"      note: {src['slashNote']}")
         for d in src["diagnostics"]:
             if d["severity"] != "info":
                 out.append(f"      {_diag_line(d)}")

@@ -34,6 +34,11 @@ Rules (host ``zuno``, ``scan.rs``):
   match → warning ``not-a-file`` (a skillshelf kind; the host silently ignores it, but a user
   wondering why the skill is missing deserves the reason). A *directory* named ``SKILL.md``
   is still descended into like any directory.
+- What the host passes over silently is reported (skillshelf's warnings, :mod:`skillshelf.core.unseen`):
+  a file named almost ``SKILL.md`` (``skill.md``, ``SKILL.MD``, ``SKILLS.md`` …) in a folder
+  without a ``SKILL.md`` → ``wrong-file-name``; with ``dot=False``, each pruned dot folder that
+  holds ``SKILL.md`` files → ``dot-folder-skipped`` with their count and the ``skills.paths``
+  entry that would include them (version-control folders are not counted).
 - A missing ``scan_dir`` (or one below a non-directory) is silent: no matches, no warnings
   (Z036). A ``scan_dir`` that is a dangling symlink gives ``broken-symlink``.
 - Matches are sorted the way the host's ``BTreeSet<PathBuf>`` sorts them: component by
@@ -53,6 +58,7 @@ from dataclasses import dataclass
 from skillshelf.core.fileread import error_kind_text
 from skillshelf.core.model import CatalogWarning
 from skillshelf.core.paths import canonical
+from skillshelf.core.unseen import NOT_COUNTED, count_skill_files, dot_folder_warning, is_near_miss, near_miss_warning
 from skillshelf.core.walklimits import (
     MAX_WALK_DEPTH,
     MAX_WALK_ENTRIES,
@@ -120,6 +126,8 @@ class _Walk:
         # canonical dir -> (first match index, end index, spelling walked)
         self.done: dict[str, tuple[int, int, str]] = {}
         self.links: list[tuple[str, str]] = []
+        #: dot folders pruned (``dot=False``), counted after the walk
+        self.hidden: list[str] = []
 
     # ---- warnings -------------------------------------------------------------------------
     def unreadable(self, path: str, exc: OSError) -> None:
@@ -221,6 +229,8 @@ class _Walk:
             stack.append((spelled, canon, len(matches), level, via))
             subdirs: list[tuple[str, str, bool]] = []
             cprefix = canon if canon.endswith("/") else canon + "/"
+            near: list[str] | None = None
+            skill_here = False
             room = MAX_WALK_ENTRIES - self.entries
             try:
                 with it:
@@ -231,6 +241,8 @@ class _Walk:
                             return
                         name = entry.name
                         if not dot and name[0] == ".":
+                            if name not in NOT_COUNTED:
+                                self.hidden.append(entry.path)
                             continue
                         try:
                             if not entry.is_symlink():
@@ -239,17 +251,23 @@ class _Walk:
                                         self.not_a_file(entry.path)
                                     subdirs.append((entry.path, cprefix + name, False))
                                 elif name == SKILL_FILENAME:
+                                    skill_here = True
                                     if entry.is_file(follow_symlinks=False):
                                         matches.append(entry.path)
                                         canonicals.append(cprefix + name)
                                     else:
                                         self.not_a_file(entry.path)
+                                elif is_near_miss(name):
+                                    near = (near or []) + [entry.path]
                                 continue
+                            skill_here = skill_here or name == SKILL_FILENAME
                             self.symlink(entry.path, name, subdirs)
                         except OSError as exc:
                             self.unreadable(entry.path, exc)
             except OSError as exc:  # readdir failed part-way
                 self.unreadable(spelled, exc)
+            if near and not skill_here:
+                self.warnings.extend(near_miss_warning(p, "Zuno") for p in near)
             self.entries = MAX_WALK_ENTRIES - room
             if len(subdirs) > 1:
                 # Walk siblings in name order so loop cuts and replays are reproducible.
@@ -288,6 +306,13 @@ def scan(scan_dir: str, *, dot: bool) -> ScanResult:
     top = canonical(scan_dir)
     walk.scan_canon = top
     walk.run(scan_dir, top)
+    for folder in walk.hidden:
+        if os.path.isdir(folder):
+            count, complete = count_skill_files(folder)
+            if count:
+                walk.warnings.append(dot_folder_warning(
+                    folder, count, complete, "Zuno",
+                    f'add "{folder}" to skills.paths to include them'))
     pairs = dict(zip(walk.matches, walk.canonicals, strict=True))
     keyed = sorted((path_sort_key(m), m) for m in pairs)
     warnings = sorted(walk.warnings, key=lambda w: path_sort_key(w.source))

@@ -12,8 +12,13 @@ visible stand-in here:
 * C1 controls U+0080–U+009F (CSI U+009B, OSC U+009D …) have no pictures; they become the
   literal escape text ``"\\x9b"`` (four characters).
 * Bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069, the "Trojan Source"
-  characters), U+2028/U+2029 line and paragraph separators, U+FEFF, and lone surrogates
-  (undecodable bytes kept by ``surrogateescape``) become ``"\\u202e"``-style escape text.
+  characters), U+2028/U+2029 line and paragraph separators, U+FEFF, zero-width characters
+  (U+200B–U+200D, except a joiner inside an emoji sequence), U+2060–U+2064, and lone
+  surrogates (undecodable bytes kept by ``surrogateescape``) become ``"\\u202e"``-style escape
+  text.
+* A run of Unicode tag characters (U+E0000–U+E007F), which can spell hidden ASCII text, becomes
+  ``⟦tags "the text"⟧`` (:func:`skillshelf.core.invisible.decode_tags`) — except an emoji tag
+  sequence (a subdivision flag), which stays as it is; so do emoji presentation selectors.
 
 Pure, no I/O; core never imports Rich or Textual.
 """
@@ -22,20 +27,30 @@ from __future__ import annotations
 
 import re
 
+from skillshelf.core.invisible import decode_tags, is_emoji_part
+
 __all__ = ["UNSAFE", "encodable", "visible", "visible_line"]
 
 #: Every character :func:`visible` replaces (the ``multiline`` exceptions are ``\n`` and ``\t``).
 UNSAFE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+    "[\x00-\x1f\x7f-\x9f\u200b-\u200d\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]"
+    "|[\U000e0000-\U000e007f]+"
 )
 _UNSAFE_MULTILINE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200d\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+    "\ud800-\udfff]|[\U000e0000-\U000e007f]+"
 )
 
 
 def _picture(match: re.Match[str]) -> str:
     ch = match.group(0)
-    code = ord(ch)
+    code = ord(ch[0])
+    if code == 0x200D or code >= 0xE0000:
+        if is_emoji_part(match.string, match.start(), match.end()):
+            return ch
+        if code >= 0xE0000:
+            return f'⟦tags "{decode_tags(ch)}"⟧'
+
     if code < 0x20:
         return chr(0x2400 + code)
     if code == 0x7F:

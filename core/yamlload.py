@@ -93,10 +93,15 @@ class YamlAliasLimit(YamlError):
         self.limit = limit
 
 
+#: PyYAML's context for an unclosed flow collection → the bracket that opened it.
+_FLOW_OPENERS = {"while parsing a flow sequence": "[", "while parsing a flow mapping": "{"}
+
+
 def _syntax_error(exc: BaseException, text: str = "") -> YamlSyntaxError:
     """PyYAML's error as a :class:`YamlSyntaxError`: the problem (else the context, else the
     first line of the message) at the problem mark (else the context mark; for a character
-    the reader refuses, its position in ``text``)."""
+    the reader refuses, its position in ``text``); an unclosed ``[`` or ``{`` at the mark
+    where it was opened."""
     if isinstance(exc, yaml.reader.ReaderError) and isinstance(exc.position, int) and text:
         # libyaml counts the position in bytes of UTF-8
         at = len(text.encode("utf-8", "surrogatepass")[: exc.position].decode("utf-8", "ignore"))
@@ -108,6 +113,11 @@ def _syntax_error(exc: BaseException, text: str = "") -> YamlSyntaxError:
     if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context
+        opened = _FLOW_OPENERS.get(exc.context or "")
+        if opened and exc.context_mark is not None and problem and problem.startswith("did not find expected"):
+            # an unclosed bracket: report it where it was opened, not where the parser gave up
+            problem = f"`{opened}` is never closed ({problem})"
+            mark = exc.context_mark
     if not problem:
         problem = str(exc).split("\n", 1)[0] or type(exc).__name__
     if mark is None:

@@ -29,12 +29,12 @@ from textual.strip import Strip
 from textual.visual import Visual
 
 from skillshelf.core.textsafe import visible
-from skillshelf.widgets.rows import CatalogRow, prompt_fixed_width, row_prompt
+from skillshelf.widgets.rows import NAME_MAX, NAME_MIN, CatalogRow, RowLayout, fit_layout, row_prompt
 
-__all__ = ["NAME_MAX", "NAME_MIN", "CatalogList", "ValueColumn"]
+__all__ = ["LINE_ROOM", "NAME_MAX", "NAME_MIN", "CatalogList", "ValueColumn"]
 
-#: Name column width bounds, in cells.
-NAME_MIN, NAME_MAX = 8, 30
+#: Cells the place column keeps for a body line found by the body search.
+LINE_ROOM = 24
 #: Rendered lines kept (a screenful is a few dozen).
 _STRIP_CACHE = 1024
 
@@ -43,8 +43,10 @@ ValueColumn = tuple[str, Callable[[CatalogRow], str]]
 
 
 class CatalogList(ScrollView, can_focus=True):
-    """Catalog rows with fixed-width text columns: status, name, [sort value], exposure,
-    provenance, location (its end kept when cut).
+    """Catalog rows with fixed-width text columns: status, name, [sort value], exposure, root
+    label, place (what tells copies of a name apart, else the location, its end kept when cut);
+    the columns fit the list's width (:func:`~skillshelf.widgets.rows.fit_layout`): what tells
+    copies apart always shows, the exposure and root label columns give way first.
 
     | key | action |
     |---|---|
@@ -118,10 +120,11 @@ class CatalogList(ScrollView, can_focus=True):
         self.order: list[int] = []
         self._position: dict[int, int] = {}
         self._spans: dict[int, Sequence[tuple[int, int]]] = {}
-        self._width = NAME_MIN
+        #: widest name, root label and distinguishing part of the shown rows, in cells
+        self._widest = (NAME_MIN, 0, 0)
         #: The sort-key column (``size`` / ``tokens`` sorts), or ``None``.
         self.value_column: ValueColumn | None = None
-        self._location_width: int | None = None
+        self.row_layout = RowLayout(NAME_MIN)
         #: (locator, rejected) → (row, layout, line) for rows shown without filter spans.
         self._lines: dict[tuple[str, bool], tuple[CatalogRow, tuple[object, ...], Content]] = {}
         self._strips: LRUCache[tuple[int, bool, bool, int], Strip] = LRUCache(_STRIP_CACHE)
@@ -134,19 +137,26 @@ class CatalogList(ScrollView, can_focus=True):
         spans: Mapping[int, Sequence[tuple[int, int]]] | None = None,
         *,
         keep: int | None = None,
+        lines: Mapping[int, tuple[int, str]] | None = None,
     ) -> None:
         """Show ``rows[i]`` for each ``i`` in ``order``; ``spans`` emphasise filter matches in
-        names. The scroll position is kept (a new generation must not jump the view); the cursor
-        goes to row ``keep`` when it is shown, else to the first line. Posts
-        :class:`RowHighlighted` only when the cursor's row changed."""
+        names; ``lines`` (row → file line number and text) are body lines the body search
+        found, shown in the place column. The scroll position is kept (a new generation must not
+        jump the view); the cursor goes to row ``keep`` when it is shown, else to the first line.
+        Posts :class:`RowHighlighted` only when the cursor's row changed."""
         before = self.current_row
         self.rows = rows
         self.order = list(order)
         self._spans = dict(spans or {})
+        self.lines: dict[int, tuple[int, str]] = dict(lines or {})
         self._position = {row: pos for pos, row in enumerate(self.order)}
-        widest = max((cell_len(visible(rows[i].name)) for i in self.order), default=NAME_MIN)
-        self._width = max(NAME_MIN, min(NAME_MAX, widest))
-        self._location_width = self._fit_location_width()
+        shown = [rows[i] for i in self.order]
+        # a body line found by the body search needs room too (its start is what says most)
+        self._widest = (max((cell_len(visible(r.name)) for r in shown), default=NAME_MIN),
+                        max((cell_len(visible(r.root_label)) for r in shown), default=0),
+                        max([*(cell_len(visible(r.distinct)) for r in shown), *([LINE_ROOM] if self.lines else [])],
+                            default=0))
+        self.row_layout = self._fit_layout()
         if len(self._lines) > 2 * len(rows) + 1000:  # forget files long gone
             self._lines.clear()
         self._strips.clear()
@@ -171,6 +181,11 @@ class CatalogList(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ reading
     @property
+    def spans(self) -> dict[int, Sequence[tuple[int, int]]]:
+        """The filter spans shown (row index → character ranges in the name)."""
+        return self._spans
+
+    @property
     def line_count(self) -> int:
         """Lines shown (rows in the current order)."""
         return len(self.order)
@@ -178,7 +193,7 @@ class CatalogList(ScrollView, can_focus=True):
     def line_content(self, position: int) -> Content:
         """The text of line ``position`` (0-based, in the current order)."""
         row = self.order[position]
-        return self._line(self.rows[row], self._spans.get(row, ()))
+        return self._line(self.rows[row], self._spans.get(row, ()), self.lines.get(row))
 
     @property
     def current_row(self) -> int | None:
@@ -202,14 +217,14 @@ class CatalogList(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ lines
     def _layout(self) -> tuple[object, ...]:
-        return (self._width, self.value_column[0] if self.value_column else None, self._location_width)
+        return (self.row_layout, self.value_column[0] if self.value_column else None)
 
-    def _line(self, row: CatalogRow, spans: Sequence[tuple[int, int]]) -> Content:
+    def _line(self, row: CatalogRow, spans: Sequence[tuple[int, int]], matched: tuple[int, str] | None = None) -> Content:
         """``row``'s line, from the cache when the same entry object is shown with the same
-        status cells and column layout (lines with filter spans are always built)."""
+        status cells and column layout (lines with filter spans or a body line are always built)."""
         value = self.value_column[1](row) if self.value_column else None
-        if spans:
-            return row_prompt(row, self._width, spans, value=value, location_width=self._location_width)
+        if spans or matched is not None:
+            return row_prompt(row, self.row_layout, spans, value=value, matched=matched)
         key = (row.item.location, row.rejected)
         layout = self._layout()
         hit = self._lines.get(key)
@@ -217,24 +232,24 @@ class CatalogList(ScrollView, can_focus=True):
             old, old_layout, line = hit
             if (old_layout == layout and old.item is row.item and old.state == row.state
                     and old.flag == row.flag and old.ambiguous == row.ambiguous
-                    and old.provenance_label == row.provenance_label):
+                    and old.provenance_label == row.provenance_label and old.distinct == row.distinct):
                 return line
-        line = row_prompt(row, self._width, value=value, location_width=self._location_width)
+        line = row_prompt(row, self.row_layout, value=value)
         self._lines[key] = (row, layout, line)
         return line
 
-    def _fit_location_width(self) -> int | None:
+    def _fit_layout(self) -> RowLayout:
         width = self.scrollable_content_region.width
-        if width <= 0:
-            return None
-        return max(width - prompt_fixed_width(self._width, self.value_column is not None), 8)
+        name, label, distinct = self._widest
+        return fit_layout(width if width > 0 else None, name, value=self.value_column is not None,
+                          widest_label=label, widest_distinct=distinct)
 
     def on_resize(self, event: events.Resize) -> None:
-        """Re-fit the location column (its end stays visible) when the width changed."""
+        """Re-fit the columns (what tells copies apart stays visible) when the width changed."""
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.order))
-        width = self._fit_location_width()
-        if width != self._location_width:
-            self._location_width = width
+        layout = self._fit_layout()
+        if layout != self.row_layout:
+            self.row_layout = layout
             self._strips.clear()
             self.refresh()
         if self.highlighted is not None:

@@ -1,14 +1,14 @@
 """The one-line catalog header:
-``skillshelf ─ host zuno · Zuno 0.10.3 ─ <cwd> ─ generation N · changed: +2 ~1 −1 ─ counts ─ what-if window 128,000``.
+``skillshelf ─ host zuno · Zuno 0.10.3 ─ <cwd> ─ generation N ─ counts ─ changed: +2 ~1 −1 ─ what-if window 128,000``.
 
-The header adapts to its width (:func:`header_text` ``width``) so the counts always show: first
-the middle of the working directory gives way to ``…``; then labels are abbreviated
-(``gen 14``, ``212 src · 3 amb · 2 brk``); then the program name and the directory are dropped.
+One format per width (:func:`header_text` ``width``), kept while generations come and go: full
+labels when wide, abbreviated ones (``gen 14``, ``212 src · 3 amb · 2 brk``) when not, and no
+program name or directory when narrower still; the middle of the working directory gives way to
+``…`` so the counts always show.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -18,7 +18,7 @@ from textual.widgets import Static
 from skillshelf.core.model import Generation, Status
 from skillshelf.core.textsafe import visible
 
-__all__ = ["CWD_MIN", "CatalogHeader", "HeaderState", "counts_text", "header_text", "middle_ellipsis"]
+__all__ = ["CWD_MIN", "FULL_FROM", "NAMED_FROM", "CatalogHeader", "HeaderState", "counts_text", "header_text", "middle_ellipsis"]
 
 #: Fewest cells the working directory keeps before the header switches to short labels.
 CWD_MIN = 12
@@ -80,6 +80,10 @@ def _session_text(window: int | None, mct: int | str | None, short: bool) -> str
     return text.replace("maxContextTokens", "mct") if short else text
 
 
+#: Widths (cells) from which the header uses full labels / keeps the program name and cwd.
+FULL_FROM, NAMED_FROM = 110, 64
+
+
 def header_text(
     host: str,
     cwd: str,
@@ -94,29 +98,29 @@ def header_text(
     width: int | None = None,
     refusal: str = "",
 ) -> Content:
-    """The header line; ``status`` (``loading…``, an error) follows the counts when set.
-    ``client`` names the client and version emulated (``Zuno 0.10.3``, ``Host.describe()``),
-    shown after the host name while the line is wide enough.
-    ``cwd`` is shown as given (made visible, SPEC X1). ``agent`` (an agent view, SPEC E4) adds
-    ``agent: NAME`` after the generation; the counts are then the agent's view. ``changes``
-    (``changed: +2 ~1 −1``, what the last live generation changed, SPEC H2) follows the
-    generation number; ``window`` (tokens) adds ``what-if window 128,000`` and ``mct`` (the
-    session ``maxContextTokens``: an int, ``None`` = unset, ``"config"`` = not overridden) adds
-    ``maxContextTokens 5,000`` — the session values applied from the what-if screen (SPEC U1–U2).
+    """The header line: ``skillshelf ─ host zuno · Zuno 0.10.3 ─ <cwd> ─ generation N ─ [agent:
+    NAME ─] <counts>``, then what comes and goes: ``changes`` (``changed: +2 ~1 −1``, what the
+    last live generation changed, SPEC H2), the session's what-if values (``window`` tokens:
+    ``what-if window 128,000``; ``mct``, the session ``maxContextTokens``: an int, ``None`` =
+    unset, ``"config"`` = not overridden) and ``status`` (``loading…``, an error). ``client``
+    names the client and version emulated (``Host.describe()``). ``cwd`` is shown as given
+    (made visible, SPEC X1). ``agent`` (an agent view, SPEC E4): the counts are then the
+    agent's view.
+
+    ``width`` (cells; ``None`` = unlimited) picks one format for that width, whatever comes and
+    goes: full labels from :data:`FULL_FROM` cells, short ones (``gen 14``, ``212 src · 3 amb ·
+    2 brk``) below, and under :data:`NAMED_FROM` no program name and no cwd. The cwd's middle
+    gives way to ``…`` so the counts fit (it is left out below :data:`CWD_MIN` cells); what
+    comes and goes follows the counts and is what the line's end cuts.
 
     ``refusal`` (``Zuno would refuse to start: FILE:LINE:COL: reason``, conformance Z-K) adds a
-    second line, prominent (``⚠``, bold error colour), so the first line keeps its fitting.
-
-    ``width`` (cells; ``None`` = unlimited): the line is fitted so the counts stay visible — the
-    cwd's middle becomes ``…`` (down to :data:`CWD_MIN` cells), then labels are abbreviated,
-    then the program name and cwd are dropped. Only the status may still be cut at the end.
+    second line, prominent (``⚠``, bold error colour), so the first line keeps its format.
     """
     cwd_v = visible(cwd)
-    session_full = _session_text(window, mct, False)
-    session_short = _session_text(window, mct, True)
+    level = 0 if width is None or width >= FULL_FROM else 1 if width >= NAMED_FROM else 2
+    short = level >= 1
 
-    def build(level: int, cwd_text: str | None) -> list[str | tuple[str, str]]:
-        short = level >= 1
+    def build(cwd_text: str | None) -> list[str | tuple[str, str]]:
         parts: list[str | tuple[str, str]] = []
         if level < 2:
             parts += [("skillshelf", "bold"), " ─ "]
@@ -128,39 +132,36 @@ def header_text(
             parts += [" ─ ", cwd_text]
         if generation is not None:
             parts.append(f" ─ generation {generation.number}" if not short else f" ─ gen {generation.number}")
-            if changes:
-                shown = changes.removeprefix("changed: ") if short else changes
-                parts += [" · ", (shown, "bold $accent")]
             parts.append(" ─ ")
             if agent is not None:
                 parts += [(("agent: " if not short else "") + visible(agent), "bold $accent"), " ─ "]
             parts.append(counts_text(generation, short=short))
-        session = session_short if short else session_full
+        return parts
+
+    def transient() -> list[str | tuple[str, str]]:
+        parts: list[str | tuple[str, str]] = []
+        if changes and generation is not None:
+            parts += [" ─ ", (changes.removeprefix("changed: ") if short else changes, "bold $accent")]
+        session = _session_text(window, mct, short)
         if session:
             parts += [" ─ ", (session, "bold $warning")]
         if status:
             parts += [" ─ ", (visible(status), "$warning")]
         return parts
 
-    line = _fit(build, cwd_v, status, width)
+    cwd_text: str | None = cwd_v
+    if width is not None:
+        cwd_text = None
+        if level < 2:
+            room = width - Content.assemble(*build("")).cell_length
+            if cell_len(cwd_v) <= room:
+                cwd_text = cwd_v
+            elif room >= CWD_MIN:
+                cwd_text = middle_ellipsis(cwd_v, room)
+    line = Content.assemble(*build(cwd_text), *transient())
     if refusal:
         line = Content.assemble(line, "\n", ("⚠ " + visible(refusal), "bold $error"))
     return line
-
-
-def _fit(build: Callable[[int, str | None], list[str | tuple[str, str]]], cwd_v: str, status: str | None,
-         width: int | None) -> Content:
-    if width is None:
-        return Content.assemble(*build(0, cwd_v))
-    status_len = cell_len(visible(status)) + 3 if status else 0
-    for level in (0, 1):
-        fixed = Content.assemble(*build(level, "")).cell_length - status_len
-        room = width - fixed
-        if cell_len(cwd_v) <= room:
-            return Content.assemble(*build(level, cwd_v))
-        if room >= CWD_MIN:
-            return Content.assemble(*build(level, middle_ellipsis(cwd_v, room)))
-    return Content.assemble(*build(2, None))
 
 
 @dataclass(frozen=True)

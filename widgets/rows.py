@@ -28,28 +28,34 @@ from skillshelf.core.collate import locale_key
 from skillshelf.core.model import Exposure, Generation, Provenance, Rejected, Severity, Source, Status
 from skillshelf.core.textsafe import visible
 from skillshelf.core.tokens import approx_tokens
+from skillshelf.widgets.places import LABEL_MAX, distinguishing_parts, short_root_label
 
 __all__ = [
     "AMBIGUOUS",
     "DISABLED",
     "EXPLICIT_ONLY",
+    "EXPOSURE_WIDTH",
     "KEPT",
     "LEGEND",
     "LEGEND_ITEMS",
     "LINT",
+    "NAME_KEEP",
+    "NAME_KEEP_WITH_LABEL",
+    "NAME_MAX",
+    "NAME_MIN",
     "OK",
     "REJECTED",
     "SEARCH_ONLY",
     "SORTS",
     "VALUE_WIDTH",
     "CatalogRow",
+    "RowLayout",
     "build_rows",
     "fit",
     "fit_end",
+    "fit_layout",
     "group_hits",
     "next_sort",
-    "prompt_fixed_width",
-    "provenance_cell",
     "row_prompt",
     "row_tokens",
     "short_location",
@@ -58,6 +64,8 @@ __all__ = [
 ]
 
 OK, AMBIGUOUS, DISABLED, REJECTED, KEPT = "✓", "◆", "○", "✗", "↺"
+#: Name column width bounds, in cells.
+NAME_MIN, NAME_MAX = 8, 30
 LINT, SEARCH_ONLY, EXPLICIT_ONLY = "!", "s", "e"
 
 #: (glyph, meaning) in legend order; shown under the table and on the help screen.
@@ -93,13 +101,21 @@ class CatalogRow:
     ``state`` and ``flag`` are the two status cells (see module doc); ``ambiguous`` is the
     number of enabled sources sharing the name (0 when the name is unique);
     ``provenance_label`` the host's word for the row's root when it has one (``agent:reviewer``,
-    ``project .claude/skills``), shown instead of the provenance value."""
+    ``project .claude/skills``), shown (shortened) instead of the provenance value."""
 
     item: Item
     state: str
     flag: str
     ambiguous: int = 0
     provenance_label: str = ""
+    #: For a name several source rows share: the shortest part of this copy's path that no other
+    #: copy's path holds (:func:`~skillshelf.widgets.places.distinguishing_parts`); else ``""``.
+    distinct: str = ""
+
+    @property
+    def root_label(self) -> str:
+        """The row's root in a few words (``project .zuno``, ``user .claude``, ``path``)."""
+        return short_root_label(self.item.provenance, self.provenance_label)
 
     @property
     def rejected(self) -> bool:
@@ -135,13 +151,14 @@ def _flag(item: Item, lint_errors: Collection[str] = ()) -> str:
     return " "
 
 
-def build_rows(generation: Generation, lint_errors: Collection[str] = ()) -> list[CatalogRow]:
+def build_rows(generation: Generation, lint_errors: Collection[str] = (), home: str | None = None) -> list[CatalogRow]:
     """Rows for ``generation``: sources in catalog order with every later source of the same
     name pulled up right after the first one (SPEC D6 groups), then the rejected files in
     their order. A name is ambiguous when two or more *enabled* sources declare it.
     ``lint_errors``: locators whose lint found errors (SPEC F5); their flag is ``!`` like a
     host error. A row whose root carries a label (:attr:`Root.label`) gets it as
-    :attr:`CatalogRow.provenance_label`."""
+    :attr:`CatalogRow.provenance_label`. Rows of a name two or more sources share (enabled or
+    not) get :attr:`CatalogRow.distinct`, ``home`` shown as ``~`` in it."""
     labels = {r.path: r.label for r in generation.roots if r.label}
     counts: dict[str, int] = {}
     for s in generation.sources:
@@ -156,7 +173,9 @@ def build_rows(generation: Generation, lint_errors: Collection[str] = ()) -> lis
         if s.name in done:
             continue
         done.add(s.name)
-        for member in by_name[s.name]:
+        group = by_name[s.name]
+        apart = distinguishing_parts([m.location for m in group], home) if len(group) > 1 else {}
+        for member in group:
             n = counts.get(member.name, 0)
             if not member.enabled or member.status is Status.DISABLED:
                 state = DISABLED
@@ -167,7 +186,7 @@ def build_rows(generation: Generation, lint_errors: Collection[str] = ()) -> lis
             else:
                 state = OK
             rows.append(CatalogRow(member, state, _flag(member, lint_errors), n if n > 1 else 0,
-                                   labels.get(member.root, "")))
+                                   labels.get(member.root, ""), apart.get(member.location, "")))
     for r in generation.rejected:
         rows.append(CatalogRow(r, REJECTED, _flag(r, lint_errors), 0, labels.get(r.root, "")))
     return rows
@@ -249,40 +268,82 @@ def size_cell(item: Item) -> str:
     return f"{int(item.size or 0):,} B"
 
 
-def provenance_cell(row: CatalogRow) -> str:
-    """The provenance column: the root's label in the host's words when it has one
-    (``agent:reviewer`` for a Zhin agent-private skill, SPEC Z1), else the provenance value.
-    Raw (callers make it visible)."""
-    return row.provenance_label or row.item.provenance.value
-
-
 #: Width of the sort-key column (``size`` / ``tokens`` sorts), in cells.
 VALUE_WIDTH = 11
+#: Width of the exposure column, in cells.
+EXPOSURE_WIDTH = 8
+#: Fewest cells a name keeps before the exposure and root label columns are given up, and
+#: before the name is cut further to show what tells copies apart.
+NAME_KEEP_WITH_LABEL, NAME_KEEP = 20, 12
+
+
+@dataclass(frozen=True)
+class RowLayout:
+    """Column widths of a list line, in cells: ``name``; ``value`` whether the sort-key column
+    (:data:`VALUE_WIDTH`) shows; ``exposure`` whether the exposure column
+    (:data:`EXPOSURE_WIDTH`) shows; ``label`` the root label column (0: none — the place
+    column then shows the label of a row that has no :attr:`~CatalogRow.distinct` part);
+    ``place`` the last column (``None``: as wide as its text; 0: none)."""
+
+    name: int
+    value: bool = False
+    exposure: bool = True
+    label: int = LABEL_MAX
+    place: int | None = None
+
+
+def fit_layout(width: int | None, widest_name: int, *, value: bool = False, widest_label: int = LABEL_MAX,
+               widest_distinct: int = 0) -> RowLayout:
+    """The richest :class:`RowLayout` for a list ``width`` cells wide (``None``: unlimited) whose
+    rows' widest name, root label and distinguishing part are given. What tells copies of a name
+    apart (``widest_distinct``) always fits first; the exposure column, then the root label
+    column, only while the name keeps :data:`NAME_KEEP_WITH_LABEL` cells (or its whole width
+    when shorter); without them the name is cut down to :data:`NAME_KEEP`, then further. The name
+    column is the widest name between :data:`NAME_MIN` and :data:`NAME_MAX` cells; what is
+    left goes to the place column (a location is cut to its end there)."""
+    name = max(NAME_MIN, min(NAME_MAX, widest_name))
+    label = min(LABEL_MAX, widest_label)
+    if width is None:
+        return RowLayout(name, value, True, label, None)
+    avail = width - 3 - (1 + VALUE_WIDTH if value else 0)
+    need = 1 + widest_distinct if widest_distinct else 0
+    keep = min(name, NAME_KEEP)
+    for exposure, with_label in ((True, True), (False, True), (False, False)):
+        room = avail - (1 + EXPOSURE_WIDTH if exposure else 0) - (1 + label if with_label else 0) - need
+        if room >= (keep if not with_label else min(name, NAME_KEEP_WITH_LABEL)):
+            shown = min(name, room)
+            place = avail - shown - (1 + EXPOSURE_WIDTH if exposure else 0) - (1 + label if with_label else 0) - 1
+            return RowLayout(shown, value, exposure, label if with_label else 0, max(place, 0))
+    shown = max(NAME_MIN, avail - need)
+    return RowLayout(shown, value, False, 0, max(avail - shown - 1, 0))
 
 
 def row_prompt(
     row: CatalogRow,
-    name_width: int,
+    layout: RowLayout,
     spans: Sequence[tuple[int, int]] = (),
     *,
     value: str | None = None,
-    location_width: int | None = None,
+    matched: tuple[int, str] | None = None,
 ) -> Content:
-    """The list line: ``<state><flag> <name> [<value>] <exposure> <provenance> <short location>``
-    with fixed widths (name ``name_width`` cells, value :data:`VALUE_WIDTH` right-aligned,
-    exposure 8, provenance 15). ``value``: the sort key shown while sorting by size or tokens
-    (``None`` = no column). ``location_width``: cells left for the location; a longer one keeps
-    its end (``…/skills/pdf``). ``spans`` (character ranges in the name, from the filter) are
-    emphasised. Text is made visible first (SPEC X1)."""
+    """The list line: ``<state><flag> <name> [<value>] [<exposure>] [<root label>] <place>`` in
+    the widths of ``layout``. The place is what tells the row apart from other copies of its
+    name (:attr:`CatalogRow.distinct`), else its location relative to its root, its end kept
+    when cut (``…/skills/pdf``); without a label column a row with no distinguishing part
+    shows its root label there instead. ``value``: the sort key shown while sorting by size or
+    tokens. ``spans`` (character ranges in the name, from the filter) are emphasised.
+    ``matched``: the body line the body search found (file line number, text), shown in the
+    place column as ``42: the line`` (after what tells copies apart). Text is made visible
+    first (SPEC X1)."""
     name = visible(row.name)
-    name_cell = fit(name, name_width)
+    name_cell = fit(name, layout.name)
     parts: list[str | tuple[str, str] | Content] = [
         (row.state, _GLYPH_STYLE.get(row.state, "")),
         (row.flag, _GLYPH_STYLE.get(row.flag, "")),
         " ",
     ]
     if spans and name == row.name:
-        limit = min(len(name), len(name_cell) - (1 if cell_len(name) > name_width else 0))
+        limit = min(len(name), len(name_cell) - (1 if cell_len(name) > layout.name else 0))
         name_content = Content(name_cell)
         for start, end in spans:
             end = min(end, limit)
@@ -291,28 +352,32 @@ def row_prompt(
         parts.append(name_content)
     else:
         parts.append(name_cell)
-    provenance = provenance_cell(row)
     muted = "$foreground-muted"
-    if value is not None:
+    if layout.value and value is not None:
         cut = fit(value, VALUE_WIDTH).rstrip() if cell_len(value) > VALUE_WIDTH else value
         parts += [" ", (cut.rjust(VALUE_WIDTH), "$accent")]
-    location = visible(short_location(row.item))
-    if location_width is not None:
-        location = fit_end(location, location_width)
-    parts += [
-        " ",
-        (fit(row.exposure, 8), muted if row.exposure == "—" else ""),
-        " ",
-        (fit(visible(provenance), 15), ""),
-        " ",
-        (location, muted),
-    ]
+    elif layout.value:
+        parts += [" ", " " * VALUE_WIDTH]
+    if layout.exposure:
+        parts += [" ", (fit(row.exposure, EXPOSURE_WIDTH), muted if row.exposure == "—" else "")]
+    if layout.label:
+        parts += [" ", (fit(visible(row.root_label), layout.label), "")]
+    if layout.place != 0:
+        if row.distinct:
+            place, style = visible(row.distinct), "$accent"
+        elif layout.label:
+            place, style = visible(short_location(row.item)), muted
+        else:
+            place, style = visible(row.root_label), ""
+        if matched is not None:
+            line = f"{matched[0]}: {visible(' '.join(matched[1].split()))}"
+            place, style = (f"{visible(row.distinct)} {line}" if row.distinct else line), "$accent"
+            if layout.place is not None:
+                place = fit(place, layout.place).rstrip()
+        elif layout.place is not None:
+            place = fit_end(place, layout.place) if row.distinct or layout.label else fit(place, layout.place).rstrip()
+        parts += [" ", (place, style)]
     return Content.assemble(*parts)
-
-
-def prompt_fixed_width(name_width: int, value: bool) -> int:
-    """Cells a :func:`row_prompt` line uses before the location column."""
-    return 3 + name_width + (1 + VALUE_WIDTH if value else 0) + 1 + 8 + 1 + 15 + 1
 
 
 #: Sort orders ``s`` cycles through, in order. ``catalog`` is the host's order (built-ins, then

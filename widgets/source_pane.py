@@ -21,6 +21,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
+from textual.widgets.text_area import Selection
 
 from skillshelf.core.hosts.base import Fact
 from skillshelf.core.model import Diagnostic, Rejected, Severity, Source, Status
@@ -224,7 +225,8 @@ def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: 
     ``extras`` adds what workers computed (lint, sidecar origins, remote origin, resources, the
     host's facts). ``width`` (cells) wraps long values under the value column (hanging indent).
 
-    Order: the title (name cut at :data:`TITLE_MAX` characters), locator, exposure, enabled and
+    Order: the title (name cut at :data:`TITLE_MAX` characters; the locator heads the pane
+    above, :meth:`SourcePane.show_head`), exposure, enabled and
     status (with the kept-last-valid note, SPEC H3; the host's reason and the winning copies of
     a shadowed source), the host's facts, then the host verdict and the lint — so the
     reason behind a ``!`` or ``✗`` is visible without scrolling — then the longer metadata
@@ -243,7 +245,6 @@ def details_content(row: CatalogRow, extras: SourceExtras | None = None, width: 
     if isinstance(item, Source) and item.status is Status.KEPT_LAST_VALID:
         title += ["  ·  ", ("kept-last-valid", "$warning")]
     lines.line(*title)
-    lines.field("locator", visible(item.location))
     if isinstance(item, Rejected):
         if item.warning is not None:
             lines.field("warning", f"{visible(item.warning.kind)}: {visible(item.warning.message)}", "$error")
@@ -434,6 +435,23 @@ class BodyView(Vertical):
         note_widget.update(Content(visible(note)))
         note_widget.set_class(bool(note), "-shown")
 
+    def reveal_line(self, line: int) -> bool:
+        """Select file line ``line`` of the shown text and scroll to it (the body search's match);
+        False when the shown text does not hold that line."""
+        area = self.query_one("#source-body", TextArea)
+        index = int(line) - area.line_number_start
+        if not 0 <= index < area.document.line_count:
+            return False
+        area.selection = Selection((index, 0), (index, len(area.document.get_line(index))))
+        # scroll_cursor_visible does nothing without a shown cursor: scroll to the line ourselves
+        self.call_after_refresh(self._scroll_to_line, index)
+        return True
+
+    def _scroll_to_line(self, index: int) -> None:
+        area = self.query_one("#source-body", TextArea)
+        y = area.wrapped_document.location_to_offset((index, 0)).y
+        area.scroll_to(y=max(0, y - area.scrollable_content_region.height // 2), animate=False)
+
     @property
     def body_title(self) -> str:
         """The plain text of the line above the body."""
@@ -453,15 +471,31 @@ class BodyView(Vertical):
 
 
 class SourcePane(Vertical):
-    """A :class:`SourceDetails` above a :class:`BodyView` (pass subclasses as children to add
-    behaviour; by default plain ones). The properties read the two parts (tests, copy)."""
+    """The shown row's full locator (a head line that never scrolls away, so copies of one name
+    are told apart here too), a :class:`SourceDetails` above a :class:`BodyView` (pass
+    subclasses as children to add behaviour; by default plain ones). The properties read the
+    parts (tests, copy)."""
 
     DEFAULT_CSS = """
     SourcePane { width: 1fr; height: 1fr; }
+    SourcePane > #source-head { height: auto; max-height: 4; padding: 0 1 0 0; color: $accent; text-style: bold; }
     """
 
     def __init__(self, *children: Widget, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(*(children or (SourceDetails(), BodyView())), id=id, classes=classes)
+        super().__init__(Static(Content(""), id="source-head", markup=False),
+                         *(children or (SourceDetails(), BodyView())), id=id, classes=classes)
+
+    def show_head(self, location: str | None) -> None:
+        """Head the pane with ``location`` in full (made visible; wrapped, never cut), or nothing."""
+        head = self.query_one("#source-head", Static)
+        head.update(Content(visible(location or "")))
+        head.display = bool(location)
+
+    @property
+    def head_text(self) -> str:
+        """The head line's plain text (``""`` when no row is shown)."""
+        content = self.query_one("#source-head", Static).content
+        return content.plain if isinstance(content, Content) else str(content)
 
     @property
     def details(self) -> SourceDetails:

@@ -45,11 +45,11 @@ def _hosts(value: str) -> list[str]:
 
 def add_parser(sub: Any, common: Any) -> None:
     """Register ``compare``."""
-    p = sub.add_parser("compare", parents=[common], help="one workspace seen by every host side by side (SPEC N4)")
+    p = sub.add_parser("compare", parents=[common], help="one workspace seen by every host side by side")
     p.add_argument("--hosts", type=_hosts, default=None, metavar="A,B,…",
                    help=f"hosts to compare (default: all — {','.join(HOSTS)})")
     p.add_argument("--differ", action="store_true", help="only the skill files the hosts disagree on")
-    p.add_argument("--json", action="store_true", help="print {hosts, rows} (SPEC N4)")
+    p.add_argument("--json", action="store_true", help="print {hosts, rows}")
     p.set_defaults(run=run)
 
 

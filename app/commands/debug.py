@@ -21,14 +21,14 @@ def add_parser(sub: Any, common: Any) -> None:
     """Register ``debug skill`` and ``debug agent``."""
     p = sub.add_parser("debug", help="reports: debug skill | debug agent NAME")
     dsub = p.add_subparsers(dest="debug_what", metavar="WHAT", required=True)
-    ps = dsub.add_parser("skill", parents=[common], help="every source, rejected file and warning (SPEC G1)")
+    ps = dsub.add_parser("skill", parents=[common], help="every source, rejected file and warning")
     ps.add_argument("--json", action="store_true", help="print the G1 JSON document")
     ps.add_argument("--lint-target", default=None, choices=LazyChoices(_lint_targets), metavar="TARGET",
                     help="lint target shown beside the host verdict (default: the host's own; none to skip)")
     ps.add_argument("--format", choices=["skillshelf", "zuno"], default="skillshelf",
                     help="JSON shape: skillshelf's (default) or Zuno's own `zuno debug skill --json` (implies --json)")
     ps.set_defaults(run=run_skill)
-    pa = dsub.add_parser("agent", parents=[common], help="one agent's filtered view and budgets (SPEC G2)")
+    pa = dsub.add_parser("agent", parents=[common], help="one agent's filtered view and budgets")
     pa.add_argument("name", metavar="NAME")
     pa.add_argument("--json", action="store_true", help="print the G2 JSON document")
     pa.add_argument("--format", choices=["skillshelf", "zuno"], default="skillshelf",

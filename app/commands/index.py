@@ -40,11 +40,11 @@ def _budget_chars(value: str) -> int:
 
 def add_parser(sub: Any, common: Any) -> None:
     """Register ``index``."""
-    p = sub.add_parser("index", parents=[common], help="print the prompt index the agent would see (SPEC P)")
+    p = sub.add_parser("index", parents=[common], help="print the prompt index the agent would see")
     p.add_argument("--form", choices=["index", "list", "verbose"], default="index",
                    help="render form (default index)")
     p.add_argument("--budget", metavar="CHARS", type=_budget_chars, default=None,
-                   help="budget in characters (default: SPEC U1 from maxContextTokens / --context-window)")
+                   help="budget in characters (default: the host's rule, from maxContextTokens / --context-window)")
     p.add_argument("--json", action="store_true",
                    help="print {text, sections, rendered, truncated, omitted, omittedNames, truncatedNames, "
                         "searchOnly, budget, budgetRule, window}")

@@ -5,9 +5,10 @@ Text output, one line per diagnostic like a compiler::
     skills/a/SKILL.md:3:14: error[quote-description] unquoted `: ` inside ...
       hint: description: "Triage build logs: list errors first"
 
-(``:line`` / ``:col`` omitted when unknown), then a summary line on stderr. ``--json`` prints one
-document ``{"target", "files": [{"path", "name", "valid", "diagnostics"}], "summary": {"files",
-"valid", "errors", "warnings"}}``. Exit codes (SPEC C2): 0 no errors, 1 errors found, 2 a path does
+(``:line`` / ``:col`` omitted when unknown), then a summary line on stderr that counts files and
+diagnostics apart (:func:`summary_line`). ``--json`` prints one document ``{"target", "files":
+[{"path", "name", "valid", "diagnostics"}], "summary": {"files", "valid", "invalid", "errors",
+"warnings", "notes"}}``. Exit codes (SPEC C2): 0 no errors, 1 errors found, 2 a path does
 not exist or there is nothing to lint.
 """
 
@@ -38,7 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
         "lint",
         parents=[common],
         help="check SKILL.md files against the Agent Skills standard or a host",
-        description="Lint skill directories, SKILL.md files or whole trees (SPEC F4-F5).",
+        description="Lint skill directories, SKILL.md files or whole trees against the Agent Skills rules.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="skill directory, SKILL.md file or tree")
     p.add_argument("--target", choices=LazyChoices(_targets), default="spec", metavar="TARGET",
@@ -70,13 +71,44 @@ def _one_line(text: str) -> str:
 
 
 def summary(reports: list[LintReport]) -> dict[str, int]:
-    """``{"files", "valid", "errors", "warnings"}`` counts over ``reports``."""
+    """Counts over ``reports``: files (``files``, ``valid``, ``invalid``: with at least one
+    error) and diagnostics (``errors``, ``warnings``, ``notes``: info)."""
+    errors = sum(r.errors for r in reports)
+    warnings = sum(r.warnings for r in reports)
+    valid = sum(1 for r in reports if r.valid)
     return {
         "files": len(reports),
-        "valid": sum(1 for r in reports if r.valid),
-        "errors": sum(r.errors for r in reports),
-        "warnings": sum(r.warnings for r in reports),
+        "valid": valid,
+        "invalid": len(reports) - valid,
+        "errors": errors,
+        "warnings": warnings,
+        "notes": sum(len(r.diagnostics) for r in reports) - errors - warnings,
     }
+
+
+def summary_line(target: str, counts: dict[str, int]) -> str:
+    """``3 files checked (spec): 2 valid, 1 invalid — 2 errors, 4 warnings, 1 note``: files and
+    diagnostics counted apart (``1 error`` is one finding, not one file)."""
+    return (f"{_plural(counts['files'], 'file')} checked ({target}): {counts['valid']} valid, {counts['invalid']} "
+            f"invalid — {_plural(counts['errors'], 'error')}, {_plural(counts['warnings'], 'warning')}, "
+            f"{_plural(counts['notes'], 'note')}")
+
+
+def with_slash_note(report: LintReport, target: str) -> LintReport:
+    """``report`` with the info ``slash-command`` when ``target`` is a host (``zuno``, a client)
+    and the skill is named like one of its own commands (SPEC S1, :meth:`Host.slash_note
+    <skillshelf.core.hosts.base.Host.slash_note>`)."""
+    from dataclasses import replace
+
+    from skillshelf.core.hosts import HOSTS
+    from skillshelf.core.model import Diagnostic, Severity
+
+    host = HOSTS.get(target)
+    note = host.slash_note(report.name) if host is not None and report.name else None
+    if note is None:
+        return report
+    return replace(report, diagnostics=report.diagnostics + (Diagnostic(Severity.INFO, "slash-command", note,
+                                                                            field="name"),))
 
 
 def _plural(n: int, word: str) -> str:
@@ -101,6 +133,7 @@ def run(ns: argparse.Namespace) -> int:
     if not reports:
         print("skillshelf lint: no SKILL.md found under " + ", ".join(ns.paths), file=sys.stderr)
         return 2
+    reports = [with_slash_note(r, ns.target) for r in reports]
     counts = summary(reports)
     if ns.json:
         doc = {"target": ns.target, "files": [r.to_json() for r in reports], "summary": counts}
@@ -109,9 +142,5 @@ def run(ns: argparse.Namespace) -> int:
         for r in reports:
             for line in format_report(r):
                 print(terminal_text(line))  # SPEC X1: a skill's escapes never reach the terminal raw
-    print(
-        f"{_plural(counts['files'], 'file')} checked ({ns.target}): {counts['valid']} valid, "
-        f"{_plural(counts['errors'], 'error')}, {_plural(counts['warnings'], 'warning')}",
-        file=sys.stderr,
-    )
+    print(summary_line(ns.target, counts), file=sys.stderr)
     return 1 if counts["errors"] else 0

@@ -7,7 +7,9 @@ Output: the tool's text exactly (no newline is added when stdout is a pipe or fi
 ``read_resource`` page can be captured byte for byte; a terminal gets a final newline when the
 text lacks one — skillshelf decision). ``--json`` prints ``{"output", "metadata", "title"}`` or
 ``{"error": {"code", "message"}}``. Exit codes (SPEC C2): 0 answered, 1 the tool refused (the
-refusal text on stdout), 2 REQUEST is not valid JSON or ``--cwd`` is unusable.
+refusal text on stdout), 2 REQUEST is not valid JSON (the request shape, with the host's own
+examples, follows on stderr; ``--json``: ``{"error": {"code": "invalid-request", "message",
+"examples"}}``) or ``--cwd`` is unusable.
 """
 
 from __future__ import annotations
@@ -42,6 +44,22 @@ def _emit_text(text: str) -> None:
         sys.stdout.write("\n")
 
 
+def request_shape(host_name: str) -> str:
+    """What a REQUEST looks like for ``host_name``'s skill tool: one JSON object, quoted for
+    the shell, with the host's own examples (:attr:`HostLabels.tool_requests
+    <skillshelf.core.hosts.base.HostLabels.tool_requests>`)."""
+    from skillshelf.core.hosts import DEFAULT_HOST, get_host
+
+    host = get_host(host_name)
+    examples = host.labels.tool_requests
+    if not examples:
+        return f"  {host.describe()} gives the model no skill tool; there is no request to send"
+    lines = [f"  REQUEST is one JSON object, as {host.describe()}'s model sends it, in single quotes for the shell:"]
+    flag = "" if host is DEFAULT_HOST else f" --host {host.name}"
+    lines += [f"    skillshelf tool{flag} '{e}'" for e in examples]
+    return "\n".join(lines)
+
+
 def _reject_constant(name: str) -> Any:
     """``NaN``/``Infinity`` are not JSON (RFC 8259); the agent's JSON parser rejects them."""
     raise ValueError(f"{name} is not valid JSON")
@@ -59,7 +77,14 @@ def run(ns: Any) -> int:
     try:
         request = json.loads(ns.request, parse_constant=_reject_constant)
     except (json.JSONDecodeError, ValueError) as exc:
-        print(f"skillshelf tool: REQUEST is not valid JSON: {exc}", file=sys.stderr)
+        if ns.json:
+            from skillshelf.core.hosts import get_host
+
+            _emit_json({"error": {"code": "invalid-request", "message": f"REQUEST is not valid JSON: {exc}",
+                                  "examples": list(get_host(ns.host).labels.tool_requests)}})
+        else:
+            print(f"skillshelf tool: REQUEST is not valid JSON: {exc}", file=sys.stderr)
+            print(request_shape(ns.host), file=sys.stderr)
         return 2
     catalog = open_catalog(ns, announce=True)
     tool = catalog.host.skill_tool(catalog)

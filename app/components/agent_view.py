@@ -15,6 +15,7 @@ from textual import on, work
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from skillshelf.app.budgets import SessionBudget
 from skillshelf.app.catalog_protocol import AppCatalog
@@ -50,14 +51,24 @@ class AgentView(ReportsWorkerErrors, Static):
             self.text = text
 
     class _Checked(Message):
-        def __init__(self, choices: list[AgentChoice], current: str | None) -> None:
+        def __init__(self, choices: list[AgentChoice], current: str | None, request: int) -> None:
             super().__init__()
             self.choices = choices
             self.current = current
+            self.request = request
 
     def __init__(self, timings: Timings, *, id: str | None = "agent-warning") -> None:
         super().__init__("", id=id, markup=False)
         self.timings = timings
+        #: the latest :meth:`pick` (a check answering an older one is dropped)
+        self._request = 0
+
+    def reset(self) -> None:
+        """Forget a check in flight: its catalog is gone (the host was switched), so its picker
+        must not open and its failure is nobody's business (the worker is cancelled)."""
+        self._request += 1
+        self.workers.cancel_group(self, "agents")
+        self.show(None)
 
     def on_mount(self) -> None:
         self.display = False
@@ -77,26 +88,32 @@ class AgentView(ReportsWorkerErrors, Static):
 
     def pick(self, catalog: AppCatalog, generation: Generation, current: str | None, budget: SessionBudget) -> None:
         """Check every configured agent (worker), then open the picker on ``current``."""
-        self.check_agents(catalog, generation, current, budget)
+        self._request += 1
+        self.check_agents(catalog, generation, current, budget, self._request)
 
     @work(thread=True, exclusive=True, group="agents", exit_on_error=False, description="check agents")
     def check_agents(self, catalog: AppCatalog, generation: Generation, current: str | None,
-                     budget: SessionBudget) -> None:
+                     budget: SessionBudget, request: int) -> None:
         """Each agent's ✓/✗ (would it start, SPEC S2/U3): the host's own agents, then the
-        configured ones."""
+        configured ones; stops when cancelled."""
+        worker = get_current_worker()
         agents = list(catalog.session.agent_names())
         started = time.monotonic()
         choices: list[AgentChoice] = []
         for i, name in enumerate(agents):
+            if worker.is_cancelled:
+                return
             if time.monotonic() - started > self.timings.progress_after:
                 self.post_message(self.Progress(f"checking agents {i:,} / {len(agents):,}…"))
             view = catalog_view(catalog, generation, name, budget)
             choices.append(AgentChoice(name, view.ok, view.problems, len(view.hidden)))
-        self.post_message(self._Checked(choices, current))
+        self.post_message(self._Checked(choices, current, request))
 
     @on(_Checked)
     def _checked(self, event: _Checked) -> None:
         self.post_message(self.Progress(""))
+        if event.request != self._request:  # asked for another catalog, or replaced since
+            return
         title = "Agent view: ✓ would start, ✗ would not"
         if not event.choices:
             title += " · this host has no agents"

@@ -91,6 +91,8 @@ class BodyPager(ReportsWorkerErrors, BodyView):
         self._states: dict[RowKey, PageState] = {}
         self._page: LoadedPage | None = None
         self._note = ""
+        #: A file line to select once the body shows (the body search's match), or ``None``.
+        self.want_line: int | None = None
 
     # ------------------------------------------------------------------ attributes down
     def show_source(self, row: CatalogRow | None, catalog: AppCatalog | None) -> None:
@@ -225,6 +227,8 @@ class BodyPager(ReportsWorkerErrors, BodyView):
             if state is not None and len(state.line_starts) > state.index:
                 first = state.line_starts[state.index]
         self.show_body(text, first_line=first, note=self._note)
+        if self.want_line is not None and page.error is None:
+            self.reveal_line(self.want_line)
 
     # ------------------------------------------------------------------ keys (called by the screen)
     def next_page(self) -> None:

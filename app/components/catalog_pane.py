@@ -23,6 +23,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from skillshelf.app.body_search import BodyCache, search_bodies
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.timings import Timings
 from skillshelf.app.worker_errors import ReportsWorkerErrors
@@ -75,6 +76,16 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
             self.done = done
             self.total = total
 
+    class BodyHits(Message):
+        """The body search for ``query`` over generation ``number`` found ``lines`` (row index →
+        file line number and text); ``done`` False when it was stopped."""
+
+        def __init__(self, query: str, number: int, lines: dict[int, tuple[int, str]]) -> None:
+            super().__init__()
+            self.query = query
+            self.number = number
+            self.lines = lines
+
     class LintDone(Message):
         """Every row of generation ``number`` is linted; ``bad`` are the locators with lint errors."""
 
@@ -97,6 +108,15 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self.query_text = ""
         #: Lint per file for the host's target (set by the screen; shared with the details).
         self.lint_cache = LintCache()
+        #: The home folder, shown as ``~`` in what tells copies of a name apart (set by the screen).
+        self.home: str | None = None
+        #: Whether the filter also searches the skills' bodies (``ctrl+f``).
+        self.bodies = False
+        #: Body lines found for the query in force (row index → file line, text).
+        self.body_lines: dict[int, tuple[int, str]] = {}
+        self._body_cache = BodyCache()
+        self._body_progress = ""
+        self._metadata_matches: int | None = None
         self._generation: Generation | None = None
         self._lint_bad: set[str] = set()
         self._index: FilterIndex | None = None
@@ -133,7 +153,7 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         every listed file."""
         keep = self.selected_key()
         self._generation = generation
-        self.rows = build_rows(generation, self._lint_bad) if generation is not None else []
+        self.rows = build_rows(generation, self._lint_bad, self.home) if generation is not None else []
         self._index = None
         self.apply_filter(keep_key=keep)
         if generation is not None:
@@ -223,8 +243,16 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         keep = next((i for i in order if keep_key is not None and row_key(self.rows[i]) == keep_key), None)
         lst = self.catalog_list
         lst.value_column = self._value_column() if matches is None else None
+        self._metadata_matches = matches
+        self.body_lines = {}
         lst.show_rows(self.rows, order, spans, keep=keep)
         self._title(len(order), matches)
+        if self.bodies and matches is not None:
+            self.search_in_bodies(query.strip(), [r.item for r in self.rows],
+                                  self._generation.number if self._generation is not None else 0)
+        else:
+            self.workers.cancel_group(self, "bodies")
+            self._set_body_progress("")
         no_match = self.query_one("#no-match", Static)
         if matches == 0:
             no_match.update(Content.assemble("no skills match ", (f"`{visible(query.strip())}`", "bold"),
@@ -232,9 +260,10 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         no_match.display = matches == 0
         self.post_message(self.RowShown(self.selected_row()))
 
-    def _title(self, shown: int, matches: int | None) -> None:
+    def _title(self, shown: int, matches: int | None, in_bodies: int | None = None) -> None:
         """``Catalog (1,104) · sort name``; filtered: ``Catalog (12 matches · 1,104 rows)``, or
-        ``Catalog (500 shown of 812 matches · 1,104 rows)`` when the list is capped."""
+        ``Catalog (500 shown of 812 matches · 1,104 rows)`` when the list is capped; with the body
+        search on, ``Catalog (12 matches + 3 in bodies · 1,104 rows)``."""
         total = len(self.rows)
         if matches is None:
             count = f"{total:,}"
@@ -242,8 +271,58 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
             count = f"{shown:,} shown of {matches:,} matches · {total:,} rows"
         else:
             count = f"{matches:,} match{'' if matches == 1 else 'es'} · {total:,} rows"
+        if in_bodies is not None and matches is not None:
+            count = count.replace(" · ", f" + {in_bodies:,} in bodies · ", 1)
         sort = "relevance" if matches is not None else self.sort
-        self.border_title = f"Catalog ({count}) · sort {sort}"
+        bodies = " · bodies searched" if self.bodies and matches is not None else ""
+        self.border_title = f"Catalog ({count}) · sort {sort}{bodies}"
+
+    # ------------------------------------------------------------------ body search
+    def toggle_bodies(self) -> bool:
+        """``ctrl+f``: search the skills' bodies too (or stop); re-filters now. Returns the new state."""
+        self.bodies = not self.bodies
+        self.apply_filter()
+        return self.bodies
+
+    @work(thread=True, exclusive=True, group="bodies", exit_on_error=False, description="search bodies")
+    def search_in_bodies(self, query: str, items: list[Source | Rejected], number: int) -> None:
+        """Read the bodies (cached) and find ``query`` in them; posts :class:`BodyHits`, and
+        progress after ``Timings.progress_after`` seconds."""
+        worker = get_current_worker()
+        started = time.monotonic()
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            now = time.monotonic()
+            if now - started > self.timings.progress_after and now - last[0] > 0.2:
+                last[0] = now
+                self.app.call_from_thread(self._set_body_progress, f"searching bodies {done:,} / {total:,}…")
+
+        lines = search_bodies(items, query, self._body_cache, lambda: worker.is_cancelled, progress)
+        if not worker.is_cancelled:
+            self.post_message(self.BodyHits(query, number, lines))
+
+    def _set_body_progress(self, text: str) -> None:
+        self._body_progress = text
+        self.border_subtitle = self.progress or text or self._lint_progress
+
+    @on(BodyHits)
+    def _body_hits(self, event: BodyHits) -> None:
+        self._set_body_progress("")
+        number = self._generation.number if self._generation is not None else 0
+        if not self.bodies or event.query != self.query_text.strip() or event.number != number:
+            return
+        lst = self.catalog_list
+        shown = set(lst.order)
+        extra = [i for i in sorted(event.lines) if i not in shown]
+        order = lst.order + group_hits(self.rows, extra)
+        self.body_lines = event.lines
+        lst.show_rows(self.rows, order, lst.spans, keep=lst.current_row, lines=event.lines)
+        self._title(len(lst.order) - len(extra), self._metadata_matches, len(extra))
+        no_match = self.query_one("#no-match", Static)
+        if extra:
+            no_match.display = False
+        self.post_message(self.RowShown(self.selected_row()))
 
     def _value_column(self) -> ValueColumn | None:
         """The sort-key column for the ``size`` / ``tokens`` sorts (``None`` otherwise)."""
@@ -305,7 +384,7 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
             return
         changed = bad ^ self._lint_bad
         self._lint_bad = bad
-        self.rows = build_rows(self._generation, bad)
+        self.rows = build_rows(self._generation, bad, self.home)
         self._index = None
         self.catalog_list.update_rows(self.rows, [i for i, r in enumerate(self.rows) if r.location in changed])
 

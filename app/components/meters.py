@@ -2,7 +2,7 @@
 P5–P6) and the bodies one request carries against the selected-body budget (U2–U3).
 
 Attributes down: :meth:`Meters.show_view` with the :class:`~skillshelf.app.catalog_view.CatalogView`
-and the host's labels, :meth:`Meters.show_selected` with the selected row and its body cost,
+and the host, :meth:`Meters.show_selected` with the selected row and its body cost,
 :meth:`Meters.computing` while either is being recomputed.
 """
 
@@ -11,9 +11,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
+from skillshelf.app.budgets import index_rule_words, selected_rule_words
 from skillshelf.app.catalog_view import CatalogView
 from skillshelf.app.loaded_text import BodyCost
-from skillshelf.core.hosts.base import HostLabels
+from skillshelf.core.hosts.base import Host
 from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.rows import CatalogRow
 
@@ -33,6 +34,7 @@ class Meters(Vertical):
         self._view: CatalogView | None = None
         self._row: CatalogRow | None = None
         self._cost: BodyCost | None = None
+        self._host: Host | None = None
 
     def compose(self) -> ComposeResult:
         yield BudgetMeter(id="meter")
@@ -43,22 +45,26 @@ class Meters(Vertical):
         self.query_one(BudgetMeter).pending = True
         self.query_one(SelectedMeter).pending = True
 
-    def show_view(self, view: CatalogView, labels: HostLabels) -> None:
-        """The numbers of ``view``, labelled in the host's words (``index`` / ``catalog``,
-        ``required`` / ``always``)."""
+    def show_view(self, view: CatalogView, host: Host) -> None:
+        """The numbers of ``view``, labelled in ``host``'s words (``index`` / ``catalog``,
+        ``required`` / ``always``), each meter with its rule in words under it."""
         self._view = view
+        self._host = host
+        labels = host.labels
         meter = self.query_one(BudgetMeter)
         meter.label = labels.catalog
         index = view.index
         meter.message = ""
         meter.used, meter.limit, meter.unit = index.used, index.budget, index.unit
-        meter.tokens, meter.tokens_exact, meter.approx_tokens = index.tokens, index.exact, index.approx
+        meter.tokens, meter.tokens_exact = index.tokens, index.exact
         meter.truncated, meter.omitted = index.truncated, index.omitted
+        meter.rule = index_rule_words(host, index.budget, index.rule, view.window)
         meter.prompt, meter.sections = index.prompt, index.sections
         meter.pending = False
-        selected_meter = self.query_one(SelectedMeter)
-        selected_meter.required_label = labels.selected
-        selected_meter.unit = labels.selected_unit
+        selected = self.query_one(SelectedMeter)
+        selected.required_label = labels.selected
+        selected.unit = labels.selected_unit
+        selected.rule = selected_rule_words(host, view.selected_budget, view.selected_rule, view.window)
         self._show_selected()
 
     def show_selected(self, row: CatalogRow | None, cost: BodyCost | None) -> None:

@@ -20,11 +20,18 @@ from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.origins import remote_origin, sidecar_origins
 from skillshelf.app.resources import list_resources
 from skillshelf.app.worker_errors import ReportsWorkerErrors
+from skillshelf.core.hosts.base import Fact
 from skillshelf.core.model import Severity, Source
 from skillshelf.widgets.rows import CatalogRow
 from skillshelf.widgets.source_pane import SourceDetails, SourceExtras
 
 __all__ = ["DetailsPanel"]
+
+
+def _slash_fact(catalog: AppCatalog, source: Source) -> tuple[Fact, ...]:
+    """The host's note on a skill named like one of its own commands (SPEC S1), as a fact."""
+    note = catalog.host.slash_note(source.name)
+    return (Fact("slash", note, severity=Severity.WARNING),) if note else ()
 
 
 class DetailsPanel(ReportsWorkerErrors, SourceDetails):
@@ -90,7 +97,8 @@ class DetailsPanel(ReportsWorkerErrors, SourceDetails):
         extras = SourceExtras(
             lint=lint, display_origin=sidecars.display_name, short_origin=sidecars.short_description,
             remote=remote_origin(catalog.remote_origins, item), resources=resources, resources_cut=cut,
-            facts=catalog.session.source_facts(item), facts_title=catalog.host.name, lint_target=cache.target,
+            facts=catalog.session.source_facts(item) + _slash_fact(catalog, item), facts_title=catalog.host.name,
+            lint_target=cache.target,
         )
         self.post_message(self._Computed(row_key(row), extras))
 

@@ -20,6 +20,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from skillshelf.core.textsafe import visible
+from skillshelf.widgets.notice_line import NoticeLine
 
 __all__ = ["BODY_CHOICE", "NO_AGENT", "AgentChoice", "ChoiceScreen", "agent_options", "resource_options"]
 
@@ -59,6 +60,7 @@ class ChoiceScreen(ModalScreen[str | None]):
         with Vertical():
             yield Static(Content(self.title_text), id="choice-title", markup=False)
             yield OptionList(*(Option(label, id=oid) for oid, label in self.choices), id="choice-list", markup=False)
+            yield NoticeLine()
         yield Footer()
 
     def on_mount(self) -> None:

@@ -28,6 +28,7 @@ from textual.widgets import DataTable, Footer, Static
 from skillshelf.core.compare import Cell, CellState, Comparison, Row, compare
 from skillshelf.core.hosts.base import Host, HostContext
 from skillshelf.core.textsafe import visible
+from skillshelf.widgets.notice_line import NoticeLine
 
 __all__ = ["CELL_GLYPHS", "CompareScreen", "cell_text", "explain_cell"]
 
@@ -117,6 +118,7 @@ class CompareScreen(Screen[str | None]):
         yield Static(id="cmp-explain")
         yield Static(id="cmp-totals")
         yield Static(LEGEND, id="cmp-legend", markup=False)
+        yield NoticeLine()
         yield Footer()
 
     def on_mount(self) -> None:

@@ -17,9 +17,11 @@ from textual.widgets import Footer, Static
 
 from skillshelf.core.hosts import HOSTS, host_names
 from skillshelf.core.hosts.base import Feature, Host
+from skillshelf.widgets.notice_line import NoticeLine
 from skillshelf.widgets.rows import LEGEND_ITEMS
 
-__all__ = ["FEATURE_KEYS", "HELP_ROWS", "HELP_SECTIONS", "KEY_WIDTH", "HelpScreen", "help_content", "hosts_rows"]
+__all__ = ["FEATURE_KEYS", "HELP_ROWS", "HELP_SECTIONS", "KEY_WIDTH", "HelpScreen", "budget_rows", "help_content",
+           "hosts_rows"]
 
 #: Width of the keys column, in cells (descriptions start here; continuation lines too).
 KEY_WIDTH = 12
@@ -27,7 +29,10 @@ KEY_WIDTH = 12
 #: (keys, what) for the help table, in the order shown. Kept next to the bindings' ids in
 #: :mod:`skillshelf.app.screens.main`; a test checks every binding id appears here.
 HELP_ROWS: tuple[tuple[str, str, str], ...] = (
-    ("main.filter", "/", "focus the filter (esc clears it and returns to the list)"),
+    ("main.filter", "/", "focus the filter (esc clears it and returns to the list); exact and prefix matches "
+                         "of names and words first, near misses (typos) after"),
+    ("main.bodies", "ctrl+f", "the filter searches the skills' bodies too (a row found there shows the line; "
+                              "the body view selects it) / stops"),
     ("catalog.down", "j  ↓", "next row"),
     ("catalog.up", "k  ↑", "previous row"),
     ("catalog.first", "home", "first row"),
@@ -47,6 +52,8 @@ HELP_ROWS: tuple[tuple[str, str, str], ...] = (
     ("main.raw", "v", "raw tool output (wrapper lines included) / body only"),
     ("main.resources", "R", "resources of the skill directory: read one with read_resource"),
     ("main.pull", "p", "pull remote skills (skills.urls) now and rescan"),
+    ("main.edit", "o", "open the selected file in $VISUAL / $EDITOR (skillshelf waits; a change shows as a new "
+                       "generation)"),
     ("main.copy", "c", "copy the selected locator (sent to the terminal clipboard with OSC 52; "
                        "the terminal decides whether it lands)"),
     ("app.resolve", "a", "the picker: enable, disable, expose or resolve the selected skill"),
@@ -93,16 +100,22 @@ HELP_SECTIONS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
     ("Index preview (i)", (
         ("preview.form", "f", "next form: index, list, verbose"),
         ("preview.copy", "c", "send the exact text to the terminal clipboard (OSC 52)"),
+        ("preview.advice", "p", "when skills are cut or left out: the picker with the advised skills made "
+                                "search-only, to preview (and write with ctrl+s there)"),
         ("preview.save", "ctrl+s", "save the exact text (relative to the project; asks before overwriting)"),
         ("preview.close", "esc  q", "close"),
     )),
     ("What-if (w)", (
-        ("whatif.preset-32k", "1 2 3 4", "context window 32k / 128k / 200k / 1M tokens"),
-        ("whatif.apply", "enter", "apply the window and maxContextTokens to this session (meters, index "
+        ("whatif.type", "0-9 k M", "type a context window in tokens (128k, 1M, 200,000) — the box has the focus; "
+                                   "the budgets follow as you type"),
+        ("whatif.preset-up", "↑  ↓", "step through the presets 32k / 128k / 200k / 1M (also buttons)"),
+        ("whatif.apply", "enter", "use the window and maxContextTokens for this session (meters, index "
                                   "preview); writes no file"),
-        ("whatif.close", "esc  q", "close"),
+        ("whatif.close", "esc", "close"),
     )),
     ("Problems (e)", (
+        ("problems.down", "j  ↓", "next entry"),
+        ("problems.up", "k  ↑", "previous entry"),
         ("problems.go", "enter", "go to the skill file the entry names"),
         ("problems.close", "esc  q  e", "close"),
     )),
@@ -135,6 +148,22 @@ def hosts_rows(current: Host | None = None) -> tuple[tuple[str, str, str], ...]:
     return tuple(rows)
 
 
+def budget_rows(host: Host | None = None) -> tuple[tuple[str, str, str], ...]:
+    """What the two meters under the panes measure, in ``host``'s words (its client's name)."""
+    who = host.client if host is not None else "the host"
+    label = host.labels.catalog if host is not None else "index"
+    return (
+        ("budget.index", label, f"the {label} text the model gets, in {who}'s unit, against {who}'s budget; the "
+                                "line under the meter gives the rule and the numbers behind it"),
+        ("budget.bodies", "bodies", "the skill bodies one request loads (an agent's required skills and the "
+                                    f"selected skill), counted as {who} counts them, against its budget"),
+        ("budget.tiktoken", "tiktoken", "a real tokenizer's count (cl100k_base), shown beside the host's own figure; "
+                                        "the host's figure is the one it checks"),
+        ("budget.window", "window", "from --context-window, or for this session from w (what-if); otherwise the "
+                                    "rule under the meter says what the host uses"),
+    )
+
+
 def _wrapped(keys: str, what: str, width: int | None) -> list[str]:
     """``what`` wrapped to ``width`` cells after the keys column; continuation lines start under
     the description (hanging indent)."""
@@ -152,7 +181,8 @@ def help_content(rows: Iterable[tuple[str, str, str]] | None = None, *, width: i
     descriptions with a hanging indent at :data:`KEY_WIDTH`."""
     if rows is not None:
         sections = (("Keys", tuple(rows)),)
-    sections = (*sections, ("Hosts (h cycles them; * = this one)", hosts_rows(host)))
+    sections = (*sections, ("Budgets (the meters under the panes)", budget_rows(host)),
+                ("Hosts (h cycles them; * = this one)", hosts_rows(host)))
     parts: list[str | tuple[str, str]] = []
     for n, (title, section) in enumerate(sections):
         if n:
@@ -195,6 +225,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(help_content(host=self.host), id="help-text", markup=False)
+        yield NoticeLine()
         yield Footer()
 
     def on_resize(self) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import html
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from textual import on, work
@@ -39,13 +39,16 @@ from textual.widgets import Footer, Input, OptionList, Static, Tab, Tabs, TextAr
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection
 
-from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, count_tokens, index_budget
+from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, budget_advice, count_tokens, index_budget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.worker_errors import ReportsWorkerErrors
+from skillshelf.core.advice import FitAdvice
 from skillshelf.core.hosts.base import Feature, Host, HostSession, PromptSection
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
 from skillshelf.core.textsafe import encodable, visible
+from skillshelf.widgets.notice_line import NoticeLine
+from skillshelf.widgets.places import distinguishing_parts, short_root_label
 from skillshelf.widgets.rows import fit_end, short_location
 
 __all__ = [
@@ -101,6 +104,8 @@ class IndexPreview:
     exact: bool
     include_instructions: bool
     title: str
+    #: what would make every skill fit (index form of a host with search-only exposure), or ``None``
+    advice: FitAdvice | None = None
     #: a host sending several prompt sections (Zuno, conformance Z-P): each section, in prompt
     #: order; ``text`` is then the whole prompt and ``truncated`` lines count from its start
     sections: tuple[PromptSection, ...] = ()
@@ -176,7 +181,7 @@ def build_preview(generation: Generation, form: Form, budget: int | None, *, inc
             cut = tuple(replace(t, line=t.line + shift) for t in cut)
             n, exact = _tokens(model.text, tokens)
             return IndexPreview(form, model.text, result, cut, budget, n, exact, include_instructions,
-                                "index form · whole prompt", model.sections)
+                                "index form · whole prompt", sections=model.sections)
     n, exact = _tokens(result.text, tokens)
     return IndexPreview(form, result.text, result, cut, budget, n, exact, include_instructions, f"{form.value} form")
 
@@ -191,26 +196,31 @@ def summary_content(p: IndexPreview) -> Content:
     """The summary block above the side list (numbers with thousands separators); the
     search-only count says per form whether they are listed (:func:`search_only_note`)."""
     parts: list[str | tuple[str, str]] = [(p.title, "bold"), "\n"]
-    parts.append(f"budget {p.budget:,} chars\n" if p.budget is not None else "no budget\n")
+    parts.append(f"budget {p.budget:,} characters\n" if p.budget is not None else "no budget\n")
     if p.sections and p.result is not None:
-        parts.append(f"budgeted {len(p.result.text):,} chars (the index render)\n")
+        parts.append(f"budgeted {len(p.result.text):,} characters (the index render)\n")
         parts.append("sections ")
         parts.append(" + ".join(f"{x.name} {x.characters:,}" + (" (stand-in)" if x.stand_in else "")
                                 for x in p.sections))
         parts.append("\n")
-    parts.append(f"text   {len(p.text):,} chars")
+    parts.append(f"text   {len(p.text):,} characters")
     if p.tokens is not None:
-        parts.append(f" · {'' if p.exact else '~'}{p.tokens:,} tok{'' if p.exact else ' (approx)'}")
+        parts.append(f" · {p.tokens:,} tokens (tiktoken)" if p.exact else f" · ~{p.tokens:,} tokens (characters ÷ 4)")
     parts.append("\n")
     r = p.result
     if r is not None:
         parts.append(f"{r.rendered:,} rendered · ")
         parts.append((f"{r.truncated:,} truncated", "$warning" if r.truncated else ""))
         if r.cap is not None and r.truncated:
-            parts.append(f" (cap {r.cap:,})")
+            parts.append(f" (descriptions cut to {r.cap:,} characters)" if r.cap else " (names only)")
         parts.append("\n")
         parts.append((f"{r.omitted:,} omitted", "$error" if r.omitted else ""))
         parts.append(f" · {r.search_only:,} search-only ({search_only_note(p.form)})\n")
+    if p.advice is not None:
+        parts += ["\n", ("To fit every skill in full:", "bold"), "\n", (p.advice.words(), "$accent"), "\n",
+                  ", ".join(visible(n) for n in p.advice.names), "\n",
+                  ("p: preview this change in the picker (nothing is written before ctrl+s there)",
+                   "$foreground-muted"), "\n"]
     return Content.assemble(*parts)
 
 
@@ -248,6 +258,7 @@ class SavePathScreen(ModalScreen[str | None]):
             yield Input(value=self.default, id="save-path")
             yield Static("", id="save-warning", markup=False)
             yield Static("enter save · esc cancel", id="save-keys", markup=False)
+            yield NoticeLine()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -310,14 +321,18 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
         Binding("f", "next_form", "Form", id="preview.form"),
         Binding("c", "copy", "Copy", id="preview.copy"),
         Binding("ctrl+s", "save", "Save", id="preview.save"),
+        Binding("p", "preview_advice", "Fit all: preview", id="preview.advice"),
         Binding("escape", "close", "Close", id="preview.close"),
         Binding("q", "close", "Close", show=False, id="preview.close-q"),
     ]
 
     def __init__(self, catalog: AppCatalog, generation: Generation, *, budget: SessionBudget = NO_WHAT_IF,
-                 form: Form = Form.INDEX) -> None:
+                 form: Form = Form.INDEX, after_write: Callable[[int], Generation] | None = None) -> None:
         super().__init__()
         self.catalog = catalog
+        #: Given to the picker ``p`` opens: the generation that shows a write made when the
+        #: catalog's generation was that number (one generation step per write).
+        self.after_write = after_write
         self.generation = generation
         self.session_budget = budget
         self.form = Form(form)
@@ -336,30 +351,31 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
             with Vertical(id="ip-side"):
                 yield Static(id="ip-summary", markup=False)
                 yield OptionList(id="ip-cuts")
+        yield NoticeLine()
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#ip-side").border_title = "Cut by the budget"
         session = self.session_budget
         window = session.context_window if session.context_window is not None else self.catalog.context.context_window
-        where = (f"session window {window:,} tok" if session.context_window is not None
-                 else (f"window {window:,} tok" if window else "window unknown"))
+        where = (f"window {window:,} tokens for this session" if session.context_window is not None
+                 else (f"window {window:,} tokens" if window else "window unknown"))
         if not session.replaces_max_context_tokens:
             mct = self.catalog.config.max_context_tokens
             if mct is not None:
                 where += f" · maxContextTokens {mct:,}"
         elif session.max_context_tokens is None:
-            where += " · session maxContextTokens unset"
+            where += " · maxContextTokens unset for this session"
         else:
-            where += f" · session maxContextTokens {session.max_context_tokens:,}"
-        budget = f"budget {self.budget:,} chars" if self.budget is not None else "no budget"
+            where += f" · maxContextTokens {session.max_context_tokens:,} for this session"
+        budget = f"budget {self.budget:,} characters" if self.budget is not None else "no budget"
         self.query_one("#ip-title", Static).update(
             f"Index preview — host {visible(self.host.name)} ({visible(self.host.describe())}) — generation "
             f"{self.generation.number} — {budget} ({where})")
         banner = self.query_one("#ip-banner", Static)
         if not self.include_instructions:
-            banner.update("includeInstructions: false — the index and the trigger policy are NOT in the prompt "
-                          "(SPEC P7); list and search still work. Below: what the index would be.")
+            banner.update("includeInstructions: false — the index and the trigger policy are NOT in the prompt; "
+                          "list and search still work. Below: what the index would be.")
             banner.add_class("shown")
         if Feature.FORMS not in self.host.features:
             self.query_one("#ip-forms", Tabs).display = False  # one catalog section, no forms
@@ -374,11 +390,14 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
 
     @work(thread=True, exclusive=True, group="index-preview", exit_on_error=False, description="render index")
     def render_preview(self, form: Form) -> None:
-        self.post_message(PreviewComputed(build_preview(
+        preview = build_preview(
             self.generation, form, self.budget, include_instructions=self.include_instructions,
             session=None if Feature.FORMS in self.host.features else self.catalog.session,
             context_window=self.session_budget.context_window, title=f"{self.host.name} {self.host.labels.catalog}",
-            prompt_session=self.catalog.session)))
+            prompt_session=self.catalog.session)
+        if form is Form.INDEX and self.include_instructions:
+            preview = replace(preview, advice=budget_advice(self.catalog, self.generation, self.session_budget))
+        self.post_message(PreviewComputed(preview))
 
     @on(PreviewComputed)
     def _computed(self, event: PreviewComputed) -> None:
@@ -411,15 +430,18 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
         cuts.set_options(options)
 
     def _where(self, location: str) -> str:
-        """`` (project-zuno …/skill/pdf)`` — provenance and the end of the locator, to tell
-        same-name entries apart."""
+        """`` (project .zuno …/.zuno/…)`` — the root label and the part of the path that tells
+        same-name entries apart (as the catalog rows show them)."""
         for s in self.generation.sources:
             if s.location == location:
-                return f" ({s.provenance.value} {fit_end(visible(short_location(s)), 24)})"
+                copies = [c.location for c in self.generation.sources if c.name == s.name]
+                apart = distinguishing_parts(copies, self.catalog.context.env.home).get(location, "")
+                place = apart or fit_end(visible(short_location(s)), 24)
+                return f" ({visible(short_root_label(s.provenance))} {visible(place)})"
         return f" ({fit_end(visible(location), 24)})"
 
     def _provenances(self, name: str) -> list[str]:
-        return [s.provenance.value for s in self.generation.sources if s.name == name and s.enabled]
+        return [short_root_label(s.provenance) for s in self.generation.sources if s.name == name and s.enabled]
 
     @on(OptionList.OptionHighlighted, "#ip-cuts")
     def _cut_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -476,6 +498,33 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
             self.notify(f"Saved {len(text):,} characters to {visible(full)}", timeout=5, markup=False)
 
         self.app.push_screen(SavePathScreen(DEFAULT_SAVE_NAME, base=base), done)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``p`` only while there is budget advice to preview."""
+        if action == "preview_advice":
+            return self.preview is not None and self.preview.advice is not None
+        return True
+
+    def action_preview_advice(self) -> None:
+        """``p``: the picker over the advised skills with search-only preset for each (the exact
+        ``skills.config`` change shows there; nothing is written before its ``ctrl+s``). When it
+        closes, the preview is shown again for the catalog's newest generation."""
+        advice = self.preview.advice if self.preview is not None else None
+        if advice is None:
+            return
+        from skillshelf.app.screens.picker import AmbiguityPicker
+        from skillshelf.core.configwrite import Choice
+
+        catalog = self.catalog
+        picker = AmbiguityPicker(catalog, self.generation, list(dict.fromkeys(advice.names)),
+                                 choices=dict.fromkeys(advice.locations, Choice.SEARCH), after_write=self.after_write)
+
+        def closed(_result: object = None) -> None:
+            if catalog.current.number != self.generation.number:
+                self.generation = catalog.current
+                self.recompute()
+
+        self.app.push_screen(picker, closed)
 
     def action_close(self) -> None:
         self.app.pop_screen()

@@ -23,11 +23,13 @@ screen; ``g`` applies only to hosts with agents, ``p`` only to hosts with remote
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable
 from functools import partial
 
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
@@ -45,12 +47,13 @@ from skillshelf.app.components.catalog_pane import CatalogPane
 from skillshelf.app.components.meters import Meters
 from skillshelf.app.components.source_details import DetailsPanel
 from skillshelf.app.components.status_lines import ProblemsLine, WatchWarningLine
+from skillshelf.app.editor import editor_command, file_digest
 from skillshelf.app.empty_catalog import empty_catalog_text
 from skillshelf.app.generation_diff import generation_diff
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.problems import Problem
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
-from skillshelf.app.worker_errors import report_failure
+from skillshelf.app.worker_errors import error_detail, report_failure
 from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.hosts.base import BuildProgress, Feature, Host, reporting_progress
 from skillshelf.core.model import Generation
@@ -63,10 +66,15 @@ from skillshelf.widgets.source_pane import SourcePane
 #: The header's status while remote indexes are pulled.
 PULLING = "pulling remote skills…"
 
-__all__ = ["REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished", "MainScreen", "PullDone"]
+__all__ = ["COMPACT_FOOTER_BELOW", "LEGEND_FROM", "REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished",
+           "MainScreen", "PullDone"]
 
 #: Most remote warnings listed in the notice after ``pull now`` (the rest are counted).
 REMOTE_WARNINGS_SHOWN = 5
+#: Terminal width (cells) under which the footer is compact.
+COMPACT_FOOTER_BELOW = 100
+#: Terminal height (rows) from which the glyph legend shows under the panes.
+LEGEND_FROM = 30
 
 
 class GenerationPublished(Message):
@@ -119,6 +127,11 @@ class _Shown(Message):
         self.epoch = epoch
 
 
+def _run_suspended(argv: list[str]) -> None:
+    """Placeholder until mounted: the app's ``run_editor`` is passed in by :class:`SkillshelfApp`."""
+    raise SuspendNotSupported("no app to suspend")
+
+
 class _Building(Message):
     """The first build is under way: ``progress`` holds the entries made so far."""
 
@@ -133,20 +146,35 @@ class MainScreen(Screen[None]):
 
     ``open_catalog`` is called once in a worker thread; ``host`` and ``cwd_display`` go into the
     header; ``timings`` are the app's delays; ``generation_after_write(catalog, before)`` gives
-    the generation that shows a config write (one generation step per write, SPEC H2).
+    the generation that shows a config write (one generation step per write, SPEC H2);
+    ``run_editor(argv)`` runs an editor on a file with the terminal handed over (``o``).
     :attr:`generation` is always the whole published generation; :attr:`view` says what the
     current agent view lists.
     """
 
+    #: In footer order: at 80 columns the first ones (``/`` ``a`` ``i`` ``w`` ``e`` ``?`` ``q``) are
+    #: the ones that stay visible. ``a`` ``i`` ``w`` ``e`` ``h`` ``x`` run the app's actions (they
+    #: open screens over this one); ``?`` and ``q`` repeat the app's bindings (same ids) only to
+    #: place them in this footer.
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter", id="main.filter"),
-        Binding("escape", "escape", "Back", show=False, id="main.escape"),
-        Binding("n", "next_conflict(1)", "Next conflict", id="main.next-conflict"),
-        Binding("N", "next_conflict(-1)", "Prev conflict", id="main.prev-conflict"),
-        Binding("r", "refresh", "Refresh", id="main.refresh"),
-        Binding("enter", "focus_source", "Source", show=False, id="main.source"),
-        Binding("s", "cycle_sort", "Sort", id="main.sort"),
+        Binding("a", "app.resolve", "Resolve", id="app.resolve"),
+        Binding("i", "app.index_preview", "Index", id="app.index-preview"),
+        Binding("w", "app.whatif", "What-if", id="app.whatif"),
+        Binding("e", "app.problems", "Problems", id="app.problems"),
+        Binding("question_mark", "app.help", "Help", id="app.help"),
+        Binding("q", "app.quit", "Quit", id="app.quit"),
+        Binding("o", "open_editor", "Edit", id="main.edit"),
+        Binding("n", "next_conflict(1)", "Conflict", id="main.next-conflict"),
         Binding("g", "pick_agent", "Agent", id="main.agent"),
+        Binding("h", "app.switch_host", "Host", id="app.switch-host"),
+        Binding("x", "app.compare", "Compare", id="app.compare"),
+        Binding("s", "cycle_sort", "Sort", id="main.sort"),
+        Binding("r", "refresh", "Refresh", id="main.refresh"),
+        Binding("ctrl+f", "toggle_bodies", "Bodies too", show=False, id="main.bodies"),
+        Binding("escape", "escape", "Back", show=False, id="main.escape"),
+        Binding("N", "next_conflict(-1)", "Prev conflict", show=False, id="main.prev-conflict"),
+        Binding("enter", "focus_source", "Source", show=False, id="main.source"),
         Binding("right_square_bracket", "next_page", "Next page", show=False, id="main.next-page"),
         Binding("left_square_bracket", "prev_page", "Prev page", show=False, id="main.prev-page"),
         Binding("v", "toggle_raw", "Raw", show=False, id="main.raw"),
@@ -160,13 +188,15 @@ class MainScreen(Screen[None]):
 
     def __init__(self, open_catalog: Callable[[], AppCatalog], *, host: Host = DEFAULT_HOST, cwd_display: str = "",
                  timings: Timings = DEFAULT_TIMINGS,
-                 generation_after_write: Callable[[AppCatalog, int], Generation] | None = None) -> None:
+                 generation_after_write: Callable[[AppCatalog, int], Generation] | None = None,
+                 run_editor: Callable[[list[str]], None] | None = None) -> None:
         super().__init__()
         self._open_catalog = open_catalog
         self.host = host
         self.cwd_display = cwd_display
         self.timings = timings
         self._after_write = generation_after_write
+        self._run_editor = run_editor or _run_suspended
         self.catalog: AppCatalog | None = None
         self.generation: Generation | None = None
         self.view: CatalogView | None = None
@@ -193,13 +223,20 @@ class MainScreen(Screen[None]):
         yield ProblemsLine()
         yield WatchWarningLine()
         yield AgentView(self.timings)
-        yield Input(placeholder="/ filter…  (name, description, keywords; typos ok)", id="filter")
+        yield Input(placeholder="/ filter…  (name, description, keywords; typos ok)  ctrl+f: bodies too", id="filter")
         with Horizontal(id="panes"):
             yield CatalogPane(self.timings)
             yield SourcePane(DetailsPanel(), BodyPager(), id="source")
         yield Static(LEGEND, id="legend", markup=False)
         yield Meters()
         yield Footer()
+
+    def on_resize(self) -> None:
+        """Under :data:`COMPACT_FOOTER_BELOW` columns the footer drops its extra spacing, so the
+        main keys (``/`` ``a`` ``i`` ``w`` ``e`` ``?`` ``q``) all fit at 80 columns; under
+        :data:`LEGEND_FROM` rows the glyph legend gives its line to the list (``?`` shows it)."""
+        self.query_one(Footer).compact = self.size.width < COMPACT_FOOTER_BELOW
+        self.query_one("#legend").display = self.size.height >= LEGEND_FROM
 
     def on_mount(self) -> None:
         self.query_one(SourcePane).border_title = "Source"
@@ -335,7 +372,7 @@ class MainScreen(Screen[None]):
             report_failure(self, event.worker)
             return
         error = event.worker.error
-        message = f"cannot open the catalog: {type(error).__name__}: {error}"
+        message = f"cannot open the catalog: {error_detail(error)}"
         self.log.error(message, error)
         self.catalog_pane.catalog_list.loading = False
         self._show_header(message)
@@ -383,8 +420,9 @@ class MainScreen(Screen[None]):
         self.query_one(WatchWarningLine).show(event.generation)
         self.query_one(ProblemsLine).show(event.generation)
         self.query_one(AgentView).show(event.view)
-        self.query_one(Meters).show_view(event.view, self.host.labels)
+        self.query_one(Meters).show_view(event.view, self.host)
         self._show_header()
+        self.catalog_pane.home = event.catalog.context.env.home
         self.catalog_pane.show_generation(event.view.shown(event.generation))
 
     def rescan_after_write(self, before: int) -> None:
@@ -420,7 +458,7 @@ class MainScreen(Screen[None]):
         self.query_one(BodyPager).forget()
         self.query_one(ProblemsLine).show(None)
         self.query_one(WatchWarningLine).show(None)
-        self.query_one(AgentView).show(None)
+        self.query_one(AgentView).reset()
         self.query_one(Meters).computing()
         self._set_changes("")
         self._show_header(f"opening host {host.name}…")
@@ -446,6 +484,7 @@ class MainScreen(Screen[None]):
         row = event.row
         details = self.query_one(DetailsPanel)
         pager = self.query_one(BodyPager)
+        self.query_one(SourcePane).show_head(row.location if row is not None else None)
         if row is None:
             details.inspect(None, None)
             pager.show_source(None, None)
@@ -455,7 +494,12 @@ class MainScreen(Screen[None]):
         else:
             same = details.row is not None and details.row.location == row.location
             details.inspect(row, self.catalog)
+            index = self.catalog_pane.catalog_list.current_row
+            found = self.catalog_pane.body_lines.get(index) if index is not None else None
+            pager.want_line = found[0] if found is not None else None
             pager.show_source(row, self.catalog)
+            if found is not None and same and pager.page is not None:
+                pager.reveal_line(found[0])
             if not same:
                 self.query_one(Meters).show_selected(row, None)
         if event.chosen:
@@ -514,6 +558,12 @@ class MainScreen(Screen[None]):
         """``p``: pull the ``skills.urls`` indexes now and rescan (SPEC R)."""
         if self.catalog is None:
             return
+        if not self.catalog.config.urls:
+            # nothing to pull: say so (and how to add one) instead of a pull that does nothing
+            self.notify("No remote skill indexes to pull: no configuration layer sets skills.urls. Add one, "
+                        'for example {"skills": {"urls": ["https://example.com/skills"]}} in .zuno/zuno.json.',
+                        severity="warning", timeout=8, markup=False)
+            return
         self.pull_now(self.catalog)
 
     def pull_now(self, catalog: AppCatalog) -> None:
@@ -530,7 +580,8 @@ class MainScreen(Screen[None]):
         try:
             generation = catalog.refresh(pull_remote=True)
         except OSError as exc:
-            self.post_message(PullDone(None, [], f"{type(exc).__name__}: {exc}"))
+            reason = exc.strerror or str(exc) or type(exc).__name__
+            self.post_message(PullDone(None, [], f"{reason}: {exc.filename}" if exc.filename else reason))
             return
         warnings = [w.message for w in generation.warnings if "://" in w.source and not w.source.startswith("builtin://")]
         self.post_message(PullDone(generation, warnings))
@@ -589,6 +640,47 @@ class MainScreen(Screen[None]):
         self.app.copy_to_clipboard(encodable(row.location))  # OSC 52 carries UTF-8 only
         self.notify(f"Locator sent to the terminal clipboard (OSC 52): {visible(row.location)}",
                     timeout=4, markup=False)
+
+    def action_toggle_bodies(self) -> None:
+        """``ctrl+f``: the filter searches the skills' bodies too (off the event loop; each row
+        found there shows its line), or stops doing so."""
+        on = self.catalog_pane.toggle_bodies()
+        self.notify("The filter searches bodies too: a row found there shows the line." if on
+                    else "The filter searches names, descriptions and keywords only.", timeout=3)
+
+    def action_open_editor(self) -> None:
+        """``o``: open the selected row's file in ``$VISUAL`` / ``$EDITOR`` (the app is suspended
+        meanwhile); when the file changed, show the generation that has the change."""
+        row = self.selected_row()
+        if row is None or self.catalog is None or self.generation is None:
+            self.notify("No row selected.", timeout=3)
+            return
+        path = row.location
+        if not os.path.isfile(path):
+            self.notify(f"{visible(path)} is not a file on disk (a built-in skill): nothing to open.", timeout=5,
+                        markup=False)
+            return
+        command = editor_command(os.environ)
+        if command is None:
+            self.notify("Set $VISUAL or $EDITOR to the editor to use (for example: export EDITOR=nano).",
+                        severity="warning", timeout=6, markup=False)
+            return
+        if shutil.which(command[0]) is None:
+            self.notify(visible(f"The editor {command[0]} ($VISUAL / $EDITOR) was not found."), severity="error",
+                        timeout=6, markup=False)
+            return
+        before, digest = self.generation.number, file_digest(path)
+        try:
+            self._run_editor([*command, path])
+        except (OSError, SuspendNotSupported) as exc:
+            self.notify(visible(f"Could not run {command[0]}: {exc}", multiline=True), severity="error", timeout=8,
+                        markup=False)
+            return
+        if file_digest(path) == digest:
+            self.notify(f"Unchanged: {visible(path)}", timeout=3, markup=False)
+            return
+        self.notify(f"Edited {visible(path)}: rescanning.", timeout=3, markup=False)
+        self.rescan_after_write(before)
 
     def action_focus_filter(self) -> None:
         self.query_one("#filter", Input).focus()

@@ -65,6 +65,10 @@ PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
                   feature=Feature.REMOTE),
     PaletteAction("Problems", "e", "warnings, config errors, uncovered folders, rejected files", "app", "problems"),
     PaletteAction("Compare hosts", "x", "this workspace under every host side by side", "app", "compare"),
+    PaletteAction("Search bodies too", "ctrl+f", "the filter also finds a query in the skills' bodies", "main",
+                  "toggle_bodies"),
+    PaletteAction("Edit the selected skill file", "o", "open it in $VISUAL / $EDITOR; a change rescans", "main",
+                  "open_editor"),
     PaletteAction("Sort: next order", "s", "catalog, name, provenance, size, tokens", "main", "cycle_sort"),
     PaletteAction("Next conflict", "n", "the next ambiguous name", "main", "next_conflict", (1,)),
     PaletteAction("Undo the last config write", "ctrl+z", "restore skills.config byte for byte (any session)", "app",
@@ -129,7 +133,8 @@ class SkillProvider(Provider):
         out = []
         for i, row in enumerate(main.rows):
             name = visible(row.name)
-            where = f"{row.state} {row.exposure} · {row.item.provenance.value} · {visible(short_location(row.item))}"
+            place = visible(row.distinct or short_location(row.item))  # copies of a name told apart
+            where = f"{row.state} {row.exposure} · {visible(row.root_label)} · {place}"
             display = Content.assemble((name, "bold"), "\n", (where, "$foreground-muted"))
             out.append((i, name, display))
         return out

@@ -73,6 +73,7 @@ from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import Generation, Severity, Source
 from skillshelf.core.paths import find_worktree
 from skillshelf.core.textsafe import visible
+from skillshelf.widgets.notice_line import NoticeLine
 
 __all__ = [
     "CHOICE_CYCLE",
@@ -395,6 +396,7 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
                 with VerticalScroll(id="picker-plan-scroll"):
                     yield Static(id="picker-plan", markup=False)
             yield Static(id="picker-status", markup=False)
+            yield NoticeLine()
         yield Footer()
 
     def on_mount(self) -> None:

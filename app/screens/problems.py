@@ -5,9 +5,9 @@ hints, D4 scan warnings, R remote failures, H3 kept-last-valid, F6 rejected file
 The entries come from :func:`skillshelf.app.problems.problems` (pure, folded so nothing is
 listed twice). Each shows a severity glyph (``✗`` error, ``⚠`` warning, ``•`` note), the exact
 message, the path / URL / variable it is about and the hint, all as plain ``Content`` made
-visible (SPEC X1: no markup, control characters shown). ``enter`` on an entry that names a skill
-file dismisses the screen with that locator (the app moves the catalog cursor there); ``esc`` /
-``q`` close it.
+visible (SPEC X1: no markup, control characters shown). ``j`` / ``k`` (or the arrows) move; ``enter`` on an entry
+that names a skill file dismisses the screen with that locator (the app moves the catalog cursor
+there); ``esc`` / ``q`` close it.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from textual.widgets.option_list import Option
 from skillshelf.app.problems import REJECTED_KIND, Problem, problems_summary
 from skillshelf.core.model import Severity
 from skillshelf.core.textsafe import visible
+from skillshelf.widgets.notice_line import NoticeLine
 
 __all__ = ["SEVERITY_GLYPH", "ProblemsScreen", "group_title", "problem_content"]
 
@@ -37,7 +38,8 @@ _INDENT = "    "
 
 def problem_content(p: Problem) -> Content:
     """One entry: ``✗ [code] line 3 col 1  message`` then ``    source`` and ``    hint: …`` lines
-    (the code and position only for rejected files; source and hint only when present)."""
+    (the code and position only for rejected files; source and hint only when present; the
+    source not again when the message already starts with it)."""
     glyph, style = SEVERITY_GLYPH[p.severity]
     first: list[str | tuple[str, str]] = [(glyph + " ", style)]
     if p.code:
@@ -46,7 +48,7 @@ def problem_content(p: Problem) -> Content:
         first.append((p.where + "  ", "$foreground-muted"))
     first.append(visible(p.message))
     parts = list(first)
-    if p.source:
+    if p.source and not p.message.startswith(p.source):  # a config error's message starts with its file
         parts += ["\n", (_INDENT + visible(p.source), "$foreground-muted")]
     if p.hint:
         parts += ["\n", (_INDENT + "hint: ", "bold"), visible(p.hint)]
@@ -77,6 +79,8 @@ class ProblemsScreen(ModalScreen[str | None]):
         Binding("escape", "close", "Close", id="problems.close"),
         Binding("q", "close", "Close", show=False, id="problems.close-q"),
         Binding("e", "close", "Close", show=False, id="problems.close-e"),
+        Binding("j", "move(1)", "Down", show=False, id="problems.down"),
+        Binding("k", "move(-1)", "Up", show=False, id="problems.up"),
     ]
 
     def __init__(self, problems: Sequence[Problem], generation: int | None = None) -> None:
@@ -111,6 +115,7 @@ class ProblemsScreen(ModalScreen[str | None]):
         with Vertical():
             yield Static(self.title_content(), id="problems-title", markup=False)
             yield OptionList(*self._options(), id="problems-list", markup=False)
+            yield NoticeLine()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -136,6 +141,14 @@ class ProblemsScreen(ModalScreen[str | None]):
             self.notify("This entry names no skill file.", timeout=3)
             return
         self.dismiss(problem.location)
+
+    def action_move(self, step: int) -> None:
+        """``j`` / ``k``: the next / previous entry (group titles are skipped, as with the arrows)."""
+        lst = self.query_one(OptionList)
+        if step > 0:
+            lst.action_cursor_down()
+        else:
+            lst.action_cursor_up()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -24,6 +24,7 @@ from textual.widgets.option_list import Option
 from skillshelf.app.common import home_short
 from skillshelf.app.undo import JournalEntry
 from skillshelf.core.textsafe import visible
+from skillshelf.widgets.notice_line import NoticeLine
 
 __all__ = ["UndoListScreen", "entry_content"]
 
@@ -78,6 +79,7 @@ class UndoListScreen(ModalScreen[int | None]):
             if not options:
                 options = [Option("no writes recorded yet", id="none", disabled=True)]
             yield OptionList(*options, id="undo-list")
+            yield NoticeLine()
         yield Footer()
 
     def action_move(self, step: int) -> None:

@@ -1,32 +1,28 @@
-"""What-if: change the context window or ``maxContextTokens`` and watch the index budget (SPEC U1–U2, P5).
+"""What-if: change the context window or ``maxContextTokens`` and watch the budgets (SPEC U1–U2, P5).
 
-Nothing is written to any file. Presets (``1``–``4`` or the buttons: 32k / 128k / 200k / 1M
-tokens) or free entry in the two boxes (``128k``, ``1M``, ``200,000`` all parse); typing is
-debounced (~100 ms). Every change recomputes, in a worker thread,
-``index_budget_chars(max_context_tokens=…, context_window=…)`` (characters, U1) and
-``render_budgeted(entries, Form.INDEX, budget)`` (P5): the meter, the list of skills whose
-descriptions would be truncated (original length → cap) or that would be dropped ("over budget"),
-the index text itself, and the selected-body budget for that window
-(``selected_budget_tokens``, tokens, U2). ``maxContextTokens`` wins over the window (U1): clear
-that box to see the window's effect.
+Nothing is written to any file. The window box has the focus when the dialog opens, so typing a
+number works at once (``128k``, ``1M``, ``200,000`` all parse; typing is debounced, ~100 ms);
+``↑`` / ``↓`` step through the presets (32k / 128k / 200k / 1M tokens), which are also buttons —
+no key of the dialog is a digit or a letter, so none can swallow what is typed. Every change
+recomputes, in a worker thread, the catalog budget and text (for hosts with render forms
+``index_budget_chars`` and ``render_budgeted``, U1 and P5; for the others the host's own
+catalog), the list of skills whose descriptions would be truncated (original length → cap) or
+that would be dropped ("over budget"), and the selected-body budget (U2). Each budget is said
+in words, whose rule it is and how it follows from the inputs. ``maxContextTokens`` wins over
+the window (U1): clear that box to see the window's effect.
 
 ``enter`` applies both boxes to the session (posts :class:`WhatIfScreen.Applied` with a
 :class:`~skillshelf.app.budgets.SessionBudget`; an empty ``maxContextTokens`` box means unset for
 the session): the main screen's meters, the index preview (``i``) and the next what-if start
-from them, and the dialog's ``now:`` line shows the session values at once. No configuration file
-is changed. ``escape`` closes.
-
-Hosts with several render forms (:attr:`Feature.FORMS <skillshelf.core.hosts.base.Feature.FORMS>`)
-are budgeted with SPEC U1 and P5 as above; any other host's catalog comes from its session
-(:meth:`HostSession.catalog <skillshelf.core.hosts.base.HostSession.catalog>` for the window; a
-host without a budget says so). The ``maxContextTokens`` box is shown only for hosts with a
+from them, and the dialog's ``Now:`` line shows the session values at once. No configuration
+file is changed. ``escape`` closes. The ``maxContextTokens`` box is shown only for hosts with a
 configuration (:attr:`Feature.CONFIG <skillshelf.core.hosts.base.Feature.CONFIG>`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -39,17 +35,26 @@ from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, index_budget
+from skillshelf.app.budgets import (
+    NO_WHAT_IF,
+    SessionBudget,
+    budget_advice,
+    index_budget,
+    index_rule_words,
+    selected_words,
+)
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.screens.index_preview import TruncatedEntry, truncated_entries
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.worker_errors import ReportsWorkerErrors
-from skillshelf.core.budget import index_budget_chars, selected_budget_bytes, selected_budget_tokens
+from skillshelf.core.advice import FitAdvice
+from skillshelf.core.budget import index_budget_chars, index_budget_rule, selected_budget_rule, selected_budget_tokens
 from skillshelf.core.hosts.base import EntryState, Feature
 from skillshelf.core.model import Generation
 from skillshelf.core.render import Budgeted, Form, render_budgeted
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.budget_meter import BudgetMeter
+from skillshelf.widgets.notice_line import NoticeLine
 
 __all__ = ["PRESETS", "WhatIf", "WhatIfScreen", "compute_whatif", "host_whatif", "parse_tokens"]
 
@@ -76,9 +81,10 @@ def parse_tokens(text: str) -> int | None:
 @dataclass(frozen=True)
 class WhatIf:
     """One what-if outcome: inputs ``context_window`` / ``max_context_tokens`` (tokens or
-    ``None``), ``budget`` (catalog characters, U1; ``None``: the host has no budget), the catalog
-    ``text``, the ``truncated`` descriptions and the ``omitted`` names, ``selected_budget``
-    (tokens, U2; ``None``: none) and, for hosts with render forms, the index ``result`` (P5)."""
+    ``None``), ``budget`` (the catalog budget in ``unit``, U1; ``None``: the host has no budget)
+    and what is ``used`` of it, the catalog ``text``, the ``truncated`` descriptions and the
+    ``omitted`` names, ``selected_budget`` (tokens, U2; ``None``: none), both budgets' rules in
+    words and, for hosts with render forms, the index ``result`` (P5)."""
 
     context_window: int | None
     max_context_tokens: int | None
@@ -88,6 +94,14 @@ class WhatIf:
     omitted: tuple[str, ...]
     selected_budget: int | None
     result: Budgeted | None = None
+    #: what counts against ``budget``, in ``unit`` (``characters``; the host's own: Codex ``tokens``)
+    used: int = 0
+    unit: str = "characters"
+    #: the catalog budget's rule and the selected-body budget's, in words
+    rule: str = ""
+    selected_rule: str = ""
+    #: what would make every skill fit this budget (hosts with search-only exposure), or ``None``
+    advice: FitAdvice | None = None
 
 
 def compute_whatif(generation: Generation, *, context_window: int | None, max_context_tokens: int | None,
@@ -99,7 +113,10 @@ def compute_whatif(generation: Generation, *, context_window: int | None, max_co
     selected = selected_budget_tokens(context_window=context_window,
                                       max_selected_context_tokens=max_selected_context_tokens)
     return WhatIf(context_window, max_context_tokens, budget, result.text, truncated_entries(entries, result),
-                  tuple(result.omitted_names), selected, result)
+                  tuple(result.omitted_names), selected, result, len(result.text), "characters",
+                  index_budget_rule(max_context_tokens=max_context_tokens, context_window=context_window),
+                  selected_budget_rule(context_window=context_window,
+                                       max_selected_context_tokens=max_selected_context_tokens))
 
 
 def host_whatif(catalog: AppCatalog, generation: Generation, *, context_window: int | None) -> WhatIf:
@@ -116,8 +133,9 @@ def host_whatif(catalog: AppCatalog, generation: Generation, *, context_window: 
             original = len(" ".join((source.description or "").split())) if source is not None else 0
             cuts.append(TruncatedEntry(e.name, e.location, original, len(e.shown or ""), 0, (0, 0)))
     omitted = tuple(e.name for e in model.entries if e.state is EntryState.OMITTED)
-    return WhatIf(context_window, None, model.budget, model.text, tuple(cuts), omitted,
-                  session.selected_budget(context_window))
+    selected = session.selected_budget(context_window)
+    return WhatIf(context_window, None, model.budget, model.text, tuple(cuts), omitted, selected, None,
+                  model.used, model.unit, model.budget_rule, selected_words(catalog, context_window, selected))
 
 
 class WhatIfComputed(Message):
@@ -144,28 +162,27 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
     WhatIfScreen { align: center middle; }
     WhatIfScreen > #wi-box { width: 96%; height: 94%; border: round $primary; background: $surface; padding: 0 1; }
     WhatIfScreen #wi-title { height: auto; text-style: bold; }
-    WhatIfScreen #wi-presets { height: 1; }
-    WhatIfScreen #wi-presets Button { min-width: 5; width: auto; margin: 0 1 0 0; }
-    WhatIfScreen #wi-presets Label { color: $foreground-muted; }
-    WhatIfScreen #wi-controls { height: 3; }
-    WhatIfScreen #wi-controls Label { padding: 1 1 0 0; }
-    WhatIfScreen #wi-window { width: 1fr; min-width: 11; max-width: 18; }
-    WhatIfScreen #wi-mct { width: 1fr; min-width: 11; max-width: 18; }
+    WhatIfScreen #wi-how { height: auto; color: $foreground-muted; }
+    WhatIfScreen #wi-controls, WhatIfScreen #wi-mct-row { height: 1; }
+    WhatIfScreen #wi-controls Label, WhatIfScreen #wi-mct-row Label { padding: 0 1 0 0; }
+    WhatIfScreen #wi-controls Button { min-width: 5; width: auto; margin: 0 1 0 0; }
+    WhatIfScreen #wi-mct-note { color: $foreground-muted; }
+    WhatIfScreen #wi-window { width: 12; }
+    WhatIfScreen #wi-mct { width: 10; }
     WhatIfScreen #wi-now, WhatIfScreen #wi-bodies, WhatIfScreen #wi-error { height: auto; }
+    WhatIfScreen #wi-advice { height: auto; max-height: 2; text-overflow: ellipsis; }
     WhatIfScreen #wi-error { color: $error; }
-    WhatIfScreen #wi-lower { height: 1fr; }
+    WhatIfScreen #wi-lower { height: 1fr; min-height: 4; }
     WhatIfScreen #wi-cuts { width: 40%; min-width: 24; max-width: 50; height: 1fr; border: round $primary 40%; text-wrap: nowrap; text-overflow: ellipsis; }
     WhatIfScreen #wi-text { width: 1fr; height: 1fr; }
     """
 
+    #: No key here is a digit or a letter: the window box has the focus and takes what is typed.
     BINDINGS = [
-        Binding("1", "preset(0)", "32k", id="whatif.preset-32k"),
-        Binding("2", "preset(1)", "128k", id="whatif.preset-128k"),
-        Binding("3", "preset(2)", "200k", id="whatif.preset-200k"),
-        Binding("4", "preset(3)", "1M", id="whatif.preset-1m"),
-        Binding("enter", "apply_session", "Apply both to session", id="whatif.apply", priority=True),
+        Binding("up", "step_preset(1)", "Next preset", id="whatif.preset-up"),
+        Binding("down", "step_preset(-1)", "Previous preset", id="whatif.preset-down"),
+        Binding("enter", "apply_session", "Apply to session", id="whatif.apply", priority=True),
         Binding("escape", "close", "Close", id="whatif.close"),
-        Binding("q", "close", "Close", show=False, id="whatif.close-q"),
     ]
 
     def __init__(self, catalog: AppCatalog, generation: Generation, *, budget: SessionBudget = NO_WHAT_IF,
@@ -178,7 +195,11 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
         self.has_config = Feature.CONFIG in catalog.host.features
         self.config_mct: int | None = catalog.config.max_context_tokens
         self.config_mst: int | None = catalog.config.max_selected_context_tokens
-        self.catalog_window: int | None = catalog.context.context_window
+        #: the window the host uses now (``--context-window``, else its own resolution: the
+        #: configured model's window …) and where it came from, in words
+        own_window = catalog.session.window()
+        self.catalog_window: int | None = own_window.tokens or None
+        self.catalog_window_words = own_window.describe()
         #: Session values in force when opened / after ``enter``.
         self.session = budget
         self.start_window = budget.context_window if budget.context_window is not None else self.catalog_window
@@ -187,57 +208,66 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
         self._seq = 0
         self._timer: Timer | None = None
 
+    def how_text(self) -> str:
+        """The line under the title: how to use the dialog."""
+        return ("Type a window in tokens (128k, 1M, 200,000): the budgets follow as you type. ↑ ↓ presets. "
+                "Enter: use it for this session only. Esc: close.")
+
     def compose(self) -> ComposeResult:
         with Vertical(id="wi-box"):
-            yield Static("What-if: context window / maxContextTokens — nothing is written; "
-                         "enter applies both to this session", id="wi-title", markup=False)
-            with Horizontal(id="wi-presets"):
-                for i, (label, _value) in enumerate(PRESETS):
-                    yield Button(label, id=f"wi-preset-{i}", compact=True)
-                yield Label("keys 1–4 · enter applies both boxes")
+            yield Static("What-if: another context window — nothing is written", id="wi-title", markup=False)
+            yield Static(self.how_text(), id="wi-how", markup=False)
             with Horizontal(id="wi-controls"):
                 yield Label("window")
-                yield Input(str(self.start_window) if self.start_window else "", placeholder="e.g. 128k",
-                            id="wi-window")
-                yield Label(" maxContextTokens", id="wi-mct-label")
-                yield Input(str(self.start_mct) if self.start_mct else "", placeholder="unset", id="wi-mct")
+                yield Input(str(self.start_window) if self.start_window else "", placeholder="unknown",
+                            id="wi-window", compact=True)
+                yield Label(" tokens ")
+                for i, (label, _value) in enumerate(PRESETS):
+                    yield Button(label, id=f"wi-preset-{i}", compact=True)
+            with Horizontal(id="wi-mct-row"):
+                yield Label("maxContextTokens")
+                yield Input(str(self.start_mct) if self.start_mct else "", placeholder="unset", id="wi-mct",
+                            compact=True)
+                yield Label(" when set, it decides, not the window", id="wi-mct-note")
             yield Static(id="wi-now", markup=False)
             yield BudgetMeter(id="wi-meter")
             yield Static(id="wi-bodies", markup=False)
+            yield Static(id="wi-advice", markup=False)
             yield Static(id="wi-error", markup=False)
             with Horizontal(id="wi-lower"):
                 yield OptionList(id="wi-cuts")
                 yield TextArea("", id="wi-text", read_only=True, soft_wrap=False, show_cursor=False)
+            yield NoticeLine()
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#wi-cuts").border_title = "Truncated / dropped"
         self.query_one(BudgetMeter).label = f"what-if {self.catalog.host.labels.catalog}"
-        for widget_id in ("#wi-mct", "#wi-mct-label"):
-            self.query_one(widget_id).display = self.has_config
+        self.query_one("#wi-mct-row").display = self.has_config
         self._show_now()
-        self.query_one("#wi-cuts").focus()
+        self.query_one("#wi-window", Input).focus()  # typing a number works at once
         self.recompute()
 
     def now_text(self) -> str:
-        """The ``now:`` line: the index budget in force (the session values when set, else the
-        catalog's), its ``maxContextTokens`` and window, each marked ``session`` when it comes
-        from an applied what-if."""
+        """The ``now:`` line: the catalog budget in force for this session (its applied what-if
+        values, else the catalog's own) and what decides it, in words."""
         now = index_budget(self.catalog, self.session)
-        label = self.catalog.host.labels.catalog
-        parts = [f"now: {label} budget {now:,} chars" if now is not None else f"now: {label} has no budget"]
+        host = self.catalog.host
+        label = host.labels.catalog
+        parts = [f"Now: {label} budget {now:,} characters" if now is not None
+                 else f"Now: {host.client} sets no {label} budget"]
         session = self.session
         if not session.replaces_max_context_tokens:
             if self.config_mct is not None:
-                parts.append(f"config maxContextTokens {self.config_mct:,} (wins over the window, U1)")
+                parts.append(f"maxContextTokens {self.config_mct:,} (configuration) decides it")
         elif session.max_context_tokens is None:
-            parts.append("session maxContextTokens unset")
+            parts.append("maxContextTokens unset for this session")
         else:
-            parts.append(f"session maxContextTokens {session.max_context_tokens:,} (wins over the window, U1)")
+            parts.append(f"maxContextTokens {session.max_context_tokens:,} (this session) decides it")
         if session.context_window is not None:
-            parts.append(f"session window {session.context_window:,} tok")
+            parts.append(f"window {session.context_window:,} tokens for this session")
         else:
-            parts.append(f"window {self.catalog_window:,} tok" if self.catalog_window else "window unknown")
+            parts.append(f"window: {self.catalog_window_words}")
         return " · ".join(parts)
 
     def _show_now(self) -> None:
@@ -270,13 +300,31 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
         bid = event.button.id or ""
         if bid.startswith("wi-preset-"):
             self.action_preset(int(bid.removeprefix("wi-preset-")))
+            self.query_one("#wi-window", Input).focus()  # what is typed next goes to the box again
 
     def action_preset(self, index: int) -> None:
         """Set the window box to preset ``index`` of :data:`PRESETS` and recompute now."""
         box = self.query_one("#wi-window", Input)
         with box.prevent(Input.Changed):
             box.value = str(PRESETS[index][1])
+            box.cursor_position = len(box.value)
         self.recompute()
+
+    def action_step_preset(self, step: int) -> None:
+        """``↑`` / ``↓``: the next larger / smaller preset than the window typed (from an empty
+        or unreadable box: the smallest / largest)."""
+        try:
+            typed = parse_tokens(self.query_one("#wi-window", Input).value)
+        except ValueError:
+            typed = None
+        values = [v for _label, v in PRESETS]
+        if typed is None:
+            index = 0 if step > 0 else len(values) - 1
+        elif step > 0:
+            index = next((i for i, v in enumerate(values) if v > typed), len(values) - 1)
+        else:
+            index = next((i for i in reversed(range(len(values))) if values[i] < typed), 0)
+        self.action_preset(index)
 
     # ------------------------------------------------------------------ compute
     def recompute(self) -> None:
@@ -294,8 +342,17 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
         if self.forms:
             whatif = compute_whatif(self.generation, context_window=window, max_context_tokens=mct,
                                     max_selected_context_tokens=self.config_mst)
+            # the host's own words (where the window came from, its units) when the boxes hold
+            # what the host itself would use; a typed maxContextTokens is said here
+            own = self.catalog.session.catalog(self.generation, context_window=window)
+            whatif = replace(whatif, rule=own.budget_rule if mct == self.config_mct else whatif.rule,
+                             selected_rule=own.selected_rule or whatif.selected_rule)
         else:
             whatif = host_whatif(self.catalog, self.generation, context_window=window)
+        if whatif.truncated or whatif.omitted:
+            replaces = self.has_config and mct != self.config_mct
+            advice = budget_advice(self.catalog, self.generation, SessionBudget(window, mct if replaces else None, replaces))
+            whatif = replace(whatif, advice=advice)
         self.post_message(WhatIfComputed(seq, whatif))
 
     @on(WhatIfComputed)
@@ -304,33 +361,20 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
             return
         w = event.whatif
         self.current = w
+        host = self.catalog.host
         meter = self.query_one(BudgetMeter)
-        meter.used, meter.limit, meter.tokens = len(w.text), w.budget, None
+        meter.used, meter.limit, meter.unit, meter.tokens = w.used, w.budget, w.unit, None
         meter.truncated, meter.omitted = len(w.truncated), len(w.omitted)
+        meter.rule = index_rule_words(host, w.budget, w.rule)
         meter.message, meter.pending = "", False
-        window = f"a {w.context_window:,}-token window" if w.context_window else "an unknown window"
-        label = self.catalog.host.labels.catalog
-        if w.budget is None:
-            budget_part = f"no budget for {window}   "
-        else:
-            if not self.forms:
-                why = f"the host's rule for {window}"
-            elif w.max_context_tokens is not None:
-                why = f"maxContextTokens {w.max_context_tokens:,} → min(v, 10,000) × 4"
-            elif w.context_window is not None:
-                why = f"2% of a {w.context_window:,}-token window"
-            else:
-                why = "no window, no maxContextTokens: the 8,000 default"
-            budget_part = f"{w.budget:,} chars ({why})   "
-        if w.selected_budget is None:
-            selected = "no selected-body budget"
-        elif self.catalog.host.labels.selected_unit == "bytes":  # Zuno compares UTF-8 bytes (Z-U)
-            in_bytes = selected_budget_bytes(context_window=w.context_window, max_selected_context_tokens=self.config_mst)
-            selected = f"{in_bytes:,} bytes ({w.selected_budget:,} tok × 4) for {window}"
-        else:
-            selected = f"{w.selected_budget:,} tok for {window} (U2)"
-        self.query_one("#wi-bodies", Static).update(Content.assemble(
-            (f"{label} budget ", "bold"), budget_part, ("selected bodies ", "bold"), selected))
+        bodies = (f"{host.client}'s budget for the skill bodies one request loads: {w.selected_rule}"
+                  if w.selected_budget is not None else f"{host.client} sets no budget for the skill bodies a request loads")
+        self.query_one("#wi-bodies", Static).update(Content(bodies))
+        advice = self.query_one("#wi-advice", Static)
+        if w.advice is not None:
+            advice.update(Content.assemble(("To fit every skill: ", "bold"), (w.advice.words(), "$accent"), " — ",
+                                           ", ".join(visible(n) for n in w.advice.names)))
+        advice.display = w.advice is not None
         options: list[Option] = []
         for t in w.truncated:
             options.append(Option(Content.assemble(
@@ -364,7 +408,7 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
         shown = f"{window:,} tokens" if window else "unknown"
         limit = f"{typed_mct:,}" if typed_mct is not None else "unset"
         what = f"context window {shown}" + (f", maxContextTokens {limit}" if self.has_config else "")
-        self.notify(f"Session: {what} (meters and index preview use them; no file changed).", timeout=4)
+        self.notify(f"This session: {what} (the meters and the index preview use it; no file changed).", timeout=4)
 
     def action_close(self) -> None:
         self.dismiss(None)

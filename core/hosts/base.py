@@ -89,11 +89,15 @@ class HostLabels:
     ``selected``: the meter label for bodies added to every request (``required``, ``always``);
     ``selected_unit``: the unit of :meth:`HostSession.selected_budget` (``tokens``; Zuno
     compares selected bodies in UTF-8 ``bytes``).
+    ``tool_requests``: example requests of the host's skill tool, each one JSON object as the
+    model sends it (``()`` when the host gives the model no skill tool) — shown when a request
+    cannot be read.
     """
 
     catalog: str = "index"
     selected: str = "required"
     selected_unit: str = "tokens"
+    tool_requests: tuple[str, ...] = ()
 
 
 class WindowOrigin(str, enum.Enum):
@@ -519,8 +523,8 @@ class Host(Protocol):
 
     ``client`` and ``version`` name what is emulated (``Claude Code``, ``2.1.332``);
     ``lint_target`` the :class:`skillshelf.core.lint.Target` value used for this host's lint
-    column; ``features`` the optional abilities; ``native_commands`` slash commands that
-    resolve before skills (SPEC S1).
+    column; ``features`` the optional abilities; ``native_commands`` the client's own slash
+    commands, ``/``-prefixed (a skill named like one clashes with it: :meth:`slash_note`).
     """
 
     @property
@@ -546,6 +550,12 @@ class Host(Protocol):
 
     def open(self, context: HostContext) -> HostSession:
         """A session over ``context`` (nothing is scanned until :meth:`HostSession.build`)."""
+        ...
+
+    def slash_note(self, name: str) -> str | None:
+        """How a skill called ``name`` is reached when one of :attr:`native_commands` has that
+        whole name (SPEC S1), in this host's terms (``reachable as `$plan`, not `/plan```);
+        ``None`` when no command has it."""
         ...
 
     def roots(self, context: HostContext) -> RootPlan:

@@ -59,6 +59,7 @@ from skillshelf.core.model import (
 )
 from skillshelf.core.paths import canonical as real_path
 from skillshelf.core.scan import SKILL_FILENAME
+from skillshelf.core.unseen import NOT_COUNTED, count_skill_files, dot_folder_warning, is_near_miss, near_miss_warning
 
 __all__ = [
     "MAX_SKILL_BYTES",
@@ -91,7 +92,8 @@ def _warning(kind: str, path: str, message: str) -> CatalogWarning:
     return CatalogWarning(kind, path, message)
 
 
-def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], list[CatalogWarning]]:
+def walk_root(root: Root, *, stop_at_skill: bool = False, reader: str = "the client"
+              ) -> tuple[list[Found], list[CatalogWarning]]:
     """Every ``SKILL.md`` under ``root.scan_dir`` that the root's rules let through.
 
     Rules (:class:`~skillshelf.core.model.Root`): a match sits ``levels`` folders below the
@@ -101,7 +103,9 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
     followed); a symlinked ``SKILL.md`` counts only when ``root.file_links``. ``stop_at_skill``:
     a folder holding a ``SKILL.md`` is not descended into (the client treats it as one skill).
     Siblings are visited in name order. Problems (unreadable folders, loops, dangling links)
-    become warnings labelled as skillshelf's observations; the client itself is silent.
+    become warnings labelled as skillshelf's observations; the client itself is silent. So do a
+    near-miss file name (``skill.md`` …) where a ``SKILL.md`` would be read and a skipped dot
+    folder holding ``SKILL.md`` files (:mod:`skillshelf.core.unseen`; ``reader`` names the client).
     A root the client does not read here (``root.unread``) yields nothing.
     Never raises for file-system problems.
     """
@@ -129,6 +133,8 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
             continue
         subdirs: list[tuple[str, str, int, frozenset[str]]] = []
         has_skill = False
+        if not any(e.name == SKILL_FILENAME for e in entries) and root.depth_allowed(levels):
+            warnings.extend(near_miss_warning(e.path, reader) for e in entries if is_near_miss(e.name))
         for entry in entries:
             name = entry.name
             path = entry.path
@@ -154,6 +160,12 @@ def walk_root(root: Root, *, stop_at_skill: bool = False) -> tuple[list[Found], 
                 if deepest is not None and levels + 1 > deepest:
                     continue
                 if name.startswith(".") and not root.dot:
+                    if name not in NOT_COUNTED:
+                        count, complete = count_skill_files(path)
+                        if count:
+                            warnings.append(dot_folder_warning(
+                                path, count, complete, reader,
+                                "move them to a folder whose name does not start with `.` to include them"))
                     continue
                 if root.skips(name):
                     continue
@@ -239,6 +251,9 @@ class ClientHost:
     labels = HostLabels(catalog="catalog", selected="selected")
     features: frozenset[Feature] = frozenset()
     native_commands: frozenset[str] = frozenset()
+    #: :meth:`slash_note`'s text for a skill named like one of :attr:`native_commands`
+    #: (``{name}`` is the skill's name).
+    slash_clash = ""
     fold_aliases = True
     stop_at_skill = False
     default_context_window: int | None = None
@@ -251,6 +266,13 @@ class ClientHost:
     def describe(self) -> str:
         """``Claude Code 2.1.332``."""
         return f"{self.client} {self.version}"
+
+    def slash_note(self, name: str) -> str | None:
+        """:attr:`slash_clash` for a skill named like one of :attr:`native_commands` (whole
+        names), else ``None``."""
+        if not self.slash_clash or f"/{name}" not in self.native_commands:
+            return None
+        return self.slash_clash.format(name=name)
 
     def open(self, context: HostContext) -> ClientSession:
         """A :class:`ClientSession` over ``context``."""
@@ -374,7 +396,7 @@ class ClientSession:
 
     def _walk(self, root: Root) -> tuple[list[Found], list[CatalogWarning]]:
         """One root's matches (:func:`walk_root` by default; a session may walk its own way)."""
-        return walk_root(root, stop_at_skill=self._host.stop_at_skill)
+        return walk_root(root, stop_at_skill=self._host.stop_at_skill, reader=self._host.client)
 
     def _found(self, plan: RootPlan) -> tuple[list[Found], list[CatalogWarning], dict[str, list[str]]]:
         found: list[Found] = []

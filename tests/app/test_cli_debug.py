@@ -121,7 +121,7 @@ def test_g1_every_reached_file_appears_once_with_host_verdicts(home, capsys):
         f"failed to load skill {paths['broken']}: invalid YAML frontmatter: "
     )
     diag = rejected[str(paths["broken"])]["diagnostics"][0]
-    assert (diag["severity"], diag["line"]) == ("error", 3)
+    assert (diag["severity"], diag["line"]) == ("error", 2)  # where the unclosed `[` opened
     assert doc["summary"] == {
         "sources": 17,  # Zuno's 11 built-ins + pdf×2, good, quiet, old (disabled), searchy
         "indexed": 14,

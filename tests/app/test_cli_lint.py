@@ -26,7 +26,7 @@ def test_lint_clean_tree_exits_0(tmp_path, capsys):
     assert main(["lint", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == "1 file checked (spec): 1 valid, 0 errors, 0 warnings\n"
+    assert err == "1 file checked (spec): 1 valid, 0 invalid — 0 errors, 0 warnings, 0 notes\n"
 
 
 def test_lint_text_lines_with_position_and_hint(tmp_path, capsys):
@@ -39,7 +39,7 @@ def test_lint_text_lines_with_position_and_hint(tmp_path, capsys):
         "quote the value (Zuno retries with it quoted, strict parsers such as skills-ref drop the skill)",
         '  hint: description: "Sort logs: errors first."',
     ]
-    assert err == "2 files checked (spec): 1 valid, 1 error, 0 warnings\n"
+    assert err == "2 files checked (spec): 1 valid, 1 invalid — 1 error, 0 warnings, 0 notes\n"
 
 
 def test_lint_omits_unknown_positions(tmp_path, capsys):
@@ -59,7 +59,7 @@ def test_lint_target_zuno_downgrades_to_warnings(tmp_path, capsys):
     assert main(["lint", "--target", "zuno", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     assert ": warning[quote-description] " in out
-    assert err == "1 file checked (zuno): 1 valid, 0 errors, 1 warning\n"
+    assert err == "1 file checked (zuno): 1 valid, 0 invalid — 0 errors, 1 warning, 0 notes\n"
 
 
 def test_lint_json_document(tmp_path, capsys):
@@ -69,7 +69,7 @@ def test_lint_json_document(tmp_path, capsys):
     out, _ = capsys.readouterr()
     doc = json.loads(out)
     assert doc["target"] == "portable"
-    assert doc["summary"] == {"files": 2, "valid": 1, "errors": 1, "warnings": 0}
+    assert doc["summary"] == {"files": 2, "valid": 1, "invalid": 1, "errors": 1, "warnings": 0, "notes": 0}
     assert [x["path"] for x in doc["files"]] == [str(f), str(g)]
     first = doc["files"][0]
     assert (first["name"], first["valid"]) == ("colon", False)
@@ -118,3 +118,13 @@ def test_x1_lint_on_a_terminal_shows_a_names_escapes_visibly(tmp_path, monkeypat
     out = tty.getvalue()
     assert "\x1b" not in out and "\x07" not in out
     assert "error[name-mismatch] name `ev␛[2Jil␇` does not match its folder `evil`" in out
+
+
+def test_summary_counts_files_and_diagnostics_apart(tmp_path, capsys):
+    """Two findings in one invalid file are 2 errors of 1 invalid file, never "2 errors" read as
+    two broken files."""
+    write(tmp_path, "twice", "---\nname: Bad_Name\ndescription: d\nextra: 1\n---\nBody.\n")
+    write(tmp_path, "tidy", GOOD)
+    assert main(["lint", str(tmp_path)]) == 1
+    _, err = capsys.readouterr()
+    assert err == "2 files checked (spec): 1 valid, 1 invalid — 3 errors, 0 warnings, 0 notes\n"

@@ -84,10 +84,26 @@ def test_a_refusal_exits_1_with_the_text_on_stdout(workspace, capsys):
     assert "release-rust, " in err["message"] and "spreadsheet" in err["message"]
 
 
-def test_invalid_json_is_a_usage_error(workspace, capsys):
+def test_invalid_json_is_a_usage_error_that_shows_the_request_shape(workspace, capsys):
     code, out, err = run(capsys, "{action:list}", "--cwd", str(workspace))
     assert code == 2 and out == ""
-    assert err.startswith("skillshelf tool: REQUEST is not valid JSON:")
+    assert err == (
+        "skillshelf tool: REQUEST is not valid JSON: Expecting property name enclosed in double quotes: line 1 "
+        "column 2 (char 1)\n"
+        "  REQUEST is one JSON object, as Zuno 0.10.3's model sends it, in single quotes for the shell:\n"
+        "    skillshelf tool '{\"action\":\"list\"}'\n"
+        "    skillshelf tool '{\"action\":\"search\",\"query\":\"pdf\"}'\n"
+        "    skillshelf tool '{\"action\":\"load\",\"name\":\"pdf\"}'\n"
+        "    skillshelf tool '{\"action\":\"read_resource\",\"name\":\"pdf\",\"path\":\"references/forms.md\"}'\n")
+    code, out, err = run(capsys, "pdf", "--cwd", str(workspace), "--host", "claude")
+    assert code == 2 and "    skillshelf tool --host claude '{\"skill\":\"pdf\"}'\n" in err
+    code, out, err = run(capsys, "pdf", "--cwd", str(workspace), "--json")
+    assert code == 2 and err == ""
+    assert json.loads(out) == {"error": {"code": "invalid-request",
+                                         "message": "REQUEST is not valid JSON: Expecting value: line 1 column 1 (char 0)",
+                                         "examples": ['{"action":"list"}', '{"action":"search","query":"pdf"}',
+                                                      '{"action":"load","name":"pdf"}',
+                                                      '{"action":"read_resource","name":"pdf","path":"references/forms.md"}']}}
 
 
 def test_z112_live_catalog_renamed_source_is_catalog_stale(workspace):
@@ -140,4 +156,5 @@ def test_nan_and_infinity_are_not_json(workspace, capsys, constant):
     """Python's json accepts NaN/Infinity; the agent's JSON parser does not (exit 2, not a tool call)."""
     code, out, err = run(capsys, f'{{"action":"search","query":"x","limit":{constant}}}', "--cwd", str(workspace))
     assert (code, out) == (2, "")
-    assert err == f"skillshelf tool: REQUEST is not valid JSON: {constant} is not valid JSON\n"
+    assert err.startswith(f"skillshelf tool: REQUEST is not valid JSON: {constant} is not valid JSON\n"
+                          "  REQUEST is one JSON object")

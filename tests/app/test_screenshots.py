@@ -20,8 +20,8 @@ def test_screenshots_written(tmp_path):
     assert "1 ambiguous" in texts["main"]
     assert "Resolve pdf — 2 sources, 2 enabled (ambiguous)." in texts["picker"]
     assert "Index preview — host zuno" in texts["index-preview"]
-    assert "What-if: context window / maxContextTokens" in texts["whatif"]
-    assert "the picker: enable, disable, expose or resolve the selected" in texts["help"]
+    assert "What-if: another context window — nothing is written" in texts["whatif"]
+    assert "focus the filter (esc clears it and returns to the list)" in texts["help"]
     # four uncovered folders: .claude, .opencode and .gemini in the project, ~/.claude
     assert "Problems · generation 1 · 2 errors · 4 notes" in texts["problems"] and "rejected files (2)" in texts["problems"]
     assert "host zhin · Zhin (im/skill) ─ ~/bot ─ generation 1 ─ 4 sources" in texts["zhin"]

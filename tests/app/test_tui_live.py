@@ -142,7 +142,8 @@ async def test_h2_refresh_shows_changed_notice_then_clears(project):
         (skills / "gamma" / "SKILL.md").unlink()
         await pilot.press("r")
         await settle(app, pilot)
-        assert " ─ generation 2 · changed: +1 ~1 \u22121 ─ " in header(app)
+        # one header format: the change follows the counts, the labels stay as they were
+        assert header(app).endswith(" ─ generation 2 ─ 14 sources · 0 ambiguous · 0 broken ─ changed: +1 ~1 \u22121")
         await wait_until(pilot, lambda: "changed:" not in header(app), "the notice to clear")
         assert " ─ generation 2 ─ " in header(app)
 
@@ -195,7 +196,8 @@ async def test_h2_watcher_applies_edit_keeping_filter_and_selection(project):
         assert box.value == "a"
         assert main.selected_row().name == "gamma"
         assert lst.highlighted == target
-        assert f" ─ generation {main.generation.number} · changed: +0 ~1 \u22120 ─ " in header(app)
+        assert header(app).endswith(f" ─ generation {main.generation.number} ─ 14 sources · 0 ambiguous · 0 broken"
+                                    " ─ changed: +0 ~1 \u22120")
         stop = app.live_watch.stop
         assert not stop.is_set()
     assert stop.is_set()  # unmount stops the watcher
@@ -316,7 +318,7 @@ async def test_u1_whatif_enter_sets_window_and_main_meter_follows(project):
         await pilot.press("enter")
         # the dialog's "now:" line follows the session values at once
         assert str(app.screen.query_one("#wi-now").render()) == (
-            "now: index budget 4,000 chars · session window 200,000 tok")
+            "Now: index budget 4,000 characters · window 200,000 tokens for this session")
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.session_context_window == 200_000
@@ -329,14 +331,14 @@ async def test_u1_whatif_enter_sets_window_and_main_meter_follows(project):
         app.screen.query_one("#wi-mct", Input).value = "500"
         await pilot.press("enter")
         assert str(app.screen.query_one("#wi-now").render()) == (
-            "now: index budget 2,000 chars · session maxContextTokens 500 (wins over the window, U1)"
-            " · session window 200,000 tok")
+            "Now: index budget 2,000 characters · maxContextTokens 500 (this session) decides it"
+            " · window 200,000 tokens for this session")
         await pilot.press("escape")
         await settle(app, pilot)
         assert (app.session_context_window, app.session_max_context_tokens) == (200_000, 500)
         assert app.main_screen.query_one(BudgetMeter).limit == index_budget_chars(
             max_context_tokens=500, context_window=200_000) == 2000
-        assert header(app).endswith(" ─ what-if window 200,000 · mct 500")  # short labels at this width
+        assert header(app).endswith(" ─ what-if window 200,000 · maxContextTokens 500")
         await pilot.press("i")
         await settle(app, pilot)
         assert app.screen.budget == 2000

@@ -70,9 +70,11 @@ async def test_p5_preview_index_truncation_and_forms():
         assert area.text == policy_marker() + "\n\n" + index
         assert side_rows(screen) == ["✂ alpha  119 → 38 (−81)", "✂ gamma  259 → 38 (−221)"]
         summary = str(screen.query_one("#ip-summary", Static).render())
-        assert ("budget 200 chars\nbudgeted 200 chars (the index render)\n"
-                f"sections policy 1,423 (stand-in) + index {len(index):,}\ntext   {1423 + 2 + len(index):,} chars") in summary
-        assert "3 rendered · 2 truncated (cap 38)\n0 omitted · 2 search-only (counted, not listed)\n" in summary
+        assert ("budget 200 characters\nbudgeted 200 characters (the index render)\n"
+                f"sections policy 1,423 (stand-in) + index {len(index):,}\ntext   {1423 + 2 + len(index):,} characters"
+                ) in summary
+        assert ("3 rendered · 2 truncated (descriptions cut to 38 characters)\n"
+                "0 omitted · 2 search-only (counted, not listed)\n") in summary
         assert area.show_cursor is False  # read-only text: no stray cursor glyph
         # selecting a truncated entry selects its description in the text
         cuts = screen.query_one("#ip-cuts", OptionList)

@@ -67,7 +67,7 @@ async def test_k1_d2_problems_summary_and_screen(broken_workspace):
         assert screen.title_content().plain.startswith("Problems · generation 1 · 1 error · 1 warning · 1 note")
         assert screen.entry_texts() == [
             "config-invalid (1)",
-            f"✗ {config_msg}\n    $ZUNO_CONFIG_CONTENT",
+            f"✗ {config_msg}",  # the message starts with its source: not repeated under it
             "PathNotFound (1)",
             f"⚠ {missing_msg}\n    {t}/missing",
             "uncovered-folder (1)",

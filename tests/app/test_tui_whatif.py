@@ -1,5 +1,6 @@
-"""Pilot tests of the what-if screen (SPEC U1, U2, P5): presets and free entry change the budget
-and the truncated / dropped lists; nothing is written."""
+"""Pilot tests of the what-if screen (SPEC U1, U2, P5): typing a window works at once, presets
+(↑ ↓, buttons) never swallow digits, each budget is said in words by whose rule; the truncated /
+dropped lists follow; nothing is written."""
 
 from __future__ import annotations
 
@@ -52,27 +53,37 @@ async def test_u1_whatif_presets_and_free_entry():
         assert (screen.current.budget, screen.current.result.truncated, screen.current.result.omitted) == (8000, 0, 0)
         assert cut_rows(screen) == ["every skill fits in full"]
 
-        await pilot.press("1")                          # 32k → 2% = 640 characters
+        # the window box has the focus: digits are typed, not taken as keys
+        assert screen.focused is screen.query_one("#wi-window", Input)
+        await pilot.press("3", "2", "k")                # 32k → 2% = 640 characters
         await settle(app, pilot)
+        assert screen.query_one("#wi-window", Input).value == "32k"
         w = screen.current
         assert (w.context_window, w.budget, w.result.cap, w.selected_budget) == (32_000, 640, 27, 3_200)
         assert list(w.result.truncated_names) == ALL
         assert cut_rows(screen)[:2] == ["✂ skill-01  59 → 27", "✂ skill-02  119 → 27"]
         meter = screen.query_one(BudgetMeter)
         assert (meter.used, meter.limit, meter.truncated, meter.omitted) == (638, 640, 10, 0)
-        bodies = str(screen.query_one("#wi-bodies", Static).render())
-        assert "index budget 640 chars (2% of a 32,000-token window)" in bodies
-        assert "selected bodies 12,800 bytes (3,200 tok × 4) for a 32,000-token window" in bodies  # Z-U
+        # every figure says what it measures and by whose rule (the host's words: Zuno, Z-W, Z-U)
+        assert meter.plain.splitlines()[1] == (
+            "  Zuno's index budget: 32,000 tokens from --context-window → index budget 2% = 640 characters")
+        assert str(screen.query_one("#wi-bodies", Static).render()) == (
+            "Zuno's budget for the skill bodies one request loads: 32,000 tokens from --context-window → selected "
+            "bodies 10% (at least 2,000 tokens) × 4 = 12,800 bytes")
 
-        await pilot.press("2")                          # 128k → 2,560 characters
+        await pilot.press("up")                         # the next preset up: 128k → 2,560 characters
         await settle(app, pilot)
+        assert screen.query_one("#wi-window", Input).value == "128000"
         w = screen.current
         assert (w.budget, w.result.cap, w.selected_budget) == (2_560, 265, 12_800)
         assert [r.split()[1] for r in cut_rows(screen)] == ALL[4:]
 
-        await pilot.press("3")                          # 200k → 4,000: everything fits again
+        await pilot.click("#wi-preset-2")               # the 200k button → 4,000: everything fits again
         await settle(app, pilot)
         assert (screen.current.budget, screen.current.result.truncated, screen.current.selected_budget) == (4_000, 0, 20_000)
+        await pilot.press("down", "down")               # 128k, then 32k
+        await settle(app, pilot)
+        assert screen.current.context_window == 32_000
 
         screen.query_one("#wi-window", Input).value = "5k"   # free entry: 100 characters, name-only fallback
         await pilot.pause()
@@ -100,9 +111,14 @@ async def test_u1_whatif_max_context_tokens_wins_and_bad_input():
         await settle(app, pilot)
         screen = app.screen
         assert screen.query_one("#wi-mct", Input).value == "150"
-        await pilot.press("4")                          # 1M window, but maxContextTokens 150 → 600 chars
+        await pilot.press("1", "m")                     # 1M window, but maxContextTokens 150 → 600 chars
         await settle(app, pilot)
         assert (screen.current.budget, screen.current.selected_budget) == (600, 32_000)
+        assert screen.query_one(BudgetMeter).plain.splitlines()[1] == (
+            "  Zuno's index budget: maxContextTokens 150 × 4 characters per token (at most 10,000 tokens) = 600 "
+            "characters")
+        assert screen.now_text() == ("Now: index budget 600 characters · maxContextTokens 150 (configuration) "
+                                     "decides it · window: context window unknown")
         screen.query_one("#wi-mct", Input).value = ""    # cleared: the window decides (2% of 1M = 20,000)
         await pilot.pause()
         await settle(app, pilot)

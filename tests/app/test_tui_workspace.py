@@ -26,10 +26,11 @@ from skillshelf.app.screens.main import MainScreen
 from skillshelf.app.timings import Timings
 from skillshelf.app.tui import SkillshelfApp
 from skillshelf.core.catalog import Catalog
+from skillshelf.core.config import Config
 from skillshelf.core.model import CatalogWarning, Provenance, Source
 from skillshelf.core.paths import Environment
 from skillshelf.core.render import Form, render_budgeted
-from skillshelf.core.tokens import approx_tokens
+from skillshelf.core.tokens import TokenCounter
 from skillshelf.core.tool import READ_PAGE_CONTENT_BYTES
 from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.catalog_list import CatalogList
@@ -153,16 +154,22 @@ async def test_u2_meters_exact_beside_agent_estimate(tree):
         await settle(app, pilot)
         text = render_budgeted(catalog.current.entries(), Form.INDEX, catalog.index_budget).text
         index = main(app).query_one(BudgetMeter).render().plain.split("\n")
-        # Z-P: the budget counts the index render; the second line is the whole prompt
+        # Z-P: the budget counts the index render; the second line is the whole prompt; the third whose rule
         assert len(text) == 2187
-        assert index[0].endswith(" 2,187 / 8,000 chars · 0 truncated · 0 omitted")
-        assert index[1].startswith("prompt 3,757 chars (policy 1,423 + index 2,332, joined by a blank line) · ")
-        assert index[1].endswith(f" tok (agent est. {approx_tokens('x' * 3757):,})")
+        assert index[0].endswith(" 2,187 / 8,000 characters · 0 truncated · 0 omitted")
+        assert index[1].startswith("  prompt 3,757 characters (policy 1,423 + index 2,332, joined by a blank line) · ")
+        assert index[1].endswith(" tokens (tiktoken)")
+        assert index[2] == ("  Zuno's index budget: context window unknown (no `model` configured: Zuno picks one from the "
+                            "providers it has credentials for) → the default index budget of 8,000 characters")
         await select(app, pilot, "docx")
         body = "# Docx\nUse python-docx.\n"
-        selected = main(app).query_one(SelectedMeter).plain
-        # Z-U: Zuno compares selected bodies in UTF-8 bytes against 8,000 tokens × 4
-        assert len(body.encode()) == 24 and selected.endswith(" 24 / 32,000 bytes · docx")
+        selected = main(app).query_one(SelectedMeter).plain.split("\n")
+        # Z-U: Zuno compares selected bodies in UTF-8 bytes against 8,000 tokens × 4; tiktoken's count beside
+        assert len(body.encode()) == 24 and selected[0].endswith(
+            f" 24 / 32,000 bytes · docx · {TokenCounter().count(body).tokens:,} tokens (tiktoken)")
+        assert selected[1] == ("  Zuno's budget for the skill bodies one request loads (UTF-8 bytes): context window "
+                               "unknown (no `model` configured: Zuno picks one from the providers it has credentials "
+                               "for) → the default 8,000 tokens × 4 = 32,000 bytes of selected bodies")
 
 
 async def test_e4_agent_switch_hides_builtins_and_reports_required_skills(tree):
@@ -336,6 +343,7 @@ class RemoteCatalog(FakeCatalog):
 
     def __init__(self, tmp: Path) -> None:
         super().__init__(tmp)
+        self.session.config = Config(urls=("http://127.0.0.1:9",))  # type: ignore[misc]  # a configured index
         self.remote_dir = tmp / "cache" / "remote-pdf"
         loc = _skill(self.remote_dir, "---\nname: rpdf\ndescription: Remote PDF\n---\nremote body\n")
         self.remote = Source(name="rpdf", location=str(loc), provenance=Provenance.REMOTE, canonical=str(loc),

@@ -35,7 +35,7 @@ async def test_x1_catalog_open_error_notice_visible():
     app = tui_app(broken, host="zuno", cwd_display="~/w")
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await settle(app, pilot)
-    assert notes(messages) == [(f"cannot open the catalog: RuntimeError: cannot read /p/{SHOWN}/SKILL.md", False)]
+    assert notes(messages) == [(f"cannot open the catalog: cannot read /p/{SHOWN}/SKILL.md", False)]
 
 
 async def test_x1_pull_failed_notice_visible(tmp_path):

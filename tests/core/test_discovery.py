@@ -595,5 +595,15 @@ def test_shared_corpus_as_a_configured_path(tmp_path):
     d = zuno_discover(env, str(tmp_path), paths=[str(corpus)])
     assert len(d.matches) == 1100
     assert {m.provenance for m in d.matches} == {CP}
-    assert d.warnings == ()
+    # the 17 skills in dot folders are not scanned (Zuno's rule) but counted, never silent:
+    # 1,100 + 17 = every one of the corpus's 1,117 SKILL.md files
+    skipped = [(w.kind, os.path.relpath(w.source, corpus), w.message.split(" under ")[0]) for w in d.warnings]
+    assert skipped == [
+        ("dot-folder-skipped", "JimLiu__baoyu-skills/.claude", "1 SKILL.md file"),
+        ("dot-folder-skipped", "github__awesome-copilot/.github", "2 SKILL.md files"),
+        ("dot-folder-skipped", "openai__skills/skills/.curated", "6 SKILL.md files"),
+        ("dot-folder-skipped", "openai__skills/skills/.experimental", "2 SKILL.md files"),
+        ("dot-folder-skipped", "openai__skills/skills/.system", "2 SKILL.md files"),
+        ("dot-folder-skipped", "zhinjs__zhin/.github", "4 SKILL.md files"),
+    ]
     assert len({m.canonical for m in d.matches}) == 1100

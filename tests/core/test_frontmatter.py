@@ -128,7 +128,9 @@ def test_z053_broken_yaml_is_an_error():
     assert r.warning.kind == "Frontmatter"
     assert r.warning.message.startswith(f"failed to load skill {LOC}: invalid YAML frontmatter: ")
     d = r.diagnostics[-1]
-    assert (d.code, d.severity, d.line, d.column) == ("yaml-error", Severity.ERROR, 3, 9)
+    # reported where the unclosed `[` was opened, not where the parser gave up (line 3 column 9)
+    assert (d.code, d.severity, d.line, d.column) == ("yaml-error", Severity.ERROR, 2, 7)
+    assert d.message == "invalid YAML frontmatter: `[` is never closed (did not find expected ',' or ']') at line 2 column 7"
 
 
 def test_z054_sanitize_leaves_hyphenated_keys_and_quoted_values_alone():

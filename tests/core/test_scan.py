@@ -93,7 +93,11 @@ def test_z038_other_filenames_are_ignored(tmp_path):
     (tmp_path / "skills/a/SKILL.MD").write_text("no")
     (tmp_path / "skills/a/SKILL.md.bak").write_text("no")
     result = scan(str(tmp_path / "skills"), dot=True)
-    assert result.matches == () and result.warnings == ()
+    # not read (Z038); the near-miss names are said so (skillshelf's wrong-file-name warnings)
+    assert result.matches == ()
+    a = tmp_path / "skills/a"
+    assert [(w.kind, w.source) for w in result.warnings] == [
+        ("wrong-file-name", str(a / "SKILL.MD")), ("wrong-file-name", str(a / "skill.md"))]
 
 
 # ---- dot rule details ----------------------------------------------------------------------
@@ -294,7 +298,10 @@ def test_hidden_symlinks_are_pruned_with_dot_false(tmp_path):
     (tmp_path / "s").mkdir()
     (tmp_path / "s/.link").symlink_to(tmp_path / "store")
     (tmp_path / "s/.dangling").symlink_to(tmp_path / "nowhere")
-    assert scan(str(tmp_path / "s"), dot=False) == scan(str(tmp_path / "absent"), dot=False)
+    pruned = scan(str(tmp_path / "s"), dot=False)
+    assert pruned.matches == () and pruned.links == ()
+    # not scanned, but said so (skillshelf's dot-folder-skipped warning); the dangling link holds nothing
+    assert [(w.kind, w.source) for w in pruned.warnings] == [("dot-folder-skipped", str(tmp_path / "s/.link"))]
     assert rel(tmp_path, scan(str(tmp_path / "s"), dot=True).matches) == ["s/.link/x/SKILL.md"]
 
 

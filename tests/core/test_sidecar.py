@@ -202,7 +202,7 @@ def test_yaml_syntax_error_is_malformed_with_position(tmp_path: Path) -> None:
     assert meta.metadata_sources == ()
     assert meta.warnings[0].kind == "MetadataMalformed"
     assert meta.warnings[0].message.startswith(f"failed to load skill metadata {path}: ")
-    assert meta.diagnostics[0].line == 3
+    assert meta.diagnostics[0].line == 2  # where the unclosed `[` was opened
 
 
 def test_malformed_native_keeps_the_valid_shared_fields(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ async def test_one_line_per_row_keys_and_messages():
         await settle(app, pilot)
         lst = app.query_one(CatalogList)
         assert (lst.line_count, lst.virtual_size.height, lst.highlighted, lst.current_row) == (50, 50, 0, 0)
-        assert lst.line_content(3).plain.startswith("✓  skill-00003 index    project-zuno    skill-00003")
+        assert lst.line_content(3).plain.startswith("✓  skill-00003 index    project .zuno skill-00003")
         app.seen.clear()
         await pilot.press("j", "down", "k")
         assert lst.highlighted == 1 and app.seen == [("highlighted", 1), ("highlighted", 2), ("highlighted", 1)]

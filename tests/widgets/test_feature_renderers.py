@@ -47,13 +47,15 @@ def test_f5_lint_errors_set_the_flag():
 
 
 def test_u_tokens_text_and_selected_meter():
-    assert tokens_text(1530, True, 1498) == "1,530 tok (agent est. 1,498)"
-    assert tokens_text(1498, False, 1498) == "1,498 tok approx (agent est. 1,498)"
+    assert tokens_text(1530, True) == "1,530 tokens (tiktoken)"
+    assert tokens_text(1498, False) == "~1,498 tokens (characters ÷ 4)"
     line = selected_meter_text("bodies", 9000, 8000, tokens=8800, tokens_exact=True, required=2, selected="pdf\x1b",
                                bar_width=4).plain
-    assert line == "bodies ████ 8,800 tok (agent est. 9,000) / 8,000 tok · 2 required + pdf␛ · over budget: the request would fail"
+    # the host's own count (characters ÷ 4) is what it checks; tiktoken's beside it
+    assert line == ("bodies ████ 9,000 / 8,000 tokens · 2 required + pdf␛ · over budget: the request would fail"
+                    " · 8,800 tokens (tiktoken)")
     assert selected_meter_text("bodies", 0, 8000, tokens=0, tokens_exact=True, bar_width=2).plain == (
-        "bodies ░░ 0 tok (agent est. 0) / 8,000 tok · nothing selected")
+        "bodies ░░ 0 / 8,000 tokens · nothing selected")
 
 
 def test_e4_header_names_the_agent():
@@ -81,7 +83,7 @@ def test_details_lint_sidecars_remote_resources():
 
 def test_u_meters_without_a_budget_and_header_names_the_client():
     assert selected_meter_text("bodies", 40, None, tokens=41, tokens_exact=True, selected="pdf").plain == (
-        "bodies 41 tok (agent est. 40) · no budget · pdf")
+        "bodies 41 tokens (tiktoken) · pdf · no budget")
     assert header_text("claude", "~/p", _gen(), client="Claude Code 2.1.332").plain.startswith(
         "skillshelf ─ host claude · Claude Code 2.1.332 ─ ~/p ─ generation 3 ─ ")
 

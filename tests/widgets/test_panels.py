@@ -22,10 +22,12 @@ from skillshelf.widgets.source_pane import details_content, diagnostic_line
 
 
 def test_meter_text_numbers_and_bar():
-    text = meter_text("index", 6120, 8000, tokens=1530, approx_tokens=1498, truncated=3, omitted=0, bar_width=8).plain
-    assert text == "index ██████░░ 6,120 / 8,000 chars · 1,530 tok (agent est. 1,498) · 3 truncated · 0 omitted"
-    approx = meter_text("index", 10, 0, tokens=3, tokens_exact=False, approx_tokens=3, bar_width=4).plain
-    assert approx == "index ████ 10 / 0 chars · 3 tok approx (agent est. 3) · 0 truncated · 0 omitted"
+    text = meter_text("index", 6120, 8000, tokens=1530, truncated=3, omitted=0, bar_width=8).plain
+    assert text == "index ██████░░ 6,120 / 8,000 characters · 3 truncated · 0 omitted · 1,530 tokens (tiktoken)"
+    approx = meter_text("index", 10, 0, tokens=3, tokens_exact=False, bar_width=4).plain
+    assert approx == "index ████ 10 / 0 characters · 0 truncated · 0 omitted · ~3 tokens (characters ÷ 4)"
+    assert meter_text("catalog", 372, None, tokens=90).plain == (
+        "catalog 372 characters · no budget · 0 truncated · 90 tokens (tiktoken)")
 
 
 def _gen():
@@ -86,8 +88,7 @@ def test_help_sections_per_screen_and_hanging_indent():
     sections = {title: {row[0] for row in rows} for title, rows in HELP_SECTIONS}
     assert list(sections) == ["Main screen", "Skill picker (a)", "Undo list (U)", "Index preview (i)", "What-if (w)",
                               "Problems (e)", "Compare hosts (x)"]
-    aliases = {"picker.close-q", "preview.close-q", "whatif.close-q", "whatif.preset-128k", "whatif.preset-200k",
-               "whatif.preset-1m", "undo.close-q"}
+    aliases = {"picker.close-q", "preview.close-q", "whatif.preset-down", "undo.close-q"}
     for title, screen in (("Skill picker (a)", AmbiguityPicker), ("Undo list (U)", UndoListScreen),
                           ("Index preview (i)", IndexPreviewScreen),
                           ("What-if (w)", WhatIfScreen), ("Compare hosts (x)", CompareScreen)):
@@ -136,7 +137,7 @@ def test_details_order_verdict_and_lint_before_metadata_and_kept_note():
     lint = (Diagnostic(Severity.WARNING, "desc-long", "too long", line=3),)
     lines = details_content(build_rows(g)[0], SourceExtras(lint=lint)).plain.splitlines()
     assert lines[0] == "k" * 59 + "…  ·  kept-last-valid"          # title capped at 60 characters
-    assert lines[1:5] == ["locator     /p/k/SKILL.md", "exposure    index — default", "enabled     yes",
+    assert lines[1:4] == ["exposure    index — default", "enabled     yes",   # the locator heads the pane
                           f"status      kept-last-valid — {KEPT_NOTE}"]
     verdict, lint_at, prov = lines.index("host verdict (1)"), lines.index("lint (spec)  0 errors, 1 warning"), \
         lines.index("provenance  project-zuno")

@@ -12,10 +12,13 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
+from skillshelf.widgets.places import distinguishing_parts, short_root_label
 from skillshelf.widgets.rows import (
     LEGEND,
+    RowLayout,
     build_rows,
     fit,
+    fit_layout,
     group_hits,
     row_prompt,
     short_location,
@@ -80,13 +83,13 @@ def test_short_location_and_fit():
 
 def test_x1_row_prompt_plain_and_fixed_width():
     s = src("[b]x[/b]\x1b[2J")
-    prompt = row_prompt(build_rows(gen([s]))[0], 10)
-    assert prompt.plain == "✓  [b]x[/b]␛… index    project-zuno    [b]x[/b]\x1b[2J-project-zuno".replace("\x1b", "␛")
+    prompt = row_prompt(build_rows(gen([s]))[0], RowLayout(10, label=15))
+    assert prompt.plain == "✓  [b]x[/b]␛… index    project .zuno   [b]x[/b]\x1b[2J-project-zuno".replace("\x1b", "␛")
 
 
 def test_row_prompt_highlights_spans():
     s = src("pdf-tools")
-    prompt = row_prompt(build_rows(gen([s]))[0], 10, [(0, 3)])
+    prompt = row_prompt(build_rows(gen([s]))[0], RowLayout(10), [(0, 3)])
     assert prompt.plain.startswith("✓  pdf-tools  index")
     assert any(span.start == 3 and span.end == 6 for span in prompt.spans)
 
@@ -96,17 +99,83 @@ def test_legend_lists_every_glyph():
 
 
 def test_value_column_and_location_end_kept():
-    from skillshelf.widgets.rows import fit_end, prompt_fixed_width
+    from skillshelf.widgets.rows import fit_end
 
     assert fit_end("/home/u/.agents/skills/pdf", 12) == "…/skills/pdf"
     assert fit_end("short", 12) == "short"
     s = src("pdf", root="/very/long/root/that/is/cut", size=12345)
     row = build_rows(gen([s]))[0]
     # sorting by size shows the key in its own column (11 cells, right-aligned)
-    plain = row_prompt(row, 8, value="12,345 B", location_width=12).plain
-    assert plain == "✓  pdf         12,345 B index    project-zuno    …roject-zuno"
+    plain = row_prompt(row, RowLayout(8, value=True, label=15, place=12), value="12,345 B").plain
+    assert plain == "✓  pdf         12,345 B index    project .zuno   …roject-zuno"
     # the locator column keeps the END of a long path (…/skills/pdf), not its start
     other = Source(name="x", location="/a/b/c/deep/skills/pdf/SKILL.md", provenance=Provenance.PROJECT_ZUNO,
                    canonical="/a/b/c/deep/skills/pdf/SKILL.md", root="/elsewhere")
-    assert row_prompt(build_rows(gen([other]))[0], 8, location_width=12).plain.endswith(" …/skills/pdf")
-    assert prompt_fixed_width(8, False) == 3 + 8 + 1 + 8 + 1 + 15 + 1
+    assert row_prompt(build_rows(gen([other]))[0], RowLayout(8, place=12)).plain.endswith(" …/skills/pdf")
+
+
+# Copies of one name told apart (own fixture: a home with ~/.agents/skills, a project with
+# .agents/skills and .zuno/skill, two configured paths holding the same name)
+HOME = "/u/me"
+COPIES = [
+    Source(name="tdd", location=f"{HOME}/proj/.zuno/skill/tdd/SKILL.md", provenance=Provenance.PROJECT_ZUNO,
+           canonical="", root=f"{HOME}/proj/.zuno/skill"),
+    Source(name="tdd", location=f"{HOME}/proj/.agents/skills/tdd/SKILL.md", provenance=Provenance.PROJECT_AGENTS,
+           canonical="", root=f"{HOME}/proj/.agents/skills"),
+    Source(name="tdd", location=f"{HOME}/.agents/skills/tdd/SKILL.md", provenance=Provenance.GLOBAL_AGENTS,
+           canonical="", root=f"{HOME}/.agents/skills"),
+    Source(name="doc", location=f"{HOME}/vendor-a/skills/doc/SKILL.md", provenance=Provenance.CONFIGURED_PATH,
+           canonical="", root=f"{HOME}/vendor-a/skills"),
+    Source(name="doc", location=f"{HOME}/vendor-b/skills/doc/SKILL.md", provenance=Provenance.CONFIGURED_PATH,
+           canonical="", root=f"{HOME}/vendor-b/skills", enabled=False, status=Status.DISABLED),
+    Source(name="solo", location="/opt/skills/solo/SKILL.md", provenance=Provenance.CONFIGURED_PATH,
+           canonical="", root="/opt/skills"),
+]
+
+
+def test_copies_get_the_shortest_telling_part_of_their_paths():
+    rows = build_rows(gen(COPIES), home=HOME)
+    assert [(r.name, r.root_label, r.distinct) for r in rows] == [
+        ("tdd", "project .zuno", "…/.zuno/…"),          # "skill" alone would tell it too: .zuno says more
+        ("tdd", "project .agents", "…/proj/.agents/…"),
+        ("tdd", "global .agents", "~/.agents/…"),
+        ("doc", "path", "…/vendor-a/…"),
+        ("doc", "path", "…/vendor-b/…"),                # a disabled copy is told apart as well
+        ("solo", "path", ""),
+    ]
+    # a path lying wholly inside another keeps a root-anchored part; nested copies keep the end
+    assert distinguishing_parts(["/a/b/SKILL.md", "/x/a/b/SKILL.md"]) == {"/a/b/SKILL.md": "/a/…",
+                                                                            "/x/a/b/SKILL.md": "…/x/…"}
+    assert distinguishing_parts(["/p/skills/pdf/SKILL.md", "/p/skills/vendor/pdf/SKILL.md"]) == {
+        "/p/skills/pdf/SKILL.md": "…/skills/pdf", "/p/skills/vendor/pdf/SKILL.md": "…/vendor/…"}
+
+
+def test_short_root_labels_in_the_hosts_words():
+    assert short_root_label(Provenance.USER, "user ~/.claude/skills") == "user .claude"
+    assert short_root_label(Provenance.PROJECT, "workspace .agents/skills") == "workspace .agents"
+    assert short_root_label(Provenance.ZHIN_AGENT, "agent:reviewer") == "agent:reviewer"
+    assert short_root_label(Provenance.MANAGED, "admin /etc/codex/skills") == "admin /etc/codex"
+    assert short_root_label(Provenance.SYSTEM, "system $CODEX_HOME/skills/.system") == "system $…/.system"
+    assert short_root_label(Provenance.GLOBAL_ZUNO) == "global zuno"     # $XDG_CONFIG_HOME/zuno
+
+
+def test_layout_keeps_what_tells_copies_apart_at_any_width():
+    rows = build_rows(gen(COPIES), home=HOME)
+    # wide: every column; what tells copies apart in the place column
+    wide = fit_layout(100, 4, widest_label=15, widest_distinct=16)
+    assert (wide.exposure, wide.label, wide.name) == (True, 15, 8)
+    assert row_prompt(rows[1], wide).plain.rstrip() == "◆  tdd      index    project .agents …/proj/.agents/…"
+    # 80 columns (a list 36 cells wide), long names: exposure and label give way, the part stays
+    narrow = fit_layout(36, 23, widest_label=15, widest_distinct=16)
+    assert (narrow.exposure, narrow.label, narrow.name, narrow.place) == (False, 0, 16, 16)
+    assert [row_prompt(r, narrow).plain.rstrip() for r in rows] == [
+        "◆  tdd              …/.zuno/…",
+        "◆  tdd              …/proj/.agents/…",
+        "◆  tdd              ~/.agents/…",
+        "✓  doc              …/vendor-a/…",          # one copy enabled: not ambiguous, still told apart
+        "○  doc              …/vendor-b/…",
+        "✓  solo             path",                       # no copies: the root label instead
+    ]
+    # 120 columns (a list 58 cells wide): the label stays, the exposure goes
+    mid = fit_layout(58, 23, widest_label=15, widest_distinct=16)
+    assert (mid.exposure, mid.label, mid.name, mid.place) == (False, 15, 22, 16)

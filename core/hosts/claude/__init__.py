@@ -132,8 +132,14 @@ class ClaudeHost(ClientHost):
     name = "claude"
     client = "Claude Code"
     version = "2.1.332"
-    labels = HostLabels(catalog="catalog", selected="selected")
-    native_commands: frozenset[str] = frozenset()  # a skill may take a slash command's name
+    labels = HostLabels(catalog="catalog", selected="selected",
+                        tool_requests=('{"skill":"pdf"}', '{"skill":"pdf","args":"report.pdf"}'))
+    #: Claude Code's own commands (measured, :data:`BUILTIN_COMMANDS`). Unlike Zuno's, they do
+    #: not resolve first: the command lookup finds skills before them (the same lookup the
+    #: listing's name part shows), so a skill takes the name.
+    native_commands = frozenset(f"/{n}" for n, _ in BUILTIN_COMMANDS)
+    slash_clash = ("`/{name}` is also Claude Code's own command; its lookup finds skills first, so `/{name}` "
+                   "runs this skill instead of Claude Code's own `/{name}`")
     fold_aliases = False
     default_context_window = 1_000_000
 
@@ -330,7 +336,7 @@ class ClaudeSession(ClientSession):
         """(location, canonical, key) of every file ``croot`` holds."""
         if croot.commands:
             return _command_files(croot.root.path)
-        found, warnings = walk_root(croot.root)
+        found, warnings = walk_root(croot.root, reader=self._host.client)
         out = [(f.location, f.canonical, os.path.basename(os.path.dirname(f.location))) for f in found]
         return out, warnings
 

@@ -151,6 +151,16 @@ class CodexHost(ClientHost):
     labels = HostLabels(catalog="catalog", selected="selected")
     features = frozenset({Feature.AMBIGUITY})
     default_context_window = MODELS[DEFAULT_MODEL][0]
+    #: Codex 0.171.0's slash commands, read from its binary (the popup's names and their
+    #: descriptions, and the ``/name`` spellings of its help texts); a name found only as a
+    #: description is left out. Skills are mentioned with ``$name``, never ``/name``.
+    native_commands = frozenset(f"/{c}" for c in (
+        "model", "permissions", "experimental", "skills", "review", "rename", "new", "resume", "fork", "init",
+        "compact", "plan", "clear", "diff", "mention", "status", "mcp", "apps", "plugins", "quit", "exit",
+        "feedback", "rollout", "ps", "stop", "copy", "export", "import", "theme", "statusline", "debug-config",
+        "pwd", "cd", "vim", "raw", "rc", "keymap", "daybreak", "side", "btw", "goal", "usage", "voice", "ide",
+        "worktree", "archive", "delete", "subagents", "test-approval"))
+    slash_clash = "`/{name}` is Codex's own command: reach this skill as `${name}` (or from /skills), not `/{name}`"
 
     def __init__(self, system_dir: str = "/etc/codex") -> None:
         self.system_dir = system_dir

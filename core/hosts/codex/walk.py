@@ -8,6 +8,10 @@ once (by canonical path) and only while its depth is below 6. At most 2,000 fold
 entered per root (counting the root) and 20,000 entries listed (reaching it ends the walk).
 A skill file is a regular file named exactly ``SKILL.md``.
 
+What Codex passes over in silence is reported as skillshelf's warnings
+(:mod:`skillshelf.core.unseen`): a near-miss file name (``skill.md`` …) in a folder without a
+``SKILL.md``, and each dot folder the walk lists but never enters that holds ``SKILL.md`` files.
+
 Namespaces (:func:`namespace_resolver`): a ``.codex-plugin``, ``.claude-plugin`` or
 ``.cursor-plugin`` ``plugin.json`` (first regular file wins) in the root or any ancestor of it
 prefixes every skill's name with the manifest's ``name`` (blank: the folder name); plugin
@@ -25,6 +29,7 @@ from dataclasses import dataclass, field
 
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import CatalogWarning
+from skillshelf.core.unseen import NOT_COUNTED, count_skill_files, dot_folder_warning, is_near_miss, near_miss_warning
 
 __all__ = ["MAX_DIRS", "MAX_ENTRIES", "PLUGIN_MANIFESTS", "Walked", "namespace_resolver", "walk"]
 
@@ -94,6 +99,9 @@ def walk(root: str, *, follow: bool, label: str = "") -> Walked:
             out.warnings.append(CatalogWarning("unreadable", folder, f"cannot read {folder}: {exc.strerror or exc}"))
             continue
         names.sort()
+        if SKILL_FILE not in names:
+            out.warnings.extend(near_miss_warning(folder.rstrip("/") + "/" + n, "Codex")
+                                for n in names if is_near_miss(n))
         for name in names:
             path = folder.rstrip("/") + "/" + name
             if entries == MAX_ENTRIES:
@@ -120,7 +128,16 @@ def walk(root: str, *, follow: bool, label: str = "") -> Walked:
             if is_dir:
                 if name in _PLUGIN_DIRS:
                     out.plugin_dirs.add(folder)
-                if depth >= MAX_DEPTH or name.startswith("."):
+                if depth >= MAX_DEPTH:
+                    continue
+                if name.startswith("."):
+                    if name not in NOT_COUNTED and name not in _PLUGIN_DIRS:
+                        count, complete = count_skill_files(path)
+                        if count:
+                            out.warnings.append(dot_folder_warning(
+                                path, count, complete, "Codex",
+                                "move them to a folder whose name does not start with `.`, or link one there "
+                                "(Codex follows folder symlinks)"))
                     continue
                 ident = _real(path) if follow else path
                 if ident is None or ident in visited:

@@ -323,8 +323,18 @@ class GeminiHost(ClientHost):
     name = "gemini"
     client = "Gemini CLI"
     version = "0.61.0"
-    labels = HostLabels(catalog="catalog", selected="selected")
+    labels = HostLabels(catalog="catalog", selected="selected", tool_requests=('{"name":"pdf"}',))
     fold_aliases = False
+    #: Gemini CLI 0.61.0's built-in slash commands with its default settings, read from its
+    #: bundle (``BuiltinCommandLoader``: plan, agents and hooks on; restore, permissions, voice,
+    #: upgrade and the developer ones off). Its resolver keeps a built-in's name and renames a
+    #: skill that collides with it to ``name1`` (the first free number).
+    native_commands = frozenset(f"/{c}" for c in (
+        "about", "agents", "auth", "bug", "bug-memory", "chat", "clear", "commands", "compress", "copy", "corgi",
+        "directory", "docs", "editor", "export-session", "extensions", "footer", "gemma", "help", "hooks", "ide",
+        "init", "mcp", "memory", "model", "plan", "policies", "privacy", "quit", "resume", "rewind", "settings",
+        "setup-github", "shortcuts", "skills", "stats", "tasks", "terminal-setup", "theme", "tools", "vim"))
+    slash_clash = "`/{name}` is Gemini CLI's own command, so it renames this skill's: reach it as `/{name}1`, not `/{name}`"
 
     def open(self, context: HostContext) -> GeminiSession:
         """A :class:`GeminiSession` over ``context``."""

@@ -18,6 +18,11 @@ Identity is the sanitised name (case-sensitive). Every later copy replaces the e
 seen. Two copies of one name in one root race: whichever ``lstat`` finishes last wins, so
 either may win — except that the root's own ``SKILL.md`` is always matched first and so always
 loses to a child. The same location reached twice replaces itself silently.
+
+Whether a folder holds ``SKILL.md`` is read from its listing (the same answer on a
+case-insensitive file system). What the client passes over in silence is reported as
+skillshelf's warnings (:mod:`skillshelf.core.unseen`): a near-miss file name (``skill.md`` …) where
+a ``SKILL.md`` would be read, and a dot folder holding a ``SKILL.md``.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from dataclasses import replace
 
 from skillshelf.core.hosts.gemini.setup import GeminiSetup
 from skillshelf.core.model import CatalogWarning, Provenance, Root, Source, Status
+from skillshelf.core.unseen import NOT_COUNTED, dot_folder_warning, is_near_miss, near_miss_warning
 
 __all__ = [
     "arbitrate",
@@ -108,18 +114,23 @@ def glob_skill_files(root: Root) -> tuple[list[tuple[str, int]], list[CatalogWar
             return out, notes
     except OSError:
         return out, notes
-    own = os.path.join(top, SKILL_FILE)
-    if _lstat_not_dir(own):
-        out.append((own, 0))
     try:
         with os.scandir(top) as it:
             entries = list(it)
     except OSError as exc:
         notes.append(CatalogWarning("unreadable", top, f"cannot read {top}: {exc.strerror or exc}"))
         return out, notes
+    own = os.path.join(top, SKILL_FILE)
+    if any(e.name == SKILL_FILE for e in entries) and _lstat_not_dir(own):
+        out.append((own, 0))
+    else:
+        notes.extend(near_miss_warning(e.path, "Gemini CLI") for e in entries if is_near_miss(e.name))
     names: list[str] = []
     for entry in entries:
         name = entry.name
+        if name.startswith(".") and name not in NOT_COUNTED and _listed(entry.path, SKILL_FILE):
+            notes.append(dot_folder_warning(entry.path, 1, True, "Gemini CLI",
+                                            "rename the folder without the leading `.` to include it"))
         if name.startswith(".") or name in _SKIP:
             continue
         if any(0xDC80 <= ord(c) <= 0xDCFF for c in name):
@@ -137,10 +148,28 @@ def glob_skill_files(root: Root) -> tuple[list[tuple[str, int]], list[CatalogWar
         names.append(name)
     names.sort(key=lambda s: s.encode("utf-8"), reverse=True)
     for name in names:
-        path = os.path.join(top, name, SKILL_FILE)
-        if _lstat_not_dir(path):
+        folder = os.path.join(top, name)
+        path = os.path.join(folder, SKILL_FILE)
+        listed = _names(folder)
+        if SKILL_FILE in listed and _lstat_not_dir(path):
             out.append((path, 1))
+        elif SKILL_FILE not in listed:
+            notes.extend(near_miss_warning(os.path.join(folder, n), "Gemini CLI") for n in sorted(listed)
+                         if is_near_miss(n))
     return out, notes
+
+
+def _names(folder: str) -> set[str]:
+    """The entry names of ``folder`` (empty when it cannot be listed: the client matches nothing)."""
+    try:
+        return set(os.listdir(folder))
+    except OSError:
+        return set()
+
+
+def _listed(folder: str, name: str) -> bool:
+    """Whether ``folder`` (a folder) lists an entry called exactly ``name``."""
+    return os.path.isdir(folder) and name in _names(folder)
 
 
 def conflict_line(name: str, new: Source, old: Source) -> str:

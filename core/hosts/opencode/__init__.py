@@ -101,8 +101,17 @@ class OpencodeHost(ClientHost):
     name = "opencode"
     client = "opencode"
     version = "1.18.33"
-    labels = HostLabels(catalog="catalog", selected="selected")
+    labels = HostLabels(catalog="catalog", selected="selected", tool_requests=('{"name":"pdf"}',))
     fold_aliases = False
+    #: opencode 1.18.33's own slash commands, read from its binary: the server's built-in
+    #: commands ``init`` and ``review`` (its command list skips a skill whose name a command
+    #: already holds) and the terminal UI's slash names.
+    native_commands = frozenset(f"/{c}" for c in (
+        "init", "review", "compact", "summarize", "copy", "export", "fork", "redo", "rename", "share", "thinking",
+        "toggle-thinking", "timeline", "timestamps", "toggle-timestamps", "undo", "unshare", "editor", "new",
+        "exit", "skills"))
+    slash_clash = ("`/{name}` is opencode's own command, which keeps the name: the model still loads this skill "
+                   "with the skill tool, but `/{name}` does not run it")
 
     def open(self, context: HostContext) -> OpencodeSession:
         """An :class:`OpencodeSession` over ``context``."""

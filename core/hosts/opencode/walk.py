@@ -19,6 +19,10 @@ skillshelf's safety limits (:mod:`skillshelf.core.walklimits`; opencode has none
 folder pointing at an ancestor of the root (``/``) is not followed (``symlink-ancestor``), and at
 most :data:`~skillshelf.core.walklimits.MAX_WALK_ENTRIES` entries are listed per root
 (``walk-limit``). Depth is not capped here: the kernel's 40-link limit ends opencode's loops.
+
+What opencode passes over in silence is also said (skillshelf's warnings,
+:mod:`skillshelf.core.unseen`): a near-miss file name (``skill.md`` …) in a folder without a
+``SKILL.md``, and each dot folder a ``dot=False`` root skips that holds ``SKILL.md`` files.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from dataclasses import dataclass, field
 from skillshelf.core.hosts.client import Found
 from skillshelf.core.model import CatalogWarning, Root
 from skillshelf.core.scan import SKILL_FILENAME
+from skillshelf.core.unseen import NOT_COUNTED, count_skill_files, dot_folder_warning, is_near_miss, near_miss_warning
 from skillshelf.core.walklimits import MAX_WALK_ENTRIES, ancestor_warning, entries_warning, is_ancestor
 
 __all__ = ["MAX_FOLDERS", "WalkBudget", "walk"]
@@ -54,6 +59,11 @@ def _real(path: str) -> str:
         return os.path.realpath(path)
     except (OSError, ValueError):
         return os.path.abspath(path)
+
+
+def _include(root: Root, folder: str) -> str:
+    """What would make opencode read a skipped dot folder, in its terms."""
+    return f'add "{folder}" to skills.paths in an opencode config file to include them'
 
 
 def walk(root: Root, budget: WalkBudget) -> tuple[list[Found], list[CatalogWarning]]:
@@ -95,6 +105,8 @@ def walk(root: Root, budget: WalkBudget) -> tuple[list[Found], list[CatalogWarni
             warnings.append(entries_warning(top, spelled, note="opencode would go on"))
             break
         subdirs: list[tuple[str, str, int, frozenset[str]]] = []
+        if not any(e.name == SKILL_FILENAME for e in entries):
+            warnings.extend(near_miss_warning(e.path, "opencode") for e in entries if is_near_miss(e.name))
         for entry in entries:
             name, path = entry.name, entry.path
             try:
@@ -119,6 +131,10 @@ def walk(root: Root, budget: WalkBudget) -> tuple[list[Found], list[CatalogWarni
                 if not target_is_dir:
                     continue
                 if name.startswith(".") and not root.dot:
+                    if name not in NOT_COUNTED:
+                        count, complete = count_skill_files(path)
+                        if count:
+                            warnings.append(dot_folder_warning(path, count, complete, "opencode", _include(root, path)))
                     continue
                 canon = _real(path) if is_link else here.rstrip("/") + "/" + name
                 if is_link and canon not in chain and is_ancestor(canon, top_canon):

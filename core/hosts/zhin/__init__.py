@@ -211,9 +211,13 @@ class ZhinHost:
     client = "Zhin"
     version = "im/skill"
     lint_target = "zhin"
-    labels = HostLabels(catalog="catalog", selected="always")
+    labels = HostLabels(catalog="catalog", selected="always", tool_requests=('{"action":"load","name":"pdf"}',))
     features = frozenset({Feature.ALWAYS, Feature.SELECTED_BUDGET})
     native_commands: frozenset[str] = frozenset()
+
+    def slash_note(self, name: str) -> str | None:
+        """Zhin has no slash commands a skill could clash with."""
+        return None
 
     def describe(self) -> str:
         """``Zhin (im/skill)``."""

@@ -65,6 +65,7 @@ from skillshelf.core.model import (
 )
 from skillshelf.core.parsecache import NO_CACHE, ParseCache
 from skillshelf.core.paths import canonical
+from skillshelf.core.unseen import is_near_miss, near_miss_warning
 from skillshelf.core.yamlload import YamlAliasLimit, YamlDuplicateKey, YamlError, YamlSyntaxError
 
 __all__ = [
@@ -342,7 +343,16 @@ def zhin_roots(cwd: str, paths: Sequence[str] = (), *, home: str | None = None) 
 
 
 def _has_skill_file(directory: str) -> bool:
-    return os.path.isfile(os.path.join(directory, "SKILL.md"))
+    """A regular ``SKILL.md`` in ``directory``, by its listing (the same answer on a
+    case-insensitive file system)."""
+    return "SKILL.md" in _names(directory) and os.path.isfile(os.path.join(directory, "SKILL.md"))
+
+
+def _names(directory: str) -> set[str]:
+    try:
+        return set(os.listdir(directory))
+    except OSError:
+        return set()
 
 
 def discover_zhin(cwd: str, paths: Sequence[str] = (), *, home: str | None = None) -> ZhinDiscovery:
@@ -372,6 +382,9 @@ def discover_zhin(cwd: str, paths: Sequence[str] = (), *, home: str | None = Non
                     if os.path.isdir(skill_md):
                         warnings.append(CatalogWarning("not-a-file", skill_md,
                                                        f"{skill_md} is not a regular file; Zhin ignores it"))
+                    elif "SKILL.md" not in (listed := _names(d)):
+                        warnings.extend(near_miss_warning(os.path.join(d, n), "Zhin") for n in sorted(listed)
+                                        if is_near_miss(n))
                     continue
                 local = f"agent/{agent}/{name}" if agent else name
                 cands.append(ZhinCandidate(skill_md, local, root.provenance, root.path, plugin))

@@ -40,7 +40,9 @@ class ZunoHost:
     client = "Zuno"
     version = PACK_VERSION
     lint_target = "spec"
-    labels = HostLabels(catalog="index", selected="required", selected_unit="bytes")
+    labels = HostLabels(catalog="index", selected="required", selected_unit="bytes", tool_requests=(
+        '{"action":"list"}', '{"action":"search","query":"pdf"}', '{"action":"load","name":"pdf"}',
+        '{"action":"read_resource","name":"pdf","path":"references/forms.md"}'))
     features = frozenset({Feature.CONFIG, Feature.AGENTS, Feature.REMOTE, Feature.EXPOSURE, Feature.FORMS,
                           Feature.SELECTED_BUDGET, Feature.AMBIGUITY, Feature.NATIVE_REPORTS})
     native_commands = frozenset(NATIVE_COMMANDS)
@@ -48,6 +50,12 @@ class ZunoHost:
     def describe(self) -> str:
         """``Zuno 0.10.3``."""
         return f"{self.client} {self.version}"
+
+    def slash_note(self, name: str) -> str | None:
+        """``/plan`` stays Zuno's own command (SPEC S1): the skill is reached as ``$plan``."""
+        if f"/{name}" not in self.native_commands:
+            return None
+        return f"`/{name}` is Zuno's own command, which resolves first: reach this skill as `${name}`, not `/{name}`"
 
     def open(self, context: HostContext) -> ZunoSession:
         """A :class:`ZunoSession` over ``context`` (with this host's parse cache of it)."""

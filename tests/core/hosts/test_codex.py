@@ -389,9 +389,13 @@ def test_walk_layout(tmp_path: Path) -> None:
                      "nm", "outer", "to-dot"]
     gen = ws.catalog().current
     kinds = sorted({w.kind for w in gen.warnings})
-    assert kinds == ["broken-symlink", "codex-file-symlink"]
-    linked = next(s for s in gen.sources if s.name == "linked")
+    assert kinds == ["broken-symlink", "codex-file-symlink", "dot-folder-skipped", "wrong-file-name"]
     r = ws.cwd / ".agents/skills"
+    # what Codex passes over in silence is said (skillshelf's warnings)
+    assert sorted((w.kind, w.source) for w in gen.warnings if w.kind in ("dot-folder-skipped", "wrong-file-name")) == [
+        ("dot-folder-skipped", f"{r}/.dot"), ("dot-folder-skipped", f"{r}/.dot-link"),
+        ("dot-folder-skipped", f"{r}/ok/.deeper"), ("wrong-file-name", f"{r}/lower/skill.md")]
+    linked = next(s for s in gen.sources if s.name == "linked")
     assert linked.location == f"{tmp_path}/out/target/SKILL.md"
     assert linked.catalog_location == f"{r}/link/SKILL.md"
     inner = next(s for s in gen.sources if s.name == "inner")

@@ -1,0 +1,61 @@
+"""``--json`` failures are one JSON document on stdout (the message stays on stderr too), for
+every command: a resolve that cannot be done, unusable input found while running."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from skillshelf.app.cli import main
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True)
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    for folder in ("a", "b"):
+        d = proj / ".agents" / "skills" / folder
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: pdf\ndescription: Copy {folder}\n---\nBody\n", encoding="utf-8")
+    for key in list(os.environ):
+        if key.startswith(("ZUNO_", "XDG_")):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    return proj
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_resolve_json_failures_are_json_documents(workspace, capsys):
+    code, out, err = run(capsys, "resolve", "nope", "--keep", "/x", "--json", "--cwd", str(workspace))
+    assert code == 1 and err == "skillshelf resolve: no skill named `nope`\n"
+    assert json.loads(out) == {"error": {"code": "failed", "message": "no skill named `nope`", "exit": 1}}
+    code, out, _ = run(capsys, "resolve", "pdf", "--keep", "/elsewhere/SKILL.md", "--json", "--cwd", str(workspace))
+    doc = json.loads(out)
+    assert code == doc["error"]["exit"] != 0
+    assert doc["error"]["message"].startswith("--keep /elsewhere/SKILL.md ")
+    assert str(workspace / ".agents/skills/a/SKILL.md") in doc["error"]["message"]
+
+
+def test_unusable_input_under_json_is_a_usage_document(workspace, tmp_path, capsys):
+    for argv in (["debug", "skill"], ["resolve", "pdf", "--keep", "/x"], ["index"]):
+        code, out, err = run(capsys, *argv, "--json", "--cwd", str(tmp_path / "missing"))
+        assert code == 2 and err == f"skillshelf: --cwd {tmp_path / 'missing'}: not a directory\n"
+        assert json.loads(out) == {"error": {"code": "usage", "exit": 2,
+                                             "message": f"--cwd {tmp_path / 'missing'}: not a directory"}}
+
+
+def test_a_command_that_writes_its_own_document_is_left_alone(workspace, capsys):
+    code, out, _ = run(capsys, "tool", '{"action":"load","name":"nope"}', "--json", "--cwd", str(workspace))
+    assert code == 1
+    assert json.loads(out)["error"]["code"] == "unknown-skill"  # the tool's own error, once

@@ -1,0 +1,124 @@
+"""The TUI at 80 columns: the main keys stay in the footer, notices inside dialogs never float over
+their text, and the Problems list lists each finding once and moves with ``j`` / ``k``."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import settle, tui_app
+from textual.widgets import OptionList
+from textual.widgets._footer import FooterKey
+from textual.widgets._toast import Toast
+from tui_fixtures import FixedCatalog, make_generation
+
+from skillshelf.app.problems import Problem, problems
+from skillshelf.app.screens.problems import ProblemsScreen, problem_content
+from skillshelf.app.screens.whatif import WhatIfScreen
+from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Severity
+from skillshelf.widgets.notice_line import NoticeLine
+
+NARROW = (80, 24)
+
+
+def _visible_keys(app) -> list[str]:
+    """Footer keys wholly visible left of the palette key (at the footer's real width)."""
+    keys = list(app.screen.query(FooterKey))
+    palette = [k for k in keys if k.has_class("-command-palette")]
+    right = palette[0].region.x if palette else app.size.width
+    return [k.key for k in keys if not k.has_class("-command-palette") and k.region.width
+            and k.region.right <= right]
+
+
+async def test_main_keys_visible_in_the_footer_at_80_columns(tmp_path):
+    app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w")
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(app, pilot)
+        shown = _visible_keys(app)
+        assert shown[:7] == ["slash", "a", "i", "w", "e", "question_mark", "q"]
+
+
+async def test_notices_inside_a_dialog_never_float_over_it(tmp_path):
+    app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w")
+    async with app.run_test(size=NARROW, notifications=True) as pilot:
+        await settle(app, pilot)
+        app.notify("a toast on the main screen", timeout=600)   # outlives a slow machine
+        await settle(app, pilot)
+        assert len(app.screen.query(Toast)) == 1
+        await pilot.press("w")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        assert len(app.screen.query(Toast)) == 0       # opening the dialog cleared it
+        await pilot.press("enter")                     # applies the session values: a notice (4 s)
+        await pilot.pause()
+        await pilot.pause()
+        line = screen.query_one(NoticeLine)
+        assert line.display and line.text.startswith("This session: context window unknown")
+        assert len(app.screen.query(Toast)) == 0
+        box = screen.query_one("#wi-box")
+        # the line is part of the dialog's own layout, under its other parts
+        assert box.region.contains_region(line.region)
+        others = [w for w in box.children if w is not line and w.display]
+        assert all(w.region.bottom <= line.region.y for w in others)
+        line.clear_notice()
+        await pilot.pause()
+        assert not line.display
+
+
+def _twice_generation(tmp_path) -> Generation:
+    g = make_generation(tmp_path)
+    w = CatalogWarning("PathNotFound", "/nowhere", "skill path not found: /nowhere")
+    config = Diagnostic(Severity.ERROR, "config-invalid", "/w/.zuno/zuno.json:1:2: expected ':'", path="/w/.zuno/zuno.json")
+    return Generation(g.number, g.digest, g.host, g.cwd, g.roots, g.sources, g.rejected, (w, w), (config,))
+
+
+def test_problems_lists_a_finding_once_and_its_file_once(tmp_path):
+    found = problems(_twice_generation(tmp_path))
+    assert [(p.kind, p.message) for p in found] == [
+        ("config-invalid", "/w/.zuno/zuno.json:1:2: expected ':'"),
+        ("rejected", "mapping values are not allowed here"),
+        ("PathNotFound", "skill path not found: /nowhere"),
+    ]
+    # a message that already starts with its file does not repeat it on the next line
+    assert problem_content(found[0]).plain == "✗ /w/.zuno/zuno.json:1:2: expected ':'"
+    assert problem_content(Problem(Severity.WARNING, "PathNotFound", "not found", "/x")).plain == "⚠ not found\n    /x"
+
+
+@pytest.mark.parametrize("size", [NARROW, (120, 36)])
+async def test_problems_moves_with_j_and_k(tmp_path, size):
+    gen = _twice_generation(tmp_path)
+    app = tui_app(lambda: FixedCatalog(gen), host="zuno", cwd_display="/w")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ProblemsScreen)
+        lst = screen.query_one(OptionList)
+        texts = screen.entry_texts()
+        assert texts.count("✗ /w/.zuno/zuno.json:1:2: expected ':'") == 1
+        first = lst.highlighted
+        assert first is not None and not lst.get_option_at_index(first).disabled
+        await pilot.press("j")
+        second = lst.highlighted
+        assert second is not None and second > first and not lst.get_option_at_index(second).disabled
+        await pilot.press("j", "k")
+        assert lst.highlighted == second
+        await pilot.press("k")
+        assert lst.highlighted == first
+
+
+@pytest.mark.parametrize("key", ["a", "i", "w", "e", "question_mark", "x"])
+async def test_every_dialog_has_its_own_notice_line(tmp_path, key):
+    app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w")
+    async with app.run_test(size=NARROW, notifications=True) as pilot:
+        await settle(app, pilot)
+        main = app.main_screen
+        main.jump_to_row(next(i for i, r in enumerate(main.rows) if r.name == "pdf"))
+        await pilot.press(key)
+        await settle(app, pilot)
+        assert app.screen is not main
+        app.notify("said inside the dialog", timeout=600)
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.query_one(NoticeLine).text == "said inside the dialog"
+        assert len(app.screen.query(Toast)) == 0
