@@ -8,6 +8,7 @@ Exit codes (SPEC C2): 0 success, 1 the command ran and found errors, 2 usage or 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -120,13 +121,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_tui(ns)
     try:
-        if getattr(ns, "json", False):
-            return _run_json(ns)
-        return int(ns.run(ns) or 0)
+        code = _run_json(ns) if getattr(ns, "json", False) else int(ns.run(ns) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    finish_cache_writes(getattr(ns, "save_wait", None))
+    return code
+
+
+def finish_cache_writes(timeout: float | None) -> None:
+    """Let the parse-cache writes of the catalogs this process opened finish (``timeout``
+    seconds at most; ``None``: until done — a one-shot command's write is what makes the next
+    run fast); Ctrl-C stops waiting."""
+    catalog = sys.modules.get("skillshelf.core.catalog")
+    if catalog is None:
+        return
+    with contextlib.suppress(KeyboardInterrupt):
+        catalog.finish_saves(timeout)
 
 
 class _Recorded:

@@ -561,6 +561,9 @@ def run_tui(ns: Namespace) -> int:
     try:
         app.run()
     finally:
+        from skillshelf.core.catalog import finish_saves
+
+        finish_saves(0.25)  # `q` never waits long for a cache write (atomic: cut short is harmless)
         if demo_root is not None:
             shutil.rmtree(demo_root, ignore_errors=True)
     return int(app.return_code or 0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
@@ -22,7 +23,7 @@ from skillshelf.core.model import CatalogWarning, Generation
 from skillshelf.core.parsecache import ParseCacheStore
 from skillshelf.core.paths import Environment
 
-__all__ = ["REBUILD_FAILED", "Catalog", "rebuild_failed", "workspace_cache"]
+__all__ = ["REBUILD_FAILED", "Catalog", "finish_saves", "rebuild_failed", "workspace_cache"]
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,36 @@ def rebuild_failed(cwd: str, exc: BaseException, shown: int) -> CatalogWarning:
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     return CatalogWarning(REBUILD_FAILED, cwd,
                           f"rebuilding the skill catalog failed ({detail}); showing generation {shown}")
+
+
+_saves: set[threading.Thread] = set()
+_saves_lock = threading.Lock()
+
+
+def _save(store: ParseCacheStore) -> None:
+    try:
+        store.save()
+    finally:
+        with _saves_lock:
+            _saves.discard(threading.current_thread())
+
+
+def finish_saves(timeout: float | None = None) -> bool:
+    """Wait for the parse-cache writes catalogs of this process started (at most ``timeout``
+    seconds in all; ``None``: until done); True when none is left. A one-shot command waits
+    (its write is what makes the next run fast); an interactive exit waits a moment at most:
+    a write cut short by the exit leaves the previous cache file whole (writes are atomic
+    renames), so the next run only reads again what it would have kept."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        with _saves_lock:
+            running = next(iter(_saves), None)
+        if running is None:
+            return True
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            return False
+        running.join(left)
 
 
 def workspace_cache(cache_dir: str, cwd: str, env: Environment, paths: Sequence[str],
@@ -302,11 +333,14 @@ class Catalog:
 
     def _save_cache_soon(self) -> None:
         """Write the parse cache in a thread after a publish, so it never delays what the
-        generation is shown in; the interpreter waits for it before exiting."""
+        generation is shown in (:func:`finish_saves` waits for it)."""
         store = self._session.context.cache
         if store is None or not store.dirty:
             return
-        threading.Thread(target=store.save, name="skillshelf-parse-cache", daemon=False).start()
+        thread = threading.Thread(target=_save, args=(store,), name="skillshelf-parse-cache", daemon=True)
+        with _saves_lock:
+            _saves.add(thread)
+        thread.start()
 
     def _publish(self, gen: Generation) -> None:
         self._current = gen

@@ -11,6 +11,7 @@ are bytes; token counts say so in their names.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -322,9 +323,10 @@ class Source:
         or not a stand-in)."""
         return next((n for f, n in self.stand_in_tokens if f == field_name), None)
 
-    @property
+    @functools.cached_property
     def entry(self) -> SkillEntry:
-        """The model-facing :class:`SkillEntry` for render / tool (body only for embedded skills)."""
+        """The model-facing :class:`SkillEntry` for render / tool (body only for embedded skills);
+        made once per source (a 10,000-skill catalog renders it several times)."""
         return SkillEntry(
             name=self.name,
             location=self.location,
@@ -338,7 +340,13 @@ class Source:
     @property
     def catalog_description(self) -> str | None:
         """See :attr:`SkillEntry.catalog_description`."""
-        return self.entry.catalog_description
+        return self.short_description if self.short_description is not None else self.description
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling keeps: the fields (never the :attr:`entry` made from them)."""
+        state = dict(self.__dict__)
+        state.pop("entry", None)
+        return state
 
     @property
     def described(self) -> bool:

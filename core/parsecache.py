@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import hashlib
 import logging
 import os
@@ -43,7 +44,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from skillshelf.core.fileread import tap_reads
 
@@ -145,8 +146,12 @@ class ParseCache:
         self._products: dict[str, Product] = {}
         self._aux: dict[str, ParseCache] = {}
         self._is_aux = False
+        self._live: set[str] | None = None  # files a build that reused a kept state still reaches
+        self._states: dict[str, object] = {}  # whole-build states to write at the next save
         self.hits = 0
         self.misses = 0
+        #: whole-build states handed back by :meth:`load_state`
+        self.state_hits = 0
 
     # ---- reading the file
     def _load(self) -> dict[tuple[str, str, str], tuple[StatKey, object]]:
@@ -265,6 +270,45 @@ class ParseCache:
             self._load().update(self._used)
             self._used = {}
             self._full = True
+            self._live = None
+
+    def retain(self, paths: set[str]) -> None:
+        """A build that reaches every file but reused a kept whole-build state (so it looked up
+        only the files that changed) started: at the next :meth:`save` that writes anyway,
+        entries of files outside ``paths`` (and outside what was looked up since) are dropped;
+        the others stay, though unused."""
+        with self._lock:
+            self._full = False
+            self._live = set(paths)
+
+    # ---- whole-build states
+    def _state_file(self, kind: str) -> str | None:
+        if not self.file or not self.enabled:
+            return None
+        safe = "".join(c if c.isalnum() else "_" for c in kind)
+        return self.file.removesuffix(".pickle") + f"-state-{safe}.pickle"
+
+    def load_state(self, kind: str, cls: type[T]) -> T | None:
+        """The whole-build state last kept under ``kind`` with :meth:`keep_state` (in this
+        namespace) when it is a ``cls``, else ``None`` (none kept, damaged, another skillshelf or
+        host rules, no cache file). What it is worth is the host's business: it must check it
+        against the files before using any of it."""
+        file = self._state_file(kind)
+        if file is None:
+            return None
+        value: T | None = _read_file(file, f"{self.namespace}|state:{kind}", kind=cls)
+        if value is not None:
+            with self._lock:
+                self.state_hits += 1
+        return value
+
+    def keep_state(self, kind: str, value: object) -> None:
+        """Write ``value`` (picklable, never changed afterwards) as the ``kind`` state at the
+        next :meth:`save`; a later call before that replaces it."""
+        if self._state_file(kind) is None:
+            return
+        with self._lock:
+            self._states[kind] = value
 
     # ---- writing the file
     def save(self) -> bool:
@@ -274,9 +318,26 @@ class ParseCache:
             return False
         with self._lock:
             aux = list(self._aux.values())
-            live = {ident[1] for ident in self._used} if self._full else None
+            live: set[str] | None = None
+            if self._full:
+                live = {ident[1] for ident in self._used}
+            elif self._live is not None:
+                live = self._live | {ident[1] for ident in self._used}
+            retained = self._live is not None
+            states = self._states
+            self._states = {}
         wrote = sum(a._save(live, merge=True) for a in aux)
-        return self._save(None, merge=False) or wrote > 0
+        for kind, value in states.items():
+            file = self._state_file(kind)
+            if file is None:
+                continue
+            try:
+                _write_file(file, f"{self.namespace}|state:{kind}", value)
+                wrote += 1
+            except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
+                log.warning("could not write the parse cache %s: %s", file, exc)
+        mine = self._save(live, merge=True) if retained else self._save(None, merge=False)
+        return mine or wrote > 0
 
     def _save(self, paths: set[str] | None, *, merge: bool) -> bool:
         """Write the entries (``merge``: also those read from the file and not used since — a
@@ -285,6 +346,8 @@ class ParseCache:
         if not self.file:
             return False
         with self._lock:
+            if merge and self._live is not None and not self._new:
+                return False  # reused a kept state and looked nothing up: the file is as it was
             if merge:
                 stored = self._load()
                 if paths is not None:
@@ -318,7 +381,7 @@ class ParseCache:
         """True when :meth:`save` would write."""
         with self._lock:
             aux = list(self._aux.values())
-            mine = bool(self.file) and self._dirty_locked()
+            mine = bool(self.file) and (self._dirty_locked() or bool(self._states))
         return mine or any(a.dirty for a in aux)
 
 
@@ -389,35 +452,45 @@ class ParseCacheStore:
 # --------------------------------------------------------------------------------------------
 
 
-def _read_file(file: str, namespace: str) -> dict[tuple[str, str, str], tuple[StatKey, object]]:
-    """The entries of ``file`` when it is a complete cache file of ``namespace``, else ``{}``."""
+def _read_file(file: str, namespace: str, *, kind: type = dict) -> Any:
+    """The entries of ``file`` when it is a complete cache file of ``namespace``, else ``{}``
+    (``kind`` object: the value kept in it, else ``None``)."""
+    empty: dict[tuple[str, str, str], tuple[StatKey, object]] | None = {} if kind is dict else None
     try:
         with open(file, "rb") as fh:
             data = fh.read()
     except OSError:
-        return {}
+        return empty
     try:
         if not data.startswith(_MAGIC):
-            return {}
+            return empty
         pos = len(_MAGIC)
         nl = data.index(b"\n", pos)
         if data[pos:nl].decode("utf-8") != namespace:
-            return {}
+            return empty
         pos = nl + 1
         length, crc = _HEADER.unpack_from(data, pos)
         payload = memoryview(data)[pos + _HEADER.size:]
         if len(payload) != length or zlib.crc32(payload) != crc:
-            return {}
-        entries = pickle.loads(payload)
+            return empty
+        # Unpickling builds many objects and no garbage: without the collector's passes over
+        # them it takes about half the time.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            entries = pickle.loads(payload)
+        finally:
+            if collecting:
+                gc.enable()
     except Exception as exc:  # a damaged cache is never an error: it is rebuilt
         log.info("ignoring the parse cache %s: %s", file, exc)
-        return {}
-    if not isinstance(entries, dict):
-        return {}
+        return empty
+    if not isinstance(entries, kind):
+        return empty
     return entries
 
 
-def _write_file(file: str, namespace: str, entries: dict[tuple[str, str, str], tuple[StatKey, object]]) -> None:
+def _write_file(file: str, namespace: str, entries: object) -> None:
     """Write ``entries`` to ``file`` atomically (temporary file + rename, directory 0700)."""
     directory = os.path.dirname(file)
     os.makedirs(directory, mode=0o700, exist_ok=True)

@@ -45,7 +45,8 @@ def add_parser(sub: Any, common: Any) -> None:
                    help="stop after printing N generations (the initial one counts)")
     p.add_argument("--debounce", metavar="MS", type=int, default=1600, help="longest batch window in ms")
     p.add_argument("--step", metavar="MS", type=int, default=50, help="quiet period ending a batch in ms")
-    p.set_defaults(run=run)
+    # an interactive exit (Ctrl-C) never waits long for a cache write (finish_cache_writes)
+    p.set_defaults(run=run, save_wait=0.25)
 
 
 def _shown(s: Source) -> tuple[Any, ...]:

@@ -24,7 +24,6 @@ from skillshelf.core.hosts.zuno.pack import PACK_VERSION
 from skillshelf.core.hosts.zuno.roots import git_worktree, uncovered_folders, zuno_roots
 from skillshelf.core.model import Diagnostic, Severity, Source
 from skillshelf.core.resolve import NATIVE_COMMANDS
-from skillshelf.core.tool import SkillTool
 
 __all__ = ["ZUNO", "ZunoHost", "ZunoSession"]
 
@@ -92,6 +91,8 @@ class ZunoHost:
 
     def skill_tool(self, catalog: ToolCatalog) -> SkillToolLike | None:
         """Zuno's ``skill`` tool (SPEC L) over the live ``catalog``."""
+        from skillshelf.core.tool import SkillTool  # the tool's imports only when a tool is asked for
+
         return SkillTool(catalog)
 
 

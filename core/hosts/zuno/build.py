@@ -9,16 +9,27 @@ fold by canonical path (:func:`skillshelf.core.discovery.discover`) → parse ea
 :meth:`ZunoSession.build` with a set of changed paths re-reads only what they can affect
 (:mod:`skillshelf.core.incremental`) and reuses every other parse, entry and digest chunk; the
 result equals a full rebuild from the same previous generation.
+
+A session's first build reuses the first build of an earlier run when the workspace has a
+parse cache (:class:`_Kept`, kept with :meth:`~skillshelf.core.parsecache.ParseCache.keep_state`):
+configuration, roots and the walk of every root are done afresh, then every ``SKILL.md`` and
+sidecar is ``stat``-ed; a skill directory whose files all have the identity keys they had when
+they were read (:func:`_dir_keys`: size, times, inode, device — racy files never match) keeps
+its finished entry, every other one is read again. So a start over an unchanged tree reads no
+file, and the result is exactly a fresh build's.
 """
 
 from __future__ import annotations
 
 import os
+import stat as stat_mod
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from types import MappingProxyType
 
+from skillshelf.core import parsecache
 from skillshelf.core.agents import AgentSetup, agent_view
 from skillshelf.core.budget import index_budget_chars, selected_budget_bytes
 from skillshelf.core.config import Config, RuleEntry, load_config
@@ -38,7 +49,6 @@ from skillshelf.core.hosts.base import (
     flag_window,
     progress_sink,
 )
-from skillshelf.core.hosts.zuno import loading
 from skillshelf.core.hosts.zuno.builtins import BuiltinPack, builtin_pack
 from skillshelf.core.hosts.zuno.installed import POLICY_TOKENS, ZunoTexts, policy_marker, zuno_texts
 from skillshelf.core.hosts.zuno.natives import DEFAULT_AGENT, agent_names, agent_setup
@@ -58,11 +68,10 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
-from skillshelf.core.parsecache import NO_CACHE, ParseCache
+from skillshelf.core.parsecache import NO_CACHE, ParseCache, StatKey, stat_key
 from skillshelf.core.paths import canonical
-from skillshelf.core.remote import cache_root, pull
 from skillshelf.core.scan import ScanResult, scan
-from skillshelf.core.sidecar import Sidecar, read_sidecars
+from skillshelf.core.sidecar import SIDECAR_DIR, Sidecar, read_sidecars, sidecar_paths
 
 __all__ = ["KEEP_LAST_VALID_KINDS", "RELEVANT_COMPONENTS", "RELEVANT_NAMES", "SIDECAR_NAMES", "ZunoSession"]
 
@@ -127,6 +136,68 @@ class _Snapshot:
         if self._by_dir is None:
             self._by_dir = {m.location.rpartition("/")[0]: m.location for m in self.matches}
         return self._by_dir
+
+
+#: What a skill directory's files were when read (:func:`_dir_keys`): the ``SKILL.md`` key, then
+#: (when an ``agents/`` entry exists) each sidecar's key or ``"missing"``; ``None``: not to be
+#: trusted next time (racy, not a regular file, unreadable).
+_DirKeys = tuple["StatKey | str", ...] | None
+
+#: :meth:`ParseCache.keep_state` kind of the kept first build.
+_KEPT = "zuno-first-build"
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """A first build (no previous generation) kept for the next run's first build (module
+    docstring): the inputs it was made from and its finished entries, with the identity keys of
+    each skill directory's files taken *before* they were read."""
+
+    roots: tuple[Root, ...]
+    scans: tuple[ScanResult, ...]
+    matches: tuple[Match, ...]
+    outputs: dict[str, _Output]
+    rules: tuple[RuleEntry, ...]
+    keys: dict[str, _DirKeys]
+    digests: tuple[tuple[Source, bytes], ...]
+
+
+def _file_key(path: str, now_ns: int) -> StatKey | str | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "missing"
+    except (OSError, ValueError):
+        return None
+    if not stat_mod.S_ISREG(st.st_mode) or now_ns - max(st.st_mtime_ns, st.st_ctime_ns) < parsecache.RACY_NS:
+        return None
+    return stat_key(st)
+
+
+def _lexists(path: str) -> bool:
+    """:func:`os.path.lexists` without an exception for the usual answer (no ``agents/``)."""
+    try:
+        return os.access(path, os.F_OK, follow_symlinks=False)
+    except (OSError, ValueError, NotImplementedError):
+        return os.path.lexists(path)
+
+
+def _dir_keys(m: Match, now_ns: int) -> _DirKeys:
+    """The identity keys of what :func:`_read` reads for ``m``: its ``SKILL.md`` (canonical) and,
+    when ``agents/`` exists beside it, both sidecar files (as spelled: they are read so). A file
+    younger than the racy window (:data:`skillshelf.core.parsecache.RACY_NS`) is never trusted."""
+    skill = _file_key(m.canonical, now_ns)
+    if skill is None or skill == "missing":
+        return None
+    skill_dir = os.path.dirname(m.location)
+    if not _lexists(f"{skill_dir}/{SIDECAR_DIR}" if skill_dir != "/" else f"/{SIDECAR_DIR}"):
+        return (skill,)
+    shared, native = sidecar_paths(skill_dir)
+    a = _file_key(shared, now_ns)
+    b = _file_key(native, now_ns)
+    if a is None or b is None:
+        return None
+    return (skill, a, b)
 
 
 class ZunoSession:
@@ -250,6 +321,8 @@ class ZunoSession:
     def load_page(self, source: Source, cursor: str | None = None, *, resource: str | None = None) -> LoadedPage:
         """One page of the ``skill`` tool's ``load`` (or ``read_resource``) of ``source``
         (:func:`skillshelf.core.hosts.zuno.loading.load_page`, SPEC L3–L6)."""
+        from skillshelf.core.hosts.zuno import loading  # (the skill tool only when a page is shown)
+
         return loading.load_page(source, cursor, resource=resource)
 
     def request_pull(self) -> None:
@@ -282,6 +355,8 @@ class ZunoSession:
         if not urls or not self._context.pull_remote:
             self._remote_dirs, self._remote_warnings, self._remote_origins = (), (), MappingProxyType({})
             return
+        from skillshelf.core.remote import cache_root, pull  # (its HTTP stack only when skills.urls is set)
+
         res = pull(list(urls), cache_root(self._context.env.xdg_cache_home), cancel=self._context.cancel)
         self._remote_dirs = tuple(res.roots)
         self._remote_warnings = tuple(res.warnings)
@@ -307,10 +382,13 @@ class ZunoSession:
         if snap is not None:  # keep the previous Root objects for equal roots (cheap identity checks)
             same = {r: r for r in snap.roots}
             roots = tuple(same.get(r, r) for r in roots)
+        kept = self._kept(roots) if previous is None else None
+        if kept is not None:
+            roots = kept.roots
         plan = None
         if changed is not None and snap is not None:
             plan = plan_patch(snap.roots, snap.scans, roots, changed)
-        if plan is None:
+        if plan is None and kept is None:
             self._cache.begin_full_build()
         edited: set[str] | None = None
         touched: Callable[[str], bool] | None = None
@@ -325,14 +403,28 @@ class ZunoSession:
             assert snap is not None
             matches = snap.matches
             scan_warnings = [w for rs in root_scans for w in rs.warnings]
+        elif kept is not None and root_scans == kept.scans:  # the same walk: the same fold
+            matches = kept.matches
+            scan_warnings = [w for rs in root_scans for w in rs.warnings]
         else:
-            reuse = {m.canonical: m for m in snap.matches} if touched is not None and snap is not None else None
+            reuse = None
+            if touched is not None and snap is not None:
+                reuse = {m.canonical: m for m in snap.matches}
+            elif kept is not None:
+                reuse = {m.canonical: m for m in kept.matches}
             found = discover(roots, scans=root_scans, reuse=reuse)
             matches, scan_warnings = found.matches, list(found.warnings)
         hints = uncovered_folders(ctx.env, ctx.cwd, roots, worktree=worktree)
+        keys: dict[str, _DirKeys] | None = None
+        if previous is None and self._cache.enabled and self._cache.file:
+            now = time.time_ns()  # before anything is read (a file changed while read is read again next time)
+            keys = {m.location: _dir_keys(m, now) for m in matches}
 
         rules = config.rules
-        if edited is not None and snap is not None and snap.rules == rules:
+        if kept is not None:
+            assert keys is not None
+            outputs, parsed = _assemble_kept(matches, config, rules, kept, keys, self._cache)
+        elif edited is not None and snap is not None and snap.rules == rules:
             outputs, parsed = _assemble_edited(edited, config, rules, snap, self._cache)
         else:
             outputs, parsed = _assemble(matches, config, rules, previous, snap, touched, self._cache)
@@ -359,8 +451,12 @@ class ZunoSession:
 
         builtins = snap.builtins if (snap is not None and touched is not None) else self.builtins.sources
         all_sources = tuple(builtins) + tuple(sources)
-        digest, digest_cache = cached_digest(all_sources, [w for w in warnings if is_host_warning(w)],
-                                             snap.digest_cache if snap else {})
+        old_digests: DigestCache = {}
+        if snap is not None:
+            old_digests = snap.digest_cache
+        elif kept is not None:
+            old_digests = {id(s): (s, b) for s, b in kept.digests}
+        digest, digest_cache = cached_digest(all_sources, [w for w in warnings if is_host_warning(w)], old_digests)
         number = 1 if previous is None else previous.number + 1
         gen = Generation(
             number=number,
@@ -385,7 +481,19 @@ class ZunoSession:
             digest_cache=digest_cache,
             basis=previous,
         )
+        if keys is not None and (kept is None or matches is not kept.matches or kept.rules != rules or keys != kept.keys):
+            self._cache.keep_state(_KEPT, _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
+                                                tuple(digest_cache.values())))
         return gen
+
+    def _kept(self, roots: tuple[Root, ...]) -> _Kept | None:
+        """The first build kept by an earlier run, when its roots are exactly ``roots``."""
+        if not self._cache.enabled or not self._cache.file:
+            return None
+        kept = self._cache.load_state(_KEPT, _Kept)
+        if kept is None or kept.roots != roots:
+            return None
+        return kept
 
     def watch_targets(self) -> WatchTargets:
         """Zuno's watch roots (SPEC H4, Z153–Z156) and its configuration directories."""
@@ -465,7 +573,9 @@ def _assemble(
             o = old_out.get(loc)
             if o is not None and same_rules and (o.match is m or o.match == m):
                 outputs[loc] = o
-                parsed[loc] = old_parsed[loc]
+                old = old_parsed.get(loc)  # not kept for entries reused from a kept first build
+                if old is not None:
+                    parsed[loc] = old
                 continue
             p = old_parsed.get(loc)
         if p is None:
@@ -478,6 +588,48 @@ def _assemble(
         outputs[loc] = _assemble_one(m, p, config, rules, prev_by_loc.get(loc))
         if throttle is not None and sink is not None and throttle.due():
             _report(sink, outputs, len(matches))
+    return outputs, parsed
+
+
+def _assemble_kept(
+    matches: Sequence[Match],
+    config: Config,
+    rules: tuple[RuleEntry, ...],
+    kept: _Kept,
+    keys: Mapping[str, _DirKeys],
+    cache: ParseCache,
+) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
+    """:func:`_assemble` for a first build over a kept one: a match whose directory's files have
+    the keys they had (``keys`` now, taken before any read) keeps its kept entry when the match
+    and the rules are the same; every other one is read (through the parse cache) and assembled
+    as a first build does (no previous entry: keep-last-valid never applies, so a kept
+    ``kept-last-valid`` entry is made again). The parse cache then keeps only entries of files
+    these matches reach (:meth:`~skillshelf.core.parsecache.ParseCache.retain`)."""
+    sink = progress_sink()
+    throttle = Throttle() if sink is not None else None
+    old_keys = kept.keys
+    old_out = kept.outputs
+    same_rules = kept.rules == rules
+    live: set[str] = set()
+    outputs: dict[str, _Output] = {}
+    parsed: dict[str, _Parsed] = {}
+    for m in matches:
+        loc = m.location
+        k = keys.get(loc)
+        live.add(m.canonical)
+        if k is None or len(k) > 1:
+            live.update(sidecar_paths(os.path.dirname(loc)))
+        o = old_out.get(loc) if same_rules and k is not None and old_keys.get(loc) == k else None
+        if (o is not None and (o.match is m or o.match == m)
+                and not (isinstance(o.entry, Source) and o.entry.status is Status.KEPT_LAST_VALID)):
+            outputs[loc] = o
+        else:
+            p = _read(m, cache)
+            parsed[loc] = p
+            outputs[loc] = _assemble_one(m, p, config, rules, None)
+        if throttle is not None and sink is not None and throttle.due():
+            _report(sink, outputs, len(matches))
+    cache.retain(live)
     return outputs, parsed
 
 
