@@ -52,7 +52,7 @@ def add_parser(sub: Any, common: Any) -> None:
     p = sub.add_parser(
         "resolve",
         parents=[common],
-        help="resolve a same-name conflict by writing skills.config entries (SPEC K5)",
+        help="resolve a same-name conflict by writing skills.config entries",
         description="Keep one source of an ambiguous skill name and disable (or hide) the others "
                     "in skills.config; every other byte of the file is kept.",
     )

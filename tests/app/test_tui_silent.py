@@ -4,7 +4,6 @@ X1). The workspace is written here."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import threading
