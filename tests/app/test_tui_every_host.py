@@ -251,3 +251,19 @@ async def test_claude_catalog_meter_counts_columns_as_its_rule_does(workspace):
         assert lines[0].startswith("catalog ") and " 6,231 / 30,000 columns · 0 truncated · 0 omitted · " in lines[0]
         assert lines[1] == ("  Claude Code's catalog budget: 1% of 1,000,000 tokens × 3 characters per token "
                             "(claude-opus-5-5) = 30,000 columns")
+
+
+async def test_whatif_says_the_budget_in_the_hosts_own_unit(workspace):
+    """The what-if's ``Now:`` line names the budget in the host's unit (Claude Code: columns)."""
+    ws, env, _files = workspace
+    app = tui_app(lambda: Catalog.open(str(ws), env=env, host="claude", pull_remote=False), host="claude",
+                  cwd_display="~/ws")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        assert screen.now_text().startswith("Now: catalog budget 30,000 columns · window: ")
+        # at 80×24 the dialog takes the whole screen
+        assert screen.query_one("#wi-box").region.size == (80, 23)
