@@ -70,7 +70,8 @@ from skillshelf.core.model import (
 )
 from skillshelf.core.parsecache import NO_CACHE, ParseCache, StatKey, stat_key
 from skillshelf.core.paths import canonical
-from skillshelf.core.scan import ScanResult, scan
+from skillshelf.core.scan import ScanResult, ScanSeen, scan
+from skillshelf.core.scanproof import ScanProof, prove
 from skillshelf.core.sidecar import SIDECAR_DIR, Sidecar, read_sidecars, sidecar_paths
 
 __all__ = ["KEEP_LAST_VALID_KINDS", "RELEVANT_COMPONENTS", "RELEVANT_NAMES", "SIDECAR_NAMES", "ZunoSession"]
@@ -160,6 +161,9 @@ class _Kept:
     rules: tuple[RuleEntry, ...]
     keys: dict[str, _DirKeys]
     digests: tuple[tuple[Source, bytes], ...]
+    #: per root (parallel to ``scans``): what its walk looked at, when that can be trusted
+    #: (:mod:`skillshelf.core.scanproof`); a root whose proof holds is not walked again
+    proofs: tuple[ScanProof | None, ...] = ()
 
 
 def _file_key(path: str, now_ns: int) -> StatKey | str | None:
@@ -392,8 +396,23 @@ class ZunoSession:
             self._cache.begin_full_build()
         edited: set[str] | None = None
         touched: Callable[[str], bool] | None = None
+        keeping = previous is None and self._cache.enabled and bool(self._cache.file)
+        seen: list[ScanSeen | None] = [None] * len(roots)
+        proofs: list[ScanProof | None] = [None] * len(roots)
+        since = time.time_ns()  # before any walk (scanproof's racy window)
         if plan is None:
-            root_scans = tuple(scan(r.scan_dir, dot=r.dot) for r in roots)
+            scans_now: list[ScanResult] = []
+            for i, r in enumerate(roots):
+                if kept is not None and i < len(kept.proofs):
+                    proof = kept.proofs[i]
+                    if proof is not None and proof.holds():
+                        scans_now.append(kept.scans[i])
+                        proofs[i] = proof
+                        continue
+                if keeping:
+                    seen[i] = ScanSeen()
+                scans_now.append(scan(r.scan_dir, dot=r.dot, seen=seen[i]))
+            root_scans = tuple(scans_now)
         else:
             assert snap is not None
             root_scans, touched, touched_paths = plan
@@ -481,9 +500,15 @@ class ZunoSession:
             digest_cache=digest_cache,
             basis=previous,
         )
-        if keys is not None and (kept is None or matches is not kept.matches or kept.rules != rules or keys != kept.keys):
-            self._cache.keep_state(_KEPT, _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
-                                                tuple(digest_cache.values())))
+        if keys is not None:
+            for i, r in enumerate(roots):
+                s_seen = seen[i]
+                if s_seen is not None:
+                    proofs[i] = prove(r.scan_dir, s_seen, since)
+            if (kept is None or matches is not kept.matches or kept.rules != rules or keys != kept.keys
+                    or tuple(proofs) != kept.proofs):
+                self._cache.keep_state(_KEPT, _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
+                                                    tuple(digest_cache.values()), tuple(proofs)))
         return gen
 
     def _kept(self, roots: tuple[Root, ...]) -> _Kept | None:
