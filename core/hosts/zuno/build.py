@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from skillshelf.core import parsecache
 from skillshelf.core.agents import AgentSetup, agent_view
@@ -35,7 +36,6 @@ from skillshelf.core.budget import index_budget_chars, selected_budget_bytes
 from skillshelf.core.config import Config, RuleEntry, load_config
 from skillshelf.core.digest import DigestCache, cached_digest, is_host_warning
 from skillshelf.core.discovery import Match, discover
-from skillshelf.core.frontmatter import SkillParse, parse_skill_file
 from skillshelf.core.hosts.base import (
     BuildProgress,
     ContextWindow,
@@ -73,6 +73,9 @@ from skillshelf.core.paths import canonical
 from skillshelf.core.scan import ScanResult, ScanSeen, scan
 from skillshelf.core.scanproof import ScanProof, prove
 from skillshelf.core.sidecar import SIDECAR_DIR, Sidecar, read_sidecars, sidecar_paths
+
+if TYPE_CHECKING:
+    from skillshelf.core.frontmatter import SkillParse
 
 __all__ = ["KEEP_LAST_VALID_KINDS", "RELEVANT_COMPONENTS", "RELEVANT_NAMES", "SIDECAR_NAMES", "ZunoSession"]
 
@@ -186,14 +189,18 @@ def _lexists(path: str) -> bool:
         return os.path.lexists(path)
 
 
-def _dir_keys(m: Match, now_ns: int) -> _DirKeys:
+def _dir_keys(m: Match, now_ns: int, listed: _DirKeys | bool = False) -> _DirKeys:
     """The identity keys of what :func:`_read` reads for ``m``: its ``SKILL.md`` (canonical) and,
     when ``agents/`` exists beside it, both sidecar files (as spelled: they are read so). A file
-    younger than the racy window (:data:`skillshelf.core.parsecache.RACY_NS`) is never trusted."""
+    younger than the racy window (:data:`skillshelf.core.parsecache.RACY_NS`) is never trusted.
+    ``listed``: the keys kept for ``m`` when its folder's listing is proved unchanged
+    (:mod:`skillshelf.core.scanproof`) — then whether ``agents/`` exists is known already."""
     skill = _file_key(m.canonical, now_ns)
     if skill is None or skill == "missing":
         return None
-    skill_dir = os.path.dirname(m.location)
+    skill_dir = m.location.rsplit("/", 1)[0] or "/"
+    if isinstance(listed, tuple) and len(listed) == 1:
+        return (skill,)  # no agents/ entry then, and the listing is the same
     if not _lexists(f"{skill_dir}/{SIDECAR_DIR}" if skill_dir != "/" else f"/{SIDECAR_DIR}"):
         return (skill,)
     shared, native = sidecar_paths(skill_dir)
@@ -399,6 +406,7 @@ class ZunoSession:
         keeping = previous is None and self._cache.enabled and bool(self._cache.file)
         seen: list[ScanSeen | None] = [None] * len(roots)
         proofs: list[ScanProof | None] = [None] * len(roots)
+        proven: set[int] = set()  # ids of the roots whose kept walk is reused
         since = time.time_ns()  # before any walk (scanproof's racy window)
         if plan is None:
             scans_now: list[ScanResult] = []
@@ -408,6 +416,7 @@ class ZunoSession:
                     if proof is not None and proof.holds():
                         scans_now.append(kept.scans[i])
                         proofs[i] = proof
+                        proven.add(id(r))
                         continue
                 if keeping:
                     seen[i] = ScanSeen()
@@ -437,7 +446,12 @@ class ZunoSession:
         keys: dict[str, _DirKeys] | None = None
         if previous is None and self._cache.enabled and self._cache.file:
             now = time.time_ns()  # before anything is read (a file changed while read is read again next time)
-            keys = {m.location: _dir_keys(m, now) for m in matches}
+            if kept is not None and proven:
+                old_keys = kept.keys
+                keys = {m.location: _dir_keys(m, now, old_keys.get(m.location) if id(m.root) in proven else False)
+                        for m in matches}
+            else:
+                keys = {m.location: _dir_keys(m, now) for m in matches}
 
         rules = config.rules
         if kept is not None:
@@ -557,6 +571,9 @@ def _slim(parse: SkillParse) -> SkillParse:
 
 
 def _read_skill(location: str) -> SkillParse:
+    # the YAML reader is imported when a file is read: a warm start over an unchanged tree reads none
+    from skillshelf.core.frontmatter import parse_skill_file
+
     return _slim(parse_skill_file(location, location=location))
 
 
