@@ -394,8 +394,15 @@ class ZunoSession:
             same = {r: r for r in snap.roots}
             roots = tuple(same.get(r, r) for r in roots)
         kept = self._kept(roots) if previous is None else None
+        shown: BuildProgress | None = None
         if kept is not None:
             roots = kept.roots
+            sink = progress_sink()
+            if sink is not None:  # the last run's list at once, while the files are checked against it
+                entries = [o.entry for o in kept.outputs.values()]
+                shown = BuildProgress(0, len(entries), tuple(e for e in entries if isinstance(e, Source)),
+                                      tuple(e for e in entries if isinstance(e, Rejected)), checking=True)
+                sink(shown)
         plan = None
         if changed is not None and snap is not None:
             plan = plan_patch(snap.roots, snap.scans, roots, changed)
@@ -456,7 +463,7 @@ class ZunoSession:
         rules = config.rules
         if kept is not None:
             assert keys is not None
-            outputs, parsed = _assemble_kept(matches, config, rules, kept, keys, self._cache)
+            outputs, parsed = _assemble_kept(matches, config, rules, kept, keys, self._cache, shown)
         elif edited is not None and snap is not None and snap.rules == rules:
             outputs, parsed = _assemble_edited(edited, config, rules, snap, self._cache)
         else:
@@ -640,13 +647,15 @@ def _assemble_kept(
     kept: _Kept,
     keys: Mapping[str, _DirKeys],
     cache: ParseCache,
+    shown: BuildProgress | None = None,
 ) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
     """:func:`_assemble` for a first build over a kept one: a match whose directory's files have
     the keys they had (``keys`` now, taken before any read) keeps its kept entry when the match
     and the rules are the same; every other one is read (through the parse cache) and assembled
     as a first build does (no previous entry: keep-last-valid never applies, so a kept
     ``kept-last-valid`` entry is made again). The parse cache then keeps only entries of files
-    these matches reach (:meth:`~skillshelf.core.parsecache.ParseCache.retain`)."""
+    these matches reach (:meth:`~skillshelf.core.parsecache.ParseCache.retain`). ``shown``: the
+    kept list already reported (then reports only move its count on)."""
     sink = progress_sink()
     throttle = Throttle() if sink is not None else None
     old_keys = kept.keys
@@ -670,7 +679,10 @@ def _assemble_kept(
             parsed[loc] = p
             outputs[loc] = _assemble_one(m, p, config, rules, None)
         if throttle is not None and sink is not None and throttle.due():
-            _report(sink, outputs, len(matches))
+            if shown is not None:
+                sink(replace(shown, done=len(outputs), total=len(matches)))
+            else:
+                _report(sink, outputs, len(matches))
     cache.retain(live)
     return outputs, parsed
 
