@@ -76,8 +76,8 @@ def test_a_kept_first_build_is_reported_whole_before_the_files_are_checked(tmp_p
     """With Zuno's kept first build (parse cache), the last run's whole list is reported at once
     (``checking``), before any file is checked; later reports of that build only move the count
     on (the very same ``sources``); the published generation is exactly a fresh build's."""
-    from skillshelf.core import parsecache
     import skillshelf.core.hosts.zuno.build as zuno_build
+    from skillshelf.core import parsecache
 
     monkeypatch.setattr(parsecache, "RACY_NS", 0)
     tree = Tree(tmp_path)
