@@ -262,12 +262,16 @@ class BuildProgress:
 
     ``done`` files read of ``total`` (the files discovery found); ``sources`` and ``rejected``:
     the entries made so far in discovery order, before the host's precedence and order apply
-    (so a view can show the first rows at once and mark them provisional)."""
+    (so a view can show the first rows at once and mark them provisional). ``checking``: the
+    entries are an earlier run's whole list, shown while the files are checked against it
+    (``done`` of ``total`` files checked or read again so far); a later report with the very
+    same ``sources`` object only moves the count on."""
 
     done: int
     total: int
     sources: tuple[Source, ...] = ()
     rejected: tuple[Rejected, ...] = ()
+    checking: bool = False
 
 
 #: Receives :class:`BuildProgress` from a building session (from the building thread).
