@@ -13,7 +13,6 @@ there); ``esc`` / ``q`` close it.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Sequence
 
 from textual import on
