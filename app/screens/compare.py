@@ -24,13 +24,14 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from skillshelf.core.compare import Cell, CellState, Comparison, Row, compare
 from skillshelf.core.hosts.base import Host, HostContext
 from skillshelf.core.textsafe import visible
-from skillshelf.widgets.notice_line import NoticeLine
+from skillshelf.widgets.footer import FittingFooter
 from skillshelf.widgets.header import middle_ellipsis
+from skillshelf.widgets.notice_line import NoticeLine
 
 __all__ = ["CELL_GLYPHS", "CompareScreen", "cell_text", "explain_cell"]
 
@@ -125,7 +126,7 @@ class CompareScreen(Screen[str | None]):
         yield Static(id="cmp-totals")
         yield Static(LEGEND, id="cmp-legend", markup=False)
         yield NoticeLine()
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         names = ", ".join(h.name for h in self.hosts)

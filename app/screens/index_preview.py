@@ -35,7 +35,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, OptionList, Static, Tab, Tabs, TextArea
+from textual.widgets import Input, OptionList, Static, Tab, Tabs, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection
 
@@ -48,6 +48,7 @@ from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
 from skillshelf.core.textsafe import encodable, visible
 from skillshelf.core.tokens import TokenSpan
+from skillshelf.widgets.footer import FittingFooter
 from skillshelf.widgets.notice_line import NoticeLine
 from skillshelf.widgets.places import distinguishing_parts, short_root_label
 from skillshelf.widgets.rows import fit_end, short_location
@@ -353,7 +354,7 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
                 yield Static(id="ip-summary", markup=False)
                 yield OptionList(id="ip-cuts")
         yield NoticeLine()
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#ip-side").border_title = "Cut by the budget"

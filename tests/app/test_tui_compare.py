@@ -100,7 +100,7 @@ def test_a_race_cell_is_explained_as_either_may_win():
 async def test_compare_at_80_columns_keeps_every_host_column_in_view(tmp_path):
     from textual.widgets import DataTable, Static
 
-    ws, env, shared, claude_proj, claude_user = _workspace(tmp_path)
+    ws, env, *_copies = _workspace(tmp_path)
     _skill(ws / ".agents" / "skills" / "a-rather-deep-category-folder", "a-long-skill-folder-name",
                   "a-long-skill-folder-name", "Deep")
     app = tui_app(lambda: Catalog.open(str(ws), env=env, pull_remote=False))
