@@ -185,15 +185,15 @@ class CompareScreen(Screen[str | None]):
         self.query_one("#cmp-title", Static).update(title)
         totals = []
         for col in result.hosts:
+            # against its budget what the host counts, in its unit; the text sent when that differs
             if col.budget is None:
-                budget = " (no budget)"
-            elif col.budget_unit == "characters":
-                budget = f" / {col.budget:,}"
-            else:  # the host counts in its own unit (Claude: columns, Codex: tokens)
-                budget = f" (budget {col.budget:,} {col.budget_unit})"
+                line = f"{col.catalog_chars:,} characters (no budget)"
+            else:
+                line = f"{col.budget_used:,} / {col.budget:,} {col.budget_unit}"
+                if col.budget_unit != "characters" or col.budget_used != col.catalog_chars:
+                    line += f" · sends {col.catalog_chars:,} characters"
             # the version is in the explanation above (host.describe()): one line per host at 80 columns
-            totals.append(f"{col.name:<9} {col.client}: {col.listed:,} listed · "
-                          f"{col.catalog_chars:,} characters{budget}")
+            totals.append(f"{col.name:<9} {col.client}: {col.listed:,} listed · {line}")
         self.query_one("#cmp-totals", Static).update("\n".join(totals))
         if rows:
             table.move_cursor(row=0, column=1)

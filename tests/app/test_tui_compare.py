@@ -120,5 +120,5 @@ async def test_compare_at_80_columns_keeps_every_host_column_in_view(tmp_path):
                                                                    "opencode", "gemini"]
         # one line per host, in characters against the budget in the host's own unit
         totals = str(screen.query_one("#cmp-totals", Static).render()).splitlines()
-        assert totals[2] == "claude    Claude Code: 14 listed · 976 characters (budget 30,000 columns)"
+        assert totals[2] == "claude    Claude Code: 14 listed · 6,230 / 30,000 columns · sends 976 characters"
         assert all(len(line) <= 80 for line in totals) and len(totals) == 6
