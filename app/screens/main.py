@@ -242,9 +242,11 @@ class MainScreen(Screen[None]):
     def on_resize(self) -> None:
         """Under :data:`COMPACT_FOOTER_BELOW` columns the footer drops its extra spacing, so the
         main keys (``/`` ``a`` ``i`` ``w`` ``e`` ``?`` ``q``) all fit at 80 columns; under
-        :data:`LEGEND_FROM` rows the glyph legend gives its line to the list (``?`` shows it)."""
+        :data:`LEGEND_FROM` rows the glyph legend gives its line to the list (``?`` shows it) and
+        the filter is one line instead of a bordered box of three."""
         self.query_one(Footer).compact = self.size.width < COMPACT_FOOTER_BELOW
         self.query_one("#legend").display = self.size.height >= LEGEND_FROM
+        self.set_class(self.size.height < LEGEND_FROM, "-short")  # the filter is one line then
 
     def on_mount(self) -> None:
         self.query_one(SourcePane).border_title = "Source"

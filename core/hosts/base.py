@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from skillshelf.core.tool import ToolResult
 
 __all__ = [
+    "BUILT_IN_BODY",
     "UNKNOWN_WINDOW",
     "BuildProgress",
     "CatalogEntry",
@@ -415,6 +416,11 @@ class Fact:
     value: str
     detail: tuple[str, ...] = ()
     severity: Severity | None = None
+
+
+#: :attr:`LoadedPage.error_code` of a skill built into the client whose text skillshelf does not
+#: have (no installed client to read it from): not a refusal, the body is simply not on disk.
+BUILT_IN_BODY = "built-in"
 
 
 @dataclass(frozen=True)
