@@ -174,7 +174,10 @@ def _run_json(ns: argparse.Namespace) -> int:
     if code != 0 and not "".join(out.parts).strip():
         said = "".join(err.parts).strip()
         prefix = f"skillshelf {ns.command}: "
-        message = "\n".join(line.removeprefix(prefix).removeprefix("skillshelf: ") for line in said.splitlines())
+        sub = getattr(ns, "debug_what", None)
+        long_prefix = f"skillshelf {ns.command} {sub}: " if sub else prefix  # `skillshelf debug agent: …`
+        message = "\n".join(line.removeprefix(long_prefix).removeprefix(prefix).removeprefix("skillshelf: ")
+                            for line in said.splitlines())
         print_json({"error": {"code": "usage" if code == 2 else "failed",
                               "message": message or f"{ns.command} failed", "exit": code}})
     return code
