@@ -39,14 +39,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
         "lint",
         parents=[common],
         help="check SKILL.md files against the Agent Skills standard or a host",
-        description="Lint skill directories, SKILL.md files or whole trees against the Agent Skills rules.",
+        description="Lint skill directories, SKILL.md files or whole trees against the Agent Skills rules. "
+                    "--host NAME without --target lints by that host's rules (--target NAME); the other "
+                    "common options do not apply to lint.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="skill directory, SKILL.md file or tree")
-    p.add_argument("--target", choices=LazyChoices(_targets), default="spec", metavar="TARGET",
+    p.add_argument("--target", choices=LazyChoices(_targets), default=None, metavar="TARGET",
                    help="rule set (default spec): one of %(choices)s — spec, portable, zuno and zhin are "
                         "rule sets, a client host's name is that client's own verdict")
     p.add_argument("--json", action="store_true", help="print one JSON document")
-    p.set_defaults(run=run)
+    # no default host here: a --host given on purpose chooses the rules (a user typing
+    # `lint --host claude` means Claude Code's verdict, never the spec's in silence)
+    p.set_defaults(run=run, host=None)
     return p
 
 
@@ -122,6 +126,8 @@ def run(ns: argparse.Namespace) -> int:
     from skillshelf.core.lint import Target, lint_paths
 
     hosts = host_targets()
+    if ns.target is None:
+        ns.target = ns.host or "spec"  # every host's name is a target (its rule set or its verdict)
     try:
         if ns.target in hosts:
             reports = host_lint_paths(hosts[ns.target], ns.paths)
