@@ -18,7 +18,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from skillshelf.app.cli import LazyChoices
+from skillshelf.app.cli import DefaultHost, LazyChoices
 from skillshelf.app.output import print_json
 
 if TYPE_CHECKING:
@@ -48,9 +48,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="rule set (default spec): one of %(choices)s — spec, portable, zuno and zhin are "
                         "rule sets, a client host's name is that client's own verdict")
     p.add_argument("--json", action="store_true", help="print one JSON document")
-    # no default host here: a --host given on purpose chooses the rules (a user typing
-    # `lint --host claude` means Claude Code's verdict, never the spec's in silence)
-    p.set_defaults(run=run, host=None)
+    p.set_defaults(run=run)
     return p
 
 
@@ -59,7 +57,7 @@ def format_report(report: LintReport) -> list[str]:
     indented ``hint:`` line per hint."""
     lines: list[str] = []
     for d in report.diagnostics:
-        where = report.path
+        where = _one_line(report.path)  # a folder named with a newline cannot forge a line
         if d.line is not None:
             where += f":{d.line}"
             if d.column is not None:
@@ -127,7 +125,9 @@ def run(ns: argparse.Namespace) -> int:
 
     hosts = host_targets()
     if ns.target is None:
-        ns.target = ns.host or "spec"  # every host's name is a target (its rule set or its verdict)
+        # a --host given on purpose chooses the rules (`lint --host claude` means Claude Code's
+        # verdict, never the spec's in silence); every host's name is a target
+        ns.target = "spec" if isinstance(ns.host, DefaultHost) else str(ns.host)
     try:
         if ns.target in hosts:
             reports = host_lint_paths(hosts[ns.target], ns.paths)
