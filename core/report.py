@@ -133,7 +133,9 @@ def source_json(s: Source, *, ambiguous: bool, lint_target: str | None,
         "size": s.size,
         "sha256": s.content_sha256,
         "diagnostics": [d.to_json() for d in s.diagnostics],
-        "slashNote": host.slash_note(s.name) if host is not None else None,
+        # a host's own built-in skill is that command, never a clash with it
+        "slashNote": (host.slash_note(s.name)
+                      if host is not None and s.provenance is not Provenance.BUILTIN else None),
     }
     if s.provenance is Provenance.BUILTIN:
         out["builtin"] = {

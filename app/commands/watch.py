@@ -38,13 +38,16 @@ def add_parser(sub: Any, common: Any) -> None:
         "watch",
         parents=[common],
         help="watch the skill roots and print one line per published catalog generation",
-        description="Keep the catalog live and print one line per published generation (Ctrl-C to stop).",
+        description="Keep the catalog live and print one line per published generation (Ctrl-C to stop, "
+                    "exit 0): `generation N  +added ~changed -removed  (digest)`, then the changed skills "
+                    "as +name ~name -name, and !W when the generation has W warnings (debug skill lists "
+                    "them). The first line is the catalog as it is now.",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.add_argument("--exit-after", metavar="N", type=int, default=None,
                    help="stop after printing N generations (the initial one counts)")
-    p.add_argument("--debounce", metavar="MS", type=int, default=1600, help="longest batch window in ms")
-    p.add_argument("--step", metavar="MS", type=int, default=50, help="quiet period ending a batch in ms")
+    p.add_argument("--debounce", metavar="MS", type=int, default=1600, help="longest batch window in ms (default 1600)")
+    p.add_argument("--step", metavar="MS", type=int, default=50, help="quiet period ending a batch in ms (default 50)")
     # an interactive exit (Ctrl-C) never waits long for a cache write (finish_cache_writes)
     p.set_defaults(run=run, save_wait=0.25)
 

@@ -341,3 +341,17 @@ def test_debug_agent_under_a_host_without_agents_is_refused(ws: Path, capsys: py
         "code": "usage", "exit": 2,
         "message": f"host {host} has no agent profiles: {client} gives every conversation the same skills "
                    "(debug skill shows them; agents are Zuno's: use --host zuno)"}
+
+
+def test_slash_note_is_for_a_skill_named_like_a_command_never_for_the_hosts_own_builtin(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Claude Code's bundled skills are its commands: the note that a skill shadows the command
+    `/loop` belongs to a user's `loop`, not to the bundled `loop` itself."""
+    write(ws / "H/.claude/skills/loop/SKILL.md", fm("loop", "My own loop"))
+    rc, out, _ = run(capsys, "debug", "skill", "--json", "--host", "claude")
+    assert rc == 0
+    notes = {(s["provenance"], s["name"]): s["slashNote"] for s in json.loads(out)["sources"]}
+    assert notes[("user", "loop")] == ("`/loop` is also Claude Code's own command; its lookup finds skills first, so "
+                                       "`/loop` runs this skill instead of Claude Code's own `/loop`")
+    assert ("builtin", "loop") in notes and ("builtin", "dataviz") in notes
+    assert {k: v for k, v in notes.items() if k[0] == "builtin" and v is not None} == {}

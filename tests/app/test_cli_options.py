@@ -72,3 +72,15 @@ def test_a_report_follows_host_cwd_and_paths_given_before_the_command(ws: Path, 
     doc = json.loads(capsys.readouterr().out)
     names = sorted(s["name"] for s in doc["sources"] if not s["location"].startswith("builtin://"))
     assert (code, doc["host"], names) == (0, "zuno", ["alpha", "beta", "local"])
+
+
+def test_a_config_layer_that_is_not_a_regular_file_says_what_it_is(ws: Path, capsys) -> None:
+    """``--config`` naming a folder or a FIFO said ``no such file``; it says what is there, exit 2
+    (a FIFO is never opened: reading one waits for a writer)."""
+    fifo = ws / "layer.json"
+    os.mkfifo(fifo)
+    cases = {str(ws / "missing.json"): "no such file", str(ws): "a directory, not a file",
+             str(fifo): "not a regular file (a FIFO)"}
+    for path, problem in cases.items():
+        assert main(["debug", "skill", "--cwd", str(ws / "proj"), "--config", path]) == 2
+        assert capsys.readouterr() == ("", f"skillshelf: --config {path}: {problem}\n")
