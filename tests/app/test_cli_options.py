@@ -82,5 +82,7 @@ def test_a_config_layer_that_is_not_a_regular_file_says_what_it_is(ws: Path, cap
     cases = {str(ws / "missing.json"): "no such file", str(ws): "a directory, not a file",
              str(fifo): "not a regular file (a FIFO)"}
     for path, problem in cases.items():
-        assert main(["debug", "skill", "--cwd", str(ws / "proj"), "--config", path]) == 2
+        with pytest.raises(SystemExit) as exited:
+            main(["debug", "skill", "--cwd", str(ws / "proj"), "--config", path])
+        assert exited.value.code == 2
         assert capsys.readouterr() == ("", f"skillshelf: --config {path}: {problem}\n")
