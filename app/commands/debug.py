@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import Any
@@ -15,6 +16,14 @@ def _lint_targets() -> list[str]:
     from skillshelf.core.lint import Target
 
     return [t.value for t in Target] + list(host_targets()) + ["none"]
+
+
+def _agent_name(value: str) -> str:
+    """``debug agent NAME``: a name with a character other than white space (an empty name
+    made a report of an agent called nothing)."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("an agent name is needed (for example orchestrator or review)")
+    return value
 
 
 def add_parser(sub: Any, common: Any) -> None:
@@ -36,7 +45,7 @@ def add_parser(sub: Any, common: Any) -> None:
                          description="What one Zuno agent sees: the skills its profile and tools leave "
                                      "visible, its budgets, its required skills; exit 1 when it would "
                                      "not start. Hosts without agents refuse it (exit 2).")
-    pa.add_argument("name", metavar="NAME",
+    pa.add_argument("name", metavar="NAME", type=_agent_name,
                     help="a Zuno native agent (orchestrator, review, deep …) or an agents.<name> entry "
                          "of the configuration; any other name is a custom agent with no configuration")
     pa.add_argument("--json", action="store_true",

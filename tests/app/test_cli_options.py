@@ -86,3 +86,20 @@ def test_a_config_layer_that_is_not_a_regular_file_says_what_it_is(ws: Path, cap
             main(["debug", "skill", "--cwd", str(ws / "proj"), "--config", path])
         assert exited.value.code == 2
         assert capsys.readouterr() == ("", f"skillshelf: --config {path}: {problem}\n")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["compare", "--hosts", ","], "argument --hosts: no host named; choose from: zuno, zhin, claude, codex, "
+                                  "opencode, gemini"),
+    (["watch", "--debounce", "-1"], "argument --debounce: must be 0 or more milliseconds, got -1"),
+    (["watch", "--step", "x"], "argument --step: not a whole number of milliseconds: 'x'"),
+    (["debug", "agent", " "], "argument NAME: an agent name is needed (for example orchestrator or review)"),
+], ids=lambda v: v[0] if isinstance(v, list) else "")
+def test_values_that_name_nothing_are_usage_errors(capsys, argv: list[str], message: str) -> None:
+    """Each was accepted in silence (all hosts compared, a negative batch window, a report of an
+    agent with no name); each is a usage error now, exit 2, its reason last on stderr."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f": error: {message}\n")
