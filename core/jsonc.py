@@ -77,7 +77,7 @@ def _import_json5() -> None:
     globals().update({n: getattr(m, n) for n in names}, ModelDumper=ModelDumper, ModelLoader=ModelLoader,
                      JSON5DecodeError=JSON5DecodeError, json5=json5)
 
-__all__ = ["Container", "Document", "JsoncError", "Nonstandard", "Parsed", "container_at", "key_name",
+__all__ = ["DEPTH_EXCEEDED", "MAX_DEPTH", "Container", "Document", "JsoncError", "Nonstandard", "Parsed", "container_at", "key_name",
            "loads", "member", "parse_document", "skip_trivia", "strip"]
 
 
@@ -128,7 +128,7 @@ def loads(text: str) -> Parsed:
     """
     deep = _too_deep(text)
     if deep is not None:
-        raise JsoncError("recursion limit exceeded", *deep)
+        raise JsoncError(DEPTH_EXCEEDED, *deep)
     try:
         return Parsed(json.loads(text, parse_constant=_reject_constant))
     except (ValueError, RecursionError):
@@ -143,12 +143,14 @@ def loads(text: str) -> Parsed:
     try:
         return Parsed(doc.value(doc.root), _first_nonstandard(doc))
     except RecursionError:  # a guard: _too_deep refuses such a text first
-        raise JsoncError("recursion limit exceeded", 1, 1) from None
+        raise JsoncError(DEPTH_EXCEEDED, 1, 1) from None
 
 
 #: serde_json's nesting limit: Zuno's reader refuses a document nested deeper (its error
 #: ``recursion limit exceeded``); skillshelf refuses it too rather than recurse into it.
 MAX_DEPTH = 128
+#: serde_json's message for it.
+DEPTH_EXCEEDED = "recursion limit exceeded"
 #: What nesting is made of, with the strings and comments whose brackets do not count.
 _NESTING = re.compile(r'"(?:[^"\\]++|\\.)*+"|//[^\n\r]*+|/\*.*?(?:\*/|\Z)|[\[\]{}]', re.DOTALL)
 
