@@ -63,11 +63,17 @@ def invisible_checks(text: str, add: Add, *, key_at: Callable[[int], str | None]
             hint="remove them" + (": tag characters can hide instructions" if tags else ""))
 
 
+#: Top-level fields whose value the Agent Skills format wants as text: a plain ``null``,
+#: number or boolean cut by a comment there is reported too (quoting it is the fix).
+_TEXT_FIELDS = frozenset({"name", "description", "license", "compatibility"})
+
+
 def _plain_scalars(node: yaml.Node, key: str | None, owner: str | None) -> Iterator[tuple[yaml.ScalarNode, str | None, str | None]]:
-    """``(scalar, key, top-level key)`` for every plain (unquoted, not block) string value (a
-    number or boolean cut by a comment would change type if quoted: not reported)."""
+    """``(scalar, key, top-level key)`` for every plain (unquoted, not block) string value, and
+    any plain value of a top-level text field (elsewhere a number, boolean or null cut by a
+    comment would change type if quoted: not reported)."""
     if isinstance(node, yaml.ScalarNode):
-        if node.style in (None, "") and node.tag == _STR:
+        if node.style in (None, "") and (node.tag == _STR or (key == owner and key in _TEXT_FIELDS)):
             yield node, key, owner
     elif isinstance(node, yaml.MappingNode):
         for k, v in node.value:

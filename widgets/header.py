@@ -111,8 +111,9 @@ def header_text(
     agent's view.
 
     ``width`` (cells; ``None`` = unlimited) picks one format for that width, whatever comes and
-    goes: full labels from :data:`FULL_FROM` cells, short ones (``gen 14``, ``212 src · 3 amb ·
-    2 brk``) below, and under :data:`NAMED_FROM` no program name and no cwd. The cwd's middle
+    goes: full labels from :data:`FULL_FROM` cells when the cwd keeps :data:`CWD_MIN` cells
+    beside them (or all of it), short ones (``gen 14``, ``212 src · 3 amb · 2 brk``) otherwise,
+    and under :data:`NAMED_FROM` no program name and no cwd. The cwd's middle
     gives way to ``…`` so the counts fit (it is left out below :data:`CWD_MIN` cells); what
     comes and goes follows the counts and is what the line's end cuts.
 
@@ -152,6 +153,11 @@ def header_text(
             parts += [" ─ ", (visible(status), "$warning")]
         return parts
 
+    if width is not None and level == 0:
+        # full labels only while the working directory keeps a readable part beside them
+        room = width - Content.assemble(*build("")).cell_length
+        if room < min(cell_len(cwd_v), CWD_MIN):
+            level, short = 1, True
     cwd_text: str | None = cwd_v
     if width is not None:
         cwd_text = None

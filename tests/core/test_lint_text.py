@@ -170,6 +170,14 @@ def test_no_comment_warning_for_csharp_quoted_values_deliberate_comments_or_numb
     assert comment_findings(f) == []
 
 
+def test_a_text_field_read_as_null_or_a_number_because_of_a_comment_is_reported(tmp_path):
+    f = skill(tmp_path, "typed", "---\nname: null #a\ndescription: 2 #fast ways\nmetadata:\n  version: 2 #draft\n---\nBody\n")
+    assert [(fl, ln, col, hint) for fl, ln, col, _, hint in comment_findings(f)] == [
+        ("name", 2, 12, 'name: "null #a"'),
+        ("description", 3, 16, 'description: "2 #fast ways"'),
+    ]
+
+
 # ---- lint: references that cannot travel ----------------------------------------------------
 
 

@@ -43,6 +43,11 @@ file_name = st.sampled_from(["SKILL.md", "SKILL.md", "SKILL.md", "skill.md", "SK
 skill = st.tuples(frontmatter, file_name, st.booleans())  # (frontmatter, file name, inside a dot folder)
 
 
+def _scalar(text: str) -> object:
+    """What YAML reads from the plain value ``text`` (a cut ``null`` outside a text field is no fault)."""
+    return yamlload.load(f"v: {text}\n")["v"]
+
+
 def _text(fm: dict[str, tuple[str, str]]) -> str:
     return "---\n" + "".join(f"{k}: {v}\n" for k, (_, v) in fm.items()) + "---\nBody.\n"
 
@@ -96,5 +101,5 @@ def test_generated_faults_never_crash_and_none_is_silent(skills):
                 assert any(c in ("yaml-error", "quote-description", "quote-value", "tab-indent") for c, _ in codes)
                 continue
             for key, (kind, _v) in fm.items():
-                if kind == "cut":
+                if kind == "cut" and (key != "x-notes" or isinstance(_scalar(_v.split(" #")[0]), str)):
                     assert ("comment-in-value", key) in codes, (key, codes)
