@@ -843,7 +843,7 @@ def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: _TopD
             reported.add(t)
             out.add("reference-outside",
                     f"`{t}` points outside the skill folder: it does not travel with the skill (installers "
-                    "copy only the folder, and read_resource refuses it)" + (" — the file exists here today"
+                    "copy only the folder, and Zuno's read_resource refuses it)" + (" — the file exists here today"
                                                                              if os.path.exists(os.path.join(skill_dir, t)) else ""),
                     line=line, column=col, hint="copy the file into the skill folder (for example under references/) "
                     "and link it from there")

@@ -246,7 +246,7 @@ def test_f4_missing_reference_is_conservative(tmp_path):
         ("missing-reference", 7, 28, "`scripts/gone.py` is referenced but does not exist in the skill folder"),
         ("missing-reference", 11, 8, "`assets/logo.png` is referenced but does not exist in the skill folder"),
         ("reference-outside", 11, 45, "`../other/SKILL.md` points outside the skill folder: it does not travel with "
-                                      "the skill (installers copy only the folder, and read_resource refuses it)"),
+                                      "the skill (installers copy only the folder, and Zuno's read_resource refuses it)"),
     ]
 
 

@@ -193,7 +193,7 @@ def test_reference_outside_spelling_and_case(tmp_path):
     assert got == [
         (Severity.WARNING, "reference-outside", 5, 14,
          "`../shared.md` points outside the skill folder: it does not travel with the skill (installers copy only "
-         "the folder, and read_resource refuses it) — the file exists here today",
+         "the folder, and Zuno's read_resource refuses it) — the file exists here today",
          "copy the file into the skill folder (for example under references/) and link it from there"),
         (Severity.INFO, "reference-spelling", 5, 37,
          "`./docs/Guide.md`: Zuno's read_resource refuses `.` and `..` components; the model must ask for "
