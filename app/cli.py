@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -70,22 +71,49 @@ def _tokens(value: str) -> int:
     return n
 
 
-def common_parser() -> argparse.ArgumentParser:
-    """The COMMON options of SPEC C, as a parent parser."""
+class DefaultHost(str):
+    """The ``--host`` value when none was given (equal to the default host's name); a command
+    that treats an explicit ``--host`` differently (``lint``) tells them apart by this type."""
+
+
+def common_parser(*, under_command: bool = False) -> argparse.ArgumentParser:
+    """The COMMON options of SPEC C, as a parent parser. ``under_command``: the copy each
+    subcommand gets, with no defaults of its own, so options given before the command
+    (``skillshelf --host claude debug skill``) are kept rather than reset by the command's
+    defaults (they were silently dropped); the top-level copy sets the defaults."""
+
+    def default(value: object) -> object:
+        return argparse.SUPPRESS if under_command else value
+
     p = argparse.ArgumentParser(add_help=False)
     g = p.add_argument_group("common options")
-    g.add_argument("--cwd", metavar="DIR", default=None, help="working directory the host sees (default: current)")
-    g.add_argument("--host", choices=host_names(), default=DEFAULT_HOST_NAME,
+    g.add_argument("--cwd", metavar="DIR", default=default(None),
+                   help="working directory the host sees (default: current)")
+    g.add_argument("--host", choices=host_names(), default=default(DefaultHost(DEFAULT_HOST_NAME)),
                    help=f"whose rules apply (default {DEFAULT_HOST_NAME})")
-    g.add_argument("--context-window", metavar="TOKENS", type=_tokens, default=None,
+    g.add_argument("--context-window", metavar="TOKENS", type=_tokens, default=default(None),
                    help="model context window in tokens (drives the budgets)")
-    g.add_argument("--path", metavar="DIR", action="append", default=[],
+    # a command's own --path / --config go to their own list (the command's namespace would
+    # replace the one given before it); :func:`merged_options` appends them
+    g.add_argument("--path", metavar="DIR", action="append", default=default([]),
+                   dest="command_path" if under_command else "path",
                    help="extra skills.paths entry (repeatable; appended after configured ones)")
-    g.add_argument("--config", metavar="FILE", action="append", default=[],
+    g.add_argument("--config", metavar="FILE", action="append", default=default([]),
+                   dest="command_config" if under_command else "config",
                    help="extra configuration layer (highest precedence)")
-    g.add_argument("--no-cache", action="store_true",
+    g.add_argument("--no-cache", action="store_true", default=default(False),
                    help="read and parse every skill file (skip skillshelf's parse cache)")
     return p
+
+
+def merged_options(ns: argparse.Namespace) -> argparse.Namespace:
+    """``ns`` with the ``--path`` / ``--config`` given after the command appended to those given
+    before it (in command-line order)."""
+    for key in ("path", "config"):
+        extra = vars(ns).pop(f"command_{key}", None)
+        if extra:
+            setattr(ns, key, [*getattr(ns, key, []), *extra])
+    return ns
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,8 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="TUI: do not watch the skill roots for changes (refresh with r)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    command_common = common_parser(under_command=True)
     for modname in dict.fromkeys(COMMANDS.values()):
-        importlib.import_module(f"skillshelf.app.commands.{modname}").add_parser(sub, common)
+        importlib.import_module(f"skillshelf.app.commands.{modname}").add_parser(sub, command_common)
     return parser
 
 
@@ -110,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``skillshelf`` console script; returns the process exit code."""
     safe_output()  # no skill text can make a write fail or emit invalid UTF-8 (SPEC C2)
     parser = build_parser()
-    ns = parser.parse_args(argv)
+    ns = merged_options(parser.parse_args(argv))
     if ns.version:
         from skillshelf import __version__
 
@@ -120,12 +149,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         from skillshelf.app.tui import run_tui
 
         return run_tui(ns)
+    one_shot = getattr(ns, "one_shot", True)
+    if one_shot:
+        from skillshelf.core import parsecache
+
+        parsecache.FREEZE_LOADED = True  # the process ends with the command (parsecache says why)
     try:
         code = _run_json(ns) if getattr(ns, "json", False) else int(ns.run(ns) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        if one_shot:  # (a caller running main() in its own long process gets its collector back)
+            parsecache.FREEZE_LOADED = False
+            gc.unfreeze()
     finish_cache_writes(getattr(ns, "save_wait", None))
     return code
 
@@ -174,7 +212,10 @@ def _run_json(ns: argparse.Namespace) -> int:
     if code != 0 and not "".join(out.parts).strip():
         said = "".join(err.parts).strip()
         prefix = f"skillshelf {ns.command}: "
-        message = "\n".join(line.removeprefix(prefix).removeprefix("skillshelf: ") for line in said.splitlines())
+        sub = getattr(ns, "debug_what", None)
+        long_prefix = f"skillshelf {ns.command} {sub}: " if sub else prefix  # `skillshelf debug agent: …`
+        message = "\n".join(line.removeprefix(long_prefix).removeprefix(prefix).removeprefix("skillshelf: ")
+                            for line in said.splitlines())
         print_json({"error": {"code": "usage" if code == 2 else "failed",
                               "message": message or f"{ns.command} failed", "exit": code}})
     return code

@@ -4,6 +4,7 @@ from the COMMON options (SPEC C, C1). This is the edge where the process environ
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from argparse import Namespace
 from collections.abc import Mapping
@@ -40,19 +41,39 @@ def announce_problems(catalog: Catalog, stream: TextIO | None = None) -> int:
     return len(lines)
 
 
+def _config_file_problem(path: str) -> str | None:
+    """Why ``path`` cannot be a ``--config`` layer (``no such file``, ``a directory, not a file``,
+    ``not a regular file (a FIFO)``, ``permission denied``), or ``None`` when it can be read."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if stat.S_ISDIR(mode):
+        return "a directory, not a file"
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device")
+        return f"not a regular file ({kind})"
+    if not os.access(path, os.R_OK):
+        return "permission denied"
+    return None
+
+
 def context_from(ns: Namespace, *, env: Mapping[str, str] | None = None, pull_remote: bool = True) -> HostContext:
     """The :class:`~skillshelf.core.hosts.base.HostContext` of the COMMON options (SPEC C1).
 
     The persistent parse cache lives in skillshelf's user cache directory unless ``--no-cache``.
     Raises ``SystemExit(2)`` with a message on stderr when ``--cwd`` is not a directory or a
-    ``--config`` file does not exist (SPEC C2)."""
+    ``--config`` is not a readable regular file (SPEC C2)."""
     cwd = os.path.abspath(ns.cwd or os.getcwd())
     if not os.path.isdir(cwd):
         print(f"skillshelf: --cwd {cwd}: not a directory", file=sys.stderr)
         raise SystemExit(2)
     for f in ns.config or []:
-        if not os.path.isfile(f):
-            print(f"skillshelf: --config {f}: no such file", file=sys.stderr)
+        problem = _config_file_problem(f)
+        if problem is not None:
+            print(f"skillshelf: --config {f}: {problem}", file=sys.stderr)
             raise SystemExit(2)
     environ = environment(env)
     paths = tuple(ns.path or ())

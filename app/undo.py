@@ -187,7 +187,7 @@ class Journal:
     def undo(self, entry: JournalEntry | None = None) -> JournalEntry:
         """Undo ``entry`` (default :meth:`latest`) byte for byte and mark it undone; returns it.
         Raises :class:`ConfigWriteError` when there is nothing to undo, it was undone already,
-        or the file changed since."""
+        the file changed since, or the journal cannot be written (then nothing is undone)."""
         with self._locked():
             entries = self._load()
             if entry is None:
@@ -199,9 +199,21 @@ class Journal:
                 raise ConfigWriteError(f"write #{entry.id} is no longer in the journal")
             if found.undone:
                 raise ConfigWriteError(f"write #{found.id} was undone already")
-            undo(self.result_of(found))
+            result = self.result_of(found)
+            # the journal must be able to record the undo before the file is touched: an undo it
+            # cannot record would stay listed as undoable and leave the two disagreeing
+            try:
+                self._save(entries)
+            except OSError as exc:
+                raise ConfigWriteError(f"cannot update the undo journal in {self.directory}: "
+                                       f"{exc.strerror or exc}; nothing undone") from None
+            undo(result)
             done = replace(found, undone=True)
-            self._save([done if e.id == found.id else e for e in entries])
+            try:
+                self._save([done if e.id == found.id else e for e in entries])
+            except OSError as exc:  # the folder broke between the two saves
+                raise ConfigWriteError(f"{found.path} was put back, but the undo journal in {self.directory} "
+                                       f"could not record it: {exc.strerror or exc}") from None
         return done
 
     def find(self, entry_id: int) -> JournalEntry | None:

@@ -77,7 +77,7 @@ def _import_json5() -> None:
     globals().update({n: getattr(m, n) for n in names}, ModelDumper=ModelDumper, ModelLoader=ModelLoader,
                      JSON5DecodeError=JSON5DecodeError, json5=json5)
 
-__all__ = ["Container", "Document", "JsoncError", "Nonstandard", "Parsed", "container_at", "key_name",
+__all__ = ["DEPTH_EXCEEDED", "MAX_DEPTH", "Container", "Document", "JsoncError", "Nonstandard", "Parsed", "container_at", "key_name",
            "loads", "member", "parse_document", "skip_trivia", "strip"]
 
 
@@ -126,6 +126,9 @@ def loads(text: str) -> Parsed:
     Results are cached by text: a configuration layer re-read on every refresh costs nothing
     while it is unchanged. Treat the returned value as read-only.
     """
+    deep = _too_deep(text)
+    if deep is not None:
+        raise JsoncError(DEPTH_EXCEEDED, *deep)
     try:
         return Parsed(json.loads(text, parse_constant=_reject_constant))
     except (ValueError, RecursionError):
@@ -137,7 +140,40 @@ def loads(text: str) -> Parsed:
         except (ValueError, RecursionError):
             pass  # JSON5 or broken: json-five decides, and says where
     doc = parse_document(text)
-    return Parsed(doc.value(doc.root), _first_nonstandard(doc))
+    try:
+        return Parsed(doc.value(doc.root), _first_nonstandard(doc))
+    except RecursionError:  # a guard: _too_deep refuses such a text first
+        raise JsoncError(DEPTH_EXCEEDED, 1, 1) from None
+
+
+#: serde_json's nesting limit: Zuno's reader refuses a document nested deeper (its error
+#: ``recursion limit exceeded``); skillshelf refuses it too rather than recurse into it.
+MAX_DEPTH = 128
+#: serde_json's message for it.
+DEPTH_EXCEEDED = "recursion limit exceeded"
+#: What nesting is made of, with the strings and comments whose brackets do not count.
+_NESTING = re.compile(r'"(?:[^"\\]++|\\.)*+"|//[^\n\r]*+|/\*.*?(?:\*/|\Z)|[\[\]{}]', re.DOTALL)
+
+
+def _too_deep(text: str) -> tuple[int, int] | None:
+    """1-based (line, column in UTF-8 bytes) of the first ``[`` / ``{`` opened deeper than
+    :data:`MAX_DEPTH`, or ``None``. Texts with at most that many brackets are not scanned. The
+    position is that bracket's (serde_json stops on it); not checked against Zuno byte for byte."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return None
+    depth = 0
+    for match in _NESTING.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                start = match.start()
+                line_start = text.rfind("\n", 0, start) + 1
+                column = len(text[line_start:start].encode("utf-8", "surrogatepass")) + 1
+                return text.count("\n", 0, start) + 1, column
+        elif token in ("]", "}"):
+            depth -= 1
+    return None
 
 
 # --------------------------------------------------------------------------------------------

@@ -133,7 +133,9 @@ def source_json(s: Source, *, ambiguous: bool, lint_target: str | None,
         "size": s.size,
         "sha256": s.content_sha256,
         "diagnostics": [d.to_json() for d in s.diagnostics],
-        "slashNote": host.slash_note(s.name) if host is not None else None,
+        # a host's own built-in skill is that command, never a clash with it
+        "slashNote": (host.slash_note(s.name)
+                      if host is not None and s.provenance is not Provenance.BUILTIN else None),
     }
     if s.provenance is Provenance.BUILTIN:
         out["builtin"] = {
@@ -210,6 +212,11 @@ def debug_skill_document(gen: Generation, *, lint_target: str | None = "spec", c
     }
 
 
+def _one(value: object) -> str:
+    """``value`` on one line: ``\\r`` and ``\\n`` written as those two characters (lint's form)."""
+    return str(value).replace("\r", "\\r").replace("\n", "\\n")
+
+
 def _diag_line(d: dict[str, Any]) -> str:
     pos = ""
     if d.get("line") is not None:
@@ -218,31 +225,35 @@ def _diag_line(d: dict[str, Any]) -> str:
             pos += f" col {d['column']}"
         pos += ": "
     field = f" ({d['field']})" if d.get("field") else ""
-    line = f"{pos}{d['severity']}[{d['code']}]{field} {d['message']}"
+    line = f"{pos}{d['severity']}[{d['code']}]{field} {_one(d['message'])}"
     if d.get("hint"):
-        line += f"\n        hint: {d['hint']}"
+        line += f"\n        hint: {_one(d['hint'])}"
     return line
 
 
 def debug_skill_text(doc: dict[str, Any]) -> str:
-    """Readable text form of a G1 document (what ``debug skill`` prints without ``--json``)."""
+    """Readable text form of a G1 document (what ``debug skill`` prints without ``--json``).
+
+    One item per line: a line break inside a name, path or message (a folder named with a
+    newline) is written ``\\n`` (``\\r``), as ``lint`` does, so no skill can forge a line of the
+    report; ``--json`` has the exact text."""
     out: list[str] = []
     s = doc["summary"]
     if doc.get("refusal"):
         out.append(doc["refusal"])
         out.append("")
-    out.append(f"host {doc['host']}" + (f" ({doc['client']})" if doc.get("client") else "") + f" · cwd {doc['cwd']} · generation {doc['generation']} · digest {doc['digest'][:16]}")
+    out.append(f"host {doc['host']}" + (f" ({doc['client']})" if doc.get("client") else "") + f" · cwd {_one(doc['cwd'])} · generation {doc['generation']} · digest {doc['digest'][:16]}")
     if doc.get("window"):
         out.append(f"context window: {doc['window']['text']}")
     for note in doc.get("notes", ()):
-        out.append(f"note: {note}")
+        out.append(f"note: {_one(note)}")
     out.append("")
     out.append("roots (discovery order):")
     for r in doc["roots"]:
         mark = "" if r["exists"] else "   (missing)"
         if r.get("unread"):
             mark += f"   (not read: {r['unread']})"
-        out.append(f"  {r['provenance']:<16} {r['path']}  [{r['pattern']}]{mark}")
+        out.append(f"  {r['provenance']:<16} {_one(r['path'])}  [{r['pattern']}]{_one(mark)}")
     out.append("")
     out.append(f"sources ({len(doc['sources'])}):")
     for src in doc["sources"]:
@@ -256,20 +267,20 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
         if not src["described"]:
             flags.append("no description")
         flag = f"  [{', '.join(flags)}]" if flags else ""
-        out.append(f"  {src['name']}  {src['exposure']}  {src['provenance']}{flag}")
-        out.append(f"      {src['location']}")
+        out.append(f"  {_one(src['name'])}  {src['exposure']}  {src['provenance']}{flag}")
+        out.append(f"      {_one(src['location'])}")
         if src["exposure"] != "index" or src["exposureReason"] not in ("default", "built-in"):
-            out.append(f"      exposure: {src['exposureReason']}")
+            out.append(f"      exposure: {_one(src['exposureReason'])}")
         if src.get("disabledReason"):
-            out.append(f"      disabled by {src['disabledReason']}")
+            out.append(f"      disabled by {_one(src['disabledReason'])}")
         if src.get("statusReason"):
-            out.append(f"      {src['status']}: {src['statusReason']}")
+            out.append(f"      {src['status']}: {_one(src['statusReason'])}")
         for by in src.get("shadowedBy", ()):
-            out.append(f"      {'competes with' if src['status'] == 'race' else 'shadowed by'} {by}")
+            out.append(f"      {'competes with' if src['status'] == 'race' else 'shadowed by'} {_one(by)}")
         for a in src["aliases"]:
-            out.append(f"      alias {a}")
+            out.append(f"      alias {_one(a)}")
         if src.get("slashNote"):
-            out.append(f"      note: {src['slashNote']}")
+            out.append(f"      note: {_one(src['slashNote'])}")
         for d in src["diagnostics"]:
             if d["severity"] != "info":
                 out.append(f"      {_diag_line(d)}")
@@ -282,31 +293,31 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
         out.append("")
         out.append(f"rejected ({len(doc['rejected'])}):")
         for r in doc["rejected"]:
-            out.append(f"  {r['name']}  {r['provenance']}")
-            out.append(f"      {r['location']}")
+            out.append(f"  {_one(r['name'])}  {r['provenance']}")
+            out.append(f"      {_one(r['location'])}")
             if r.get("warning"):
-                out.append(f"      {r['warning']['message']}")
+                out.append(f"      {_one(r['warning']['message'])}")
             for d in r["diagnostics"]:
                 out.append(f"      {_diag_line(d)}")
     if doc["warnings"]:
         out.append("")
         out.append(f"warnings ({len(doc['warnings'])}):")
         for w in doc["warnings"]:
-            out.append(f"  [{w['kind']}] {w['message']}")
+            out.append(f"  [{w['kind']}] {_one(w['message'])}")
     if doc["diagnostics"]:
         out.append("")
         out.append("notes:")
         for d in doc["diagnostics"]:
             out.append(f"  {_diag_line(d)}")
             if d.get("path") and d["path"] not in d["message"]:
-                out.append(f"        at {d['path']}")
+                out.append(f"        at {_one(d['path'])}")
     out.append("")
     out.append(
         "summary: {sources} sources · {indexed} indexed · {searchable} searchable · {explicit} explicit-only · "
         "{disabled} disabled · {described} described · {unique} unique names · {rejected} rejected".format(**s)
     )
     if s["ambiguous"]:
-        out.append("ambiguous: " + ", ".join(s["ambiguous"]))
+        out.append("ambiguous: " + ", ".join(_one(n) for n in s["ambiguous"]))
     return "\n".join(out)
 
 

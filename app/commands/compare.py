@@ -35,6 +35,8 @@ LEGEND = ("âœ“ listed  cut: description shortened  name: description dropped  âˆ
 
 def _hosts(value: str) -> list[str]:
     names = [n.strip() for n in value.split(",") if n.strip()]
+    if not names:  # `--hosts ,` or `--hosts ""` named none: never "all" in silence
+        raise argparse.ArgumentTypeError(f"no host named; choose from: {', '.join(HOSTS)}")
     for n in names:
         try:
             get_host(n)

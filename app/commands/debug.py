@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import Any
@@ -17,20 +18,38 @@ def _lint_targets() -> list[str]:
     return [t.value for t in Target] + list(host_targets()) + ["none"]
 
 
+def _agent_name(value: str) -> str:
+    """``debug agent NAME``: a name with a character other than white space (an empty name
+    made a report of an agent called nothing)."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("an agent name is needed (for example orchestrator or review)")
+    return value
+
+
 def add_parser(sub: Any, common: Any) -> None:
     """Register ``debug skill`` and ``debug agent``."""
     p = sub.add_parser("debug", help="reports: debug skill | debug agent NAME")
     dsub = p.add_subparsers(dest="debug_what", metavar="WHAT", required=True)
-    ps = dsub.add_parser("skill", parents=[common], help="every source, rejected file and warning")
-    ps.add_argument("--json", action="store_true", help="print the G1 JSON document")
+    ps = dsub.add_parser("skill", parents=[common], help="every source, rejected file and warning",
+                         description="Every root the host reads, every skill source with its status "
+                                     "and why, every rejected file and every warning, with the lint "
+                                     "beside the host's verdict. Always exits 0.")
+    ps.add_argument("--json", action="store_true",
+                    help="print one JSON document (roots, sources, rejected, warnings, summary)")
     ps.add_argument("--lint-target", default=None, choices=LazyChoices(_lint_targets), metavar="TARGET",
                     help="lint target shown beside the host verdict (default: the host's own; none to skip)")
     ps.add_argument("--format", choices=["skillshelf", "zuno"], default="skillshelf",
                     help="JSON shape: skillshelf's (default) or Zuno's own `zuno debug skill --json` (implies --json)")
     ps.set_defaults(run=run_skill)
-    pa = dsub.add_parser("agent", parents=[common], help="one agent's filtered view and budgets")
-    pa.add_argument("name", metavar="NAME")
-    pa.add_argument("--json", action="store_true", help="print the G2 JSON document")
+    pa = dsub.add_parser("agent", parents=[common], help="one agent's filtered view and budgets",
+                         description="What one Zuno agent sees: the skills its profile and tools leave "
+                                     "visible, its budgets, its required skills; exit 1 when it would "
+                                     "not start. Hosts without agents refuse it (exit 2).")
+    pa.add_argument("name", metavar="NAME", type=_agent_name,
+                    help="a Zuno native agent (orchestrator, review, deep …) or an agents.<name> entry "
+                         "of the configuration; any other name is a custom agent with no configuration")
+    pa.add_argument("--json", action="store_true",
+                    help="print one JSON document (the agent, its visible and hidden sources, budgets)")
     pa.add_argument("--format", choices=["skillshelf", "zuno"], default="skillshelf",
                     help="JSON shape: skillshelf's (default) or Zuno's own `zuno debug agent` (implies --json)")
     pa.set_defaults(run=run_agent)
@@ -117,8 +136,18 @@ def run_agent(ns: Any) -> int:
     """Print the G2 document (``--format zuno``: Zuno's own shape); exit 1 when the agent would
     fail to start (S2, U3, a configuration Zuno refuses, Z-K)."""
     from skillshelf.app.common import open_catalog, terminal_text
+    from skillshelf.core.hosts import get_host
+    from skillshelf.core.hosts.base import Feature
     from skillshelf.core.report import debug_agent_report, debug_agent_text
 
+    host = get_host(ns.host)
+    if Feature.AGENTS not in host.features:
+        # a report of an agent the client has no notion of would invent one (a demanding user
+        # reads "visible sources 32" as that agent's view): refused as a usage error instead
+        print(f"skillshelf debug agent: host {host.name} has no agent profiles: {host.describe()} gives every "
+              "conversation the same skills (debug skill shows them; agents are Zuno's: use --host zuno)",
+              file=sys.stderr)
+        return 2
     cat = open_catalog(ns)
     report = debug_agent_report(cat, ns.name)
     if _native_format(ns, cat):

@@ -18,7 +18,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from skillshelf.app.cli import LazyChoices
+from skillshelf.app.cli import DefaultHost, LazyChoices
 from skillshelf.app.output import print_json
 
 if TYPE_CHECKING:
@@ -39,10 +39,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
         "lint",
         parents=[common],
         help="check SKILL.md files against the Agent Skills standard or a host",
-        description="Lint skill directories, SKILL.md files or whole trees against the Agent Skills rules.",
+        description="Lint skill directories, SKILL.md files or whole trees against the Agent Skills rules. "
+                    "--host NAME without --target lints by that host's rules (--target NAME); the other "
+                    "common options do not apply to lint.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="skill directory, SKILL.md file or tree")
-    p.add_argument("--target", choices=LazyChoices(_targets), default="spec", metavar="TARGET",
+    p.add_argument("--target", choices=LazyChoices(_targets), default=None, metavar="TARGET",
                    help="rule set (default spec): one of %(choices)s — spec, portable, zuno and zhin are "
                         "rule sets, a client host's name is that client's own verdict")
     p.add_argument("--json", action="store_true", help="print one JSON document")
@@ -55,7 +57,7 @@ def format_report(report: LintReport) -> list[str]:
     indented ``hint:`` line per hint."""
     lines: list[str] = []
     for d in report.diagnostics:
-        where = report.path
+        where = _one_line(report.path)  # a folder named with a newline cannot forge a line
         if d.line is not None:
             where += f":{d.line}"
             if d.column is not None:
@@ -122,6 +124,10 @@ def run(ns: argparse.Namespace) -> int:
     from skillshelf.core.lint import Target, lint_paths
 
     hosts = host_targets()
+    if ns.target is None:
+        # a --host given on purpose chooses the rules (`lint --host claude` means Claude Code's
+        # verdict, never the spec's in silence); every host's name is a target
+        ns.target = "spec" if isinstance(ns.host, DefaultHost) else str(ns.host)
     try:
         if ns.target in hosts:
             reports = host_lint_paths(hosts[ns.target], ns.paths)

@@ -17,7 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from skillshelf.app.commands.resolve import add_target_options, candidates_text, fail, spelling_bases, write_choices
+from skillshelf.app.commands.resolve import (
+    add_target_options,
+    candidates_text,
+    fail,
+    refuse_host_without_config,
+    spelling_bases,
+    write_choices,
+)
 
 _HELP = {
     "enable": "enable one skill in skills.config (its exposure left to the skill)",
@@ -47,6 +54,9 @@ def run(ns: Any) -> int:
     from skillshelf.core.configwrite import Choice
     from skillshelf.core.spelling import match_sources
 
+    refused = refuse_host_without_config(ns, ns.verb)
+    if refused is not None:
+        return refused
     catalog = open_catalog(ns, announce=True)
     gen = catalog.current
     found = match_sources(gen.sources, ns.skill, bases=spelling_bases(ns, catalog), home=catalog.env.home)

@@ -73,6 +73,20 @@ def fail(verb: str, message: str, code: int) -> int:
     return code
 
 
+def refuse_host_without_config(ns: Any, verb: str) -> int | None:
+    """Exit code 2 (said on stderr) when ``--host`` names a host without ``skills.config``:
+    these commands write Zuno's configuration, which that client never reads, so a write under
+    it would look like a fix and change nothing the client sees; ``None`` when the host has it."""
+    from skillshelf.core.hosts import get_host
+    from skillshelf.core.hosts.base import Feature
+
+    host = get_host(ns.host)
+    if Feature.CONFIG in host.features:
+        return None
+    return fail(verb, f"host {host.name} has no skills.config: {verb} writes Zuno's skills.config, which "
+                f"{host.describe()} never reads (use --host zuno)", 2)
+
+
 def candidates_text(sources: Any, home: str) -> str:
     """The sources a spelling could mean, one per line (``  pdf  ~/.agents/skills/pdf/SKILL.md``)."""
     from skillshelf.app.common import home_short
@@ -99,6 +113,9 @@ def run(ns: Any) -> int:
     from skillshelf.core.configwrite import Choice
     from skillshelf.core.spelling import match_sources
 
+    refused = refuse_host_without_config(ns, "resolve")
+    if refused is not None:
+        return refused
     catalog = open_catalog(ns, announce=True)
     gen = catalog.current
     name = ns.name

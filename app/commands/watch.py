@@ -24,6 +24,7 @@ Ctrl-C ends it with exit 0. ``--exit-after N`` stops after N lines (N ≥ 1; for
 
 from __future__ import annotations
 
+import argparse
 import sys
 import threading
 from typing import Any
@@ -32,21 +33,35 @@ from skillshelf.app.output import json_text
 from skillshelf.core.model import Generation, Source
 
 
+def _millis(value: str) -> int:
+    """``--debounce`` / ``--step``: whole milliseconds, 0 or more (a negative one was accepted)."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of milliseconds: {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more milliseconds, got {n}")
+    return n
+
+
 def add_parser(sub: Any, common: Any) -> None:
     """Register ``watch``."""
     p = sub.add_parser(
         "watch",
         parents=[common],
         help="watch the skill roots and print one line per published catalog generation",
-        description="Keep the catalog live and print one line per published generation (Ctrl-C to stop).",
+        description="Keep the catalog live and print one line per published generation (Ctrl-C to stop, "
+                    "exit 0): `generation N  +added ~changed -removed  (digest)`, then the changed skills "
+                    "as +name ~name -name, and !W when the generation has W warnings (debug skill lists "
+                    "them). The first line is the catalog as it is now.",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.add_argument("--exit-after", metavar="N", type=int, default=None,
                    help="stop after printing N generations (the initial one counts)")
-    p.add_argument("--debounce", metavar="MS", type=int, default=1600, help="longest batch window in ms")
-    p.add_argument("--step", metavar="MS", type=int, default=50, help="quiet period ending a batch in ms")
+    p.add_argument("--debounce", metavar="MS", type=_millis, default=1600, help="longest batch window in ms (default 1600)")
+    p.add_argument("--step", metavar="MS", type=_millis, default=50, help="quiet period ending a batch in ms (default 50)")
     # an interactive exit (Ctrl-C) never waits long for a cache write (finish_cache_writes)
-    p.set_defaults(run=run, save_wait=0.25)
+    p.set_defaults(run=run, save_wait=0.25, one_shot=False)
 
 
 def _shown(s: Source) -> tuple[Any, ...]:

@@ -20,7 +20,7 @@ from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.resources import list_resources
 from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.hosts.base import Fact
-from skillshelf.core.model import Severity, Source
+from skillshelf.core.model import Provenance, Severity, Source
 from skillshelf.widgets.rows import CatalogRow
 from skillshelf.widgets.source_pane import SourceDetails, SourceExtras
 
@@ -29,6 +29,8 @@ __all__ = ["DetailsPanel"]
 
 def _slash_fact(catalog: AppCatalog, source: Source) -> tuple[Fact, ...]:
     """The host's note on a skill named like one of its own commands (SPEC S1), as a fact."""
+    if source.provenance is Provenance.BUILTIN:  # the host's own skill is that command, no clash
+        return ()
     note = catalog.host.slash_note(source.name)
     return (Fact("slash", note, severity=Severity.WARNING),) if note else ()
 

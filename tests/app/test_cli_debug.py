@@ -302,3 +302,22 @@ def test_format_zuno_is_a_usage_error_for_another_host(zuno_home, capsys):
         main(["debug", "skill", "--host", "zhin", "--format", "zuno", "--cwd", str(zuno_home)])
     assert exc.value.code == 2
     assert capsys.readouterr().err == "skillshelf: --format zuno: host zhin has no Zuno report shape\n"
+
+
+def test_a_folder_named_with_line_breaks_cannot_forge_report_lines(home, capsys):
+    """One item per line in the text report: a name or path holding a line break is written
+    ``\\n`` / ``\\r`` (lint's form), on a pipe and on a terminal; --json keeps the exact text."""
+    proj = home / "proj"
+    forged = "x\n  pdf  index  global-agents\r"
+    f = skill(proj / ".agents/skills" / forged, "real-name", "Desc.")
+    assert main(["debug", "skill", "--cwd", str(proj)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = lines.index("  real-name  index  project-agents")
+    shown = str(f).replace("\n", "\\n").replace("\r", "\\r")
+    assert lines[start + 1] == f"      {shown}"
+    assert "  pdf  index  global-agents" not in lines
+    assert not any(line.endswith("\r") for line in lines)
+    assert lines[start + 2] == ("      lint/spec line 2 col 7: error[name-mismatch] (name) name `real-name` does not "
+                                "match its folder `x\\n  pdf  index  global-agents\\r` (compared after NFKC)")
+    _, doc = run_json(capsys, "debug", "skill", "--json", "--cwd", str(proj))
+    assert str(f) in [s["location"] for s in doc["sources"]]

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from skillshelf.app.cli import main
-from skillshelf.core.hosts import HOSTS, host_names
+from skillshelf.core.hosts import HOSTS, get_host, host_names
+from skillshelf.core.hosts.base import Feature
 
 
 def write(path: Path, text: str) -> Path:
@@ -294,3 +295,63 @@ def test_compare_cells_show_the_description_as_the_catalog_shows_it(ws: Path, ca
     assert cells["R/.zuno/skill/pdf/SKILL.md"]["zuno"] == {
         "state": "listed", "name": "pdf", "description": "Zuno project PDF", "reason": "", "by": None}
     assert cells["R/.claude/skills/quiet/SKILL.md"]["claude"]["description"] == "Only when asked"
+
+
+_WITHOUT_CONFIG = [name for name in host_names() if Feature.CONFIG not in get_host(name).features]
+_WITHOUT_AGENTS = [name for name in host_names() if Feature.AGENTS not in get_host(name).features]
+
+
+def test_hosts_without_config_or_agents_exist() -> None:
+    assert _WITHOUT_CONFIG == ["zhin", "claude", "codex", "opencode", "gemini"]
+    assert _WITHOUT_AGENTS == ["zhin", "claude", "codex", "opencode", "gemini"]
+
+
+@pytest.mark.parametrize("host", _WITHOUT_CONFIG)
+@pytest.mark.parametrize("argv", [["disable", "quiet"], ["enable", "quiet"], ["expose", "quiet", "--exposure", "search"],
+                                  ["resolve", "pdf", "--keep", ".claude/skills/pdf"]], ids=lambda a: a[0])
+def test_config_writes_under_a_host_without_skills_config_are_refused(
+        ws: Path, capsys: pytest.CaptureFixture[str], host: str, argv: list[str]) -> None:
+    """Writing Zuno's skills.config while looking through a client that never reads it would look
+    like a fix and change nothing that client sees: usage error, nothing written."""
+    client = get_host(host).describe()
+    rc, out, err = run(capsys, *argv, "--host", host)
+    assert (rc, out) == (2, "")
+    assert err == (f"skillshelf {argv[0]}: host {host} has no skills.config: {argv[0]} writes Zuno's "
+                   f"skills.config, which {client} never reads (use --host zuno)\n")
+    assert not (ws / "R/.zuno/zuno.json").exists()
+    rc, out, _ = run(capsys, *argv, "--host", host, "--json")
+    assert rc == 2 and json.loads(out)["error"]["code"] == "usage"
+
+
+def test_config_writes_under_zuno_still_write(ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, _, err = run(capsys, "disable", "weather", "--path", "skills", "--dry-run")
+    assert (rc, err) == (0, "")
+
+
+@pytest.mark.parametrize("host", _WITHOUT_AGENTS)
+def test_debug_agent_under_a_host_without_agents_is_refused(ws: Path, capsys: pytest.CaptureFixture[str],
+                                                            host: str) -> None:
+    client = get_host(host).describe()
+    rc, out, err = run(capsys, "debug", "agent", "review", "--host", host)
+    assert (rc, out) == (2, "")
+    assert err == (f"skillshelf debug agent: host {host} has no agent profiles: {client} gives every "
+                   "conversation the same skills (debug skill shows them; agents are Zuno's: use --host zuno)\n")
+    rc, out, _ = run(capsys, "debug", "agent", "review", "--host", host, "--json")
+    assert rc == 2 and json.loads(out)["error"] == {
+        "code": "usage", "exit": 2,
+        "message": f"host {host} has no agent profiles: {client} gives every conversation the same skills "
+                   "(debug skill shows them; agents are Zuno's: use --host zuno)"}
+
+
+def test_slash_note_is_for_a_skill_named_like_a_command_never_for_the_hosts_own_builtin(
+        ws: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Claude Code's bundled skills are its commands: the note that a skill shadows the command
+    `/loop` belongs to a user's `loop`, not to the bundled `loop` itself."""
+    write(ws / "H/.claude/skills/loop/SKILL.md", fm("loop", "My own loop"))
+    rc, out, _ = run(capsys, "debug", "skill", "--json", "--host", "claude")
+    assert rc == 0
+    notes = {(s["provenance"], s["name"]): s["slashNote"] for s in json.loads(out)["sources"]}
+    assert notes[("user", "loop")] == ("`/loop` is also Claude Code's own command; its lookup finds skills first, so "
+                                       "`/loop` runs this skill instead of Claude Code's own `/loop`")
+    assert ("builtin", "loop") in notes and ("builtin", "dataviz") in notes
+    assert {k: v for k, v in notes.items() if k[0] == "builtin" and v is not None} == {}

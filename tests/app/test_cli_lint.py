@@ -104,6 +104,30 @@ def test_lint_accepts_common_options(tmp_path, capsys):
     assert main(["lint", "--host", "zhin", "--cwd", str(tmp_path), str(tmp_path)]) == 0
 
 
+def test_lint_host_without_target_lints_by_that_hosts_rules(tmp_path, capsys):
+    """``--host NAME`` alone means that host's rules (it was silently the spec's); an explicit
+    ``--target`` wins; neither: the spec."""
+    f = write(tmp_path, "tidy", "\ufeff" + GOOD)
+    expected = {
+        ("--host", "codex"): (1, f"{f}:1: error[codex-error] missing YAML frontmatter delimited by ---\n",
+                              "1 file checked (codex): 0 valid, 1 invalid — 1 error, 0 warnings, 0 notes\n"),
+        ("--host", "zuno"): (1, f"{f}:1:1: error[bom] the file starts with a UTF-8 byte-order mark: Zuno sees no "
+                             "frontmatter (the file does not start with `---`)\n"
+                             "  hint: save the file as UTF-8 without a byte-order mark\n",
+                             "1 file checked (zuno): 0 valid, 1 invalid — 1 error, 0 warnings, 0 notes\n"),
+        ("--host", "codex", "--target", "spec"): (0, f"{f}:1:1: info[bom] the file starts with a UTF-8 byte-order "
+                                                  "mark: Zuno sees no frontmatter (the file does not start with "
+                                                  "`---`)\n  hint: save the file as UTF-8 without a byte-order mark\n",
+                                                  "1 file checked (spec): 1 valid, 0 invalid — 0 errors, 0 warnings, "
+                                                  "1 note\n"),
+    }
+    for argv, (code, out, err) in expected.items():
+        assert main(["lint", *argv, str(f)]) == code
+        assert capsys.readouterr() == (out, err)
+    assert main(["lint", str(f)]) == 0
+    assert capsys.readouterr().err == "1 file checked (spec): 1 valid, 0 invalid — 0 errors, 0 warnings, 1 note\n"
+
+
 class _Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True

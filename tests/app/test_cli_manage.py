@@ -141,6 +141,37 @@ def test_undo_refuses_a_file_changed_since(ws, capsys):
     assert [w["state"] for w in json.loads(out)["writes"]] == ["changed"]
 
 
+def test_undo_with_a_journal_it_cannot_write_changes_nothing_and_says_why(ws, capsys, monkeypatch):
+    """A journal folder that refuses writes (read-only mount, immutable folder): the undo is
+    refused before the file is touched, exit 1, no traceback; it works once the folder does."""
+    from skillshelf.app import undo as undo_module
+
+    proj = ws["proj"]
+    assert run(capsys, "disable", "notes")[0] == 0
+    config = proj / ".zuno" / "zuno.json"
+    written = config.read_bytes()
+    real_write = undo_module.write_atomically
+    journal_file = str(ws["home"] / ".local" / "state" / "skillshelf" / "journal.json")
+
+    def refuse(path, data, **kw):
+        if str(path) == journal_file:
+            raise PermissionError(1, "Operation not permitted", path)
+        return real_write(path, data, **kw)
+
+    monkeypatch.setattr(undo_module, "write_atomically", refuse)
+    code, out, err = run(capsys, "undo")
+    assert (code, out) == (1, "")
+    assert err == (f"skillshelf undo: cannot update the undo journal in {os.path.dirname(journal_file)}: "
+                   "Operation not permitted; nothing undone\n")
+    assert config.read_bytes() == written
+    code, out, err = run(capsys, "undo", "--json")
+    assert code == 1 and json.loads(out)["error"]["exit"] == 1
+    monkeypatch.setattr(undo_module, "write_atomically", real_write)
+    code, out, _ = run(capsys, "undo")
+    assert code == 0 and out.startswith("undone #1 (disable notes:")
+    assert not config.exists()
+
+
 # ------------------------------------------------------------------------- must hold: portable
 
 

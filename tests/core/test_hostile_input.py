@@ -246,3 +246,81 @@ def test_a_huge_sidecar_is_unreadable_metadata_giving_its_size(tmp_path):
         "kind": "MetadataUnreadable", "source": path,
         "message": f"failed to read skill metadata {path}: file is 10,737,418,240 bytes, "
                    "above skillshelf's safety limit of 16,777,216 bytes"}]
+
+
+# ---------------------------------------------------------------- nesting deeper than a reader follows
+
+_DEEP = 3_000  # far past Python's recursion limit; a few kilobytes, under every size limit
+
+
+def _deep_workspace(tmp: Path) -> Path:
+    """Every project root holds a good skill and two SKILL.md files nested 3,000 deep (YAML and
+    ``---json``); every client's settings file and Zuno's config are nested as deep."""
+    proj = tmp / "proj"
+    (proj / ".git").mkdir(parents=True)
+    deep = "[" * _DEEP + "]" * _DEEP
+    for rel in PROJECT_ROOTS:
+        root = proj / rel
+        write(root / "ok" / "SKILL.md", "---\nname: ok\ndescription: fine\n---\nBody.\n")
+        write(root / "deepy" / "SKILL.md", f"---\nname: deepy\ndescription: d\nmetadata: {deep}\n---\nBody.\n")
+        write(root / "deepj" / "SKILL.md",
+              f'---json\n{{"name": "deepj", "description": "d", "metadata": {deep}}}\n---\nBody.\n')
+    home = tmp / "home"
+    settings = '{"skills": ' + deep + "}"
+    for rel in (".claude/settings.json", ".gemini/settings.json", ".config/opencode/opencode.json",
+                ".config/zuno/zuno.json"):
+        write(home / rel, settings)
+    write(home / ".codex" / "config.toml", f"a = {deep}\n")
+    return proj
+
+
+@pytest.mark.parametrize("host", list(HOSTS))
+def test_nesting_deeper_than_a_reader_follows_is_a_diagnostic_never_a_crash(tmp_path, host):
+    """Deep skill files: rejected with a diagnostic (or read, as the client would), the good
+    skills still load. Deep settings too: no crash (a client that stops on a broken settings
+    file lists nothing, and says why — the next test)."""
+    proj = _deep_workspace(tmp_path)
+    for rel in (".claude/settings.json", ".gemini/settings.json", ".config/opencode/opencode.json",
+                ".config/zuno/zuno.json", ".codex/config.toml"):
+        os.rename(tmp_path / "home" / rel, tmp_path / f"{rel.replace('/', '_')}.deep")
+    gen = Catalog.open(str(proj), env=_env(tmp_path), host=host, pull_remote=False).current
+    reached = _reached(gen)
+    oks = [loc for loc in reached if loc.endswith("/ok/SKILL.md")]
+    assert oks and all(getattr(reached[loc], "name", None) == "ok" for loc in oks)
+    for r in gen.rejected:
+        assert r.diagnostics, r.location
+    for rel in (".claude/settings.json", ".gemini/settings.json", ".config/opencode/opencode.json",
+                ".config/zuno/zuno.json", ".codex/config.toml"):
+        os.rename(tmp_path / f"{rel.replace('/', '_')}.deep", tmp_path / "home" / rel)
+    Catalog.open(str(proj), env=_env(tmp_path), host=host, pull_remote=False)  # no RecursionError
+
+
+def test_deep_settings_and_frontmatter_say_whose_limit_it_is(tmp_path):
+    proj = _deep_workspace(tmp_path)
+    home = tmp_path / "home"
+    claude = Catalog.open(str(proj), env=_env(tmp_path), host="claude", pull_remote=False).current
+    assert [w.message for w in claude.warnings if w.kind == "claude-settings"] == [
+        f"{home}/.claude/settings.json is nested deeper than skillshelf's JSON reader follows (skillshelf's "
+        "limit); none of its settings are used"]
+    opencode = Catalog.open(str(proj), env=_env(tmp_path), host="opencode", pull_remote=False).current
+    assert [w.message for w in opencode.warnings if w.kind == "opencode-refuses-start"] == [
+        f"opencode would refuse to start (exit 1): Config file at {home}/.config/opencode/opencode.json is nested "
+        "more than 128 levels at line 1, column 139: deeper than skillshelf reads (skillshelf's limit; opencode "
+        "itself may read it)"]
+    codex = Catalog.open(str(proj), env=_env(tmp_path), host="codex", pull_remote=False).current
+    assert [w.message for w in codex.warnings if w.kind == "codex-config-error"] == [
+        f"failed to reload config: {home}/.codex/config.toml: nested deeper than skillshelf's TOML reader follows "
+        "(skillshelf's limit)"]
+    gemini = Catalog.open(str(proj), env=_env(tmp_path), host="gemini", pull_remote=False).current
+    assert [w.message for w in gemini.warnings if w.kind == "gemini-config-error"] == [
+        f"Error in {home}/.gemini/settings.json: nested deeper than skillshelf's JSON reader follows "
+        "(skillshelf's limit)\nPlease fix the configuration file(s) and try again."]
+    (home / ".config/opencode/opencode.json").unlink()
+    opencode = Catalog.open(str(proj), env=_env(tmp_path), host="opencode", pull_remote=False).current
+    deepj = next(r for r in opencode.rejected if r.location == str(proj / ".opencode/skill/deepj/SKILL.md"))
+    assert "nested deeper than skillshelf's JSON reader follows (skillshelf's limit: opencode itself would " \
+           "parse it)" in deepj.warning.message
+    zuno = Catalog.open(str(proj), env=_env(tmp_path), host="zuno", pull_remote=False)
+    assert zuno.config.refusal is not None
+    assert zuno.config.refusal.message == (f"Zuno would refuse to start: {home}/.config/zuno/zuno.json:1:139: "
+                                           "recursion limit exceeded")

@@ -86,3 +86,22 @@ def test_a_large_jsonc_text_is_read_without_the_slow_json5_model(monkeypatch):
     assert parsed.nonstandard is None
     assert parsed.value["skills"]["config"][19_999] == {"path": "/s/19999/SKILL.md", "enabled": True}
     assert len(parsed.value["skills"]["config"]) == 20_000
+
+
+@pytest.mark.parametrize("depth, refused", [(128, False), (129, True), (5_000, True), (100_000, True)])
+def test_nesting_deeper_than_serde_json_allows_is_an_error_never_a_crash(depth, refused):
+    """serde_json refuses a document nested more than 128 deep (``recursion limit exceeded``);
+    a deeper config made skillshelf crash with RecursionError. The position is the first
+    bracket past the limit (line, column in bytes)."""
+    text = '{"skills": {"x": "é[{", "config": ' + "[" * (depth - 2) + "]" * (depth - 2) + "}}"
+    if not refused:
+        assert loads(text).value["skills"]["x"] == "é[{"
+        return
+    with pytest.raises(JsoncError) as err:
+        loads(text)
+    assert (err.value.message, err.value.line, err.value.column) == ("recursion limit exceeded", 1, 162)
+
+
+def test_nesting_counts_no_bracket_inside_a_string_or_comment():
+    text = "// " + "[" * 200 + "\n" + '{"a": "' + "{" * 200 + '", /* ' + "[" * 200 + " */ \"b\": [[1]]}"
+    assert loads(text).value == {"a": "{" * 200, "b": [[1]]}

@@ -255,6 +255,10 @@ def read_settings(cwd: str, env: Environment) -> ClaudeSettings:
             warnings.append(CatalogWarning("claude-settings", path,
                                            f"{path} is not valid JSON ({exc}); Claude Code ignores it"))
             continue
+        except RecursionError:
+            warnings.append(CatalogWarning("claude-settings", path, f"{path} is nested deeper than skillshelf's "
+                                           "JSON reader follows (skillshelf's limit); none of its settings are used"))
+            continue
         if not isinstance(doc, dict):
             continue
         o = doc.get("skillOverrides")
@@ -271,7 +275,7 @@ def usage_scores(cwd: str, env: Environment, now: float | None = None) -> dict[s
     path = os.path.join(cfg, ".claude.json") if custom else os.path.join(env.home, ".claude.json")
     try:
         doc = json.loads(read_regular(path, 64 * 1024 * 1024).decode("utf-8", "replace"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     usage = doc.get("skillUsage") if isinstance(doc, dict) else None
     if not isinstance(usage, dict):

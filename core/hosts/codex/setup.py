@@ -194,6 +194,9 @@ def _read_layer(path: str, project: bool = False) -> dict[str, object] | None:
         cfg = tomllib.loads(text)
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: stream did not contain valid UTF-8 (byte {exc.start})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested deeper than skillshelf's TOML reader follows (skillshelf's "
+                          "limit)") from None
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
         m = re.search(r"\(at line (\d+), column (\d+)\)$", msg)

@@ -184,7 +184,7 @@ def plugin_namespace(folder: str, problems: list[Problem] | None = None) -> str 
         why = ""
         try:
             value = json.loads(read_regular(path).decode("utf-8"))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             value, why = None, f"not readable JSON ({exc})"
         if not why and not isinstance(value, dict):
             why = "not a JSON object"

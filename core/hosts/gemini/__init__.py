@@ -74,6 +74,11 @@ _NODE_ERRORS = {errno.ENOENT: "ENOENT: no such file or directory, open '{path}'"
 _ESCAPED = re.compile("[\udc80-\udcff]")  # bytes that are not UTF-8, as os functions hand them over
 
 
+#: How :func:`_read` ends the error of a FIFO, socket or device: Gemini CLI's read of one never
+#: returns (no end of file), so it neither logs nor skips it — its start waits there.
+_HANGS = ": Gemini CLI's read of it never ends, so its start hangs here (skillshelf does not read it)"
+
+
 def _read(path: str) -> tuple[bytes | None, str | None]:
     """(bytes, None) or (None, the error as Gemini CLI logs it)."""
     try:
@@ -81,7 +86,7 @@ def _read(path: str) -> tuple[bytes | None, str | None]:
     except FileTooLargeError as exc:
         return None, f"{exc}: skillshelf does not read it (Gemini CLI would)"
     except NotRegularFileError as exc:
-        return None, f"{exc.kind}: Gemini CLI's read of it would wait forever (its start hangs)"
+        return None, f"{exc.kind}{_HANGS}"
     except OSError as exc:
         text = _NODE_ERRORS.get(exc.errno or 0)
         return None, (text.format(path=path) if text else f"{exc.strerror or exc}")
@@ -356,6 +361,9 @@ class GeminiHost(ClientHost):
             reason = "the path is not valid UTF-8; Gemini CLI never matches it"
             return Verdict(False, reason=reason, diagnostics=(Diagnostic(Severity.ERROR, "gemini-path-not-utf8",
                                                                          reason),))
+        if data is None and error is not None and error.endswith(_HANGS):
+            reason = f"it is {error}"  # no log line: the client never gets past the read
+            return Verdict(False, reason=reason, diagnostics=(Diagnostic(Severity.ERROR, "gemini-unreadable", reason),))
         if data is None:
             reason = (f"Gemini CLI cannot read it and skips it, logging \"Error parsing skill file {location}: "
                       f"Error: {error or 'unreadable'}\"")

@@ -175,6 +175,8 @@ def _read_json(path: str) -> tuple[Any, str | None, bool]:
         return json.loads(strip_json_comments(data.decode("utf-8", "replace")), parse_constant=_no_constants), None, True
     except ValueError as exc:
         return None, f"not valid JSON: {exc}", True
+    except RecursionError:  # JSON.parse has no depth limit; Python's reader has one
+        return None, "nested deeper than skillshelf's JSON reader follows (skillshelf's limit)", True
 
 
 _ENV_REF = re.compile(r"\$(?:(\w+)|{([^}]+?)(?::-([^}]*))?})")

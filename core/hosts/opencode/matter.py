@@ -198,6 +198,9 @@ def gray_matter(text: str) -> Matter:
                 raise _Throw(ParseError(exc.msg, exc.lineno, exc.colno)) from None
             except ValueError as exc:  # e.g. a number too long to convert
                 raise _Throw(ParseError(str(exc), None, None)) from None
+            except RecursionError:  # JSON.parse has no depth limit; Python's reader has one
+                raise _Throw(ParseError("nested deeper than skillshelf's JSON reader follows (skillshelf's "
+                                        "limit: opencode itself would parse it)", None, None)) from None
         else:
             data = _eval_js(block)
     if close == whole:

@@ -54,6 +54,7 @@ from typing import Any
 from skillshelf.core.config import ConfigSyntaxError, parse_jsonc
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.hosts.base import HostContext
+from skillshelf.core.jsonc import DEPTH_EXCEEDED, MAX_DEPTH
 from skillshelf.core.model import CatalogWarning, Provenance, Root
 
 __all__ = [
@@ -364,6 +365,10 @@ def _parse_layer(text: str, source: str, env: Mapping[str, str], home: str) -> d
     try:
         doc = parse_jsonc(text, source, strict=True)
     except ConfigSyntaxError as exc:
+        if exc.message == DEPTH_EXCEEDED:  # serde_json's limit, not opencode's: say whose it is
+            raise _Fatal(f"Config file at {source} is nested more than {MAX_DEPTH} levels at line {exc.line}, "
+                         f"column {exc.column}: deeper than skillshelf reads (skillshelf's limit; opencode "
+                         "itself may read it)") from None
         raise _Fatal(f"Config file at {source} is not valid JSON(C): {exc.message} at line {exc.line}, "
                      f"column {exc.column}") from None
     return _validate(doc, source)

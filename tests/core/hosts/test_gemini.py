@@ -435,6 +435,18 @@ def test_unreadable_skill_files_are_logged_errors(tree: Tree) -> None:
     assert reasons["todir"].endswith("Error: EISDIR: illegal operation on a directory, read\"")
 
 
+def test_a_fifo_named_skill_md_says_gemini_hangs_not_that_it_skips_it(tree: Tree) -> None:
+    """Gemini CLI's read of a FIFO never returns: it does not log and skip the file (as for an
+    unreadable one), its start waits there — the rejection says that, and skillshelf never opens it."""
+    (tree.ug / "pipe").mkdir(parents=True)
+    os.mkfifo(tree.ug / "pipe" / "SKILL.md")
+    skill(tree.ug, "fine", "fine", "A good skill")
+    gen, _ = tree.open()
+    assert [r.warning.message for r in gen.rejected if r.warning] == [
+        "it is a FIFO: Gemini CLI's read of it never ends, so its start hangs here (skillshelf does not read it)"]
+    assert [s.name for s in gen.sources if s.provenance is Provenance.USER] == ["fine"]
+
+
 def test_root_that_is_a_file_or_a_link(tree: Tree) -> None:
     write(tree.ug, "not a folder")
     real = tree.tmp / "real-root"
