@@ -16,8 +16,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from skillshelf.core.fileread import read_regular
-from skillshelf.core.filter import body_line
-from skillshelf.core.frontmatter import split_document
 from skillshelf.core.model import Rejected, Source
 
 __all__ = ["BODY_READ_MAX", "BodyCache", "BodyText", "search_bodies"]
@@ -64,6 +62,8 @@ class BodyCache:
         if isinstance(item, Rejected):
             found = BodyText(text, 1, text.casefold())
         else:
+            from skillshelf.core.frontmatter import split_document  # (YAML only once bodies are searched)
+
             split = split_document(text)
             found = BodyText(split.body, split.body_line or 1, split.body.casefold())
         with self._lock:
@@ -77,6 +77,8 @@ def search_bodies(items: Sequence[Source | Rejected], query: str, cache: BodyCac
     """Index into ``items`` → ``(line number, line)`` of the first body line holding ``query``.
     Stops early (returning what it found so far) when ``cancelled()``; ``progress(done, total)``
     is called after each file. Worker thread."""
+    from skillshelf.core.filter import body_line  # (rapidfuzz and regex: not before the first frame)
+
     found: dict[int, tuple[int, str]] = {}
     total = len(items)
     for i, item in enumerate(items):

@@ -9,11 +9,13 @@ that implement it too. Host-specific behaviour is reached through :attr:`AppCata
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from skillshelf.core.config import Config
 from skillshelf.core.hosts.base import Host, HostContext, HostSession
 from skillshelf.core.model import Generation
+
+if TYPE_CHECKING:  # (the configuration reader is not needed for the TUI's first frame)
+    from skillshelf.core.config import Config
 
 __all__ = ["AppCatalog"]
 

@@ -13,6 +13,7 @@ counts tokens).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from skillshelf.app.budgets import (
     NO_WHAT_IF,
@@ -30,7 +31,9 @@ from skillshelf.core.budget import SelectedBody as BudgetBody
 from skillshelf.core.budget import SelectedBudgetExceeded, check_selected
 from skillshelf.core.hosts.base import EntryState, Feature
 from skillshelf.core.model import Generation, Source
-from skillshelf.core.report import RequiredBody, required_body, selected_refusal
+
+if TYPE_CHECKING:
+    from skillshelf.core.report import RequiredBody
 
 __all__ = ["ALWAYS_KEY", "CatalogView", "IndexMeasure", "SelectedBody", "catalog_view"]
 
@@ -132,6 +135,8 @@ def _always_bodies(catalog: AppCatalog, sources: tuple[Source, ...]) -> tuple[Se
 
 def _required_bodies(catalog: AppCatalog, setup: AgentSetup,
                      visible: tuple[Source, ...]) -> tuple[tuple[SelectedBody, ...], list[str], list[RequiredBody]]:
+    from skillshelf.core.report import required_body  # (the report machinery: not before the first frame)
+
     outcome = resolve_required_skills(setup.name, setup.required_skills, visible)
     problems: list[str] = [outcome.refusal] if outcome.refusal is not None else []
     unit = catalog.host.labels.selected_unit
@@ -195,6 +200,8 @@ def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
             problems.insert(0, refusal.message)
         if limit is not None:
             if catalog.host.labels.selected_unit == "bytes":
+                from skillshelf.core.report import selected_refusal
+
                 over = selected_refusal(rows, limit)
                 if over is not None:
                     problems.append(over)

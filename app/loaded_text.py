@@ -23,11 +23,12 @@ class LoadedText:
     """``text``: the skill's body as the host hands it over (each page's ``body``, or its whole
     ``text`` when the host does not wrap it), all pages joined; ``injected``: what the host adds
     to every prompt for it (``None``: nothing); ``error``: the host's refusal (``text`` is then
-    ``""``)."""
+    ``""``) and ``error_code`` its code."""
 
     text: str
     injected: str | None = None
     error: str | None = None
+    error_code: str = ""
 
 
 def loaded_text(session: HostSession, source: Source) -> LoadedText:
@@ -38,7 +39,7 @@ def loaded_text(session: HostSession, source: Source) -> LoadedText:
     for n in range(MAX_PAGES):
         page = session.load_page(source, cursor)
         if page.error is not None:
-            return LoadedText("", injected, page.error)
+            return LoadedText("", injected, page.error, page.error_code)
         if n == 0:
             injected = page.injected
         parts.append(page.body if page.body is not None else page.text)
@@ -52,13 +53,15 @@ def loaded_text(session: HostSession, source: Source) -> LoadedText:
 class BodyCost:
     """What loading one source costs (SPEC U3): ``tokens`` = the agent's estimate (characters /
     4), ``exact`` the tiktoken count (``None`` when tiktoken is unavailable), ``bytes`` its
-    UTF-8 size; ``error`` when the host refuses to load it (its sentence)."""
+    UTF-8 size; ``error`` when the host refuses to load it (its sentence) or the body is not
+    known (``error_code`` :data:`~skillshelf.core.hosts.base.BUILT_IN_BODY`: inside the client)."""
 
     location: str
     tokens: int = 0
     exact: int | None = None
     error: str = ""
     bytes: int = 0
+    error_code: str = ""
 
 
 def body_cost(session: HostSession, source: Source) -> BodyCost:
@@ -66,7 +69,7 @@ def body_cost(session: HostSession, source: Source) -> BodyCost:
     size, what Zuno compares, conformance Z-U)."""
     loaded = loaded_text(session, source)
     if loaded.error is not None:
-        return BodyCost(source.location, error=loaded.error)
+        return BodyCost(source.location, error=loaded.error, error_code=loaded.error_code)
     count = count_tokens(loaded.text)
     return BodyCost(source.location, count.approx, count.tokens if count.exact else None,
                     bytes=len(loaded.text.encode("utf-8", "surrogatepass")))

@@ -159,9 +159,9 @@ SOURCE_NAMED_MAX = 40
 def single_error_text(found: Sequence[Problem], limit: int = ERROR_NAMED_MAX) -> str:
     """The problems line when ``found`` holds exactly one error: the error named —
     ``config-invalid: $ZUNO_CONFIG_CONTENT:1:2: Expecting …`` or ``rejected: …/broken/SKILL.md
-    line 3 col 14: [yaml-error] mapping values …`` (kind, the path — its last
+    line 3 col 14: mapping values …`` (kind, the path — its last
     :data:`SOURCE_NAMED_MAX` characters — when the message does not start with it, position,
-    code, message; cut to ``limit`` characters with ``…``) — then the
+    message; cut to ``limit`` characters with ``…``) — then the
     other counts (`` · 1 warning · 1 note``). Plain text, made visible (SPEC X1). Falls back to
     :func:`problems_summary` when there is not exactly one error."""
     errors = [p for p in found if p.severity is Severity.ERROR]
@@ -176,8 +176,8 @@ def single_error_text(found: Sequence[Problem], limit: int = ERROR_NAMED_MAX) ->
         where += (f" {p.where}" if p.where else "") + ": "
     else:
         where = ""
-    code = f"[{p.code}] " if p.code else ""
-    text = visible(" ".join(f"{head}: {where}{code}{p.message}".split()))
+    # the rule code is for the Problems view (e); here the line's room goes to the message
+    text = visible(" ".join(f"{head}: {where}{p.message}".split()))
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     rest = problems_summary([q for q in found if q is not p])

@@ -75,6 +75,9 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "skillshelf"
+    #: Under this many rows (``-short``) or columns (``-narrow``) the dialogs take the whole
+    #: screen (app.tcss): at 80×24 their margins cost the lines their text needs.
+    SHORT_BELOW, NARROW_BELOW = 30, 100
     COMMANDS = App.COMMANDS | {ActionProvider, SkillProvider}
     #: Keys of every screen. The main screen's own keys (``a`` ``i`` ``w`` ``e`` ``h`` ``x``, and
     #: ``?`` ``q`` again) are bound by :class:`MainScreen` so its footer lists them in its order.
@@ -132,6 +135,11 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.closing = False
         #: Set when the app exits, for the threads it started (a remote pull stops on it).
         self.quitting = quitting if quitting is not None else threading.Event()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """``-short`` / ``-narrow`` classes for the dialogs' full-screen layout (app.tcss)."""
+        self.set_class(event.size.height < self.SHORT_BELOW, "-short")
+        self.set_class(event.size.width < self.NARROW_BELOW, "-narrow")
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display, timings=self.timings,

@@ -9,6 +9,8 @@ fresh process (interpreter start-up and imports included), the median of ``--run
 
 - floors, plain Python over the same six roots (``os.scandir`` recursion, symlinks followed):
   *walk + stat* (one ``stat`` per ``SKILL.md``) and *walk + read* (every ``SKILL.md`` read);
+  and for the TUI a Textual *hello-world* (one ``Static``, headless 120×36) from start to its
+  first frame;
 - ``skillshelf index``: *cold* (skillshelf's parse cache deleted first: every file is read,
   parsed and the cache written) and *warm* (the cache from the run before, the tree unchanged);
 - ``skillshelf debug skill --json`` (warm, with its lint of every file: one unmeasured run first
@@ -22,6 +24,8 @@ fresh process (interpreter start-up and imports included), the median of ``--run
   new list is shown (median over a few queries, in milliseconds);
 - peak RSS (MB) of the warm ``index`` and of the TUI.
 
+skillshelf's own modules are byte-compiled first (``compileall``, as ``pip install`` does), so an
+environment with ``PYTHONDONTWRITEBYTECODE`` set does not make every process compile them again.
 The OS page cache is not dropped (that needs root): "cold" is a cold skillshelf cache over warm
 file-system caches, exactly like the floors. Figures on a shared machine vary with its load;
 the load average is printed with the machine's name. The output ends with a Markdown table
@@ -78,6 +82,27 @@ def walk(top, read, seen):
     return n
 read = sys.argv[1] == "read"
 print(sum(walk(r, read, set()) for r in sys.argv[2:]))
+"""
+
+_HELLO = r"""
+import asyncio, os, time
+t0 = float(os.environ.pop("SKILLSHELF_BENCH_T0"))
+out = os.environ.pop("SKILLSHELF_BENCH_OUT")
+from textual.app import App
+from textual.widgets import Static
+
+class Hello(App):
+    def compose(self):
+        yield Static("hello")
+    def on_ready(self):
+        with open(out, "w") as fh:
+            fh.write(repr(time.time() - t0))
+        self.exit()
+
+async def run():
+    async with Hello().run_test(size=(120, 36)) as pilot:
+        await pilot.pause(0.05)
+asyncio.run(run())
 """
 
 _CLI = r"""
@@ -210,6 +235,29 @@ def _tui(info: dict, paths: list[str], cwd: str, queries: list[str]) -> dict:
         os.unlink(out)
 
 
+def _hello() -> float:
+    """Seconds from start to the first frame of a Textual hello-world (the TUI's floor)."""
+    fd, out = tempfile.mkstemp(suffix=".txt")
+    os.close(fd)
+    try:
+        env = {**os.environ, "SKILLSHELF_BENCH_OUT": out, "SKILLSHELF_BENCH_T0": repr(time.time())}
+        subprocess.run([sys.executable, "-c", _HELLO], env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(out) as fh:
+            return float(fh.read())
+    finally:
+        os.unlink(out)
+
+
+def compile_skillshelf() -> None:
+    """Byte-compile skillshelf's modules (what ``pip install`` does for an installed package)."""
+    import importlib
+
+    dirs = [p for m in ("skillshelf.core", "skillshelf.app", "skillshelf.widgets")
+            for p in importlib.import_module(m).__path__]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *dirs], check=True, stdout=subprocess.DEVNULL)
+
+
 def _median(values: list[float]) -> float:
     return statistics.median(values)
 
@@ -249,6 +297,7 @@ def bench(n: int, runs: int, base: str) -> dict:
     r["debug"] = _median([_cli(["debug", "skill", "--json", *common], info)[0] for _ in range(runs)])
     _cli(["compare", "--json", *common], info)  # every other host's cache
     r["compare"] = _median([_cli(["compare", "--json", *common], info)[0] for _ in range(runs)])
+    r["hello"] = _median([_hello() for _ in range(runs)])
     empty = os.path.join(base, "empty-project")
     os.makedirs(os.path.join(empty, ".git"), exist_ok=True)
     r["tui_empty"] = _median([_tui({"env": {"HOME": os.path.join(base, "empty-home")}}, [], empty, [])["first_frame"]
@@ -302,7 +351,9 @@ def table(rows: list[dict]) -> str:
     line("`debug skill --json`, warm", lambda r: f"{_s(r['debug'])} ({r['debug'] / r['warm_index']:.2f}× index)",
          "≤ 1.3× index")
     line("`compare --json` (6 hosts), warm", lambda r: _s(r["compare"]), "—")
-    line("TUI empty project: first frame", lambda r: _s(r["tui_empty"]), "≤ 0.3 s")
+    line("floor: Textual hello-world, first frame", lambda r: _s(r["hello"]), "—")
+    line("TUI empty project: first frame", lambda r: f"{_s(r['tui_empty'])} ({r['tui_empty'] / r['hello']:.1f}× hello-world)",
+         "≤ 0.3 s")
     line("TUI first rows on screen, warm", lambda r: _s(r["tui_first_rows"]), "≤ 0.5 s at 10k")
     line("TUI full list, warm", lambda r: _s(r["tui_full_list"]), "≤ 1.0 s at 10k")
     line("filter keystroke → new list (median / max)",
@@ -326,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="fresh processes per figure (the median is kept)")
     ap.add_argument("--keep", metavar="DIR", help="generate the trees into DIR and keep them (reused when present)")
     ns = ap.parse_args(argv)
+    compile_skillshelf()
+    load_before = "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     base = ns.keep or tempfile.mkdtemp(prefix="skillshelf-scale-")
     os.makedirs(base, exist_ok=True)
     rows = []
@@ -337,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if ns.keep is None:
             shutil.rmtree(base, ignore_errors=True)
-    print(f"Machine: {machine()}")
+    print(f"Machine: {machine()} (at the start: {load_before})")
     print(f"Median of {ns.runs} fresh processes per figure; OS file cache warm.")
     print()
     print(table(rows))

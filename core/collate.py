@@ -39,3 +39,38 @@ def locale_key(name: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
 def sort_key_with_location(name: str, location: str) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], bytes]:
     """Locale key of ``name`` then the UTF-8 bytes of ``location`` (SPEC P1 render order)."""
     return locale_key(name), location.encode("utf-8", "surrogatepass")
+
+
+def _build_primary_map() -> dict[int, str]:
+    # ASCII → one character whose code point order equals the locale table's primary order:
+    # table characters (upper case folded) first, then the remaining ASCII (controls) by code
+    # point; every result is in U+0001..U+007F, so non-ASCII characters, which sort after the
+    # table by code point, map to themselves, and U+0000 is free to act as a separator.
+    out: dict[int, str] = {}
+    for o in range(128):
+        ch = chr(o)
+        low = ch.lower() if "A" <= ch <= "Z" else ch
+        pos = TABLE.find(low)
+        if pos >= 0:
+            out[o] = chr(1 + pos)
+    others = [o for o in range(128) if o not in out]
+    for rank, o in enumerate(others):
+        out[o] = chr(1 + len(TABLE) + rank)
+    return out
+
+
+#: ASCII code point → its primary weight as one character (:func:`name_key`).
+PRIMARY_MAP = _build_primary_map()
+
+
+def name_key(name: str) -> str:
+    """A string key ordering names exactly as :func:`locale_key` does
+    (SPEC P1), built with C-level string operations instead of per-character tuples (a test
+    checks the two orders agree).
+
+    ``PRIMARY + "\\0" + CASE``. PRIMARY is the name translated so code-point order equals the
+    table order (never holding U+0000, so a prefix sorts first). CASE is only reached when the
+    primaries are equal, i.e. the names differ only in ASCII letter case at aligned positions:
+    ``swapcase`` puts lowercase before uppercase, position by position.
+    """
+    return name.translate(PRIMARY_MAP) + "\0" + name.swapcase()

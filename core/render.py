@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from skillshelf.core.collate import TABLE
+from skillshelf.core.collate import PRIMARY_MAP, name_key
 from skillshelf.core.model import Exposure, SkillEntry
 
 __all__ = [
@@ -124,42 +124,10 @@ def normalize_description(description: str | None) -> str:
     return _WS_RUN.sub(" ", description).strip(" ")
 
 
-def _build_primary_map() -> dict[int, str]:
-    # ASCII → one character whose code point order equals the locale table's primary order:
-    # table characters (upper case folded) first, then the remaining ASCII (controls) by code
-    # point; every result is in U+0001..U+007F, so non-ASCII characters, which sort after the
-    # table by code point, map to themselves, and U+0000 is free to act as a separator.
-    out: dict[int, str] = {}
-    for o in range(128):
-        ch = chr(o)
-        low = ch.lower() if "A" <= ch <= "Z" else ch
-        pos = TABLE.find(low)
-        if pos >= 0:
-            out[o] = chr(1 + pos)
-    others = [o for o in range(128) if o not in out]
-    for rank, o in enumerate(others):
-        out[o] = chr(1 + len(TABLE) + rank)
-    return out
-
-
-_PRIMARY_MAP = _build_primary_map()
 # The same maps for ASCII names as byte tables (bytes.translate is far faster than
 # str.translate): primary weights, and a case key (lowercase before uppercase).
-_PRIMARY_BYTES = bytes(ord(_PRIMARY_MAP[o]) for o in range(128)) + bytes(range(128, 256))
+_PRIMARY_BYTES = bytes(ord(PRIMARY_MAP[o]) for o in range(128)) + bytes(range(128, 256))
 _CASE_BYTES = bytes(2 if 65 <= o <= 90 else 1 for o in range(256))
-
-
-def _sort_name_key(name: str) -> str:
-    """A string key ordering names exactly as :func:`skillshelf.core.collate.locale_key` does
-    (SPEC P1), built with C-level string operations instead of per-character tuples (a test
-    checks the two orders agree).
-
-    ``PRIMARY + "\\0" + CASE``. PRIMARY is the name translated so code-point order equals the
-    table order (never holding U+0000, so a prefix sorts first). CASE is only reached when the
-    primaries are equal, i.e. the names differ only in ASCII letter case at aligned positions:
-    ``swapcase`` puts lowercase before uppercase, position by position.
-    """
-    return name.translate(_PRIMARY_MAP) + "\0" + name.swapcase()
 
 
 def truncate_description(normalized: str, cap: int) -> str:
@@ -227,7 +195,7 @@ class Budgeted:
 
 
 def _p1_key(e: SkillEntry) -> str:
-    # Locale order of the name (see _sort_name_key), then the locator. Comparing Python strings
+    # Locale order of the name (see name_key), then the locator. Comparing Python strings
     # by code point is the same order as comparing their UTF-8 (surrogatepass) bytes; the case
     # parts of equal primaries have equal lengths, so the separator aligns the locators.
     name = e.name
@@ -236,7 +204,7 @@ def _p1_key(e: SkillEntry) -> str:
         # the case part differs from `swapcase`, but only where primaries tie, and there both
         # orders put lowercase first
         return (b.translate(_PRIMARY_BYTES) + b"\0" + b.translate(_CASE_BYTES)).decode("latin-1") + "\0" + e.location
-    return name.translate(_PRIMARY_MAP) + "\0" + name.swapcase() + "\0" + e.location
+    return name.translate(PRIMARY_MAP) + "\0" + name.swapcase() + "\0" + e.location
 
 
 def _candidates(entries: Sequence[SkillEntry], form: Form) -> list[SkillEntry]:
@@ -534,7 +502,7 @@ def _budgeted_index(cands: list[SkillEntry], dups: frozenset[str], budget: int, 
 def _budgeted_plain(cands: list[SkillEntry], form: Form, budget: int, search_only: int) -> Budgeted:
     frame = len(_LIST_OPEN) if form is Form.LIST else len(_VERBOSE_OPEN) + len(_VERBOSE_CLOSE) + 1
     costs = [sum(len(line) + 1 for line in _entry_lines(e, form)) for e in cands]
-    primaries = [_sort_name_key(e.name) for e in cands]
+    primaries = [name_key(e.name) for e in cands]
     # cheapest first, then name; the sort is stable, so full ties stay in P1 order
     by_cost = sorted(range(len(cands)), key=lambda i: (costs[i], primaries[i]))
     spent = frame

@@ -68,7 +68,7 @@ from skillshelf.core.walklimits import (
     is_ancestor,
 )
 
-__all__ = ["EMPTY_SCAN", "SKILL_FILENAME", "ScanResult", "path_sort_key", "scan"]
+__all__ = ["EMPTY_SCAN", "SKILL_FILENAME", "ScanResult", "ScanSeen", "link_key", "path_sort_key", "scan"]
 
 SKILL_FILENAME = "SKILL.md"
 
@@ -106,6 +106,34 @@ def path_sort_key(path: str) -> bytes:
     return os.fsencode(path).replace(b"/", b"\0")
 
 
+class ScanSeen:
+    """What one :func:`scan` looked at, for :mod:`skillshelf.core.scanproof` (pass one to
+    :func:`scan` to have it filled): ``canon`` the canonical scan directory, ``listed`` every
+    directory listed (as spelled), ``links`` every symlink entry met with :func:`link_key` as the
+    walk saw it; ``exact`` is False when the result also depends on something not recorded here
+    (an unreadable folder, a pruned dot folder that was counted, a missing scan directory)."""
+
+    def __init__(self) -> None:
+        self.canon = ""
+        self.listed: list[str] = []
+        self.links: list[tuple[str, str, int, str]] = []
+        self.exact = False
+
+
+def link_key(path: str, name: str) -> tuple[int, str]:
+    """How the walk sees the symlink entry ``path`` named ``name``: (file type bits of its
+    target, or ``-errno`` when ``stat`` fails; its canonical path when the walk uses it — a
+    folder, or a regular file named ``SKILL.md`` — else ``""``)."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return -(exc.errno or errno.EIO), ""
+    kind = stat_mod.S_IFMT(st.st_mode)
+    if stat_mod.S_ISDIR(kind) or (name == SKILL_FILENAME and stat_mod.S_ISREG(kind)):
+        return kind, canonical(path)
+    return kind, ""
+
+
 def _join(directory: str, name: str) -> str:
     return directory + name if directory.endswith("/") else directory + "/" + name
 
@@ -113,7 +141,8 @@ def _join(directory: str, name: str) -> str:
 class _Walk:
     """State of one scan (kept in one object so the hot loop uses local lookups only)."""
 
-    def __init__(self, dot: bool, scan_dir: str, scan_canon: str) -> None:
+    def __init__(self, dot: bool, scan_dir: str, scan_canon: str, seen: ScanSeen | None = None) -> None:
+        self.seen = seen
         self.dot = dot
         self.scan_dir = scan_dir
         self.scan_canon = scan_canon
@@ -131,6 +160,8 @@ class _Walk:
 
     # ---- warnings -------------------------------------------------------------------------
     def unreadable(self, path: str, exc: OSError) -> None:
+        if self.seen is not None:
+            self.seen.exact = False
         self.warnings.append(
             CatalogWarning("ScanFailed", path, f"failed to scan skills in {path}: {error_kind_text(exc)}")
         )
@@ -154,31 +185,29 @@ class _Walk:
     # ---- walk -----------------------------------------------------------------------------
     def symlink(self, path: str, name: str, subdirs: list[tuple[str, str, bool]]) -> None:
         """Classify a symlink entry: a matching file, a directory to walk, or a warning."""
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            self.broken(path)
-            return
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
+        kind, target = link_key(path, name)
+        if self.seen is not None:
+            self.seen.links.append((path, name, kind, target))
+        if kind < 0:
+            if kind == -errno.ENOENT:
+                self.broken(path)
+            elif kind == -errno.ELOOP:
                 self.loop(path, None)
             else:
-                self.unreadable(path, exc)
+                self.unreadable(path, OSError(-kind, os.strerror(-kind)))
             return
-        mode = st.st_mode
-        if stat_mod.S_ISDIR(mode):
+        if stat_mod.S_ISDIR(kind):
             if name == SKILL_FILENAME:
                 self.not_a_file(path)
-            target = canonical(path)
             if is_ancestor(target, self.scan_canon):
                 self.warnings.append(ancestor_warning(path, target, self.scan_dir))
                 return
             self.links.append((path, target))
             subdirs.append((path, target, True))
         elif name == SKILL_FILENAME:
-            if stat_mod.S_ISREG(mode):
+            if stat_mod.S_ISREG(kind):
                 self.matches.append(path)
-                self.canonicals.append(canonical(path))
+                self.canonicals.append(target)
             else:
                 self.not_a_file(path)
 
@@ -200,6 +229,7 @@ class _Walk:
         done = self.done
         matches = self.matches
         canonicals = self.canonicals
+        listed = self.seen.listed if self.seen is not None else None
         while stack:
             spelled, canon, start, level, via = stack.pop()
             if start >= 0:
@@ -225,6 +255,8 @@ class _Walk:
                 self.unreadable(spelled, exc)
                 done[canon] = (len(matches), len(matches), spelled)
                 continue
+            if listed is not None:
+                listed.append(spelled)
             chain.add(canon)
             stack.append((spelled, canon, len(matches), level, via))
             subdirs: list[tuple[str, str, bool]] = []
@@ -279,14 +311,15 @@ class _Walk:
 EMPTY_SCAN = ScanResult((), ())
 
 
-def scan(scan_dir: str, *, dot: bool) -> ScanResult:
+def scan(scan_dir: str, *, dot: bool, seen: ScanSeen | None = None) -> ScanResult:
     """Every ``SKILL.md`` under ``scan_dir`` (SPEC D4; rules in the module docstring).
 
     ``scan_dir`` should be absolute; matches are spelled below it exactly as given (no
     symlink resolution of ``scan_dir`` itself). ``dot``: whether dot-directories below
     ``scan_dir`` are walked. Never raises for file-system problems — they become warnings.
+    ``seen`` is filled with what the walk looked at (:class:`ScanSeen`).
     """
-    walk = _Walk(dot, scan_dir, "")
+    walk = _Walk(dot, scan_dir, "", seen)
     try:
         st = os.stat(scan_dir)
     except FileNotFoundError:
@@ -305,7 +338,12 @@ def scan(scan_dir: str, *, dot: bool) -> ScanResult:
         return EMPTY_SCAN
     top = canonical(scan_dir)
     walk.scan_canon = top
+    if seen is not None:
+        seen.canon = top
+        seen.exact = True
     walk.run(scan_dir, top)
+    if walk.hidden and seen is not None:
+        seen.exact = False  # the counts below read folders the record does not cover
     for folder in walk.hidden:
         if os.path.isdir(folder):
             count, complete = count_skill_files(folder)

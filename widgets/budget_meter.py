@@ -153,6 +153,7 @@ def selected_meter_text(
     bar_width: int = 18,
     required_label: str = "required",
     unit: str = "tokens",
+    unknown: bool = False,
 ) -> Content:
     """The selected-body meter (SPEC U2–U3):
     ``bodies ███░░ 1,498 / 8,000 tokens · 1 required + pdf · 1,530 tokens (tiktoken)``.
@@ -162,7 +163,8 @@ def selected_meter_text(
     checks against ``budget``; ``tokens`` is tiktoken's count beside it. Over budget the bar is red and the line says ``over budget: the request
     would fail``. ``note`` (a body that cannot be read) is appended muted. ``required_label``
     names the bodies counted on every request (``required`` for an agent's requiredSkills,
-    ``always`` for Zhin's ``always: true``). ``budget`` ``None``: the host has no selected-body
+    ``always`` for Zhin's ``always: true``). ``unknown``: the selected body's size is not known
+    (``note`` says why): the figures are what is known, followed by ``+ ?``. ``budget`` ``None``: the host has no selected-body
     budget (no bar; tiktoken's count, what is selected, ``no budget``).
     """
     what = [f"{required:,} {required_label}"] if required else []
@@ -173,6 +175,8 @@ def selected_meter_text(
     if budget is None:
         # nothing is checked against a count here: tiktoken's is the one worth showing
         size = tokens_text(tokens, tokens_exact) if tokens is not None else f"{estimate:,} {unit}"
+        if unknown:
+            size = f"{tokens or estimate:,} + ? tokens" if (tokens or estimate) else "? tokens"
         parts.append(f"{size} · {picked} · no budget")
         if note:
             parts.append((f" · {visible(note)}", "$foreground-muted"))
@@ -181,7 +185,8 @@ def selected_meter_text(
         over = estimate > budget
         ratio = 1.0 if budget <= 0 else estimate / budget
         colour = "$error" if over else ("$success" if ratio < 0.8 else "$warning")
-        parts += [*_bar(ratio, bar_width, colour), f" {estimate:,} / {budget:,} {unit} · {picked}"]
+        known = f"{estimate:,} + ?" if unknown else f"{estimate:,}"
+        parts += [*_bar(ratio, bar_width, colour), f" {known} / {budget:,} {unit} · {picked}"]
         if over:
             parts.append((" · over budget: the request would fail", "$error"))
     if what and tokens is not None and (tokens != estimate or not tokens_exact):
@@ -214,6 +219,8 @@ class SelectedMeter(Widget):
     #: ``tokens``, or ``bytes`` for a host comparing UTF-8 bytes (Zuno, conformance Z-U)
     unit: reactive[str] = reactive("tokens")
     selected: reactive[str | None] = reactive(None)
+    #: the selected body's size is not known (``note`` says why)
+    unknown: reactive[bool] = reactive(False)
     note: reactive[str] = reactive("")
     #: the second line: the budget in the host's words; ``""``: none
     rule: reactive[str] = reactive("", layout=True)
@@ -226,7 +233,7 @@ class SelectedMeter(Widget):
             line = selected_meter_text(
                 self.label, self.estimate, self.budget, tokens=self.tokens, tokens_exact=self.tokens_exact,
                 required=self.required, selected=self.selected, note=self.note, required_label=self.required_label,
-                unit=self.unit,
+                unit=self.unit, unknown=self.unknown,
             )
         return Content("\n").join([line, _rule_line(self.rule)]) if self.rule else line
 

@@ -1,5 +1,5 @@
 """The one-line catalog header:
-``skillshelf ─ host zuno · Zuno 0.10.3 ─ <cwd> ─ generation N ─ counts ─ changed: +2 ~1 −1 ─ what-if window 128,000``.
+``skillshelf ─ Zuno 0.10.3 ─ <cwd> ─ generation N ─ counts ─ changed: +2 ~1 −1 ─ what-if window 128,000``.
 
 One format per width (:func:`header_text` ``width``), kept while generations come and go: full
 labels when wide, abbreviated ones (``gen 14``, ``212 src · 3 amb · 2 brk``) when not, and no
@@ -37,7 +37,8 @@ def counts_text(generation: Generation, *, short: bool = False) -> str:
     hidden = sum(1 for s in generation.sources if s.status is Status.HIDDEN)
     words = ("src", "amb", "brk", "kept", "off", "shd", "hid") if short else (
         "sources", "ambiguous", "broken", "kept-last-valid", "disabled", "shadowed", "hidden")
-    parts = [f"{len(generation.sources):,} {words[0]}", f"{len(generation.ambiguous_names()):,} {words[1]}",
+    first = words[0] if short or len(generation.sources) != 1 else "source"
+    parts = [f"{len(generation.sources):,} {first}", f"{len(generation.ambiguous_names()):,} {words[1]}",
              f"{len(generation.rejected):,} {words[2]}"]
     for n, word in ((kept, words[3]), (disabled, words[4]), (shadowed, words[5]), (hidden, words[6])):
         if n:
@@ -100,13 +101,13 @@ def header_text(
     width: int | None = None,
     refusal: str = "",
 ) -> Content:
-    """The header line: ``skillshelf ─ host zuno · Zuno 0.10.3 ─ <cwd> ─ generation N ─ [agent:
+    """The header line: ``skillshelf ─ Zuno 0.10.3 ─ <cwd> ─ generation N ─ [agent:
     NAME ─] <counts>``, then what comes and goes: ``changes`` (``changed: +2 ~1 −1``, what the
     last live generation changed, SPEC H2), the session's what-if values (``window`` tokens:
     ``what-if window 128,000``; ``mct``, the session ``maxContextTokens``: an int, ``None`` =
     unset, ``"config"`` = not overridden) and ``status`` (``loading…``, an error). ``client``
-    names the client and version emulated (``Host.describe()``), shown after the host name, and
-    instead of it once labels are abbreviated. ``cwd`` is shown as given
+    names the client and version emulated (``Host.describe()``), shown instead of the host name
+    (``host zuno`` only when no client is given). ``cwd`` is shown as given
     (made visible, SPEC X1). ``agent`` (an agent view, SPEC E4): the counts are then the
     agent's view.
 
@@ -128,10 +129,9 @@ def header_text(
         parts: list[str | tuple[str, str]] = []
         if level < 2:
             parts += [("skillshelf", "bold"), " ─ "]
-        if short:  # the client and version emulated always show (it names the host too)
-            parts.append(visible(client) if client else host)
-        else:
-            parts.append(f"host {host}" + (f" · {visible(client)}" if client else ""))
+        # the client and version emulated name the host too ("host zuno · Zuno …" said it twice
+        # and cost the working directory its room at 130 columns)
+        parts.append(visible(client) if client else (host if short else f"host {host}"))
         if cwd_text is not None:
             parts += [" ─ ", cwd_text]
         if generation is not None:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from rich.cells import cell_len, set_cell_size
 from textual.content import Content
 
-from skillshelf.core.collate import locale_key
+from skillshelf.core.collate import name_key
 from skillshelf.core.model import Exposure, Generation, Provenance, Rejected, Severity, Source, Status
 from skillshelf.core.textsafe import visible
 from skillshelf.core.tokens import approx_tokens
@@ -437,7 +437,7 @@ def sort_order(
     """``order`` (row indices) re-sorted by ``sort``:
 
     - ``catalog``: unchanged;
-    - ``name``: Zuno's locale order of names (SPEC P1, :func:`locale_key`); rows of one name stay
+    - ``name``: Zuno's locale order of names (SPEC P1, :func:`~skillshelf.core.collate.name_key`); rows of one name stay
       adjacent in catalog order (the D6 group), rejected files sort by folder name;
     - ``provenance``: root kind in SPEC D1 order (built-in first), then name;
     - ``size``: file size in bytes, largest first;
@@ -447,9 +447,9 @@ def sort_order(
     Every sort is stable, so ties keep catalog order.
     """
     if sort == "name":
-        return sorted(order, key=lambda i: locale_key(rows[i].name))
+        return sorted(order, key=lambda i: name_key(rows[i].name))
     if sort == "provenance":
-        return sorted(order, key=lambda i: (_PROVENANCE_RANK.get(rows[i].item.provenance, 99), locale_key(rows[i].name)))
+        return sorted(order, key=lambda i: (_PROVENANCE_RANK.get(rows[i].item.provenance, 99), name_key(rows[i].name)))
     if sort == "size":
         return sorted(order, key=lambda i: -int(rows[i].item.size or 0))
     if sort == "tokens":

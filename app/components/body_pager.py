@@ -21,7 +21,7 @@ from skillshelf.app.loaded_text import BodyCost, body_cost
 from skillshelf.app.screens.choice import BODY_CHOICE, ChoiceScreen, resource_options
 from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.fileread import read_regular
-from skillshelf.core.hosts.base import LoadedPage
+from skillshelf.core.hosts.base import BUILT_IN_BODY, LoadedPage
 from skillshelf.core.model import Rejected, Source
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.rows import CatalogRow
@@ -193,6 +193,8 @@ class BodyPager(ReportsWorkerErrors, BodyView):
         what = self._what(state, page)
         if page is None:
             return f"{what} · loading…"
+        if page.error is not None and page.error_code == BUILT_IN_BODY:
+            return f"{what} · built into the client"  # not a refusal: the text is not on disk
         if page.error is not None:
             return f"{what} · refused ({page.error_code})" if page.error_code else f"{what} · refused"
         index = state.index + 1 if state is not None else 1

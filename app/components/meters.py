@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from skillshelf.app.budgets import index_rule_words, selected_rule_words
 from skillshelf.app.catalog_view import CatalogView
 from skillshelf.app.loaded_text import BodyCost
-from skillshelf.core.hosts.base import Host
+from skillshelf.core.hosts.base import BUILT_IN_BODY, Host
 from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
 from skillshelf.widgets.rows import CatalogRow
 
@@ -86,9 +86,13 @@ class Meters(Vertical):
         selected = None
         note = ""
         cost, row = self._cost, self._row
+        unknown = False
         if cost is not None and row is not None and cost.location == row.location:
             if cost.error:
-                note = "selected body cannot be read"
+                # the row is selected all the same; what its body costs is not known
+                selected, unknown = row.name, True
+                note = ("its body is inside the client: size unknown" if cost.error_code == BUILT_IN_BODY
+                        else "its body cannot be read: size unknown")
             elif cost.location not in {b.location for b in required}:
                 estimate += cost.bytes if in_bytes else cost.tokens
                 exact_parts.append(cost.exact)
@@ -97,5 +101,5 @@ class Meters(Vertical):
         meter.estimate, meter.budget = estimate, view.selected_budget
         meter.tokens = sum(x or 0 for x in exact_parts) if exact_ok else estimate
         meter.tokens_exact = exact_ok
-        meter.required, meter.selected, meter.note = len(required), selected, note
+        meter.required, meter.selected, meter.note, meter.unknown = len(required), selected, note, unknown
         meter.pending = False

@@ -17,7 +17,6 @@ from textual.message import Message
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.components.catalog_pane import RowKey, row_key
 from skillshelf.app.lint_cache import LintCache
-from skillshelf.app.origins import remote_origin, sidecar_origins
 from skillshelf.app.resources import list_resources
 from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.hosts.base import Fact
@@ -84,6 +83,8 @@ class DetailsPanel(ReportsWorkerErrors, SourceDetails):
     @work(thread=True, exclusive=True, group="details", exit_on_error=False, description="source details")
     def compute(self, row: CatalogRow, catalog: AppCatalog) -> None:
         """Lint (cached), sidecar and remote origins, the folder's files and the host's facts of ``row``."""
+        from skillshelf.app.origins import remote_origin, sidecar_origins  # (YAML: not before the first frame)
+
         item = row.item
         cache = self.lint_cache
         lint = cache.lint(item)

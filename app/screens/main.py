@@ -56,7 +56,7 @@ from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.worker_errors import error_detail, report_failure
 from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.hosts.base import BuildProgress, Feature, Host, reporting_progress
-from skillshelf.core.model import Generation
+from skillshelf.core.model import Generation, Source
 from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.textsafe import encodable, visible
 from skillshelf.widgets.header import CatalogHeader, HeaderState
@@ -223,6 +223,7 @@ class MainScreen(Screen[None]):
         self._pulling = False
         #: Bumped on a host switch: results of workers started before it are dropped.
         self._epoch = 0
+        self._partial_sources: tuple[Source, ...] | None = None  # the provisional rows shown
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -241,9 +242,11 @@ class MainScreen(Screen[None]):
     def on_resize(self) -> None:
         """Under :data:`COMPACT_FOOTER_BELOW` columns the footer drops its extra spacing, so the
         main keys (``/`` ``a`` ``i`` ``w`` ``e`` ``?`` ``q``) all fit at 80 columns; under
-        :data:`LEGEND_FROM` rows the glyph legend gives its line to the list (``?`` shows it)."""
+        :data:`LEGEND_FROM` rows the glyph legend gives its line to the list (``?`` shows it) and
+        the filter is one line instead of a bordered box of three."""
         self.query_one(Footer).compact = self.size.width < COMPACT_FOOTER_BELOW
         self.query_one("#legend").display = self.size.height >= LEGEND_FROM
+        self.set_class(self.size.height < LEGEND_FROM, "-short")  # the filter is one line then
 
     def on_mount(self) -> None:
         self.query_one(SourcePane).border_title = "Source"
@@ -407,11 +410,17 @@ class MainScreen(Screen[None]):
         if event.epoch != self._epoch or self.generation is not None:
             return
         progress = event.progress
-        partial_gen = Generation(0, "", self.host.name, "", (), progress.sources, progress.rejected, ())
         pane = self.catalog_pane
-        pane.catalog_list.loading = False
-        pane.show_partial(partial_gen)
-        self._show_header(f"reading skill files… {progress.done:,} / {progress.total:,}")
+        if progress.sources is not self._partial_sources or not progress.checking:
+            self._partial_sources = progress.sources
+            partial_gen = Generation(0, "", self.host.name, "", (), progress.sources, progress.rejected, ())
+            pane.catalog_list.loading = False
+            pane.show_partial(partial_gen)
+        if progress.checking:  # the last run's list, shown while the files are checked against it
+            done = f" {progress.done:,} / {progress.total:,}" if progress.done else ""
+            self._show_header(f"checking skill files for changes…{done}")
+        else:
+            self._show_header(f"reading skill files… {progress.done:,} / {progress.total:,}")
 
     @on(_Shown)
     def _shown(self, event: _Shown) -> None:

@@ -103,6 +103,15 @@ _CHOICE_LABEL = {Choice.KEEP: "keep", Choice.SEARCH: "search-only", Choice.EXPLI
 #: ``space`` cycles the choice in this order (the digit keys ``1``–``5`` pick one directly; index,
 #: rarely wanted, only with ``5``).
 CHOICE_CYCLE = (Choice.KEEP, Choice.SEARCH, Choice.EXPLICIT, Choice.DISABLE)
+#: Under this many columns the footer drops its spacing (as the main screen's) so ``esc`` stays in view.
+COMPACT_FOOTER_BELOW = 100
+#: Under this many rows the sources table shows fewer rows, so the change to the file stays readable.
+SHORT_BELOW = 30
+
+#: The keys the footer does not show (it shows 1–4, t, ctrl+s, u, esc): one line at 80 columns.
+_KEY_HINTS: tuple[tuple[str, str] | str, ...] = (
+    ("j k", "bold"), " move  ", ("5", "bold"), " index  ", ("K", "bold"), " keep only this one  ",
+    ("space", "bold"), " cycle the choice")
 
 
 def picker_advice(message: str) -> str:
@@ -319,7 +328,14 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         width: 96%; height: 94%;
         border: round $primary; background: $surface; padding: 0 1;
     }
+    AmbiguityPicker #picker-title { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    AmbiguityPicker #picker-names { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    AmbiguityPicker #picker-keys { height: auto; color: $foreground-muted; }
     AmbiguityPicker #picker-sources { height: auto; max-height: 9; width: 1fr; }
+    AmbiguityPicker.-short #picker-sources { max-height: 6; }
+    AmbiguityPicker.-short > #picker-box { height: 100%; }
+    AmbiguityPicker.-narrow > #picker-box { width: 100%; }
+    AmbiguityPicker.-narrow #picker-plan-scroll { width: 58%; }
     AmbiguityPicker #picker-where { height: auto; color: $foreground-muted; }
     AmbiguityPicker #picker-lower { height: 1fr; }
     AmbiguityPicker #picker-diff-scroll { width: 1fr; height: 1fr; border: round $primary 40%; overflow-x: auto; }
@@ -387,6 +403,8 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker-box"):
             yield Static(id="picker-title", markup=False)
+            yield Static(id="picker-names", markup=False)
+            yield Static(id="picker-keys", markup=False)
             yield DataTable(id="picker-sources", cursor_type="row", zebra_stripes=True)
             yield Static(id="picker-where", markup=False)
             with Horizontal(id="picker-lower"):
@@ -402,12 +420,20 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         self.query_one("#picker-diff-scroll").border_title = "Body diff"
         self.query_one("#picker-plan-scroll").border_title = "skills.config entries"
         table = self.query_one(DataTable)
-        table.add_columns("#", "choice", "decided by", "provenance", "root", "locator", "description", "size",
+        # root and locator first after the choice: they tell same-name copies apart at 80 columns
+        table.add_columns("#", "choice", "root", "locator", "decided by", "provenance", "description", "size",
                           "modified", "lint")
         self._fill_table()
         table.focus()
         self._replan()
         self.load_facts(tuple(self.sources))
+
+    def on_resize(self) -> None:
+        """Under :data:`SHORT_BELOW` rows the sources table gives rows to the change preview;
+        under :data:`COMPACT_FOOTER_BELOW` columns the footer is compact and the change pane wider."""
+        self.set_class(self.size.height < SHORT_BELOW, "-short")
+        self.query_one(Footer).compact = self.size.width < COMPACT_FOOTER_BELOW
+        self.set_class(self.size.width < COMPACT_FOOTER_BELOW, "-narrow")  # the change gets more room than the diff
 
     @property
     def target(self) -> Target | None:
@@ -448,10 +474,10 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
             table.add_row(
                 Text(str(i)),
                 Text(label, style=style),
-                Text(decided_by(s, self._rule(s), home)[0]),
-                Text(s.provenance.value),
                 Text(visible(home_short(root, home, self.catalog.context.cwd))),
                 Text(visible(loc)),
+                Text(decided_by(s, self._rule(s), home)[0]),
+                Text(s.provenance.value),
                 Text(desc),
                 Text(f"{s.size:,} B", justify="right"),
                 Text(modified),
@@ -460,18 +486,33 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
             )
         if table.row_count:
             table.move_cursor(row=min(keep_row, table.row_count - 1))
-        enabled = sum(1 for s in self.sources if s.enabled)
-        conflict = any(sum(1 for s in self.sources if s.enabled and s.name == n) > 1 for n in self.names)
-        state = "ambiguous" if conflict else "not ambiguous now"
-        noun = "source" if len(self.sources) == 1 else "sources"
-        self.query_one("#picker-title", Static).update(Content.assemble(
-            ("Resolve " if conflict else "Manage ", "bold"), (visible(self.skill_name), "bold $accent"),
-            f" — {len(self.sources)} {noun}, {enabled} enabled ({state}).  ",
-            ("j k", "bold"), " move  ", ("1", "bold"), " keep  ", ("2", "bold"), " search-only  ",
-            ("3", "bold"), " explicit  ", ("4", "bold"), " disable  ", ("5", "bold"), " index  ",
-            ("K", "bold"), " only this  ", ("space", "bold"), " cycle  ",
-            ("t", "bold"), " target  ", ("ctrl+s", "bold"), " write  ", ("u", "bold"), " undo"))
+        self._show_title()
         self._show_where()
+
+    def _show_title(self) -> None:
+        """The title (one line: what is decided and how it stands now), the names when several
+        (one line, cut with ``…`` after the count that says how many), and the keys."""
+        enabled = sum(1 for s in self.sources if s.enabled)
+        conflicted = [n for n in self.names if sum(1 for s in self.sources if s.enabled and s.name == n) > 1]
+        noun = "source" if len(self.sources) == 1 else "sources"
+        verb = "Resolve " if conflicted else "Manage "
+        if len(self.names) == 1:
+            state = "ambiguous" if conflicted else "not ambiguous now"
+            title = Content.assemble((verb, "bold"), (visible(self.skill_name), "bold $accent"),
+                                     f" — {len(self.sources)} {noun}, {enabled} enabled ({state}).")
+            names = Content("")
+        else:
+            # many names (budget advice offers dozens): counts on the title line, the names on one
+            # line of their own, cut to the width; the table lists every source anyway
+            state = (f"{len(conflicted)} of them ambiguous now" if conflicted else "none ambiguous now")
+            title = Content.assemble((verb, "bold"), (f"{len(self.names)} skills", "bold $accent"),
+                                     f" — {len(self.sources)} {noun}, {enabled} enabled; {state}")
+            names = Content.assemble(("names ", "bold"), visible(", ".join(self.names)))
+        self.query_one("#picker-title", Static).update(title)
+        names_line = self.query_one("#picker-names", Static)
+        names_line.update(names)
+        names_line.display = len(self.names) > 1
+        self.query_one("#picker-keys", Static).update(Content.assemble(*_KEY_HINTS))
 
     def _rule(self, source: Source) -> RuleEntry | None:
         """The ``skills.config`` entry that decides ``source`` now (SPEC K4), or ``None``."""
@@ -506,19 +547,25 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         self._show_diff()
 
     def _diff_pair(self) -> tuple[Source, Source] | None:
-        if len(self.sources) < 2:
+        """The source under the cursor and another of the same name (the first one; the second
+        when the cursor is on the first); ``None`` when its name has one source. Bodies of
+        different names are never compared."""
+        cursor = self._cursor_source()
+        if cursor is None:
             return None
-        first = self.sources[0]
-        other = self._cursor_source()
-        if other is None or other.location == first.location:
-            other = self.sources[1]
+        same = [s for s in self.sources if s.name == cursor.name]
+        if len(same) < 2:
+            return None
+        first = same[0]
+        other = cursor if cursor.location != first.location else same[1]
         return first, other
 
     def _show_diff(self) -> None:
         pair = self._diff_pair()
         widget = self.query_one("#picker-diff", Static)
         if pair is None:
-            widget.update("(one source: nothing to compare)")
+            widget.update("(one source of this name: nothing to compare)")
+            self.query_one("#picker-diff-scroll").border_title = "Body diff"
             return
         a, b = pair
         fa, fb = self.facts.get(a.location), self.facts.get(b.location)
@@ -532,7 +579,7 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         if notes:
             content = Content.assemble(content, ("\n" + "; ".join(visible(n) for n in notes), "$warning"))
         widget.update(content)
-        self.query_one("#picker-diff-scroll").border_title = f"Body diff #{ia} → #{ib} (move the cursor to compare another)"
+        self.query_one("#picker-diff-scroll").border_title = f"Body diff #{ia} → #{ib}"
 
     @on(DataTable.RowHighlighted, "#picker-sources")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -598,14 +645,10 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         parts: list[str | tuple[str, str] | Content] = [("target ", "bold")]
         if target is not None:
             parts += [(target.kind, "$accent"), " ", visible(home_short(target.path, home, self.catalog.context.cwd))]
-            others = [t.kind for i, t in enumerate(self.targets) if i != self.target_index]
-            if others:
-                parts += [("\n  t switches to: " + ", ".join(others), "$foreground-muted")]
-        parts.append("\n\n")
-        for name, remaining in self._ambiguous_left().items():
-            parts.append((f"⚠ `{visible(name)}` stays ambiguous after this write: {remaining} sources stay "
-                          "enabled (keep / search-only / explicit / index); press 4 on all but one to disable "
-                          "them\n\n", "bold $warning"))
+        # the other targets go on the pane's bottom border: the lines inside are for the change
+        others = [t.kind for i, t in enumerate(self.targets) if i != self.target_index]
+        self.query_one("#picker-plan-scroll").border_subtitle = ("t switches to: " + ", ".join(others)) if others else ""
+        parts.append("\n")
         if self._planning:
             parts.append(("planning… (a large config file)", "$foreground-muted"))
         elif self.plan_error is not None:
@@ -633,6 +676,17 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
                         parts.append(("  " + visible(entry.caveat) + "\n", "$warning"))
             if plan.note and plan.changes:
                 parts.append(("\nnote: " + visible(plan.note, multiline=True), "$warning"))
+        # after the change: at 80×24 the lines to be written come first
+        left = self._ambiguous_left()
+        if len(left) == 1:
+            [(name, remaining)] = left.items()
+            parts.append((f"\n⚠ `{visible(name)}` stays ambiguous after this write: {remaining} sources stay "
+                          "enabled (keep / search-only / explicit / index); press 4 on all but one to disable "
+                          "them", "bold $warning"))
+        elif left:  # one warning for all of them: dozens of paragraphs would hide the change itself
+            parts.append((f"\n⚠ {len(left)} names stay ambiguous after this write (two or more of their sources "
+                          f"stay enabled): {visible(', '.join(left))}; press 4 on all but one source of each "
+                          "to disable them", "bold $warning"))
         self.query_one("#picker-plan", Static).update(Content.assemble(*parts))
 
     def _set_status(self, text: str, error: bool = False) -> None:
@@ -730,9 +784,12 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         left = self._ambiguous_left()
         if left and not self._ambiguous_confirmed:
             self._ambiguous_confirmed = True
-            name, remaining = next(iter(left.items()))
-            self._set_status(f"`{name}` would stay ambiguous ({remaining} sources stay enabled): "
-                             "press ctrl+s again to write anyway, or 4 to disable all but one.", error=True)
+            if len(left) == 1:
+                name, remaining = next(iter(left.items()))
+                what = f"`{name}` would stay ambiguous ({remaining} sources stay enabled)"
+            else:
+                what = f"{len(left)} names would stay ambiguous"
+            self._set_status(f"{what}: press ctrl+s again to write anyway, or 4 to disable all but one.", error=True)
             return
         self._ambiguous_confirmed = False
         self._busy = True
@@ -783,9 +840,10 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
         still = [n for n in self.names if n in gen.ambiguous_names()]
         was = [n for n in self.names if n in self.generation.ambiguous_names()]
         if still:
-            after = f"; `{', '.join(still)}` is still ambiguous (search/explicit sources stay loadable by name)"
+            after = (f"; `{still[0]}` is still ambiguous" if len(still) == 1
+                     else f"; {len(still)} names are still ambiguous") + " (search/explicit sources stay loadable by name)"
         elif was:
-            after = f"; `{', '.join(was)}` is no longer ambiguous"
+            after = f"; `{was[0]}` is no longer ambiguous" if len(was) == 1 else f"; {len(was)} names are no longer ambiguous"
         else:
             after = ""
         self.post_message(WriteDone(gen, result, f"wrote {self._short(plan.target)}{backup}{after}. "

@@ -12,6 +12,7 @@ there); ``esc`` / ``q`` close it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from textual import on
@@ -55,9 +56,16 @@ def problem_content(p: Problem) -> Content:
     return Content.assemble(*parts)
 
 
+def kind_words(kind: str) -> str:
+    """A problem kind in words: ``PathNotFound`` → ``path not found``, ``gemini-untrusted`` →
+    ``gemini untrusted`` (the identifiers stay in the CLI's JSON; the screen reads as prose)."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", kind).replace("-", " ").replace("_", " ")
+    return " ".join(spaced.split()).lower()
+
+
 def group_title(kind: str, count: int) -> Content:
-    """``PathNotFound (2)``; the rejected group reads ``rejected files (2)``."""
-    name = "rejected files" if kind == REJECTED_KIND else visible(kind)
+    """``path not found (2)`` (:func:`kind_words`); the rejected group reads ``rejected files (2)``."""
+    name = "rejected files" if kind == REJECTED_KIND else visible(kind_words(kind))
     return Content.assemble((name, "bold"), (f" ({count})", "$foreground-muted"))
 
 

@@ -254,7 +254,9 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
         now = index_budget(self.catalog, self.session)
         host = self.catalog.host
         label = host.labels.catalog
-        parts = [f"Now: {label} budget {now:,} characters" if now is not None
+        # the host's own unit (Claude: columns, Codex: tokens), known once the first outcome is in
+        unit = f" {self.current.unit}" if self.current is not None else ""
+        parts = [f"Now: {label} budget {now:,}{unit}" if now is not None
                  else f"Now: {host.client} sets no {label} budget"]
         session = self.session
         if not session.replaces_max_context_tokens:
@@ -361,6 +363,7 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
             return
         w = event.whatif
         self.current = w
+        self._show_now()  # its unit is the outcome's
         host = self.catalog.host
         meter = self.query_one(BudgetMeter)
         meter.used, meter.limit, meter.unit, meter.tokens = w.used, w.budget, w.unit, None

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from skillshelf.core.tool import ToolResult
 
 __all__ = [
+    "BUILT_IN_BODY",
     "UNKNOWN_WINDOW",
     "BuildProgress",
     "CatalogEntry",
@@ -261,12 +262,16 @@ class BuildProgress:
 
     ``done`` files read of ``total`` (the files discovery found); ``sources`` and ``rejected``:
     the entries made so far in discovery order, before the host's precedence and order apply
-    (so a view can show the first rows at once and mark them provisional)."""
+    (so a view can show the first rows at once and mark them provisional). ``checking``: the
+    entries are an earlier run's whole list, shown while the files are checked against it
+    (``done`` of ``total`` files checked or read again so far); a later report with the very
+    same ``sources`` object only moves the count on."""
 
     done: int
     total: int
     sources: tuple[Source, ...] = ()
     rejected: tuple[Rejected, ...] = ()
+    checking: bool = False
 
 
 #: Receives :class:`BuildProgress` from a building session (from the building thread).
@@ -411,6 +416,11 @@ class Fact:
     value: str
     detail: tuple[str, ...] = ()
     severity: Severity | None = None
+
+
+#: :attr:`LoadedPage.error_code` of a skill built into the client whose text skillshelf does not
+#: have (no installed client to read it from): not a refusal, the body is simply not on disk.
+BUILT_IN_BODY = "built-in"
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from skillshelf.core.digest import compute_digest
 from skillshelf.core.fileread import FileTooLargeError, read_regular
 from skillshelf.core.frontmatter import split_document
 from skillshelf.core.hosts.base import (
+    BUILT_IN_BODY,
     BuildProgress,
     ContextWindow,
     Fact,
@@ -382,6 +383,10 @@ class ClientSession:
                               error=f"{self._host.client} reads a skill's other files with its own file tools")
         if source.body is not None:  # a skill shipped inside the client
             return LoadedPage(source.body, None, True, label, pages=1)
+        if source.location.startswith("builtin://"):  # shipped inside the client, its text not known here
+            return LoadedPage("", None, True, label, error_code=BUILT_IN_BODY, error=(
+                f"{source.name} is built into {self._host.client} {self._host.version}: its body is inside the "
+                "client, not in a SKILL.md file skillshelf can read"))
         try:
             split = split_document(read_regular(source.location, MAX_SKILL_BYTES).decode("utf-8", errors="replace"))
         except OSError as exc:

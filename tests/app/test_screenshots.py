@@ -24,7 +24,7 @@ def test_screenshots_written(tmp_path):
     assert "focus the filter (esc clears it and returns to the list)" in texts["help"]
     # four uncovered folders: .claude, .opencode and .gemini in the project, ~/.claude
     assert "Problems · generation 1 · 2 errors · 4 notes" in texts["problems"] and "rejected files (2)" in texts["problems"]
-    assert "host zhin · Zhin (im/skill) ─ ~/bot ─ generation 1 ─ 4 sources" in texts["zhin"]
+    assert "Zhin (im/skill) ─ ~/bot ─ generation 1 ─ 4 sources" in texts["zhin"]
     assert "locked until load_skill" in texts["zhin"] and "agent:reviewer" in texts["zhin"]
     try:
         import cairosvg  # noqa: F401

@@ -52,7 +52,7 @@ async def test_header_rows_and_meter(catalog):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         text = screen_text(app)
-        assert "skillshelf ─ host zuno · Zuno 0.10.3 ─ ~/w ─ generation 1 ─ 5 sources · 1 ambiguous · 1 broken" in text
+        assert "skillshelf ─ Zuno 0.10.3 ─ ~/w ─ generation 1 ─ 5 sources · 1 ambiguous · 1 broken" in text
         lst = app.screen.query_one(CatalogList)
         assert lst.line_count == 6
         assert shown_names(app) == ["docx", "pdf", "pdf", "code-review", "xlsx", "broken-one"]
@@ -227,7 +227,7 @@ async def test_loading_indicator_while_catalog_opens(catalog):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.screen.query_one(CatalogList).loading is True
-        assert "skillshelf ─ host zuno · Zuno 0.10.3 ─ ~/w ─ loading…" in screen_text(app)
+        assert "skillshelf ─ Zuno 0.10.3 ─ ~/w ─ loading…" in screen_text(app)
         gate.set()
         await settle(app, pilot)
         assert app.screen.query_one(CatalogList).loading is False

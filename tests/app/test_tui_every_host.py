@@ -125,7 +125,7 @@ async def test_every_screen_under_the_host(workspace, name: str) -> None:
         main = app.main_screen
         assert main.generation is not None and main.generation.host == name
         header = main.query_one(CatalogHeader).plain
-        assert f"host {name} · {host.describe()} ─ ~/ws ─ generation 1 ─ " in header
+        assert f"skillshelf ─ {host.describe()} ─ ~/ws ─ generation 1 ─ " in header
         glyphs = {key: r.state for key, path in files.items() for r in main.rows if r.location == str(path)}
         assert {k: v for k, v in glyphs.items() if k not in ("zhin-other",)} == GLYPHS[name]
         legend = main.query_one("#legend").render().plain
@@ -230,5 +230,40 @@ async def test_h_cycles_every_registered_host_and_back(workspace) -> None:
             await settle(app, pilot)
             main = app.main_screen
             seen.append(main.generation.host)
-            assert f"host {main.host.name} · {main.host.describe()} ─ " in main.query_one(CatalogHeader).plain
+            assert f"skillshelf ─ {main.host.describe()} ─ " in main.query_one(CatalogHeader).plain
         assert seen == [*host_names(), host_names()[0]]
+
+
+async def test_claude_catalog_meter_counts_columns_as_its_rule_does(workspace):
+    """Claude Code measures its listing in terminal columns: the meter's figures and its rule say
+    ``columns``, and the figure is what Claude counts (the listed lines' widths, the built-ins' at
+    their real sizes), not the length of the text shown (where built-ins are stand-ins)."""
+    from skillshelf.widgets.budget_meter import BudgetMeter
+
+    ws, env, _files = workspace
+    catalog = Catalog.open(str(ws), env=env, host="claude", pull_remote=False)
+    model = catalog.session.catalog(catalog.current)
+    assert model.unit == "columns" and model.used == 6_231 and len(model.text) == 977
+    app = tui_app(lambda: catalog, host="claude", cwd_display="~/ws")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        lines = app.main_screen.query_one(BudgetMeter).plain.splitlines()
+        assert lines[0].startswith("catalog ") and " 6,231 / 30,000 columns · 0 truncated · 0 omitted · " in lines[0]
+        assert lines[1] == ("  Claude Code's catalog budget: 1% of 1,000,000 tokens × 3 characters per token "
+                            "(claude-opus-5-5) = 30,000 columns")
+
+
+async def test_whatif_says_the_budget_in_the_hosts_own_unit(workspace):
+    """The what-if's ``Now:`` line names the budget in the host's unit (Claude Code: columns)."""
+    ws, env, _files = workspace
+    app = tui_app(lambda: Catalog.open(str(ws), env=env, host="claude", pull_remote=False), host="claude",
+                  cwd_display="~/ws")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, WhatIfScreen)
+        assert screen.now_text().startswith("Now: catalog budget 30,000 columns · window: ")
+        # at 80×24 the dialog takes the whole screen
+        assert screen.query_one("#wi-box").region.size == (80, 23)

@@ -52,7 +52,9 @@ async def test_browse_under_gemini(workspace: tuple[Path, Environment]) -> None:
         main = app.main_screen
         assert main.generation.host == "gemini"
         header = main.query_one(CatalogHeader).plain
-        assert header == "skillshelf ─ Gemini CLI 0.61.0 ─ ~/ws ─ gen 1 ─ 7 src · 1 amb · 1 brk · 1 off · 1 shd"
+        assert header == (
+            "skillshelf ─ Gemini CLI 0.61.0 ─ ~/ws ─ generation 1 ─ 7 sources · 1 ambiguous · 1 broken · 1 disabled · "
+            "1 shadowed")
         rows = [main.rows[i] for i in main.query_one(CatalogList).order]
         names = [r.name for r in rows]
         assert {"shared", "racer", "off", "skill-creator", "antigravity-support"} <= set(names)
@@ -60,3 +62,33 @@ async def test_browse_under_gemini(workspace: tuple[Path, Environment]) -> None:
         assert {Status.SHADOWED, Status.RACE, Status.DISABLED} <= statuses
         assert [r.location for r in main.generation.rejected] == [str(ws / ".gemini" / "skills" / "bom" / "SKILL.md")]
         assert main.lint_cache.target == "gemini"
+
+
+async def test_a_builtin_without_an_installed_client_is_selected_not_unreadable(
+        workspace: tuple[Path, Environment]) -> None:
+    """No Gemini CLI installed (empty PATH): the built-in on the cursor is a row like any other —
+    the bodies meter names it and says its size is not known, the body pane says why."""
+    from skillshelf.app.components.body_pager import BodyPager
+    from skillshelf.widgets.budget_meter import SelectedMeter
+
+    ws, env = workspace
+    app = tui_app(lambda: Catalog.open(str(ws), env=env, host="gemini", pull_remote=False), host="gemini",
+                  cwd_display="~/ws")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        main = app.main_screen
+        row = main.selected_row()
+        assert row is not None and row.location == "builtin://gemini/skill-creator"
+        meter = main.query_one(SelectedMeter).plain.splitlines()
+        assert meter == ["bodies ? tokens · skill-creator · no budget · its body is inside the client: size unknown",
+                         "  Gemini CLI sets no budget for the skill bodies a request loads"]
+        pager = main.query_one(BodyPager)
+        assert pager.title_text() == "body · built into the client"
+        assert pager.page is not None and pager.page.error == (
+            "skill-creator is built into Gemini CLI 0.61.0: its body is inside the client, not in a SKILL.md "
+            "file skillshelf can read")
+        # a row read from a file is measured as usual
+        while (row := main.selected_row()) is not None and row.location.startswith("builtin://"):
+            await pilot.press("j")
+            await settle(app, pilot)
+        assert main.query_one(SelectedMeter).plain.splitlines()[0] == "bodies 2 tokens (tiktoken) · shared · no budget"

@@ -122,3 +122,21 @@ async def test_every_dialog_has_its_own_notice_line(tmp_path, key):
         await pilot.pause()
         assert app.screen.query_one(NoticeLine).text == "said inside the dialog"
         assert len(app.screen.query(Toast)) == 0
+
+
+@pytest.mark.parametrize(("size", "filter_height", "list_rows"), [((80, 24), 1, 13), ((120, 36), 3, 22)])
+async def test_under_30_rows_the_filter_is_one_line_and_the_list_gets_its_rows(tmp_path, size, filter_height,
+                                                                              list_rows):
+    from textual.widgets import Input
+
+    from skillshelf.widgets.catalog_list import CatalogList
+
+    app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        main = app.main_screen
+        assert main.query_one("#filter", Input).region.height == filter_height
+        assert main.query_one(CatalogList).region.height == list_rows
+        await pilot.press("slash", "p")                # still a working filter
+        await settle(app, pilot)
+        assert main.query_one("#filter", Input).value == "p" and main.query_one("#filter", Input).has_focus

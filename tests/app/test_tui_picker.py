@@ -8,6 +8,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from conftest import settle, tui_app
 from textual.widgets import DataTable, Static
 
@@ -103,7 +104,7 @@ async def test_k5_picker_keep_disable_write_undo(tmp_path):
         assert [s.location for s in picker.sources] == [tree.pdf_project, tree.pdf_global]
         assert [str(table.get_row_at(i)[9]) for i in range(2)] == ["ok", "ok"]
         # what decides each source now: no skills.config entry matches either
-        assert [str(table.get_row_at(i)[2]) for i in range(2)] == ["default", "default"]
+        assert [str(table.get_row_at(i)[4]) for i in range(2)] == ["default", "default"]
         assert static_text(picker, "#picker-where") == (
             f"locator {tree.pdf_project}\ndecided by no skills.config entry; exposure index (default)  ·  "
             "now enabled, exposure index")
@@ -341,3 +342,59 @@ async def test_h2_one_generation_per_picker_write_with_the_watcher_live(tmp_path
         await settle(app, pilot)
         assert cat.current.number == before + 1
         assert main.generation.number == before + 1
+
+
+def _many(tmp: Path, count: int, copied: int) -> tuple[Catalog, list[str], Path]:
+    """``count`` skills in the project's ``.zuno/skill`` (``many-00`` …), the first ``copied`` of
+    them also in the home's ``.agents/skills`` (ambiguous)."""
+    home, proj = tmp / "home", tmp / "proj"
+    (proj / ".git").mkdir(parents=True)
+    home.mkdir()
+    names = [f"many-{i:02d}" for i in range(count)]
+    for i, name in enumerate(names):
+        roots = [proj / ".zuno" / "skill"] + ([home / ".agents" / "skills"] if i < copied else [])
+        for root in roots:
+            _skill(root, name, f"Does {name} things.", f"Body of {name} in {root.parent.name}.\n")
+    env = Environment.from_mapping({"HOME": str(home)})
+    return Catalog.open(str(proj), env=env, pull_remote=False), names, proj
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_a_picker_for_many_names_counts_them_in_one_line_and_keeps_the_change_in_view(tmp_path, size):
+    catalog, names, proj = _many(tmp_path, 46, 2)
+    app = tui_app(lambda: catalog, host="zuno", cwd_display="~/proj")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        gen = catalog.current
+        search = {s.location: Choice.SEARCH for s in gen.sources if s.location.startswith(str(proj))}
+        app.push_screen(AmbiguityPicker(catalog, gen, names, choices=search))
+        await settle(app, pilot)
+        picker = app.screen
+        assert static_text(picker, "#picker-title") == \
+            "Resolve 46 skills — 48 sources, 48 enabled; 2 of them ambiguous now"
+        assert static_text(picker, "#picker-names") == "names " + ", ".join(names)
+        assert static_text(picker, "#picker-keys") == "j k move  5 index  K keep only this one  space cycle the choice"
+        for line in ("#picker-title", "#picker-names", "#picker-keys"):
+            assert picker.query_one(line).region.height == 1
+        # the first rows of the table and the first entry to write are on screen
+        table = picker.query_one(DataTable)
+        assert table.region.height == (6 if size[1] < 30 else 9)
+        plan = static_text(picker, "#picker-plan")
+        assert plan.startswith("target project ./.zuno/zuno.json\nnew file:\n"
+                               '+ {"path": ".zuno/skill/many-00/SKILL.md", "exposure": "search"}\n')
+        # one warning for the names that stay ambiguous, after the change
+        assert plan.endswith("\n⚠ 2 names stay ambiguous after this write (two or more of their sources stay "
+                             "enabled): many-00, many-01; press 4 on all but one source of each to disable them")
+        assert picker.query_one("#picker-plan-scroll").border_subtitle == "t switches to: global"
+        assert picker.query_one("#picker-plan-scroll").region.height >= 6
+        # the body diff compares copies of one name, never two names
+        assert picker.query_one("#picker-diff-scroll").border_title == "Body diff #1 → #47"
+        diff = static_text(picker, "#picker-diff")
+        assert diff.startswith("--- #1 project-zuno\n+++ #47 global-agents\n")
+        assert "\n-Body of many-00 in .zuno.\n+Body of many-00 in .agents.\n" in diff and "many-01" not in diff
+        await pilot.press("j", "j")
+        assert static_text(picker, "#picker-diff") == "(one source of this name: nothing to compare)"
+        # the first ctrl+s warns once for all of them
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert picker.status == "2 names would stay ambiguous: press ctrl+s again to write anyway, or 4 to disable all but one."

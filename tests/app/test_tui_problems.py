@@ -66,11 +66,11 @@ async def test_k1_d2_problems_summary_and_screen(broken_workspace):
         assert isinstance(screen, ProblemsScreen)
         assert screen.title_content().plain.startswith("Problems · generation 1 · 1 error · 1 warning · 1 note")
         assert screen.entry_texts() == [
-            "config-invalid (1)",
+            "config invalid (1)",
             f"✗ {config_msg}",  # the message starts with its source: not repeated under it
-            "PathNotFound (1)",
+            "path not found (1)",
             f"⚠ {missing_msg}\n    {t}/missing",
-            "uncovered-folder (1)",
+            "uncovered folder (1)",
             f"• {uncovered_msg}\n    {t}/proj/.claude/skills\n    hint: {hint}",
         ]
         # enter on an entry that names no skill file keeps the screen open
@@ -119,7 +119,7 @@ async def test_f6_rejected_and_sidecar_problems_jump_to_their_rows(tmp_path):
         await settle(app, pilot)
         main = app.main_screen
         assert main.query_one("#problems-line").content.plain == (
-            "✗ rejected: …home/.agents/skills/broken-one/SKILL.md line 3 col 14: [yaml-error] mapping values are n…"
+            "✗ rejected: …home/.agents/skills/broken-one/SKILL.md line 3 col 14: mapping values are not allowed he…"
             " · 1 warning — press e")
         main.query_one("#filter").value = "docx"  # the jump clears a filter that hides the row
         main.apply_filter()

@@ -62,3 +62,33 @@ async def test_first_rows_are_shown_while_the_build_runs_then_the_generation(tmp
         assert "reading skill files" not in main.query_one(CatalogHeader).plain
         assert all(main.rows[i].location.startswith(str(project)) or main.rows[i].location.startswith("builtin://")
                    for i in lst.order)
+
+
+async def test_the_last_runs_list_is_shown_while_the_files_are_checked(tmp_path):
+    """A build over a kept one reports the last run's whole list first (``checking``): the rows
+    are on screen with "checking skill files for changes…" until the generation comes."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    release = threading.Event()
+    kept = (_source("alpha", "/r/alpha/SKILL.md"), _source("beta", "/r/beta/SKILL.md"))
+
+    def open_catalog() -> Catalog:
+        sink = progress_sink()
+        assert sink is not None
+        sink(BuildProgress(0, 2, kept, checking=True))
+        sink(BuildProgress(1, 2, kept, checking=True))
+        release.wait(60)
+        return Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
+                            pull_remote=False)
+
+    app = tui_app(open_catalog, host="zuno", cwd_display="~/proj")
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        lst = main.query_one(CatalogList)
+        header = main.query_one(CatalogHeader)
+        await _until(pilot, lambda: "checking skill files for changes… 1 / 2" in header.plain, "the count")
+        assert [main.rows[i].name for i in lst.order] == ["alpha", "beta"] and main.generation is None
+        release.set()
+        await _until(pilot, lambda: main.generation is not None, "the published generation")
+        await _until(pilot, lambda: "checking" not in header.plain, "the header")
+        assert not any(main.rows[i].name in ("alpha", "beta") for i in lst.order)

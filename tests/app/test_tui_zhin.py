@@ -85,7 +85,7 @@ async def test_z5_zhin_mode_source_pane_body_and_meters(plugin):
         gen = main.generation
         assert gen.host == "zhin"
         assert main.query_one(CatalogHeader).plain.startswith(
-            "skillshelf ─ host zhin · Zhin (im/skill) ─ ~/bot ─ generation 1 ─ 4 sources")
+            "skillshelf ─ Zhin (im/skill) ─ ~/bot ─ generation 1 ─ 4 sources")
         assert sorted(names(app)) == ["audit", "greeter", "long-desc", "weather"]
         lst = main.query_one(CatalogList)
         prompts = {main.rows[i].name: lst.line_content(p).plain for p, i in enumerate(lst.order)}
@@ -149,7 +149,7 @@ async def test_z1_h_switches_host_and_back_keeping_filter(plugin):
         assert (app.host.name, main.host.name, main.generation.host) == ("zhin", "zhin", "zhin")
         assert main.generation.number == 1
         assert main.query_one(CatalogHeader).plain.startswith(
-            "skillshelf ─ host zhin · Zhin (im/skill) ─ ~/bot ─ generation 1 ─ 4 sources")
+            "skillshelf ─ Zhin (im/skill) ─ ~/bot ─ generation 1 ─ 4 sources")
         assert sorted(names(app)) == ["audit", "greeter", "long-desc", "weather"]
         for _ in range(len(host_names()) - 1):  # on through the other registered hosts, back to zuno
             await pilot.press("h")

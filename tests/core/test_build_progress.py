@@ -70,3 +70,31 @@ def test_the_throttle_reports_at_growing_intervals(monkeypatch):
         due.append(round(step * 0.1, 1) if t.due() else None)
     # first at 0.15 s, then each interval 2.5 times the last (at least 0.3 s after the last report)
     assert [d for d in due if d is not None] == [0.2, 0.6, 1.3, 3.2]
+
+
+def test_a_kept_first_build_is_reported_whole_before_the_files_are_checked(tmp_path, monkeypatch):
+    """With Zuno's kept first build (parse cache), the last run's whole list is reported at once
+    (``checking``), before any file is checked; later reports of that build only move the count
+    on (the very same ``sources``); the published generation is exactly a fresh build's."""
+    import skillshelf.core.hosts.zuno.build as zuno_build
+    from skillshelf.core import parsecache
+
+    monkeypatch.setattr(parsecache, "RACY_NS", 0)
+    tree = Tree(tmp_path)
+    for i in range(5):
+        write(f"{tree.agents}/s{i}/SKILL.md", skill(f"s{i}", f"Skill {i}"))
+    write(f"{tree.agents}/broken/SKILL.md", "---\ndescription: no name\n---\n")
+    cache_dir = str(tmp_path / "cache")
+    Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir).save_cache()
+    write(f"{tree.agents}/s0/SKILL.md", skill("s0", "Changed since"))
+    monkeypatch.setattr(zuno_build, "Throttle", _Always)
+    seen: list[BuildProgress] = []
+    with reporting_progress(seen.append):
+        cat = Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir)
+    first = seen[0]
+    assert first.checking and first.done == 0 and first.total == 6
+    assert sorted(s.name for s in first.sources) == [f"s{i}" for i in range(5)] and len(first.rejected) == 1
+    assert next(s for s in first.sources if s.name == "s0").description == "Skill 0"  # the last run's
+    assert all(p.checking and p.sources is first.sources for p in seen[1:]) and seen[-1].done == 6
+    fresh = Catalog.open(tree.project, env=tree.env, pull_remote=False).current
+    assert cat.current.sources == fresh.sources and cat.current.digest == fresh.digest

@@ -169,6 +169,35 @@ def test_a_file_changed_within_the_racy_window_is_read_again(tmp_path, monkeypat
     assert session_cache(again).hits == 0 and session_cache(again).misses == 1
 
 
+def test_a_warm_start_walks_only_the_roots_that_changed(tmp_path, monkeypatch):
+    """Zuno's kept first build keeps each root's walk with its proof
+    (:mod:`skillshelf.core.scanproof`): an unchanged root is not listed again, a changed one is."""
+    from skillshelf.core.hosts.zuno import build
+
+    tree = Tree(tmp_path)
+    _seed(tree)
+    cache_dir = str(tmp_path / "cache")
+    settle_clock()
+    compare(tree, cache_dir)
+    walked: list[str] = []
+    real = build.scan
+
+    def counting(scan_dir, **kw):
+        walked.append(scan_dir)
+        return real(scan_dir, **kw)
+
+    monkeypatch.setattr(build, "scan", counting)
+    assert session_cache(opened(tree, cache_dir)).state_hits == 1
+    assert walked == [f"{tree.home}/.config/zuno/skill"]  # missing: never proved, walking it costs nothing
+    walked.clear()
+    write(f"{tree.agents}/added/SKILL.md", skill("added"))
+    settle_clock()
+    cat = opened(tree, cache_dir)
+    assert walked == [tree.agents, f"{tree.home}/.config/zuno/skill"]
+    same(cat.current, opened(tree, None).current)
+    assert cat.current.by_location(f"{tree.agents}/added/SKILL.md") is not None
+
+
 def test_soak_random_operations_with_the_cache_equal_without(tmp_path):
     tree = Tree(tmp_path)
     for i in range(12):

@@ -7,7 +7,7 @@ import string
 
 import pytest
 
-from skillshelf.core.collate import locale_key, sort_key_with_location
+from skillshelf.core.collate import locale_key, name_key, sort_key_with_location
 from skillshelf.core.model import Exposure, SkillEntry
 from skillshelf.core.render import (
     INDEX_DESCRIPTION_MAX_CHARS,
@@ -15,7 +15,6 @@ from skillshelf.core.render import (
     Budgeted,
     Form,
     _p1_key,
-    _sort_name_key,
     escape_html,
     normalize_description,
     render,
@@ -474,6 +473,6 @@ def test_fast_sort_key_orders_names_exactly_like_locale_key():
     names = ["aB", "Ab", "ab", "a-b", "a_b", "ab-c", "abc", "zz", "z-z", "a1", "aA", "a", "a-",
              "Zebra", "zzz", "apple", "Apple", "_under", "-dash", "1one", "ß", "SS", "ss", ""]
     names += ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 6))) for _ in range(3000)]
-    assert sorted(names, key=_sort_name_key) == sorted(names, key=locale_key)
+    assert sorted(names, key=name_key) == sorted(names, key=locale_key)
     entries = [SkillEntry(n, f"/{rnd.choice('abAB')}/{rnd.randint(0, 3)}") for n in names]
     assert sorted(entries, key=_p1_key) == sorted(entries, key=lambda e: sort_key_with_location(e.name, e.location))

@@ -71,8 +71,8 @@ def test_one_header_format_while_changes_come_and_go(width):
     # the same labels and the same cwd before, during and after the change notice
     assert cleared == before.replace("generation 1 ", "generation 2 ").replace("gen 1 ", "gen 2 ")
     if width == 120:
-        assert cleared == ("skillshelf ─ host zuno · Zuno 0.10.3 ─ ~/src/a/f…y/long/project/path ─ generation 2 ─ "
-                           "1 sources · 0 ambiguous · 0 broken")
+        assert cleared == ("skillshelf ─ Zuno 0.10.3 ─ ~/src/a/fairly/long/project/path ─ generation 2 ─ "
+                           "1 source · 0 ambiguous · 0 broken")
         assert after == cleared + " ─ changed: +12 ~3 −1"   # the line's end is what the screen cuts
     else:
         # short labels keep the client and version emulated in place of the host name

@@ -85,7 +85,7 @@ def test_u_meters_without_a_budget_and_header_names_the_client():
     assert selected_meter_text("bodies", 40, None, tokens=41, tokens_exact=True, selected="pdf").plain == (
         "bodies 41 tokens (tiktoken) · pdf · no budget")
     assert header_text("claude", "~/p", _gen(), client="Claude Code 2.1.332").plain.startswith(
-        "skillshelf ─ host claude · Claude Code 2.1.332 ─ ~/p ─ generation 3 ─ ")
+        "skillshelf ─ Claude Code 2.1.332 ─ ~/p ─ generation 3 ─ ")
 
 
 def test_host_facts_section_and_status_reason():

@@ -123,11 +123,11 @@ def test_header_adapts_to_width_and_counts_always_show():
     g = Generation(14, "", "zuno", "/p", (), (a,), (), ())
     cwd = "~/src/some/very/long/project/folder/name/here"
     full = header_text("zuno", cwd, g).plain
-    assert full == (f"skillshelf ─ host zuno ─ {cwd} ─ generation 14 ─ 1 sources · 0 ambiguous · 0 broken"
+    assert full == (f"skillshelf ─ host zuno ─ {cwd} ─ generation 14 ─ 1 source · 0 ambiguous · 0 broken"
                     " · 1 kept-last-valid")
     # the cwd's middle goes first
     assert header_text("zuno", cwd, g, width=120).plain == (
-        "skillshelf ─ host zuno ─ ~/src/s…lder/name/here ─ generation 14 ─ 1 sources · 0 ambiguous · 0 broken"
+        "skillshelf ─ host zuno ─ ~/src/s…older/name/here ─ generation 14 ─ 1 source · 0 ambiguous · 0 broken"
         " · 1 kept-last-valid")
     # then labels are abbreviated
     assert header_text("zuno", cwd, g, width=78).plain == (

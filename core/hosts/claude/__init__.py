@@ -688,7 +688,7 @@ def render_catalog(generation: Generation, settings: ClaudeSettings, budget: flo
         notes.append(f"built-in descriptions read from {texts.origin}")
     finite = not math.isinf(budget)
     return HostCatalog(text=text, budget=math.floor(budget) if finite else None, used=decision.used,
-                       entries=tuple(entries), budget_rule=rule, notes=tuple(notes))
+                       entries=tuple(entries), budget_rule=rule, notes=tuple(notes), unit="columns")
 
 
 def _fmt(budget: float) -> str:

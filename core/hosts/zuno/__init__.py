@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skillshelf.core.config import load_config
-from skillshelf.core.frontmatter import parse_skill_bytes, unreadable_warning
 from skillshelf.core.hosts.base import Feature, HostContext, HostLabels, RootPlan, SkillToolLike, ToolCatalog, Verdict
 from skillshelf.core.hosts.zuno.build import ZunoSession
 from skillshelf.core.hosts.zuno.pack import PACK_VERSION
@@ -73,6 +72,8 @@ class ZunoHost:
 
     def accept(self, location: str, data: bytes | None, *, error: str | None = None) -> Verdict:
         """SPEC F1–F3 on one file: accepted with its name and description, or the warning."""
+        from skillshelf.core.frontmatter import parse_skill_bytes, unreadable_warning  # (YAML when a file is read)
+
         if data is None:
             warning = unreadable_warning(location, error or "unreadable")
             return Verdict(False, reason=warning.message,

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from skillshelf.core import parsecache
 from skillshelf.core.agents import AgentSetup, agent_view
@@ -35,7 +36,6 @@ from skillshelf.core.budget import index_budget_chars, selected_budget_bytes
 from skillshelf.core.config import Config, RuleEntry, load_config
 from skillshelf.core.digest import DigestCache, cached_digest, is_host_warning
 from skillshelf.core.discovery import Match, discover
-from skillshelf.core.frontmatter import SkillParse, parse_skill_file
 from skillshelf.core.hosts.base import (
     BuildProgress,
     ContextWindow,
@@ -70,8 +70,12 @@ from skillshelf.core.model import (
 )
 from skillshelf.core.parsecache import NO_CACHE, ParseCache, StatKey, stat_key
 from skillshelf.core.paths import canonical
-from skillshelf.core.scan import ScanResult, scan
+from skillshelf.core.scan import ScanResult, ScanSeen, scan
+from skillshelf.core.scanproof import ScanProof, prove
 from skillshelf.core.sidecar import SIDECAR_DIR, Sidecar, read_sidecars, sidecar_paths
+
+if TYPE_CHECKING:
+    from skillshelf.core.frontmatter import SkillParse
 
 __all__ = ["KEEP_LAST_VALID_KINDS", "RELEVANT_COMPONENTS", "RELEVANT_NAMES", "SIDECAR_NAMES", "ZunoSession"]
 
@@ -160,6 +164,9 @@ class _Kept:
     rules: tuple[RuleEntry, ...]
     keys: dict[str, _DirKeys]
     digests: tuple[tuple[Source, bytes], ...]
+    #: per root (parallel to ``scans``): what its walk looked at, when that can be trusted
+    #: (:mod:`skillshelf.core.scanproof`); a root whose proof holds is not walked again
+    proofs: tuple[ScanProof | None, ...] = ()
 
 
 def _file_key(path: str, now_ns: int) -> StatKey | str | None:
@@ -182,14 +189,18 @@ def _lexists(path: str) -> bool:
         return os.path.lexists(path)
 
 
-def _dir_keys(m: Match, now_ns: int) -> _DirKeys:
+def _dir_keys(m: Match, now_ns: int, listed: _DirKeys | bool = False) -> _DirKeys:
     """The identity keys of what :func:`_read` reads for ``m``: its ``SKILL.md`` (canonical) and,
     when ``agents/`` exists beside it, both sidecar files (as spelled: they are read so). A file
-    younger than the racy window (:data:`skillshelf.core.parsecache.RACY_NS`) is never trusted."""
+    younger than the racy window (:data:`skillshelf.core.parsecache.RACY_NS`) is never trusted.
+    ``listed``: the keys kept for ``m`` when its folder's listing is proved unchanged
+    (:mod:`skillshelf.core.scanproof`) — then whether ``agents/`` exists is known already."""
     skill = _file_key(m.canonical, now_ns)
     if skill is None or skill == "missing":
         return None
-    skill_dir = os.path.dirname(m.location)
+    skill_dir = m.location.rsplit("/", 1)[0] or "/"
+    if isinstance(listed, tuple) and len(listed) == 1:
+        return (skill,)  # no agents/ entry then, and the listing is the same
     if not _lexists(f"{skill_dir}/{SIDECAR_DIR}" if skill_dir != "/" else f"/{SIDECAR_DIR}"):
         return (skill,)
     shared, native = sidecar_paths(skill_dir)
@@ -383,8 +394,15 @@ class ZunoSession:
             same = {r: r for r in snap.roots}
             roots = tuple(same.get(r, r) for r in roots)
         kept = self._kept(roots) if previous is None else None
+        shown: BuildProgress | None = None
         if kept is not None:
             roots = kept.roots
+            sink = progress_sink()
+            if sink is not None:  # the last run's list at once, while the files are checked against it
+                entries = [o.entry for o in kept.outputs.values()]
+                shown = BuildProgress(0, len(entries), tuple(e for e in entries if isinstance(e, Source)),
+                                      tuple(e for e in entries if isinstance(e, Rejected)), checking=True)
+                sink(shown)
         plan = None
         if changed is not None and snap is not None:
             plan = plan_patch(snap.roots, snap.scans, roots, changed)
@@ -392,8 +410,25 @@ class ZunoSession:
             self._cache.begin_full_build()
         edited: set[str] | None = None
         touched: Callable[[str], bool] | None = None
+        keeping = previous is None and self._cache.enabled and bool(self._cache.file)
+        seen: list[ScanSeen | None] = [None] * len(roots)
+        proofs: list[ScanProof | None] = [None] * len(roots)
+        proven: set[int] = set()  # ids of the roots whose kept walk is reused
+        since = time.time_ns()  # before any walk (scanproof's racy window)
         if plan is None:
-            root_scans = tuple(scan(r.scan_dir, dot=r.dot) for r in roots)
+            scans_now: list[ScanResult] = []
+            for i, r in enumerate(roots):
+                if kept is not None and i < len(kept.proofs):
+                    proof = kept.proofs[i]
+                    if proof is not None and proof.holds():
+                        scans_now.append(kept.scans[i])
+                        proofs[i] = proof
+                        proven.add(id(r))
+                        continue
+                if keeping:
+                    seen[i] = ScanSeen()
+                scans_now.append(scan(r.scan_dir, dot=r.dot, seen=seen[i]))
+            root_scans = tuple(scans_now)
         else:
             assert snap is not None
             root_scans, touched, touched_paths = plan
@@ -418,12 +453,17 @@ class ZunoSession:
         keys: dict[str, _DirKeys] | None = None
         if previous is None and self._cache.enabled and self._cache.file:
             now = time.time_ns()  # before anything is read (a file changed while read is read again next time)
-            keys = {m.location: _dir_keys(m, now) for m in matches}
+            if kept is not None and proven:
+                old_keys = kept.keys
+                keys = {m.location: _dir_keys(m, now, old_keys.get(m.location) if id(m.root) in proven else False)
+                        for m in matches}
+            else:
+                keys = {m.location: _dir_keys(m, now) for m in matches}
 
         rules = config.rules
         if kept is not None:
             assert keys is not None
-            outputs, parsed = _assemble_kept(matches, config, rules, kept, keys, self._cache)
+            outputs, parsed = _assemble_kept(matches, config, rules, kept, keys, self._cache, shown)
         elif edited is not None and snap is not None and snap.rules == rules:
             outputs, parsed = _assemble_edited(edited, config, rules, snap, self._cache)
         else:
@@ -481,9 +521,15 @@ class ZunoSession:
             digest_cache=digest_cache,
             basis=previous,
         )
-        if keys is not None and (kept is None or matches is not kept.matches or kept.rules != rules or keys != kept.keys):
-            self._cache.keep_state(_KEPT, _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
-                                                tuple(digest_cache.values())))
+        if keys is not None:
+            for i, r in enumerate(roots):
+                s_seen = seen[i]
+                if s_seen is not None:
+                    proofs[i] = prove(r.scan_dir, s_seen, since)
+            if (kept is None or matches is not kept.matches or kept.rules != rules or keys != kept.keys
+                    or tuple(proofs) != kept.proofs):
+                self._cache.keep_state(_KEPT, _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
+                                                    tuple(digest_cache.values()), tuple(proofs)))
         return gen
 
     def _kept(self, roots: tuple[Root, ...]) -> _Kept | None:
@@ -532,6 +578,9 @@ def _slim(parse: SkillParse) -> SkillParse:
 
 
 def _read_skill(location: str) -> SkillParse:
+    # the YAML reader is imported when a file is read: a warm start over an unchanged tree reads none
+    from skillshelf.core.frontmatter import parse_skill_file
+
     return _slim(parse_skill_file(location, location=location))
 
 
@@ -598,13 +647,15 @@ def _assemble_kept(
     kept: _Kept,
     keys: Mapping[str, _DirKeys],
     cache: ParseCache,
+    shown: BuildProgress | None = None,
 ) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
     """:func:`_assemble` for a first build over a kept one: a match whose directory's files have
     the keys they had (``keys`` now, taken before any read) keeps its kept entry when the match
     and the rules are the same; every other one is read (through the parse cache) and assembled
     as a first build does (no previous entry: keep-last-valid never applies, so a kept
     ``kept-last-valid`` entry is made again). The parse cache then keeps only entries of files
-    these matches reach (:meth:`~skillshelf.core.parsecache.ParseCache.retain`)."""
+    these matches reach (:meth:`~skillshelf.core.parsecache.ParseCache.retain`). ``shown``: the
+    kept list already reported (then reports only move its count on)."""
     sink = progress_sink()
     throttle = Throttle() if sink is not None else None
     old_keys = kept.keys
@@ -628,7 +679,10 @@ def _assemble_kept(
             parsed[loc] = p
             outputs[loc] = _assemble_one(m, p, config, rules, None)
         if throttle is not None and sink is not None and throttle.due():
-            _report(sink, outputs, len(matches))
+            if shown is not None:
+                sink(replace(shown, done=len(outputs), total=len(matches)))
+            else:
+                _report(sink, outputs, len(matches))
     cache.retain(live)
     return outputs, parsed
 
