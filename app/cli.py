@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -148,12 +149,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         from skillshelf.app.tui import run_tui
 
         return run_tui(ns)
+    one_shot = getattr(ns, "one_shot", True)
+    if one_shot:
+        from skillshelf.core import parsecache
+
+        parsecache.FREEZE_LOADED = True  # the process ends with the command (parsecache says why)
     try:
         code = _run_json(ns) if getattr(ns, "json", False) else int(ns.run(ns) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        if one_shot:  # (a caller running main() in its own long process gets its collector back)
+            parsecache.FREEZE_LOADED = False
+            gc.unfreeze()
     finish_cache_writes(getattr(ns, "save_wait", None))
     return code
 

@@ -28,6 +28,7 @@ lock: every :class:`TokenCounter` shares it. Loading takes ~0.2 s; call
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import logging
 import os
@@ -119,6 +120,11 @@ def load_ranks(path: str, expected_sha256: str = CL100K_SHA256) -> dict[bytes, i
         return None
     if hashlib.sha256(data).hexdigest() != expected_sha256:
         return None
+    if expected_sha256 == CL100K_SHA256:
+        # the very file whose every line is ``token rank``: decoded by C loops over its fields,
+        # about twice as fast as line by line (the first view of a catalog waits for it)
+        fields = data.split()
+        return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
     ranks: dict[bytes, int] = {}
     try:
         for line in data.splitlines():

@@ -136,6 +136,8 @@ class CatalogList(ScrollView, can_focus=True):
         #: (locator, rejected) → (row, layout, line) for rows shown without filter spans.
         self._lines: dict[tuple[str, bool], tuple[CatalogRow, tuple[object, ...], Content]] = {}
         self._strips: LRUCache[tuple[int, bool, bool, int], Strip] = LRUCache(_STRIP_CACHE)
+        #: the widest name, root label and place of every row of the rows last shown whole
+        self._whole_widest: tuple[Sequence[CatalogRow], tuple[int, int, int]] | None = None
 
     # ------------------------------------------------------------------ attributes down
     def show_rows(
@@ -158,12 +160,18 @@ class CatalogList(ScrollView, can_focus=True):
         self._spans = dict(spans or {})
         self.lines: dict[int, tuple[int, str]] = dict(lines or {})
         self._position = {row: pos for pos, row in enumerate(self.order)}
-        shown = [rows[i] for i in self.order]
+        whole = len(self.order) == len(rows)
+        if whole and self._whole_widest is not None and self._whole_widest[0] is rows:
+            widest = self._whole_widest[1]  # every row again (an emptied filter): measured already
+        else:
+            shown = [rows[i] for i in self.order]
+            widest = (max((_cells(r.name) for r in shown), default=NAME_MIN),
+                      max((_cells(r.root_label) for r in shown), default=0),
+                      max((_cells(r.distinct) for r in shown), default=0))
+            if whole:
+                self._whole_widest = (rows, widest)
         # a body line found by the body search needs room too (its start is what says most)
-        self._widest = (max((_cells(r.name) for r in shown), default=NAME_MIN),
-                        max((_cells(r.root_label) for r in shown), default=0),
-                        max([*(_cells(r.distinct) for r in shown), *([LINE_ROOM] if self.lines else [])],
-                            default=0))
+        self._widest = (widest[0], widest[1], max(widest[2], LINE_ROOM) if self.lines else widest[2])
         self.row_layout = self._fit_layout()
         if len(self._lines) > 2 * len(rows) + 1000:  # forget files long gone
             self._lines.clear()

@@ -61,7 +61,7 @@ def add_parser(sub: Any, common: Any) -> None:
     p.add_argument("--debounce", metavar="MS", type=_millis, default=1600, help="longest batch window in ms (default 1600)")
     p.add_argument("--step", metavar="MS", type=_millis, default=50, help="quiet period ending a batch in ms (default 50)")
     # an interactive exit (Ctrl-C) never waits long for a cache write (finish_cache_writes)
-    p.set_defaults(run=run, save_wait=0.25)
+    p.set_defaults(run=run, save_wait=0.25, one_shot=False)
 
 
 def _shown(s: Source) -> tuple[Any, ...]:

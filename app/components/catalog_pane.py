@@ -158,6 +158,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self.apply_filter(keep_key=keep)
         if generation is not None:
             self.lint_all(generation)
+            if self._index is None:
+                self.prepare_filter(generation, self.rows)
 
     def show_partial(self, generation: Generation) -> None:
         """Show the rows of a build still under way (:class:`~skillshelf.core.hosts.base.BuildProgress`
@@ -211,6 +213,20 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
 
             self._index = FilterIndex([r.item for r in self.rows])
         return self._index
+
+    @work(thread=True, exclusive=True, group="filter-index", exit_on_error=False, description="filter index")
+    def prepare_filter(self, generation: Generation, rows: list[CatalogRow]) -> None:
+        """Build the filter index of ``generation``'s ``rows`` while nobody types (10,000 rows take
+        a few hundred milliseconds), so the first keystroke does not wait for it; kept only if
+        that generation is still the one shown."""
+        from skillshelf.core.filter import FilterIndex
+
+        index = FilterIndex([r.item for r in rows])
+        self.app.call_from_thread(self._prepared, generation, index)
+
+    def _prepared(self, generation: Generation, index: FilterIndex) -> None:
+        if self._generation is generation and self._index is None:
+            self._index = index
 
     def index_of(self, location: str) -> int | None:
         """Row index of the file ``location`` (its locator, an alias or its canonical path), or ``None``."""
@@ -384,8 +400,7 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
             return
         changed = bad ^ self._lint_bad
         self._lint_bad = bad
-        self.rows = build_rows(self._generation, bad, self.home)
-        self._index = None
+        self.rows = build_rows(self._generation, bad, self.home)  # the same items in the same order:
         self.catalog_list.update_rows(self.rows, [i for i, r in enumerate(self.rows) if r.location in changed])
 
     @work(thread=True, exclusive=True, group="lint", exit_on_error=False, description="lint")

@@ -173,3 +173,30 @@ def test_a_broken_config_layer_is_announced_on_stderr_while_stdout_stays_exact(z
     assert err[0] == ("skillshelf: Zuno would refuse to start: $ZUNO_CONFIG_CONTENT:1:12: expected a value, "
                       "found the end of the text")
     assert not any(line.startswith("skillshelf: warning:") for line in err)  # said once
+
+
+def test_a_warm_run_prints_what_a_cold_one_and_no_cache_print_and_leaves_the_collector_alone(
+        workspace, capsys, monkeypatch):
+    """A one-shot command freezes what it loads from the cache (parsecache.FREEZE_LOADED) and
+    gives the collector back when it returns; the output is the same cold, warm and uncached."""
+    import gc
+    import time
+
+    from skillshelf.core import parsecache
+
+    monkeypatch.setattr(parsecache, "RACY_NS", 0)
+    time.sleep(0.01)
+    cold = run_cli(capsys, "--cwd", workspace["proj"])
+    loaded: list[bool] = []
+    real = parsecache._read_file
+
+    def spy(*args, **kwargs):
+        loaded.append(parsecache.FREEZE_LOADED)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(parsecache, "_read_file", spy)
+    warm = run_cli(capsys, "--cwd", workspace["proj"])
+    assert loaded and all(loaded)  # the kept build was read, with freezing asked for
+    assert not parsecache.FREEZE_LOADED and gc.get_freeze_count() == 0
+    plain = run_cli(capsys, "--cwd", workspace["proj"], "--no-cache")
+    assert cold == warm == plain and cold[0] == 0

@@ -92,3 +92,29 @@ async def test_the_last_runs_list_is_shown_while_the_files_are_checked(tmp_path)
         await _until(pilot, lambda: main.generation is not None, "the published generation")
         await _until(pilot, lambda: "checking" not in header.plain, "the header")
         assert not any(main.rows[i].name in ("alpha", "beta") for i in lst.order)
+
+
+async def test_the_filter_index_is_built_before_the_first_keystroke(tmp_path):
+    """Once a generation is shown, its filter index is built in the background (the first
+    keystroke at 10,000 rows would otherwise wait a few hundred milliseconds for it); a lint
+    update of the rows' flags keeps it (it indexes items, not flags)."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    for name in ("alpha", "beta"):
+        d = project / ".agents" / "skills" / name
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name} skill\n---\nbody\n", encoding="utf-8")
+
+    def open_catalog() -> Catalog:
+        return Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
+                            pull_remote=False)
+
+    app = tui_app(open_catalog, host="zuno", cwd_display="~/proj")
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        pane = main.catalog_pane
+        await _until(pilot, lambda: main.generation is not None and pane._index is not None, "the index")
+        index = pane._index
+        await pilot.press("slash", "b", "e", "t")
+        await _until(pilot, lambda: [main.rows[i].name for i in pane.catalog_list.order] == ["beta"], "the hit")
+        assert pane._index is index
