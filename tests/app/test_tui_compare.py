@@ -95,3 +95,17 @@ def test_a_race_cell_is_explained_as_either_may_win():
                     "name         pdf\ndescription  Project PDF\n"
                     "why          2 files are named `pdf`: … so any of them may win\n"
                     "competes with ~/.claude/skills/pdf/SKILL.md")
+
+
+async def test_compare_table_keeps_rows_on_a_tiny_terminal(tmp_path):
+    """At 60×15 the explanation, totals and legend took every line and the table showed no row;
+    it keeps a header and four rows (the panels below scroll)."""
+    ws, env, *_ = _workspace(tmp_path)
+    app = tui_app(lambda: Catalog.open(str(ws), env=env, pull_remote=False))
+    async with app.run_test(size=(60, 15)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("x")
+        await settle(app, pilot)
+        table = app.screen.query_one("#cmp-table")
+        assert table.size.height == 5
+        assert table.row_count == 3
