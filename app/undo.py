@@ -82,6 +82,9 @@ class Journal:
         self.directory = directory
         self.file = os.path.join(directory, "journal.json")
         self.blobs = os.path.join(directory, "blobs")
+        #: why the journal file could not be read (``None``: it could, or there is none); a
+        #: damaged journal is started anew on the next write and kept beside it as ``.damaged``
+        self.problem: str | None = None
 
     @classmethod
     def for_env(cls, env: Environment) -> Journal:
@@ -103,9 +106,14 @@ class Journal:
         try:
             raw = json.loads(read_regular(self.file).decode("utf-8"))
         except FileNotFoundError:
+            self.problem = None
             return []
-        except (OSError, ValueError):
-            return []  # a damaged journal is started anew rather than blocking writes
+        except (OSError, ValueError) as exc:
+            # a damaged journal is started anew rather than blocking writes, and said
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not a journal skillshelf wrote"
+            self.problem = f"{self.file} cannot be read ({reason})"
+            return []
+        self.problem = None
         out = []
         for item in raw.get("entries", []) if isinstance(raw, dict) else []:
             try:
@@ -118,6 +126,10 @@ class Journal:
     def _save(self, entries: list[JournalEntry]) -> None:
         entries = entries[-KEEP:]
         doc = {"version": 1, "entries": [asdict(e) for e in entries]}
+        if self.problem is not None:  # keep what could not be read; never write over it
+            with contextlib.suppress(OSError):
+                os.replace(self.file, self.file + ".damaged")
+            self.problem = None
         write_atomically(self.file, json.dumps(doc, indent=1).encode("utf-8"))
         used = {s for e in entries for s in (e.previous_sha, e.after_sha, e.backup_previous_sha) if s}
         with contextlib.suppress(OSError):
@@ -192,6 +204,8 @@ class Journal:
             entries = self._load()
             if entry is None:
                 entry = next((e for e in reversed(entries) if not e.undone), None)
+                if entry is None and self.problem is not None:
+                    raise ConfigWriteError(f"nothing to undo: the undo journal {self.problem}")
                 if entry is None:
                     raise ConfigWriteError("nothing to undo: the journal has no write left to undo")
             found = next((e for e in entries if e.id == entry.id), None)

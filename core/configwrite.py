@@ -463,16 +463,17 @@ def plan_resolution(gen_or_sources: Generation | Iterable[Source], name: str | S
         where = ("$ZUNO_CONFIG_CONTENT" if owner.kind == "env-content" else owner.path)
         hint = ("edit that variable instead" if owner.kind == "env-content"
                 else f"write there instead (target {owner.path})")
-        raise ConfigWriteError(
-            f"skills.config in {where} takes precedence over {target} and arrays replace (SPEC K1), "
-            f"so entries added to {target} would have no effect; {hint}")
+        raise ConfigWriteError(  # SPEC K1: a later layer's array replaces an earlier one's
+            f"skills.config in {where} takes precedence over {target} and its list replaces (is not merged "
+            f"with) the one in {target}, so entries added to {target} would have no effect; {hint}")
     inherited: tuple[Any, ...] = ()
     note: str | None = None
     if owner is not None and owner.data is not None and relation == "below" and entries and not target_has_rules:
         raw = owner.data["skills"]["config"]
         inherited = tuple(raw) if isinstance(raw, list | tuple) else ()
         if inherited:
-            note = (f"{target} has no skills.config yet and arrays replace (SPEC K1): the "
+            note = (f"{target} has no skills.config yet, and a list there replaces (is not merged with) the "
+                    "inherited one: the "
                     f"{len(inherited)} entr{'y' if len(inherited) == 1 else 'ies'} inherited from "
                     f"{owner.path} are copied first so they keep applying")
 

@@ -11,6 +11,7 @@ to undo or refused, 2 usage.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import asdict
 from typing import Any
@@ -39,6 +40,9 @@ def run(ns: Any) -> int:
     journal = Journal.for_env(env)
     if ns.list:
         entries = list(reversed(journal.entries()))
+        if journal.problem is not None:  # an empty list would hide the damage
+            return fail("undo", f"the undo journal {journal.problem}; it is started anew (and kept as "
+                        f"{os.path.basename(journal.file)}.damaged) at the next write", 1)
         if ns.json:
             docs = [dict(asdict(e), state=journal.state(e)) for e in entries]
             print_json({"writes": docs})

@@ -98,7 +98,8 @@ class CompareScreen(Screen[str | None]):
     DEFAULT_CSS = """
     CompareScreen { layout: vertical; }
     CompareScreen #cmp-title { height: 1; text-style: bold; }
-    CompareScreen DataTable { height: 1fr; }
+    /* a short terminal keeps a header and four rows; the panels below scroll */
+    CompareScreen DataTable { height: 1fr; min-height: 5; }
     CompareScreen #cmp-explain { height: auto; min-height: 4; max-height: 9; border-top: solid $primary; padding: 0 1; }
     CompareScreen #cmp-totals { height: auto; max-height: 7; color: $foreground-muted; }
     CompareScreen #cmp-legend { height: auto; color: $foreground-muted; }

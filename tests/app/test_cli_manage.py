@@ -172,6 +172,25 @@ def test_undo_with_a_journal_it_cannot_write_changes_nothing_and_says_why(ws, ca
     assert not config.exists()
 
 
+def test_a_damaged_journal_is_said_kept_aside_and_started_anew(ws, capsys):
+    """A journal skillshelf cannot read was an empty list (``no writes recorded``) and was then
+    overwritten: it is said, and kept as ``journal.json.damaged`` when the next write starts anew."""
+    journal = ws["home"] / ".local" / "state" / "skillshelf" / "journal.json"
+    journal.parent.mkdir(parents=True)
+    journal.write_bytes(b'{"entries": [garbage')
+    code, out, err = run(capsys, "undo", "--list")
+    assert (code, out) == (1, "")
+    assert err == (f"skillshelf undo: the undo journal {journal} cannot be read (not a journal skillshelf wrote); "
+                   "it is started anew (and kept as journal.json.damaged) at the next write\n")
+    code, out, err = run(capsys, "undo")
+    assert (code, out, err) == (1, "", f"skillshelf undo: nothing to undo: the undo journal {journal} cannot be "
+                                       "read (not a journal skillshelf wrote)\n")
+    assert run(capsys, "disable", "notes")[0] == 0
+    assert (journal.parent / "journal.json.damaged").read_bytes() == b'{"entries": [garbage'
+    code, out, _ = run(capsys, "undo", "--list")
+    assert code == 0 and out.startswith("#1 ")
+
+
 # ------------------------------------------------------------------------- must hold: portable
 
 

@@ -122,3 +122,17 @@ async def test_compare_at_80_columns_keeps_every_host_column_in_view(tmp_path):
         totals = str(screen.query_one("#cmp-totals", Static).render()).splitlines()
         assert totals[2] == "claude    Claude Code: 14 listed · 6,230 / 30,000 columns · sends 976 characters"
         assert all(len(line) <= 80 for line in totals) and len(totals) == 6
+
+
+async def test_compare_table_keeps_rows_on_a_tiny_terminal(tmp_path):
+    """At 60×15 the explanation, totals and legend took every line and the table showed no row;
+    it keeps a header and four rows (the panels below scroll)."""
+    ws, env, *_ = _workspace(tmp_path)
+    app = tui_app(lambda: Catalog.open(str(ws), env=env, pull_remote=False))
+    async with app.run_test(size=(60, 15)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("x")
+        await settle(app, pilot)
+        table = app.screen.query_one("#cmp-table")
+        assert table.size.height == 5
+        assert table.row_count == 3

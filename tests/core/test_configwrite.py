@@ -493,10 +493,27 @@ def test_zk_zuno_config_sits_below_the_project_so_its_entries_are_carried_over(t
     plan = plan_resolution([_source(a), _source(b)], "pdf", {b: Choice.DISABLE}, target=target, config=cfg,
                            cwd=str(proj), home=str(tmp_path / "home"))
     assert plan.inherited == ({"path": "/srv/x/SKILL.md", "enabled": False},)
-    assert plan.note.startswith(f"{target} has no skills.config yet and arrays replace (SPEC K1): the 1 entry "
+    assert plan.note.startswith(f"{target} has no skills.config yet, and a list there replaces (is not merged "
+                                "with) the inherited one: the 1 entry "
                                 f"inherited from {env_file} are copied first")
     assert configwrite._guess_rank(str(tmp_path / "home" / ".zuno" / "zuno.json"), None, str(tmp_path / "home")) \
         > configwrite._guess_rank(target, None, str(tmp_path / "home"))
     # .zuno folders: the outermost wins
     assert configwrite._guess_rank(str(proj / ".zuno" / "zuno.json"), None) \
         > configwrite._guess_rank(str(proj / "sub" / ".zuno" / "zuno.json"), None)
+
+
+def test_a_target_below_the_layer_holding_skills_config_is_refused_in_plain_words(two):
+    """The refusal says why without naming a SPEC rule: the higher layer's list replaces the
+    target's, so entries there would do nothing."""
+    tmp_path, proj, a, b = two
+    above = _write(proj / ".zuno" / "zuno.json", '{"skills": {"config": []}}')
+    cfg = load_config(cwd=str(proj), worktree=str(proj), home=str(tmp_path / "home"),
+                      xdg_config_home=str(tmp_path / "xdg"), env={})
+    target = str(tmp_path / "xdg" / "zuno" / "zuno.json")
+    with pytest.raises(ConfigWriteError) as err:
+        plan_resolution([_source(a), _source(b)], "pdf", {b: Choice.DISABLE}, target=target, config=cfg,
+                        cwd=str(proj), home=str(tmp_path / "home"))
+    assert str(err.value) == (f"skills.config in {above} takes precedence over {target} and its list replaces (is "
+                              f"not merged with) the one in {target}, so entries added to {target} would have no "
+                              f"effect; write there instead (target {above})")

@@ -345,7 +345,7 @@ def catalog_of(sources: Sequence[Source], rules: Sequence[Rule], fatal: str | No
     racing = [f"`{n}` ({c} copies)" for n, c in copies.items() if c > 1]
     if racing:
         notes.append("opencode's same-name race: " + ", ".join(racing) + " — opencode parses the copies "
-                     "concurrently and keeps whichever finishes last; the section above shows each with its first "
+                     "concurrently and keeps whichever finishes last; the catalog text shows each with its first "
                      "copy in scan order, but any copy may be the one opencode shows")
     builtin = chosen.get(BUILTIN.name)
     if builtin is not None and _is_builtin(builtin):

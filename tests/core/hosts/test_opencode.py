@@ -691,8 +691,9 @@ def test_race_groups_show_one_entry_and_say_so(ws: Path) -> None:
     assert "<description>first</description>" in shown.text
     states = {e.location: e.state for e in shown.entries}
     assert (states[str(a)], states[str(b)]) == (EntryState.LISTED, EntryState.HIDDEN)
-    assert shown.notes[0].startswith("opencode's same-name race: `dup` (2 copies)")
-    assert "any copy may be the one opencode shows" in shown.notes[0]
+    assert shown.notes[0] == ("opencode's same-name race: `dup` (2 copies) — opencode parses the copies concurrently "
+                              "and keeps whichever finishes last; the catalog text shows each with its first copy in "
+                              "scan order, but any copy may be the one opencode shows")
 
 
 def test_catalog_of_renders_the_given_winner(ws: Path) -> None:
