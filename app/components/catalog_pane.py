@@ -94,6 +94,14 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
             self.number = number
             self.bad = bad
 
+    class _IndexReady(Message):
+        """The filter index of ``generation``'s rows, built in the background."""
+
+        def __init__(self, generation: Generation, index: FilterIndex) -> None:
+            super().__init__()
+            self.generation = generation
+            self.index = index
+
     #: Background work shown in the pane's bottom border (``linting 120 / 1,104…``).
     progress: reactive[str] = reactive("")
 
@@ -222,11 +230,13 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         from skillshelf.core.filter import FilterIndex
 
         index = FilterIndex([r.item for r in rows])
-        self.app.call_from_thread(self._prepared, generation, index)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self._IndexReady(generation, index))  # (dropped when the pane is gone)
 
-    def _prepared(self, generation: Generation, index: FilterIndex) -> None:
-        if self._generation is generation and self._index is None:
-            self._index = index
+    @on(_IndexReady)
+    def _prepared(self, event: _IndexReady) -> None:
+        if self._generation is event.generation and self._index is None:
+            self._index = event.index
 
     def index_of(self, location: str) -> int | None:
         """Row index of the file ``location`` (its locator, an alias or its canonical path), or ``None``."""
