@@ -20,7 +20,7 @@ from skillshelf.core.hosts.base import Feature, Host
 from skillshelf.widgets.notice_line import NoticeLine
 from skillshelf.widgets.rows import LEGEND_ITEMS
 
-__all__ = ["FEATURE_KEYS", "HELP_ROWS", "HELP_SECTIONS", "KEY_WIDTH", "HelpScreen", "budget_rows", "help_content",
+__all__ = ["FEATURE_KEYS", "HEADER_ROWS", "HELP_ROWS", "HELP_SECTIONS", "KEY_WIDTH", "HelpScreen", "budget_rows", "help_content",
            "hosts_rows"]
 
 #: Width of the keys column, in cells (descriptions start here; continuation lines too).
@@ -148,6 +148,18 @@ def hosts_rows(current: Host | None = None) -> tuple[tuple[str, str, str], ...]:
     return tuple(rows)
 
 
+#: The header's counts and, under 110 columns, their short labels (widgets/header.counts_text).
+HEADER_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("header.src", "src", "sources: every skill file the host reads, disabled ones included"),
+    ("header.amb", "amb", "ambiguous: names declared by two or more enabled sources (n jumps to the next)"),
+    ("header.brk", "brk", "broken: files the host rejects (e lists them)"),
+    ("header.kept", "kept", "kept-last-valid: sources the host keeps from before their file broke"),
+    ("header.off", "off", "disabled sources"),
+    ("header.shd", "shd", "shadowed: copies another copy of the same name wins over"),
+    ("header.hid", "hid", "hidden: sources the client hides from the model"),
+)
+
+
 def budget_rows(host: Host | None = None) -> tuple[tuple[str, str, str], ...]:
     """What the two meters under the panes measure, in ``host``'s words (its client's name)."""
     who = host.client if host is not None else "the host"
@@ -182,6 +194,7 @@ def help_content(rows: Iterable[tuple[str, str, str]] | None = None, *, width: i
     if rows is not None:
         sections = (("Keys", tuple(rows)),)
     sections = (*sections, ("Budgets (the meters under the panes)", budget_rows(host)),
+                ("Header counts (short labels under 110 columns)", HEADER_ROWS),
                 ("Hosts (h cycles them; * = this one)", hosts_rows(host)))
     parts: list[str | tuple[str, str]] = []
     for n, (title, section) in enumerate(sections):

@@ -88,6 +88,12 @@ def test_help_lists_every_binding_id():
     text = help_content().plain
     assert "  n         next ambiguous name (conflict)" in text
     assert "  ✗  rejected" in text
+    # the header's short labels (80 columns) are spelled out
+    at = text.index("Header counts (short labels under 110 columns)\n")
+    assert text[at:].split("\n")[1:4] == [
+        "  src       sources: every skill file the host reads, disabled ones included",
+        "  amb       ambiguous: names declared by two or more enabled sources (n jumps to the next)",
+        "  brk       broken: files the host rejects (e lists them)"]
 
 
 def test_help_sections_per_screen_and_hanging_indent():
