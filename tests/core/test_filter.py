@@ -293,3 +293,19 @@ def test_the_index_equals_a_row_by_row_scan_on_random_rows():
             assert got == expected[:limit] if query.strip() else True, (query, limit)
             assert index.search(query, limit) == index.search(query, limit)  # from the index's memory
             assert index.count(query) == (len(rows) if not query.strip() else len(expected))
+
+
+def test_the_vocabulary_read_in_chunks_is_every_word_of_the_rows(monkeypatch):
+    import random
+    import re
+
+    from skillshelf.core.filter import _Joined, _text_of
+
+    rng = random.Random(7)
+    rows = _random_rows(rng, 80)
+    whole = FilterIndex(rows).vocabulary()
+    for chunk in (1, 5, 64):
+        monkeypatch.setattr(_Joined, "CHUNK", chunk)
+        index = FilterIndex(rows)
+        texts = [_text_of(r) for r in rows] + list(index.names_cf)
+        assert index.vocabulary() == whole == {w for t in texts for w in re.findall(r"\w+", t)}
