@@ -300,17 +300,29 @@ class FilterIndex:
 
         names, names_cf = self.names, self.names_cf
         if SHORT_QUERY[0] <= len(q) <= SHORT_QUERY[1]:
+            # distances at C speed (rapidfuzz's loop over every row); only a name or word of
+            # length len(q) ± 1 can be within distance 1, so only those are compared
+            near = range(len(q) - 1, len(q) + 2)
+            whole = {i for _n, _d, i in process.extract_iter(
+                q, {i: names_cf[i] for i in rest if len(names_cf[i]) in near},
+                scorer=DamerauLevenshtein.distance, score_cutoff=1)}
+            parts: dict[tuple[int, int], str] = {}
             for i in rest:
                 name_cf = names_cf[i]
-                if name_cf and DamerauLevenshtein.distance(q, name_cf, score_cutoff=1) <= 1:
+                if i in whole:
                     keep(i, TRANSPOSED_NAME_SCORE, _span(names[i], name_cf, 0, len(name_cf)))
                     continue
                 for m in _NAME_WORD.finditer(name_cf):
                     if m.end() - m.start() == len(name_cf):
                         break
-                    if DamerauLevenshtein.distance(q, m.group(), score_cutoff=1) <= 1:
-                        keep(i, TRANSPOSED_PART_SCORE, _span(names[i], name_cf, m.start(), m.end() - m.start()))
-                        break
+                    if m.end() - m.start() in near:
+                        parts[(i, m.start())] = m.group()
+            first: dict[int, tuple[int, int]] = {}
+            for part, _d, (i, start) in process.extract_iter(q, parts, scorer=DamerauLevenshtein.distance, score_cutoff=1):
+                if i not in first or start < first[i][0]:
+                    first[i] = (start, len(part))
+            for i in sorted(first):  # the first word of the name within distance 1
+                keep(i, TRANSPOSED_PART_SCORE, _span(names[i], names_cf[i], *first[i]))
         n = len(q)
         allowed = edits_allowed(n)
         if allowed:
@@ -393,8 +405,12 @@ class _Joined:
             return rows
         pattern: re.Pattern[str] | None = None
         if len(needle) <= 2 and (word_start or word_end):
-            # short needles occur inside many words: let the regex engine skip those
-            pattern = re.compile((r"(?<!\w)" if word_start else "") + re.escape(needle) + (r"(?!\w)" if word_end else ""))
+            # short needles occur inside many words: let the regex engine skip those. The needle comes
+            # first and the word-start test after it (a lookbehind over the needle and the character
+            # before it): a pattern opening with a literal is scanned for at C speed, one opening
+            # with ``(?<!\w)`` is tried at every character (5–60× slower over 10,000 rows)
+            escaped = re.escape(needle)
+            pattern = re.compile(escaped + (rf"(?<!\w{escaped})" if word_start else "") + (r"(?!\w)" if word_end else ""))
         pos = 0
         while pos < size:
             if pattern is not None:
