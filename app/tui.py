@@ -513,6 +513,10 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         from skillshelf.app.screens.undo_list import UndoListScreen
 
         self.push_screen(UndoListScreen(entries, states, home), chosen)
+        if journal.problem is not None:  # an empty list would hide the damage
+            self.notify(visible(f"The undo journal {journal.problem}; it is started anew (and kept as "
+                                "journal.json.damaged) at the next write.", multiline=True),
+                        severity="warning", timeout=10, markup=False)
 
 
 def _screen_of(node: DOMNode | None) -> Screen[object] | None:

@@ -26,7 +26,8 @@ Rules (host ``zuno``, ``scan.rs``):
   (``walk-limit``, once each, naming the symlinked folder the walk came through).
 - A dangling symlink is silent in Zuno; skillshelf adds its own warning ``broken-symlink``
   (labelled ``skillshelf:``) naming the link and its target. A symlink that cannot be resolved
-  because it points at itself (``ELOOP``) → ``ScanFailed`` … ``other error``.
+  because it points at itself (``ELOOP``) → ``ScanFailed`` … ``other error``, followed by
+  skillshelf's own ``symlink-loop`` line saying it is a loop (and where it leads).
 - Permission and I/O errors → ``ScanFailed``: ``failed to scan skills in <path>: <kind>`` with
   the Rust ``ErrorKind`` text Zuno prints (``permission denied``); the rest of the tree is still
   scanned.
@@ -176,6 +177,10 @@ class _Walk:
 
     def loop(self, path: str, target: str | None) -> None:
         self.warnings.append(CatalogWarning("ScanFailed", path, f"failed to scan skills in {path}: other error"))
+        # Zuno's words stop at "other error"; a user needs to hear it is a loop (skillshelf's own line)
+        self.warnings.append(CatalogWarning(
+            "symlink-loop", path, f"skillshelf: {path} is a symlink loop"
+            + (f" (-> {target})" if target else "") + ": Zuno reports it as `other error` and skips it"))
 
     def not_a_file(self, path: str) -> None:
         self.warnings.append(

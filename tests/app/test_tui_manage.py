@@ -3,8 +3,11 @@ list, in the TUI (SPEC K4–K5), on a real catalog in tmp_path (the journal live
 
 from __future__ import annotations
 
+import os
+
 from conftest import settle
 from test_tui_picker import CONFIG_BEFORE, SIZE, Tree, make_app, row_of, static_text
+from textual.notifications import Notify
 from textual.widgets import OptionList
 
 from skillshelf.app.screens.picker import AmbiguityPicker
@@ -114,6 +117,24 @@ async def test_undo_list_shows_every_write_and_enter_undoes_one(tmp_path):
         entries = Journal.for_env(tree.env).entries()
         assert [(e.id, e.undone) for e in entries] == [(1, False), (2, True)]
         assert picker is not None
+
+
+async def test_undo_list_says_the_journal_is_damaged(tmp_path):
+    tree = Tree(tmp_path)
+    journal = Journal.for_env(tree.env)
+    os.makedirs(journal.directory)
+    with open(journal.file, "wb") as f:
+        f.write(b"not json")
+    messages: list[object] = []
+    app = make_app(tree)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(app, pilot)
+        await pilot.press("U")
+        await settle(app, pilot)
+        assert isinstance(app.screen, UndoListScreen)
+        notes = [m.notification.message for m in messages if isinstance(m, Notify)]
+        assert notes[-1] == (f"The undo journal {journal.file} cannot be read (not a journal skillshelf wrote); it is "
+                             "started anew (and kept as journal.json.damaged) at the next write.")
 
 
 async def test_preset_choices_for_several_names_and_the_preview_says_why_a_path_is_absolute(tmp_path):

@@ -181,6 +181,9 @@ def test_b09_relative_link_followed_dangling_warned_loop_finishes(tmp_path):
                        "(Zuno skips it silently)"),
         CatalogWarning("ScanFailed", str(skills / "loop"),
                        f"failed to scan skills in {skills / 'loop'}: other error"),
+        CatalogWarning("symlink-loop", str(skills / "loop"),
+                       f"skillshelf: {skills / 'loop'} is a symlink loop (-> {skills}): Zuno reports it as "
+                       "`other error` and skips it"),
     )
 
 
@@ -191,7 +194,8 @@ def test_loop_to_an_ancestor_deep_in_the_tree(tmp_path):
     result = scan(str(tmp_path / "s"), dot=False)
     assert rel(tmp_path, result.matches) == ["s/a/b/c/SKILL.md"]
     assert [(k, os.path.relpath(s, tmp_path)) for k, s in kinds(result)] == [
-        ("ScanFailed", "s/a/b/c/mid"), ("ScanFailed", "s/a/b/c/up")]
+        ("ScanFailed", "s/a/b/c/mid"), ("symlink-loop", "s/a/b/c/mid"),
+        ("ScanFailed", "s/a/b/c/up"), ("symlink-loop", "s/a/b/c/up")]
 
 
 def test_loop_through_a_chain_of_links_between_two_trees(tmp_path):
@@ -205,7 +209,7 @@ def test_loop_through_a_chain_of_links_between_two_trees(tmp_path):
     result = scan(str(tmp_path / "s"), dot=False)
     assert rel(tmp_path, result.matches) == ["s/x/SKILL.md", "s/x/y/SKILL.md"]
     assert [(k, os.path.relpath(s, tmp_path)) for k, s in kinds(result)] == [
-        ("ScanFailed", "s/x/y/z")]
+        ("ScanFailed", "s/x/y/z"), ("symlink-loop", "s/x/y/z")]
 
 
 def test_self_referential_symlinks_warn_and_finish(tmp_path):
@@ -216,8 +220,12 @@ def test_self_referential_symlinks_warn_and_finish(tmp_path):
     result = scan(str(tmp_path / "s"), dot=False)
     assert rel(tmp_path, result.matches) == ["s/ok/SKILL.md"]
     assert [(k, os.path.basename(s)) for k, s in kinds(result)] == [
-        ("ScanFailed", "ping"), ("ScanFailed", "pong"), ("ScanFailed", "self")]
+        ("ScanFailed", "ping"), ("symlink-loop", "ping"), ("ScanFailed", "pong"), ("symlink-loop", "pong"),
+        ("ScanFailed", "self"), ("symlink-loop", "self")]
     assert result.warnings[0].message.endswith(": other error")
+    self_link = str(tmp_path / "s/self")
+    assert result.warnings[5].message == (f"skillshelf: {self_link} is a symlink loop: Zuno reports it as "
+                                          "`other error` and skips it")
 
 
 def test_two_links_to_one_directory_report_both_spellings_walk_it_once(tmp_path, monkeypatch):
@@ -393,7 +401,8 @@ def test_shared_case_b09(tmp_path):
     assert rel(base / "skills", result.matches) == ["linked-skill/SKILL.md", "plain/SKILL.md"]
     # Z-T: a loop is Zuno's ScanFailed; the dangling link is skillshelf's own warning
     assert kinds(result) == [("broken-symlink", str(base / "skills/dangling")),
-                             ("ScanFailed", str(base / "skills/loop"))]
+                             ("ScanFailed", str(base / "skills/loop")),
+                             ("symlink-loop", str(base / "skills/loop"))]
 
 
 def test_shared_case_b10():
