@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from skillshelf.core.hosts import UnknownHostError, get_host
 from skillshelf.core.model import Generation, Provenance, Root
 
 __all__ = ["empty_catalog_text", "root_pattern"]
@@ -18,7 +19,11 @@ def empty_catalog_text(generation: Generation) -> str:
     """The text for a ``generation`` without sources or rejected files: the roots searched
     (``path/pattern``, ``(missing)`` for folders that do not exist) and the layouts those roots
     expect. Raw text (the pane makes it visible)."""
-    lines = [f"No skills found for host {generation.host}.", "", "Searched:"]
+    try:  # the client's name, as the header says it (not the registry key)
+        who = get_host(generation.host).client
+    except UnknownHostError:
+        who = f"host {generation.host}"
+    lines = [f"No skills found for {who}.", "", "Searched:"]
     roots = [r for r in generation.roots if r.provenance is not Provenance.BUILTIN]
     for root in roots:
         state = "" if root.exists else "  (missing)"

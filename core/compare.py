@@ -94,13 +94,16 @@ class HostColumn:
     budget: int | None
     budget_rule: str = ""
     budget_unit: str = "characters"
+    #: what the host counts against ``budget``, in ``budget_unit`` (Zuno: the index section only,
+    #: not the whole prompt; Claude Code: the listing's columns; Codex: tokens)
+    budget_used: int = 0
 
     def to_json(self) -> dict[str, object]:
         """``{"name", "client", "version", "listed", "catalogChars", "budget", "budgetRule",
-        "budgetUnit"}``."""
+        "budgetUnit", "budgetUsed"}``."""
         return {"name": self.name, "client": self.client, "version": self.version, "listed": self.listed,
                 "catalogChars": self.catalog_chars, "budget": self.budget, "budgetRule": self.budget_rule,
-                "budgetUnit": self.budget_unit}
+                "budgetUnit": self.budget_unit, "budgetUsed": self.budget_used}
 
 
 @dataclass(frozen=True)
@@ -213,8 +216,10 @@ def compare(context: HostContext, hosts: Sequence[Host]) -> Comparison:
         generations[host.name] = gen
         shown = cat.model_catalog()
         entries = {e.location: e for e in shown.entries}
+        # a host sending several sections (Zuno) budgets one of them; others count in their own unit
+        counted = shown.used if shown.unit != "characters" or shown.sections else len(shown.text)
         columns.append(HostColumn(host.name, host.client, host.version, shown.listed, len(shown.text),
-                                  shown.budget, shown.budget_rule, shown.unit))
+                                  shown.budget, shown.budget_rule, shown.unit, counted))
         by_canon: dict[str, Source] = {}
         rejected: dict[str, Rejected] = {}
         for s in gen.sources:

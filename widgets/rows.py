@@ -311,6 +311,8 @@ EXPOSURE_WIDTH = 8
 #: Fewest cells a name keeps before the exposure and root label columns are given up, and
 #: before the name is cut further to show what tells copies apart.
 NAME_KEEP_WITH_LABEL, NAME_KEEP = 20, 12
+#: Fewest cells of the place column worth showing when no row needs it to tell copies apart.
+PLACE_MIN = 8
 
 
 @dataclass(frozen=True)
@@ -349,6 +351,8 @@ def fit_layout(width: int | None, widest_name: int, *, value: bool = False, wide
         if room >= (keep if not with_label else min(name, NAME_KEEP_WITH_LABEL)):
             shown = min(name, room)
             place = avail - shown - (1 + EXPOSURE_WIDTH if exposure else 0) - (1 + label if with_label else 0) - 1
+            if not widest_distinct and place < PLACE_MIN:
+                place = 0  # a location cut to ``…s`` tells nothing: no column rather than a useless one
             return RowLayout(shown, value, exposure, label if with_label else 0, max(place, 0))
     shown = max(NAME_MIN, avail - need)
     return RowLayout(shown, value, False, 0, max(avail - shown - 1, 0))

@@ -96,13 +96,15 @@ def run(ns: Any) -> int:
         out.append(shown.ljust(width) + "  " + cells)
     out.append("")
     for h in result.hosts:
+        # against its budget what the host counts, in its unit (Zuno: the index section, Claude
+        # Code: columns, Codex: tokens); the characters of the text it sends beside it when they differ
         if h.budget is None:
-            budget = " chars (no budget)"
-        elif h.budget_unit == "characters":
-            budget = f" / {h.budget:,} chars"
+            line = f"catalog {h.catalog_chars:,} chars (no budget)"
         else:
-            budget = f" chars · budget {h.budget:,} {h.budget_unit}"
-        out.append(f"{h.name:<9} {h.client} {h.version}: {h.listed:,} listed · catalog {h.catalog_chars:,}{budget}")
+            line = f"{h.budget_used:,} / {h.budget:,} {h.budget_unit}"
+            if h.budget_unit != "characters" or h.budget_used != h.catalog_chars:
+                line += f" · sends {h.catalog_chars:,} chars"
+        out.append(f"{h.name:<9} {h.client} {h.version}: {h.listed:,} listed · {line}")
     out.append("")
     out.append(LEGEND)
     print(terminal_text("\n".join(out)))

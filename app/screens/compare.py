@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -23,11 +24,13 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from skillshelf.core.compare import Cell, CellState, Comparison, Row, compare
 from skillshelf.core.hosts.base import Host, HostContext
 from skillshelf.core.textsafe import visible
+from skillshelf.widgets.footer import FittingFooter
+from skillshelf.widgets.header import middle_ellipsis
 from skillshelf.widgets.notice_line import NoticeLine
 
 __all__ = ["CELL_GLYPHS", "CompareScreen", "cell_text", "explain_cell"]
@@ -45,6 +48,8 @@ CELL_GLYPHS: dict[CellState, tuple[str, str]] = {
     CellState.REJECTED: ("✗", "red"),
     CellState.NOT_READ: ("·", "bright_black"),
 }
+#: Cells a host column needs for its widest glyph (``⇄ race``); fewest cells the file column keeps.
+HOST_CELL, FILE_MIN = 6, 16
 LEGEND = "✓ listed  cut/name shortened  − omitted  ↓ shadowed  ⇄ either may win  ◌ hidden  ○ off  ✗ rejected  · not read"
 
 
@@ -95,9 +100,9 @@ class CompareScreen(Screen[str | None]):
     CompareScreen #cmp-title { height: 1; text-style: bold; }
     /* a short terminal keeps a header and four rows; the panels below scroll */
     CompareScreen DataTable { height: 1fr; min-height: 5; }
-    CompareScreen #cmp-explain { height: 9; border-top: solid $primary; padding: 0 1; }
+    CompareScreen #cmp-explain { height: auto; min-height: 4; max-height: 9; border-top: solid $primary; padding: 0 1; }
     CompareScreen #cmp-totals { height: auto; max-height: 7; color: $foreground-muted; }
-    CompareScreen #cmp-legend { height: 1; color: $foreground-muted; }
+    CompareScreen #cmp-legend { height: auto; color: $foreground-muted; }
     """
 
     BINDINGS = [
@@ -122,7 +127,7 @@ class CompareScreen(Screen[str | None]):
         yield Static(id="cmp-totals")
         yield Static(LEGEND, id="cmp-legend", markup=False)
         yield NoticeLine()
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         names = ", ".join(h.name for h in self.hosts)
@@ -164,26 +169,32 @@ class CompareScreen(Screen[str | None]):
         self.shown = rows
         table = self.query_one("#cmp-table", DataTable)
         table.clear(columns=True)
+        # every host column stays in view: the file column gets what they leave (a path keeps its
+        # start — ./ or ~/ — and its end, which tell copies apart; the explanation has all of it)
+        host_cells = sum(max(cell_len(h.name), HOST_CELL) + 2 for h in self.hosts)
+        room = max(FILE_MIN, self.size.width - host_cells - 4) if self.size.width else None
         table.add_column("skill file", key="file")
         for h in self.hosts:
             table.add_column(h.name, key=h.name)
         for i, row in enumerate(rows):
-            table.add_row(Text(visible(self._short(row.location))), *(cell_text(row.cells[h.name]) for h in self.hosts),
-                          key=str(i))
+            path = visible(self._short(row.location))
+            table.add_row(Text(middle_ellipsis(path, room) if room else path),
+                          *(cell_text(row.cells[h.name]) for h in self.hosts), key=str(i))
         differ = len(result.disagreeing())
         title = (f"Compare — {len(result.rows):,} skill files · {len(self.hosts)} hosts · {differ:,} differ"
                  + (f" · showing {len(rows):,} that differ (d: all)" if self.only_differ else " (d: only those)"))
         self.query_one("#cmp-title", Static).update(title)
         totals = []
         for col in result.hosts:
+            # against its budget what the host counts, in its unit; the text sent when that differs
             if col.budget is None:
-                budget = " chars, no budget"
-            elif col.budget_unit == "characters":
-                budget = f" / {col.budget:,} chars"
+                line = f"{col.catalog_chars:,} characters (no budget)"
             else:
-                budget = f" chars, budget {col.budget:,} {col.budget_unit}"
-            totals.append(f"{col.name:<9} {col.client} {col.version}: {col.listed:,} listed · "
-                          f"catalog {col.catalog_chars:,}{budget}")
+                line = f"{col.budget_used:,} / {col.budget:,} {col.budget_unit}"
+                if col.budget_unit != "characters" or col.budget_used != col.catalog_chars:
+                    line += f" · sends {col.catalog_chars:,} characters"
+            # the version is in the explanation above (host.describe()): one line per host at 80 columns
+            totals.append(f"{col.name:<9} {col.client}: {col.listed:,} listed · {line}")
         self.query_one("#cmp-totals", Static).update("\n".join(totals))
         if rows:
             table.move_cursor(row=0, column=1)
@@ -191,6 +202,15 @@ class CompareScreen(Screen[str | None]):
         else:
             self.query_one("#cmp-explain", Static).update("no skill files" if not self.only_differ
                                                           else "the hosts agree on every file")
+
+    def on_resize(self) -> None:
+        """The file column follows the width (every host column stays in view)."""
+        if self.result is not None:
+            table = self.query_one("#cmp-table", DataTable)
+            at = table.cursor_coordinate
+            self._fill()
+            if at.row < table.row_count:
+                table.move_cursor(row=at.row, column=at.column)
 
     def _explain(self, row: int, column: int) -> None:
         if not (0 <= row < len(self.shown)):

@@ -35,7 +35,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Input, OptionList, Static, Tab, Tabs, TextArea
+from textual.widgets import Input, OptionList, Static, Tab, Tabs, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection
 
@@ -43,11 +43,12 @@ from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget, budget_advice, cou
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.advice import FitAdvice
-from skillshelf.core.hosts.base import Feature, Host, HostSession, PromptSection
+from skillshelf.core.hosts.base import EntryState, Feature, Host, HostSession, PromptSection
 from skillshelf.core.model import Generation, SkillEntry
 from skillshelf.core.render import Budgeted, Form, normalize_description, render_budgeted
 from skillshelf.core.textsafe import encodable, visible
 from skillshelf.core.tokens import TokenSpan
+from skillshelf.widgets.footer import FittingFooter
 from skillshelf.widgets.notice_line import NoticeLine
 from skillshelf.widgets.places import distinguishing_parts, short_root_label
 from skillshelf.widgets.rows import fit_end, short_location
@@ -110,6 +111,12 @@ class IndexPreview:
     #: a host sending several prompt sections (Zuno, conformance Z-P): each section, in prompt
     #: order; ``text`` is then the whole prompt and ``truncated`` lines count from its start
     sections: tuple[PromptSection, ...] = ()
+    #: the host's own unit for ``budget`` and ``used`` (Claude Code: columns, Codex: tokens)
+    unit: str = "characters"
+    #: what the host counts against ``budget`` when it is not the text's length (``None``: the length)
+    used: int | None = None
+    #: a host with one catalog form: every entry it shortened or left out — (name, locator, what)
+    host_cuts: tuple[tuple[str, str, str], ...] = ()
 
 
 def truncated_entries(entries: Sequence[SkillEntry], result: Budgeted) -> tuple[TruncatedEntry, ...]:
@@ -166,9 +173,20 @@ def build_preview(generation: Generation, form: Form, budget: int | None, *, inc
     conformance Z-P), the index form shows the whole prompt — every section as the host joins
     them — and counts its tokens. ``tokens`` False skips counting (``tokens`` is then ``None``)."""
     if session is not None:
-        text = session.catalog(generation, context_window=context_window).text
-        n, exact = _tokens(text, tokens)
-        return IndexPreview(form, text, None, (), budget, n, exact, include_instructions, title)
+        model = session.catalog(generation, context_window=context_window)
+        n, exact = _tokens(model.text, tokens, model.token_spans)
+        cuts: list[tuple[str, str, str]] = []
+        for e in model.entries:  # what the host itself shortened or left out, in its catalog order
+            if e.state is EntryState.CUT:
+                cuts.append((e.name, e.location, f"description cut to {len(e.shown or ''):,} characters"))
+            elif e.state is EntryState.NAME_ONLY:
+                cuts.append((e.name, e.location, "name only"))
+            elif e.state is EntryState.OMITTED:
+                cuts.append((e.name, e.location, "over budget"))
+        own = model.unit != "characters"
+        return IndexPreview(form, model.text, None, (), model.budget if budget is None else budget, n, exact,
+                            include_instructions, title, unit=model.unit, used=model.used if own else None,
+                            host_cuts=tuple(cuts))
     if budget is None:
         raise ValueError("a render form needs a budget in characters")
     entries = generation.entries()
@@ -197,7 +215,9 @@ def summary_content(p: IndexPreview) -> Content:
     """The summary block above the side list (numbers with thousands separators); the
     search-only count says per form whether they are listed (:func:`search_only_note`)."""
     parts: list[str | tuple[str, str]] = [(p.title, "bold"), "\n"]
-    parts.append(f"budget {p.budget:,} characters\n" if p.budget is not None else "no budget\n")
+    parts.append(f"budget {p.budget:,} {p.unit}\n" if p.budget is not None else "no budget\n")
+    if p.used is not None:
+        parts.append(f"counted {p.used:,} {p.unit} (as the client counts)\n")
     if p.sections and p.result is not None:
         parts.append(f"budgeted {len(p.result.text):,} characters (the index render)\n")
         parts.append("sections ")
@@ -342,6 +362,7 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
         self.include_instructions = catalog.config.include_instructions
         self.host: Host = catalog.host
         self.preview: IndexPreview | None = None
+        self._where_words = ""
 
     def compose(self) -> ComposeResult:
         yield Static(id="ip-title", markup=False)
@@ -353,7 +374,7 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
                 yield Static(id="ip-summary", markup=False)
                 yield OptionList(id="ip-cuts")
         yield NoticeLine()
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#ip-side").border_title = "Cut by the budget"
@@ -369,10 +390,8 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
             where += " · maxContextTokens unset for this session"
         else:
             where += f" · maxContextTokens {session.max_context_tokens:,} for this session"
-        budget = f"budget {self.budget:,} characters" if self.budget is not None else "no budget"
-        self.query_one("#ip-title", Static).update(
-            f"Index preview — host {visible(self.host.name)} ({visible(self.host.describe())}) — generation "
-            f"{self.generation.number} — {budget} ({where})")
+        self._where_words = where
+        self._show_title("")
         banner = self.query_one("#ip-banner", Static)
         if not self.include_instructions:
             banner.update("includeInstructions: false — the index and the trigger policy are NOT in the prompt; "
@@ -382,6 +401,13 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
             self.query_one("#ip-forms", Tabs).display = False  # one catalog section, no forms
         self.query_one("#ip-text", TextArea).focus()
         self.recompute()
+
+    def _show_title(self, unit: str) -> None:
+        """The title line; ``unit``: the budget's (the host's own, known once rendered)."""
+        budget = (f"budget {self.budget:,}" + (f" {unit}" if unit else "")) if self.budget is not None else "no budget"
+        self.query_one("#ip-title", Static).update(
+            f"Index preview — {visible(self.host.describe())} — generation "
+            f"{self.generation.number} — {budget} ({self._where_words})")
 
     # ------------------------------------------------------------------ compute
     def recompute(self) -> None:
@@ -425,8 +451,14 @@ class IndexPreviewScreen(ReportsWorkerErrors, Screen[None]):
                     where = " (" + ", ".join(self._provenances(name)) + ")"
                 options.append(Option(Content.assemble(("✗ ", "$error"), visible(name), (where, "$foreground-muted"),
                                                        ("  over budget", "$error"))))
+        for name, location, what in p.host_cuts:
+            where = self._where(location) if [c[0] for c in p.host_cuts].count(name) > 1 else ""
+            style = "$error" if what == "over budget" else "$warning"
+            options.append(Option(Content.assemble(("✗ " if what == "over budget" else "✂ ", style), visible(name),
+                                                   (where, "$foreground-muted"), (f"  {what}", style))))
         if not options:
             options.append(Option(Content("nothing truncated or omitted"), disabled=True))
+        self._show_title(p.unit)
         cuts = self.query_one("#ip-cuts", OptionList)
         cuts.set_options(options)
 

@@ -59,6 +59,7 @@ from skillshelf.core.hosts.base import BuildProgress, Feature, Host, reporting_p
 from skillshelf.core.model import Generation, Source
 from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.textsafe import encodable, visible
+from skillshelf.widgets.footer import FittingFooter
 from skillshelf.widgets.header import CatalogHeader, HeaderState
 from skillshelf.widgets.rows import LEGEND, CatalogRow, legend
 from skillshelf.widgets.source_pane import SourcePane
@@ -237,7 +238,7 @@ class MainScreen(Screen[None]):
             yield SourcePane(DetailsPanel(), BodyPager(), id="source")
         yield Static(LEGEND, id="legend", markup=False)
         yield Meters()
-        yield Footer()
+        yield FittingFooter()
 
     def on_resize(self) -> None:
         """Under :data:`COMPACT_FOOTER_BELOW` columns the footer drops its extra spacing, so the

@@ -74,6 +74,7 @@ from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import Generation, Severity, Source
 from skillshelf.core.paths import find_worktree
 from skillshelf.core.textsafe import visible
+from skillshelf.widgets.footer import FittingFooter
 from skillshelf.widgets.notice_line import NoticeLine
 
 __all__ = [
@@ -414,7 +415,7 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
                     yield Static(id="picker-plan", markup=False)
             yield Static(id="picker-status", markup=False)
             yield NoticeLine()
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#picker-diff-scroll").border_title = "Body diff"

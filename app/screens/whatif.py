@@ -32,7 +32,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Button, Footer, Input, Label, OptionList, Static, TextArea
+from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from skillshelf.app.budgets import (
@@ -54,6 +54,7 @@ from skillshelf.core.model import Generation
 from skillshelf.core.render import Budgeted, Form, render_budgeted
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.budget_meter import BudgetMeter
+from skillshelf.widgets.footer import FittingFooter
 from skillshelf.widgets.notice_line import NoticeLine
 
 __all__ = ["PRESETS", "WhatIf", "WhatIfScreen", "compute_whatif", "host_whatif", "parse_tokens"]
@@ -238,7 +239,7 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
                 yield OptionList(id="wi-cuts")
                 yield TextArea("", id="wi-text", read_only=True, soft_wrap=False, show_cursor=False)
             yield NoticeLine()
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#wi-cuts").border_title = "Truncated / dropped"

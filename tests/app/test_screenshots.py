@@ -19,7 +19,7 @@ def test_screenshots_written(tmp_path):
     texts = {name: _plain((tmp_path / f"{name}.svg").read_text(encoding="utf-8")) for name in screenshots.SHOTS}
     assert "1 ambiguous" in texts["main"]
     assert "Resolve pdf — 2 sources, 2 enabled (ambiguous)." in texts["picker"]
-    assert "Index preview — host zuno" in texts["index-preview"]
+    assert "Index preview — Zuno 0.10.3" in texts["index-preview"]
     assert "What-if: another context window — nothing is written" in texts["whatif"]
     assert "focus the filter (esc clears it and returns to the list)" in texts["help"]
     # four uncovered folders: .claude, .opencode and .gemini in the project, ~/.claude

@@ -97,6 +97,33 @@ def test_a_race_cell_is_explained_as_either_may_win():
                     "competes with ~/.claude/skills/pdf/SKILL.md")
 
 
+async def test_compare_at_80_columns_keeps_every_host_column_in_view(tmp_path):
+    from textual.widgets import DataTable, Static
+
+    ws, env, *_copies = _workspace(tmp_path)
+    _skill(ws / ".agents" / "skills" / "a-rather-deep-category-folder", "a-long-skill-folder-name",
+                  "a-long-skill-folder-name", "Deep")
+    app = tui_app(lambda: Catalog.open(str(ws), env=env, pull_remote=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("x")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        table = screen.query_one("#cmp-table", DataTable)
+        # the file column keeps the end of each path; the six host columns fit in 80 cells
+        files = sorted(str(table.get_row_at(i)[0]) for i in range(table.row_count))
+        assert files == ["./.agent…der-name/SKILL.md", "./.agent…ills/pdf/SKILL.md", "./.claud…s/review/SKILL.md",
+                         "~/.claud…s/review/SKILL.md"]
+        assert table.virtual_size.width <= 80
+        assert [str(c.label) for c in table.columns.values()] == ["skill file", "zuno", "zhin", "claude", "codex",
+                                                                   "opencode", "gemini"]
+        # one line per host, in characters against the budget in the host's own unit
+        totals = str(screen.query_one("#cmp-totals", Static).render()).splitlines()
+        assert totals[2] == "claude    Claude Code: 14 listed · 6,230 / 30,000 columns · sends 976 characters"
+        assert all(len(line) <= 80 for line in totals) and len(totals) == 6
+
+
 async def test_compare_table_keeps_rows_on_a_tiny_terminal(tmp_path):
     """At 60×15 the explanation, totals and legend took every line and the table showed no row;
     it keeps a header and four rows (the panels below scroll)."""

@@ -267,3 +267,30 @@ async def test_whatif_says_the_budget_in_the_hosts_own_unit(workspace):
         assert screen.now_text().startswith("Now: catalog budget 30,000 columns · window: ")
         # at 80×24 the dialog takes the whole screen
         assert screen.query_one("#wi-box").region.size == (80, 23)
+
+
+async def test_index_preview_of_a_client_counts_in_its_unit_and_lists_what_it_cut(workspace):
+    """Claude Code over its budget lists skills by name only: the preview says so per skill, in
+    columns as Claude counts them (it said "nothing truncated or omitted" in characters)."""
+    from textual.widgets import OptionList, Static
+
+    ws, env, _files = workspace
+    env = Environment.from_mapping({**env.vars, "SLASH_COMMAND_TOOL_CHAR_BUDGET": "400"})
+    catalog = Catalog.open(str(ws), env=env, host="claude", pull_remote=False)
+    model = catalog.session.catalog(catalog.current)
+    name_only = [e.name for e in model.entries if e.state.value == "name-only"]
+    assert model.budget == 400 and name_only
+    app = tui_app(lambda: catalog, host="claude", cwd_display="~/ws")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("i")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, IndexPreviewScreen)
+        assert str(screen.query_one("#ip-title", Static).render()).startswith(
+            "Index preview — Claude Code 2.1.332 — generation 1 — budget 400 columns")
+        summary = str(screen.query_one("#ip-summary", Static).render())
+        assert summary.startswith(f"claude catalog\nbudget 400 columns\ncounted {model.used:,} columns (as the client counts)\n")
+        cuts = screen.query_one("#ip-cuts", OptionList)
+        shown = [str(cuts.get_option_at_index(i).prompt) for i in range(cuts.option_count)]
+        assert shown == [f"✂ {n}  name only" for n in name_only]

@@ -140,3 +140,20 @@ async def test_under_30_rows_the_filter_is_one_line_and_the_list_gets_its_rows(t
         await pilot.press("slash", "p")                # still a working filter
         await settle(app, pilot)
         assert main.query_one("#filter", Input).value == "p" and main.query_one("#filter", Input).has_focus
+
+
+@pytest.mark.parametrize(("width", "shown"), [
+    (80, ["slash", "a", "i", "w", "e", "question_mark", "q", "o"]),
+    (70, ["slash", "a", "i", "w", "e", "question_mark"]),
+])
+async def test_the_footer_shows_whole_keys_only(tmp_path, width, shown):
+    """A key that would be cut mid-word (``n Conflic``) is hidden with every key after it."""
+    app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w")
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(app, pilot)
+        keys = [k for k in app.screen.query(FooterKey) if not k.has_class("-command-palette")]
+        palette = next(k for k in app.screen.query(FooterKey) if k.has_class("-command-palette"))
+        displayed = [k for k in keys if k.display]
+        assert [k.key for k in displayed] == shown
+        assert all(k.region.right <= palette.region.x for k in displayed)
+        assert not any(k.display for k in keys[len(shown):])

@@ -216,7 +216,7 @@ def test_z1_empty_zhin_catalog_names_roots_and_layout():
     roots += (Root(Provenance.ZHIN_AGENT, "/bot/agents/rev", "skills", depth=1, label="agent:rev"),)
     text = empty_catalog_text(Generation(1, "", "zhin", "/bot", roots, (), (), ()))
     # the layouts come from the host's roots (the app knows no host's layout by name)
-    assert text == ("No skills found for host zhin.\n\nSearched:\n  /bot/skills/*/SKILL.md  (missing)\n"
+    assert text == ("No skills found for Zhin.\n\nSearched:\n  /bot/skills/*/SKILL.md  (missing)\n"
                     "  /bot/agents/rev/skills/*/SKILL.md  (missing)\n\n"
                     "Expected layout (a folder per skill, SKILL.md inside):\n  <root>/skills/<name>/SKILL.md\n"
                     "  <root>/skills/<name>/SKILL.md  (agent:rev)")
@@ -243,6 +243,6 @@ async def test_z1_empty_zhin_view_explains_and_host_switch_resets_the_agent(tmp_
         assert "agent:" not in main.query_one("#header").plain
         assert main.rows == []
         details = main.query_one(SourcePane).shown_text
-        assert details.startswith("No skills found for host zhin.\n\nSearched:\n")
+        assert details.startswith("No skills found for Zhin.\n\nSearched:\n")
         assert f"  {bot}/skills/*/SKILL.md" in details
         assert "  <root>/skills/<name>/SKILL.md" in details

@@ -196,3 +196,11 @@ def test_layout_keeps_what_tells_copies_apart_at_any_width():
     # 120 columns (a list 58 cells wide): the label stays, the exposure goes
     mid = fit_layout(58, 23, widest_label=15, widest_distinct=16)
     assert (mid.exposure, mid.label, mid.name, mid.place) == (False, 15, 22, 16)
+
+
+def test_a_place_column_too_narrow_to_say_anything_is_left_out():
+    """No copies to tell apart and 2 cells left for the location: no place column (it showed ``…s``)."""
+    layout = fit_layout(38, 19, widest_label=12)
+    assert (layout.exposure, layout.label, layout.name, layout.place) == (False, 12, 19, 0)
+    roomy = fit_layout(58, 19, widest_label=12)
+    assert (roomy.exposure, roomy.label, roomy.name, roomy.place) == (True, 12, 19, 13)
