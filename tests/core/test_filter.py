@@ -293,3 +293,41 @@ def test_the_index_equals_a_row_by_row_scan_on_random_rows():
             assert got == expected[:limit] if query.strip() else True, (query, limit)
             assert index.search(query, limit) == index.search(query, limit)  # from the index's memory
             assert index.count(query) == (len(rows) if not query.strip() else len(expected))
+
+
+def test_the_vocabulary_read_in_chunks_is_every_word_of_the_rows(monkeypatch):
+    import random
+    import re
+
+    from skillshelf.core.filter import _Joined, _text_of
+
+    rng = random.Random(7)
+    rows = _random_rows(rng, 80)
+    whole = FilterIndex(rows).vocabulary()
+    for chunk in (1, 5, 64):
+        monkeypatch.setattr(_Joined, "CHUNK", chunk)
+        index = FilterIndex(rows)
+        texts = [_text_of(r) for r in rows] + list(index.names_cf)
+        assert index.vocabulary() == whole == {w for t in texts for w in re.findall(r"\w+", t)}
+
+
+def test_typing_a_query_character_by_character_equals_a_row_by_row_scan():
+    import random
+
+    from skillshelf.core.filter import _normal
+
+    rng = random.Random(11)
+    words = [*_WORDS, "c++", "a(b", "x\ny", "de", "dep", "ed", "pdf\tx", "s", "_s", "d_e"]
+    for _ in range(25):
+        rows = []
+        for k, row in enumerate(_random_rows(rng, rng.randint(1, 50))):
+            if isinstance(row, Source) and rng.random() < 0.3:  # names holding regex and line-break characters
+                row = src(rng.choice(["", "-", " "]).join(rng.choice(words) for _ in range(rng.randint(1, 3))) or f"m{k}",
+                          " ".join(rng.choice(words) for _ in range(rng.randint(0, 6))) or None)
+            rows.append(row)
+        index = FilterIndex(rows)
+        for query in rng.sample(words, 4) + ["pdf sql", "dep lo"]:
+            for k in range(1, len(query) + 1):
+                typed = query[:k]
+                assert [(h.index, h.score) for h in index.search(typed)] == (_reference(rows, typed) if _normal(typed) else
+                                                                            [(i, 100.0) for i in range(len(rows))]), typed
