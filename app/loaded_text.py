@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from skillshelf.app.budgets import count_tokens
-from skillshelf.core.hosts.base import HostSession
+from skillshelf.core.hosts.base import BUILT_IN_BODY, HostSession
 from skillshelf.core.model import Source
+from skillshelf.core.tokens import TokenSpan
 
 __all__ = ["MAX_PAGES", "BodyCost", "LoadedText", "body_cost", "loaded_text"]
 
@@ -66,10 +67,20 @@ class BodyCost:
 
 def body_cost(session: HostSession, source: Source) -> BodyCost:
     """:class:`BodyCost` of loading ``source`` under ``session``'s host (``bytes``: its UTF-8
-    size, what Zuno compares, conformance Z-U)."""
+    size, what Zuno compares, conformance Z-U). A stand-in body (a host's own text, Z-B) counts
+    as the real text's known tokens; one of unknown size is a built-in body of unknown cost."""
     loaded = loaded_text(session, source)
     if loaded.error is not None:
         return BodyCost(source.location, error=loaded.error, error_code=loaded.error_code)
-    count = count_tokens(loaded.text)
+    spans: tuple[TokenSpan, ...] = ()
+    if "body" in source.stand_ins:  # a host's own text skillshelf does not have: count the real one
+        if source.size == 0:
+            return BodyCost(source.location, error="its body is the host's own text: size unknown",
+                            error_code=BUILT_IN_BODY)
+        body = source.body or ""
+        at = loaded.text.find(body) if body else -1
+        if at >= 0:
+            spans = (TokenSpan(at, at + len(body), source.real_tokens("body")),)
+    count = count_tokens(loaded.text, spans)
     return BodyCost(source.location, count.approx, count.tokens if count.exact else None,
                     bytes=len(loaded.text.encode("utf-8", "surrogatepass")))
