@@ -96,10 +96,16 @@ def _catalog_opener(cwd: str, env_map: dict[str, str] | None, paths: Sequence[st
 
 
 async def _settle(app: SkillshelfApp, pilot: Pilot[int], rounds: int = 3) -> None:
-    for _ in range(rounds):
+    """Until no worker runs through two pauses in a row (workers start more workers), at least
+    ``rounds`` times: a screenshot never shows a half-computed pane."""
+    quiet = 0
+    for n in range(200):
         await pilot.pause()
         await app.workers.wait_for_complete()
-    await pilot.pause()
+        await pilot.pause()
+        quiet = quiet + 1 if not any(w.is_running for w in app.workers) else 0
+        if quiet >= 2 and n + 1 >= rounds:
+            break
 
 
 def _make_app(open_catalog: Callable[[], AppCatalog], cwd_display: str, host: str = "zuno") -> SkillshelfApp:
