@@ -270,7 +270,8 @@ class WhatIfScreen(ReportsWorkerErrors, ModalScreen[None]):
         if session.context_window is not None:
             parts.append(f"window {session.context_window:,} tokens for this session")
         else:
-            parts.append(f"window: {self.catalog_window_words}")
+            # its reason in brackets is the bodies line's below: said once at 80 columns
+            parts.append(f"window: {self.catalog_window_words.split(' (', 1)[0]}")
         return " · ".join(parts)
 
     def _show_now(self) -> None:
