@@ -116,6 +116,17 @@ class PullDone(Message):
         self.error = error
 
 
+class _Listed(Message):
+    """A worker has ``generation`` (its rows need no view: no agent view filters them); its view
+    (meters, agent banner) follows as :class:`_Shown`. ``epoch`` drops results of a host left behind."""
+
+    def __init__(self, catalog: AppCatalog, generation: Generation, epoch: int) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.generation = generation
+        self.epoch = epoch
+
+
 class _Shown(Message):
     """A worker produced ``generation`` and its ``view``; ``epoch`` drops results of a host left behind."""
 
@@ -225,6 +236,8 @@ class MainScreen(Screen[None]):
         #: Bumped on a host switch: results of workers started before it are dropped.
         self._epoch = 0
         self._partial_sources: tuple[Source, ...] | None = None  # the provisional rows shown
+        #: The generation whose rows are listed before its view came (:class:`_Listed`), else ``None``.
+        self._listed: Generation | None = None
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -366,7 +379,16 @@ class MainScreen(Screen[None]):
             generation = catalog.refresh()
         else:
             generation = catalog.current
+        if not self._view_filters_rows():
+            # the list first; its view (the catalog text, tokens: tiktoken's load alone is ~0.1 s)
+            # is computed once the rows are on screen, the meters saying "computing…" meanwhile
+            self.post_message(_Listed(catalog, generation, epoch))
+            return
         self.post_message(_Shown(catalog, generation, catalog_view(catalog, generation, self.agent, self.budget), epoch))
+
+    def _view_filters_rows(self) -> bool:
+        """True when the rows depend on the view (an agent view lists only what the agent sees)."""
+        return self.agent is not None and Feature.AGENTS in self.host.features
 
     def _post_published(self, catalog: AppCatalog, generation: Generation) -> None:
         """``catalog`` published ``generation`` (called from the publishing thread)."""
@@ -423,6 +445,41 @@ class MainScreen(Screen[None]):
         else:
             self._show_header(f"reading skill files… {progress.done:,} / {progress.total:,}")
 
+    @on(_Listed)
+    def _list(self, event: _Listed) -> None:
+        """The rows of a new generation, before its view: the meters say ``computing…`` until
+        :class:`_Shown` (computed once the rows are painted) brings the view."""
+        if event.epoch != self._epoch:
+            return
+        if self.generation is not None and event.generation.number < self.generation.number:
+            return
+        if self._view_filters_rows():  # an agent view was chosen meanwhile: its view decides the rows
+            self.catalog, self.generation = event.catalog, event.generation
+            self.recompute_view()
+            return
+        self.view = None
+        self.query_one(Meters).computing()
+        self._show_rows(event.catalog, event.generation, event.generation)
+        self._listed = event.generation
+        self.call_after_refresh(self.recompute_view)  # once the list is painted (one GIL: no race for it)
+
+    def _show_rows(self, catalog: AppCatalog, generation: Generation, rows: Generation) -> None:
+        """Make ``generation`` the shown one, listing ``rows`` (``generation`` as the view lists
+        it): the lines under the header, the header, the rows, the legend, the change summary."""
+        self.catalog = catalog
+        self.catalog_pane.catalog_list.loading = False
+        self._status = PULLING if self._pulling else ""  # a pull under way stays in the header
+        previous = self.generation
+        if previous is not None and generation.number > previous.number:
+            self._set_changes(generation_diff(previous, generation).text)
+        self.generation = generation
+        self.query_one(WatchWarningLine).show(generation)
+        self.query_one(ProblemsLine).show(generation)
+        self._show_header()
+        self.catalog_pane.home = catalog.context.env.home
+        self.catalog_pane.show_generation(rows)
+        self.query_one("#legend", Static).update(legend(self.catalog_pane.rows))
+
     @on(_Shown)
     def _shown(self, event: _Shown) -> None:
         if event.epoch != self._epoch:
@@ -435,20 +492,15 @@ class MainScreen(Screen[None]):
             self.generation = event.generation  # the agent changed while this was computed
             self.recompute_view()
             return
-        self._status = PULLING if self._pulling else ""  # a pull under way stays in the header
-        previous = self.generation
-        if previous is not None and event.generation.number > previous.number:
-            self._set_changes(generation_diff(previous, event.generation).text)
-        self.generation = event.generation
+        listed = self._listed is event.generation and event.view.shown(event.generation) is event.generation
+        self._listed = None
         self.view = event.view
-        self.query_one(WatchWarningLine).show(event.generation)
-        self.query_one(ProblemsLine).show(event.generation)
         self.query_one(AgentView).show(event.view)
         self.query_one(Meters).show_view(event.view, self.host)
-        self._show_header()
-        self.catalog_pane.home = event.catalog.context.env.home
-        self.catalog_pane.show_generation(event.view.shown(event.generation))
-        self.query_one("#legend", Static).update(legend(self.catalog_pane.rows))
+        if listed:  # its rows are on screen already
+            self._show_header()
+        else:
+            self._show_rows(event.catalog, event.generation, event.view.shown(event.generation))
 
     def rescan_after_write(self, before: int) -> None:
         """Show the generation of a config write or undo just made (``ctrl+z``) to the catalog

@@ -118,3 +118,41 @@ async def test_the_filter_index_is_built_before_the_first_keystroke(tmp_path):
         await pilot.press("slash", "b", "e", "t")
         await _until(pilot, lambda: [main.rows[i].name for i in pane.catalog_list.order] == ["beta"], "the hit")
         assert pane._index is index
+
+
+async def test_the_list_is_shown_before_its_view_is_computed(tmp_path, monkeypatch):
+    """The published generation's rows do not wait for its view (the catalog text and its
+    tokens): they are listed at once with both meters saying "computing…", and the view
+    follows without listing the rows again."""
+    from tui_fixtures import FixedCatalog, make_generation
+
+    import skillshelf.app.screens.main as main_module
+    from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
+
+    release = threading.Event()
+    real_view = main_module.catalog_view
+    started: list[int] = []
+
+    def slow_view(catalog, generation, agent, budget):
+        started.append(generation.number)
+        release.wait(60)
+        return real_view(catalog, generation, agent, budget)
+
+    monkeypatch.setattr(main_module, "catalog_view", slow_view)
+    generation = make_generation(tmp_path)
+    app = tui_app(lambda: FixedCatalog(generation), host="zuno", cwd_display="/w")
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        lst = main.query_one(CatalogList)
+        meter, selected = main.query_one(BudgetMeter), main.query_one(SelectedMeter)
+        await _until(pilot, lambda: started == [1], "the view worker")
+        assert main.generation is generation and main.view is None
+        assert [main.rows[i].name for i in lst.order] == ["docx", "pdf", "pdf", "code-review", "xlsx", "broken-one"]
+        assert meter.pending and selected.pending
+        assert "computing…" in meter.render().plain
+        rows = main.rows
+        release.set()
+        await _until(pilot, lambda: main.view is not None, "the view")
+        await _until(pilot, lambda: not meter.pending, "the meter")
+        assert main.rows is rows  # the same rows: not listed again
+        assert main.generation is generation and started == [1]
