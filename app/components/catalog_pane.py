@@ -155,17 +155,19 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self.border_subtitle = text or self._lint_progress
 
     # ------------------------------------------------------------------ attributes down
-    def show_generation(self, generation: Generation | None) -> None:
+    def show_generation(self, generation: Generation | None, *, lint: bool = True) -> None:
         """Show the rows of ``generation`` (``None``: nothing, e.g. while a host opens), keeping the
-        filter, the sort, the row under the cursor (by locator) and the scroll position; then lint
-        every listed file."""
+        filter, the sort, the row under the cursor (by locator) and the scroll position; then build
+        the filter index and lint every listed file (``lint`` False: the screen starts
+        :meth:`lint_all` itself, later)."""
         keep = self.selected_key()
         self._generation = generation
         self.rows = build_rows(generation, self._lint_bad, self.home) if generation is not None else []
         self._index = None
         self.apply_filter(keep_key=keep)
         if generation is not None:
-            self.lint_all(generation)
+            if lint:
+                self.lint_all(generation)
             if self._index is None:
                 self.prepare_filter(generation, self.rows)
 

@@ -139,6 +139,16 @@ async def test_the_list_is_shown_before_its_view_is_computed(tmp_path, monkeypat
         return real_view(catalog, generation, agent, budget)
 
     monkeypatch.setattr(main_module, "catalog_view", slow_view)
+    from skillshelf.app.components.catalog_pane import CatalogPane
+
+    listed: list[int] = []
+    real_show = CatalogPane.show_generation
+
+    def show_generation(pane, gen, **kw):
+        listed.append(gen.number if gen is not None else -1)
+        real_show(pane, gen, **kw)
+
+    monkeypatch.setattr(CatalogPane, "show_generation", show_generation)
     generation = make_generation(tmp_path)
     app = tui_app(lambda: FixedCatalog(generation), host="zuno", cwd_display="/w")
     async with app.run_test(size=SIZE) as pilot:
@@ -150,9 +160,12 @@ async def test_the_list_is_shown_before_its_view_is_computed(tmp_path, monkeypat
         assert [main.rows[i].name for i in lst.order] == ["docx", "pdf", "pdf", "code-review", "xlsx", "broken-one"]
         assert meter.pending and selected.pending
         assert "computing…" in meter.render().plain
-        rows = main.rows
+        assert not [w for w in app.workers if w.group == "lint"]  # the lint waits for the view
+        assert {main.rows[i].flag for i in lst.order} == {" ", "s", "!"} and main.rows[3].flag == " "
+        assert listed == [1]
         release.set()
         await _until(pilot, lambda: main.view is not None, "the view")
         await _until(pilot, lambda: not meter.pending, "the meter")
-        assert main.rows is rows  # the same rows: not listed again
+        assert listed == [1]  # not listed again
         assert main.generation is generation and started == [1]
+        await _until(pilot, lambda: main.rows[3].flag == "!", "the lint flag of code-review (no description)")
