@@ -125,10 +125,7 @@ t0 = float(os.environ.pop("SKILLSHELF_BENCH_T0"))
 out = os.environ.pop("SKILLSHELF_BENCH_OUT")
 queries = json.loads(os.environ.pop("SKILLSHELF_BENCH_QUERIES"))
 from skillshelf.app import tui
-from skillshelf.core.catalog import Catalog
-from skillshelf.core.hosts import get_host
-from skillshelf.core.parsecache import default_cache_dir
-from skillshelf.core.paths import Environment
+from skillshelf.app.cli import build_parser, merged_options
 
 marks = {}
 def mark(name):
@@ -153,15 +150,10 @@ class Probe(tui.SkillshelfApp):
                 mark("full_list")
 
 async def run():
-    # the app as run_tui builds it (no watcher), driven headless at 120x36
-    env = Environment.from_mapping(None)
-    host = get_host("zuno")
-    cache_dir = default_cache_dir(env.xdg_cache_home)
-    paths = tuple(sys.argv[1:])
-    def open_host(other):
-        return Catalog.open(os.getcwd(), env=env, host=other, paths=paths, cache_dir=cache_dir,
-                            lint_target=other.lint_target)
-    app = Probe(lambda: open_host(host), host=host, cwd_display=os.getcwd(), watch=False, open_host=open_host)
+    # the app exactly as `skillshelf --no-watch [--path P ...]` builds it, driven headless at 120x36
+    paths = sys.argv[1:]
+    ns = merged_options(build_parser().parse_args(["--no-watch", *(a for p in paths for a in ("--path", p))]))
+    app, _ = tui.app_for(ns, app_class=Probe)
     async with app.run_test(size=(120, 36)) as pilot:
         deadline = time.time() + 600
         while ("full_list" not in marks if paths else "first_frame" not in marks) and time.time() < deadline:
