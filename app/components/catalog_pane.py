@@ -130,6 +130,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self._index: FilterIndex | None = None
         self._timer: Timer | None = None
         self._lint_progress = ""
+        #: ``time.monotonic()`` of the last change of the filter text (the lint pauses after it).
+        self.typed_at = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static("", id="no-match", markup=False)
@@ -190,6 +192,7 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
     def set_query(self, text: str, *, now: bool = False) -> None:
         """Filter by ``text`` after ``Timings.filter_debounce`` of quiet (``now``: at once)."""
         self.query_text = text
+        self.typed_at = time.monotonic()
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -418,7 +421,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
     @work(thread=True, exclusive=True, group="lint", exit_on_error=False, description="lint")
     def lint_all(self, generation: Generation) -> None:
         """Lint every listed file of ``generation`` (built-ins have none), posting progress after
-        ``Timings.progress_after`` seconds and :class:`LintDone` at the end."""
+        ``Timings.progress_after`` seconds and :class:`LintDone` at the end; paused while the
+        filter is being typed in (``Timings.typing_quiet``)."""
         worker = get_current_worker()
         items: list[Source | Rejected] = [s for s in generation.sources if not s.location.startswith("builtin://")]
         items += list(generation.rejected)
@@ -426,7 +430,10 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         last = 0.0
         bad: set[str] = set()
         cache = self.lint_cache
+        quiet = self.timings.typing_quiet
         for n, item in enumerate(items, 1):
+            while quiet > 0 and time.monotonic() - self.typed_at < quiet and not worker.is_cancelled:
+                time.sleep(0.02)  # someone is typing in the filter: the keystrokes come first
             if worker.is_cancelled:
                 return
             cache.lint(item)

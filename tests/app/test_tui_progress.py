@@ -169,3 +169,40 @@ async def test_the_list_is_shown_before_its_view_is_computed(tmp_path, monkeypat
         assert listed == [1]  # not listed again
         assert main.generation is generation and started == [1]
         await _until(pilot, lambda: main.rows[3].flag == "!", "the lint flag of code-review (no description)")
+
+
+async def test_the_lint_of_every_file_waits_while_the_filter_is_typed_in(tmp_path, monkeypatch):
+    """A keystroke never shares the CPU with the background lint: the lint pauses while the
+    filter is typed in and goes on once typing has been quiet for ``Timings.typing_quiet``."""
+    from dataclasses import replace
+
+    from conftest import TEST_TIMINGS
+    from tui_fixtures import FixedCatalog, make_generation
+
+    import skillshelf.app.screens.main as main_module
+
+    release = threading.Event()
+    real_view = main_module.catalog_view
+
+    def slow_view(catalog, generation, agent, budget):
+        release.wait(60)
+        return real_view(catalog, generation, agent, budget)
+
+    monkeypatch.setattr(main_module, "catalog_view", slow_view)
+    app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w",
+                  timings=replace(TEST_TIMINGS, typing_quiet=3600.0))
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        pane = main.catalog_pane
+        await _until(pilot, lambda: main.generation is not None, "the list")
+        await pilot.press("slash", "p", "d")  # typing while the view is computed
+        await _until(pilot, lambda: [main.rows[i].name for i in pane.catalog_list.order] == ["pdf", "pdf"], "the hits")
+        release.set()  # the view comes: the lint it put off starts, and waits for the typing to stop
+        await _until(pilot, lambda: main.view is not None, "the view")
+        await _until(pilot, lambda: any(w.group == "lint" for w in app.workers), "the lint worker")
+        for _ in range(10):
+            await pilot.pause(0.02)
+        assert main.rows[3].name == "code-review" and main.rows[3].flag == " "  # not linted yet
+        assert any(w.group == "lint" and not w.is_finished for w in app.workers)
+        pane.typed_at = 0.0  # as if the typing had been quiet long enough
+        await _until(pilot, lambda: main.rows[3].flag == "!", "the lint flag of code-review (no description)")
