@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import weakref
 
 from skillshelf.app.collector import collector_paused, thaw
 
@@ -48,4 +49,24 @@ def test_a_collector_off_before_stays_off_and_a_failure_inside_still_restores_it
     except ValueError:
         pass
     assert gc.isenabled()
+    thaw()
+
+
+class _Node:
+    """An object that can sit in a reference cycle and be watched through a weak reference."""
+
+    me: _Node | None = None
+
+
+def test_a_cycle_dropped_during_the_pause_is_collected_not_frozen():
+    thaw()
+    with collector_paused():
+        node = _Node()
+        node.me = node  # a reference cycle, dropped before the pause ends
+        gone = weakref.ref(node)
+        del node
+        kept = _Node()
+        kept.me = kept
+    assert gone() is None  # collected when the pause ended
+    assert kept.me is kept
     thaw()
