@@ -31,6 +31,7 @@ default features: no ``float_roundtrip``, no ``arbitrary_precision``), serde_cor
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ __all__ = [
     "Str",
     "Struct",
     "Vec",
+    "decode_exact",
     "format_f64",
     "from_str",
     "rust_debug_str",
@@ -876,12 +878,78 @@ def _default(schema: Schema) -> Any:
     return None
 
 
-def from_str(text: str, schema: Schema) -> Any:
-    """Decode ``text`` as ``schema`` exactly like ``serde_json::from_str`` (the whole text must
-    be one value, surrounded by JSON whitespace only). Returns ``dict`` / ``list`` / ``str`` /
-    ``None`` per the schema. Raises :class:`SerdeJsonError` with serde_json's message; never
-    anything else, whatever the text (positions count UTF-8 bytes)."""
+def decode_exact(text: str, schema: Schema) -> Any:
+    """:func:`from_str` without the fast path: serde_json's reading, byte by byte."""
     reader = _Reader(text.encode("utf-8", "surrogatepass"))
     value = reader.value(schema)
     reader.end()
     return value
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """A JSON object as Python's ``json`` read it, keys in order, repeats kept."""
+
+
+class _NotPlain(Exception):
+    """The fast path cannot vouch for this document; serde_json's reading decides."""
+
+
+def _refuse_constant(token: str) -> Any:
+    raise _NotPlain(token)
+
+
+def _plain(value: Any, schema: Schema) -> Any:
+    """``value`` (from ``json.loads``) as ``schema`` when serde_json certainly reads it the same
+    way and without error; raises :class:`_NotPlain` otherwise."""
+    if isinstance(schema, Opt):
+        return None if value is None else _plain(value, schema.inner)
+    if isinstance(schema, Str):
+        if isinstance(value, str) and _encodable(value):
+            return value
+        raise _NotPlain
+    if isinstance(schema, Vec):
+        if isinstance(value, list) and not isinstance(value, _Pairs):
+            return [_plain(v, schema.item) for v in value]
+        raise _NotPlain
+    if not isinstance(value, _Pairs):
+        raise _NotPlain  # not an object, or a struct given as an array
+    fields = {f.name: f for f in schema.fields}
+    out: dict[str, Any] = {}
+    for key, item in value:
+        field = fields.get(key)
+        if field is None:
+            continue  # ignored: Python's json checked the same syntax serde_json's ignore_value does
+        if key in out or not _encodable(key):
+            raise _NotPlain
+        out[key] = _plain(item, field.schema)
+    for field in schema.fields:
+        if field.name not in out:
+            if not (field.default or isinstance(field.schema, Opt)):
+                raise _NotPlain
+            out[field.name] = _default(field.schema)
+    return out
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False  # a lone surrogate: serde_json refuses the \u escape it came from
+    return True
+
+
+def from_str(text: str, schema: Schema) -> Any:
+    """Decode ``text`` as ``schema`` exactly like ``serde_json::from_str`` (the whole text must
+    be one value, surrounded by JSON whitespace only). Returns ``dict`` / ``list`` / ``str`` /
+    ``None`` per the schema. Raises :class:`SerdeJsonError` with serde_json's message; never
+    anything else, whatever the text (positions count UTF-8 bytes).
+
+    A well-formed document is read with Python's ``json`` (about 10x faster) when that reading
+    is certainly serde_json's: standard JSON, typed strings free of lone surrogates, no repeated
+    field, no struct given as an array. Anything else, and every error, is
+    :func:`decode_exact`'s.
+    """
+    try:
+        return _plain(json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_Pairs), schema)
+    except (_NotPlain, ValueError, RecursionError):
+        return decode_exact(text, schema)
