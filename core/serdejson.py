@@ -916,10 +916,12 @@ def _plain(value: Any, schema: Schema) -> Any:
     fields = {f.name: f for f in schema.fields}
     out: dict[str, Any] = {}
     for key, item in value:
+        if not _encodable(key):
+            raise _NotPlain  # every key of a struct is read as a checked string, unknown ones too
         field = fields.get(key)
         if field is None:
             continue  # ignored: Python's json checked the same syntax serde_json's ignore_value does
-        if key in out or not _encodable(key):
+        if key in out:
             raise _NotPlain
         out[key] = _plain(item, field.schema)
     for field in schema.fields:

@@ -732,6 +732,8 @@ INDEX_ERRORS = [
      "lone leading surrogate in hex escape at line 1 column 26"),
     ("leading surrogate then no trailing one", '{"skills":[{"name":"\\ud800\\u0041","files":[]}]}',
      "lone leading surrogate in hex escape at line 1 column 32"),
+    ("lone surrogate in an unknown key (keys are checked strings)", '{"skills":[],"\\ud800":1}',
+     "unexpected end of hex escape at line 1 column 21"),
     ("leading surrogate alone", '{"skills":[{"name":"\\ud800","files":[]}]}',
      "unexpected end of hex escape at line 1 column 27"),
     # -- syntax: numbers (de.rs 462-675) --

@@ -168,7 +168,7 @@ _scalars = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=6),
     st.sampled_from(["SKILL.md", "\ud800", "\udc00x", "a\u0301", ""]),
 )
-_keys = st.sampled_from(["skills", "name", "files", "version", "x", "ski\u0301lls"])
+_keys = st.sampled_from(["skills", "name", "files", "version", "x", "ski\u0301lls", "\udc00"])
 _values = st.recursive(
     _scalars,
     lambda inner: st.one_of(st.lists(inner, max_size=4), st.builds(Obj, st.lists(st.tuples(_keys, inner), max_size=4))),
@@ -176,10 +176,10 @@ _values = st.recursive(
 )
 _names = st.one_of(st.text(max_size=4), st.sampled_from(["\ud800", "ok"]))
 _entry = st.builds(Obj, st.lists(st.tuples(
-    st.sampled_from(["name", "files", "version", "x"]),
+    st.sampled_from(["name", "files", "version", "x", "\ud800"]),
     st.one_of(_names, st.lists(_names, max_size=2), st.none(), st.integers(0, 3)),
 ), max_size=4))
-_index = st.builds(Obj, st.lists(st.tuples(st.sampled_from(["skills", "x"]), st.lists(_entry, max_size=3)), max_size=3))
+_index = st.builds(Obj, st.lists(st.tuples(st.sampled_from(["skills", "x", "\ud800"]), st.lists(_entry, max_size=3)), max_size=3))
 
 
 def _dump(value: object) -> str:
