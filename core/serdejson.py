@@ -31,6 +31,7 @@ default features: no ``float_roundtrip``, no ``arbitrary_precision``), serde_cor
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -119,6 +120,27 @@ class SerdeJsonError(ValueError):
 # categories Cc Cf Cs Co Cn Zl Zp Zs, except the space itself.
 _NOT_PRINTABLE = regex.compile(r"[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}--\x20]", regex.V1)
 _GRAPHEME_EXTEND = regex.compile(r"\p{Grapheme_Extend}")
+# Characters the regex module's Unicode data assigns that Rust's (Unicode 17.0, rustc 1.95)
+# does not, so Rust escapes them as unassigned: found by printing every code point with Rust's
+# {:?} (serde_json's own error text) and comparing.
+_UNASSIGNED_IN_RUST = (
+    (0x00558, 0x00558), (0x0058B, 0x0058C), (0x0208F, 0x0208F), (0x0209D, 0x0209F), (0x020C2, 0x020C4),
+    (0x02E60, 0x02E63), (0x0A7DD, 0x0A7DD), (0x0A7E2, 0x0A7E2), (0x0AB6C, 0x0AB6D), (0x107BB, 0x107BF),
+    (0x10EC9, 0x10ECA), (0x10ED9, 0x10EEE), (0x11B0A, 0x11B0A), (0x11DF1, 0x11DF1), (0x1246F, 0x1246F),
+    (0x12475, 0x1247F), (0x12550, 0x12686), (0x18CD6, 0x18CDA), (0x18D1F, 0x18D20), (0x18E00, 0x19191),
+    (0x191A0, 0x191D2), (0x1B123, 0x1B128), (0x1B168, 0x1B168), (0x1CED2, 0x1CED4), (0x1CEDD, 0x1CEDF),
+    (0x1CEF1, 0x1CEFD), (0x1D1EB, 0x1D1FF), (0x1D253, 0x1D25A), (0x1D25D, 0x1D25E), (0x1D260, 0x1D27F),
+    (0x1D6A6, 0x1D6A6), (0x1DB00, 0x1DB1C), (0x1DF1F, 0x1DF24), (0x1DF2B, 0x1DF81), (0x1DF90, 0x1DF96),
+    (0x1DFCD, 0x1DFFF), (0x1F1AE, 0x1F1AE), (0x1F6D9, 0x1F6D9), (0x1F7DA, 0x1F7DB), (0x1F7F1, 0x1F7FF),
+    (0x1FA8B, 0x1FA8D), (0x1FACC, 0x1FACC), (0x1FADD, 0x1FADD), (0x1FAEB, 0x1FAEB), (0x1FAF9, 0x1FAFA),
+    (0x2B81E, 0x2B81E), (0x3D000, 0x3FC3F),
+)
+_UNASSIGNED_STARTS = tuple(a for a, _ in _UNASSIGNED_IN_RUST)
+
+
+def _unassigned_in_rust(ch: str) -> bool:
+    at = bisect.bisect_right(_UNASSIGNED_STARTS, ord(ch)) - 1
+    return at >= 0 and ord(ch) <= _UNASSIGNED_IN_RUST[at][1]
 _DEBUG_BACKSLASH = {"\0": "\\0", "\t": "\\t", "\r": "\\r", "\n": "\\n", "\\": "\\\\", '"': '\\"'}
 
 
@@ -132,7 +154,7 @@ def rust_debug_str(text: str) -> str:
             out.append(esc)
         elif ch < "\x7f" and ch >= " ":
             out.append(ch)
-        elif _GRAPHEME_EXTEND.match(ch) or _NOT_PRINTABLE.match(ch):
+        elif _GRAPHEME_EXTEND.match(ch) or _NOT_PRINTABLE.match(ch) or _unassigned_in_rust(ch):
             out.append(f"\\u{{{ord(ch):x}}}")
         else:
             out.append(ch)

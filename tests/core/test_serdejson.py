@@ -45,6 +45,7 @@ from skillshelf.core.serdejson import (
         ("\ue000\U000e0001", '"\\u{e000}\\u{e0001}"'),  # Co, Cf
         ("\u0378", '"\\u{378}"'),  # unassigned (Cn)
         ("\ufffd", '"\ufffd"'),
+        ("\u20c1\u20c2", '"\u20c1\\u{20c2}"'),  # Rust has Unicode 17: U+20C1 is assigned, U+20C2 is not
     ],
 )
 def test_strings_are_printed_as_rust_debug_prints_them(text: str, debug: str) -> None:
