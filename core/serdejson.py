@@ -9,8 +9,9 @@ The Rust type is described by a small schema: :class:`Struct` (``#[derive(Deseri
 ``serde_json::Error``'s Display: ``<reason> at line L column C``.
 
 Behaviour reproduced from serde_json 1.0.150 (``src/de.rs``, ``src/read.rs``, ``src/error.rs``,
-default features: no ``float_roundtrip``, no ``arbitrary_precision``), serde_core's
-``Unexpected`` Display and serde_derive's generated ``visit_seq`` / ``visit_map``:
+default features: no ``float_roundtrip``, no ``arbitrary_precision``; Zuno locks 1.0.151),
+serde_core's ``Unexpected`` Display and serde_derive's generated ``visit_seq`` / ``visit_map``,
+and checked against serde_json built from that source:
 
 - Positions: ``line`` is 1 + the number of ``\\n`` before the line start; ``column`` is the
   number of *bytes* (UTF-8) between the line start and the index (``position_of_index``).

@@ -679,7 +679,8 @@ def test_z146_index_document_tolerates_unknown_keys_and_missing_version() -> Non
 
 # Every way an index can be malformed, with the exact text Zuno's
 # `serde_json::from_str::<IndexDocument>(&body)` gives (serde_json 1.0.150; Zuno locks 1.0.151).
-# Each expectation was worked out by hand from the source, not from skillshelf's output:
+# Each expectation was worked out by hand from the source, not from skillshelf's output, then
+# checked against serde_json 1.0.150 / serde 1.0.228 built from source (same text for every row):
 # - wording: serde_json src/error.rs 349-387 (`ErrorCode` Display), 405-417 (`<reason> at line L
 #   column C`), 440-479 (`invalid type: <unexp>, expected <exp>`; `null`; floats via zmij);
 #   serde_core src/de/mod.rs 401-425 (`Unexpected` Display: `string {:?}`, `sequence`, `map`),
