@@ -15,14 +15,17 @@ families it uses — frontmatter, sidecars, configuration, render, tool — live
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from skillshelf.core.config import load_config
 from skillshelf.core.hosts.base import Feature, HostContext, HostLabels, RootPlan, SkillToolLike, ToolCatalog, Verdict
-from skillshelf.core.hosts.zuno.build import ZunoSession
 from skillshelf.core.hosts.zuno.pack import PACK_VERSION
 from skillshelf.core.hosts.zuno.roots import git_worktree, uncovered_folders, zuno_roots
 from skillshelf.core.model import Diagnostic, Severity, Source
 from skillshelf.core.resolve import NATIVE_COMMANDS
+
+if TYPE_CHECKING:
+    from skillshelf.core.hosts.zuno.build import ZunoSession
 
 __all__ = ["ZUNO", "ZunoHost", "ZunoSession"]
 
@@ -58,6 +61,8 @@ class ZunoHost:
 
     def open(self, context: HostContext) -> ZunoSession:
         """A :class:`ZunoSession` over ``context`` (with this host's parse cache of it)."""
+        from skillshelf.core.hosts.zuno.build import ZunoSession  # (a kept output's proof needs no build)
+
         return ZunoSession(context, cache=context.parse_cache(self.name, self.version))
 
     def roots(self, context: HostContext) -> RootPlan:
@@ -99,3 +104,12 @@ class ZunoHost:
 
 #: The registered instance.
 ZUNO = ZunoHost()
+
+
+def __getattr__(name: str) -> Any:
+    """``ZunoSession``, imported when first asked for."""
+    if name == "ZunoSession":
+        from skillshelf.core.hosts.zuno.build import ZunoSession
+
+        return ZunoSession
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
