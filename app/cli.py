@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
+from skillshelf.app.keptrun import KEPT_COMMANDS
 from skillshelf.app.output import print_json, safe_output
 from skillshelf.core.hosts import DEFAULT_HOST_NAME, host_names
 
@@ -138,8 +139,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``skillshelf`` console script; returns the process exit code."""
     safe_output()  # no skill text can make a write fail or emit invalid UTF-8 (SPEC C2)
+    typed = list(sys.argv[1:] if argv is None else argv)
+    if typed and typed[0] in KEPT_COMMANDS:
+        from skillshelf.app.keptrun import replay
+
+        kept = replay(typed)  # the same command over provably the same inputs: its kept output
+        if kept is not None:
+            return kept
     parser = build_parser()
-    ns = merged_options(parser.parse_args(argv))
+    ns = merged_options(parser.parse_args(typed))
     if ns.version:
         from skillshelf import __version__
 
@@ -150,12 +158,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_tui(ns)
     one_shot = getattr(ns, "one_shot", True)
+    collecting = gc.isenabled()
     if one_shot:
         from skillshelf.core import parsecache
 
         parsecache.FREEZE_LOADED = True  # the process ends with the command (parsecache says why)
+        # A command builds its objects and ends: the collector's passes over them find no cycles
+        # to free (peak RSS of index, debug and compare at 10,000 skills is the same without
+        # them) and cost a tenth of a cold `index`. Memory freed by reference counting is
+        # unaffected.
+        gc.disable()
+    keeper = None
+    if one_shot:
+        from skillshelf.app.keptrun import Keeper, keepable
+
+        keeper = Keeper(typed, ns) if keepable(ns) else None
     try:
-        code = _run_json(ns) if getattr(ns, "json", False) else int(ns.run(ns) or 0)
+        with keeper if keeper is not None else contextlib.nullcontext():
+            code = _run_json(ns) if getattr(ns, "json", False) else int(ns.run(ns) or 0)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -164,7 +184,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if one_shot:  # (a caller running main() in its own long process gets its collector back)
             parsecache.FREEZE_LOADED = False
             gc.unfreeze()
+            if collecting:
+                gc.enable()
     finish_cache_writes(getattr(ns, "save_wait", None))
+    if keeper is not None:
+        keeper.keep(code)  # after the output: keeping it never delays what was asked for
     return code
 
 

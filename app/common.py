@@ -81,8 +81,12 @@ def context_from(ns: Namespace, *, env: Mapping[str, str] | None = None, pull_re
     cache = None
     if not ns.no_cache:
         cache = workspace_cache(default_cache_dir(environ.xdg_cache_home), cwd, environ, paths, config_files)
-    return HostContext(cwd=cwd, env=environ, paths=paths, config_files=config_files,
-                       context_window=ns.context_window, pull_remote=pull_remote, cache=cache)
+    context = HostContext(cwd=cwd, env=environ, paths=paths, config_files=config_files,
+                          context_window=ns.context_window, pull_remote=pull_remote, cache=cache)
+    from skillshelf.app.keptrun import watch_context
+
+    watch_context(context)  # a command whose output is kept names the workspace it read
+    return context
 
 
 def open_catalog(ns: Namespace, *, env: Mapping[str, str] | None = None, pull_remote: bool = True,

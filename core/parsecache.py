@@ -160,6 +160,10 @@ class ParseCache:
         self.misses = 0
         #: whole-build states handed back by :meth:`load_state`
         self.state_hits = 0
+        #: What the host's latest first build depended on, when all of it can be proved again
+        #: later (host-defined, marshal-able; ``None``: nothing to prove): set by the host, read
+        #: by whoever keeps the command's output (:mod:`skillshelf.core.keptoutput`).
+        self.output_proof: object | None = None
 
     # ---- reading the file
     def _load(self) -> dict[tuple[str, str, str], tuple[StatKey, object]]:

@@ -112,13 +112,16 @@ class ScanSeen:
     :func:`scan` to have it filled): ``canon`` the canonical scan directory, ``listed`` every
     directory listed (as spelled), ``links`` every symlink entry met with :func:`link_key` as the
     walk saw it; ``exact`` is False when the result also depends on something not recorded here
-    (an unreadable folder, a pruned dot folder that was counted, a missing scan directory)."""
+    (an unreadable folder, a pruned dot folder that was counted, a scan directory that is not a
+    directory); ``absent``: the scan directory did not exist (no entry of that name, so the
+    result is empty and has no warning)."""
 
     def __init__(self) -> None:
         self.canon = ""
         self.listed: list[str] = []
         self.links: list[tuple[str, str, int, str]] = []
         self.exact = False
+        self.absent = False
 
 
 def link_key(path: str, name: str) -> tuple[int, str]:
@@ -330,6 +333,8 @@ def scan(scan_dir: str, *, dot: bool, seen: ScanSeen | None = None) -> ScanResul
     except FileNotFoundError:
         if os.path.islink(scan_dir):
             walk.broken(scan_dir)
+        elif seen is not None:
+            seen.absent = True
         return ScanResult((), tuple(walk.warnings))
     except NotADirectoryError:
         return EMPTY_SCAN

@@ -15,7 +15,8 @@ from skillshelf.core.hosts.base import Host
 if TYPE_CHECKING:
     DEFAULT_HOST: Host
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_HOST_NAME", "HOSTS", "UnknownHostError", "get_host", "host_names", "next_host"]
+__all__ = ["DEFAULT_HOST", "DEFAULT_HOST_NAME", "HOSTS", "UnknownHostError", "get_host", "host_names", "next_host",
+           "output_proof_holds"]
 
 #: Every host: name → (module, registered instance), in registry order. A host's module is
 #: imported the first time the host is asked for (start-up reads only what it uses).
@@ -26,6 +27,12 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "codex": ("skillshelf.core.hosts.codex", "CODEX"),
     "opencode": ("skillshelf.core.hosts.opencode", "OPENCODE"),
     "gemini": ("skillshelf.core.hosts.gemini", "GEMINI"),
+}
+
+#: Hosts whose first build records what it depended on (``ParseCache.output_proof``) → the module
+#: whose ``holds(proof, environment)`` proves such a record again without building.
+_OUTPUT_PROOFS: dict[str, str] = {
+    "zuno": "skillshelf.core.hosts.zuno.proof",
 }
 
 #: The name of the host used when none is named.
@@ -98,3 +105,15 @@ def next_host(host: Host) -> Host:
     names = host_names()
     i = names.index(host.name) if host.name in names else -1
     return HOSTS[names[(i + 1) % len(names)]]
+
+
+def output_proof_holds(name: str, proof: object, env: Mapping[str, str]) -> bool:
+    """True when host ``name``'s recorded ``proof`` (``ParseCache.output_proof`` of a first build)
+    still holds in the process environment ``env``: a first build now would produce exactly the
+    generation that build produced (:mod:`skillshelf.core.keptoutput`). False for a host that
+    records none, and for anything that cannot be proved. Never raises."""
+    module = _OUTPUT_PROOFS.get(name)
+    if module is None:
+        return False
+    holds = importlib.import_module(module).holds
+    return bool(holds(proof, dict(env)))

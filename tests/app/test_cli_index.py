@@ -180,6 +180,8 @@ def test_a_warm_run_prints_what_a_cold_one_and_no_cache_print_and_leaves_the_col
     """A one-shot command freezes what it loads from the cache (parsecache.FREEZE_LOADED) and
     gives the collector back when it returns; the output is the same cold, warm and uncached."""
     import gc
+    import os
+    import shutil
     import time
 
     from skillshelf.core import parsecache
@@ -195,6 +197,8 @@ def test_a_warm_run_prints_what_a_cold_one_and_no_cache_print_and_leaves_the_col
         return real(*args, **kwargs)
 
     monkeypatch.setattr(parsecache, "_read_file", spy)
+    # without the kept output of the first run (printed again without building: test_cli_kept_output)
+    shutil.rmtree(os.path.join(os.environ["XDG_CACHE_HOME"], "skillshelf", "output"))
     warm = run_cli(capsys, "--cwd", workspace["proj"])
     assert loaded and all(loaded)  # the kept build was read, with freezing asked for
     assert not parsecache.FREEZE_LOADED and gc.get_freeze_count() == 0

@@ -188,12 +188,11 @@ def test_a_warm_start_walks_only_the_roots_that_changed(tmp_path, monkeypatch):
 
     monkeypatch.setattr(build, "scan", counting)
     assert session_cache(opened(tree, cache_dir)).state_hits == 1
-    assert walked == [f"{tree.home}/.config/zuno/skill"]  # missing: never proved, walking it costs nothing
-    walked.clear()
+    assert walked == []  # the missing root too: proved by its absence
     write(f"{tree.agents}/added/SKILL.md", skill("added"))
     settle_clock()
     cat = opened(tree, cache_dir)
-    assert walked == [tree.agents, f"{tree.home}/.config/zuno/skill"]
+    assert walked == [tree.agents]
     same(cat.current, opened(tree, None).current)
     assert cat.current.by_location(f"{tree.agents}/added/SKILL.md") is not None
 

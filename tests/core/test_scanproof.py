@@ -120,9 +120,26 @@ def test_scans_a_proof_cannot_cover_get_none(tmp_path):
     settle()
     assert proved(root)[1] is None
     assert proved(root, dot=True)[1] is not None  # walked (and listed) with dot=True
-    assert proved(tmp_path / "missing")[1] is None
     (tmp_path / "file").write_text("x")
     assert proved(tmp_path / "file")[1] is None
+    os.symlink(tmp_path / "nowhere", tmp_path / "dangling-root")  # a dangling link is an entry (a warning)
+    result, proof = proved(tmp_path / "dangling-root")
+    assert proof is None and [w.kind for w in result.warnings] == ["broken-symlink"]
+
+
+def test_a_missing_scan_directory_is_proved_by_its_absence(tmp_path):
+    missing = tmp_path / "missing" / "skill"
+    result, proof = proved(missing)
+    assert result == scan(str(missing), dot=False) and not result.matches and not result.warnings
+    assert proof is not None and proof.absent and proof.holds()
+    (tmp_path / "missing").mkdir()
+    assert proof.holds()  # the parent appearing changes nothing: still no such entry
+    os.symlink(tmp_path / "nowhere", missing)
+    assert not proof.holds()  # a dangling link now: a scan would warn about it
+    os.remove(missing)
+    write(missing / "a" / "SKILL.md")
+    assert not proof.holds()
+    assert scan(str(missing), dot=False).matches
 
 
 def test_an_unreadable_folder_gives_no_proof(tmp_path, monkeypatch):

@@ -15,7 +15,7 @@ families it uses — frontmatter, sidecars, configuration, render, tool — live
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skillshelf.core.hosts.base import Feature, HostContext, HostLabels, RootPlan, SkillToolLike, ToolCatalog, Verdict
 from skillshelf.core.hosts.zuno.pack import PACK_VERSION
@@ -27,15 +27,6 @@ if TYPE_CHECKING:  # the session machinery (configuration, YAML, walks) is impor
     from skillshelf.core.hosts.zuno.build import ZunoSession
 
 __all__ = ["ZUNO", "ZunoHost", "ZunoSession"]
-
-
-def __getattr__(name: str) -> object:
-    """``ZunoSession``, imported on first access."""
-    if name == "ZunoSession":
-        from skillshelf.core.hosts.zuno.build import ZunoSession
-
-        return ZunoSession
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ZunoHost:
@@ -69,7 +60,7 @@ class ZunoHost:
 
     def open(self, context: HostContext) -> ZunoSession:
         """A :class:`ZunoSession` over ``context`` (with this host's parse cache of it)."""
-        from skillshelf.core.hosts.zuno.build import ZunoSession
+        from skillshelf.core.hosts.zuno.build import ZunoSession  # (a kept output's proof needs no build)
 
         return ZunoSession(context, cache=context.parse_cache(self.name, self.version))
 
@@ -115,3 +106,12 @@ class ZunoHost:
 
 #: The registered instance.
 ZUNO = ZunoHost()
+
+
+def __getattr__(name: str) -> Any:
+    """``ZunoSession``, imported when first asked for."""
+    if name == "ZunoSession":
+        from skillshelf.core.hosts.zuno.build import ZunoSession
+
+        return ZunoSession
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

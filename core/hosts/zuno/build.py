@@ -22,7 +22,6 @@ file, and the result is exactly a fresh build's.
 from __future__ import annotations
 
 import os
-import stat as stat_mod
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -30,10 +29,9 @@ from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from skillshelf.core import parsecache
 from skillshelf.core.agents import AgentSetup, agent_view
 from skillshelf.core.budget import index_budget_chars, selected_budget_bytes
-from skillshelf.core.config import Config, RuleEntry, load_config
+from skillshelf.core.config import Config, RuleEntry
 from skillshelf.core.digest import DigestCache, cached_digest, is_host_warning
 from skillshelf.core.discovery import Match, discover
 from skillshelf.core.hosts.base import (
@@ -53,7 +51,19 @@ from skillshelf.core.hosts.zuno.builtins import BuiltinPack, builtin_pack
 from skillshelf.core.hosts.zuno.installed import POLICY_TOKENS, ZunoTexts, policy_marker, zuno_texts
 from skillshelf.core.hosts.zuno.natives import DEFAULT_AGENT, agent_names, agent_setup
 from skillshelf.core.hosts.zuno.prompt import budget_rule, selected_rule, zuno_catalog
-from skillshelf.core.hosts.zuno.roots import git_worktree, uncovered_folders, zuno_roots, zuno_watch_roots
+from skillshelf.core.hosts.zuno.proof import (
+    DirKeys,
+    dir_keys,
+    file_identity,
+    inputs_digest,
+    models_file,
+    record,
+    workspace_config,
+    workspace_hints,
+    workspace_roots,
+    zuno_executable,
+)
+from skillshelf.core.hosts.zuno.roots import git_worktree, zuno_watch_roots
 from skillshelf.core.hosts.zuno.selection import selection_facts
 from skillshelf.core.hosts.zuno.window import resolve_window
 from skillshelf.core.incremental import edited_locations, plan_patch
@@ -68,11 +78,11 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
-from skillshelf.core.parsecache import NO_CACHE, ParseCache, StatKey, stat_key
+from skillshelf.core.parsecache import NO_CACHE, ParseCache
 from skillshelf.core.paths import canonical
 from skillshelf.core.scan import ScanResult, ScanSeen, scan
 from skillshelf.core.scanproof import ScanProof, prove
-from skillshelf.core.sidecar import SIDECAR_DIR, Sidecar, read_sidecars, sidecar_paths
+from skillshelf.core.sidecar import Sidecar, read_sidecars, sidecar_paths
 
 if TYPE_CHECKING:
     from skillshelf.core.frontmatter import SkillParse
@@ -145,7 +155,7 @@ class _Snapshot:
 #: What a skill directory's files were when read (:func:`_dir_keys`): the ``SKILL.md`` key, then
 #: (when an ``agents/`` entry exists) each sidecar's key or ``"missing"``; ``None``: not to be
 #: trusted next time (racy, not a regular file, unreadable).
-_DirKeys = tuple["StatKey | str", ...] | None
+_DirKeys = DirKeys
 
 #: :meth:`ParseCache.keep_state` kind of the kept first build.
 _KEPT = "zuno-first-build"
@@ -169,46 +179,11 @@ class _Kept:
     proofs: tuple[ScanProof | None, ...] = ()
 
 
-def _file_key(path: str, now_ns: int) -> StatKey | str | None:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return "missing"
-    except (OSError, ValueError):
-        return None
-    if not stat_mod.S_ISREG(st.st_mode) or now_ns - max(st.st_mtime_ns, st.st_ctime_ns) < parsecache.RACY_NS:
-        return None
-    return stat_key(st)
-
-
-def _lexists(path: str) -> bool:
-    """:func:`os.path.lexists` without an exception for the usual answer (no ``agents/``)."""
-    try:
-        return os.access(path, os.F_OK, follow_symlinks=False)
-    except (OSError, ValueError, NotImplementedError):
-        return os.path.lexists(path)
-
-
 def _dir_keys(m: Match, now_ns: int, listed: _DirKeys | bool = False) -> _DirKeys:
-    """The identity keys of what :func:`_read` reads for ``m``: its ``SKILL.md`` (canonical) and,
-    when ``agents/`` exists beside it, both sidecar files (as spelled: they are read so). A file
-    younger than the racy window (:data:`skillshelf.core.parsecache.RACY_NS`) is never trusted.
-    ``listed``: the keys kept for ``m`` when its folder's listing is proved unchanged
-    (:mod:`skillshelf.core.scanproof`) — then whether ``agents/`` exists is known already."""
-    skill = _file_key(m.canonical, now_ns)
-    if skill is None or skill == "missing":
-        return None
-    skill_dir = m.location.rsplit("/", 1)[0] or "/"
-    if isinstance(listed, tuple) and len(listed) == 1:
-        return (skill,)  # no agents/ entry then, and the listing is the same
-    if not _lexists(f"{skill_dir}/{SIDECAR_DIR}" if skill_dir != "/" else f"/{SIDECAR_DIR}"):
-        return (skill,)
-    shared, native = sidecar_paths(skill_dir)
-    a = _file_key(shared, now_ns)
-    b = _file_key(native, now_ns)
-    if a is None or b is None:
-        return None
-    return (skill, a, b)
+    """The identity keys of what :func:`_read` reads for ``m`` (:func:`.proof.dir_keys`: its
+    ``SKILL.md`` and, when ``agents/`` exists beside it, both sidecars). ``listed``: the keys
+    kept for ``m`` when its folder's listing is proved unchanged."""
+    return dir_keys(m.location, m.canonical, sidecar_paths, now_ns, listed)
 
 
 class ZunoSession:
@@ -231,6 +206,7 @@ class ZunoSession:
         self._deferred = False
         self._snap: _Snapshot | None = None
         self._texts: ZunoTexts | None = None
+        self._texts_identity: tuple[object, ...] | None = None
         self._pack: BuiltinPack | None = None
         self._window: ContextWindow = flag_window(context.context_window)
         self._cache = cache
@@ -249,6 +225,8 @@ class ZunoSession:
     def texts(self) -> ZunoTexts:
         """What was read from an installed Zuno (read once, at the first build)."""
         if self._texts is None:
+            # what the texts are read from, taken before they are read (the kept-output proof)
+            self._texts_identity = file_identity(zuno_executable(self._context.env), time.time_ns())
             self._texts = zuno_texts(self._context.env)
         return self._texts
 
@@ -345,16 +323,6 @@ class ZunoSession:
         """The worktree, confirmed with git as Zuno does (conformance Z-T)."""
         return git_worktree(self._context.cwd, self._context.env)
 
-    def _load_config(self) -> Config:
-        ctx = self._context
-        return load_config(
-            cwd=ctx.cwd,
-            worktree=self.worktree(),
-            home=ctx.env.home,
-            xdg_config_home=ctx.env.xdg_config_home,
-            env=ctx.env.vars,
-            extra_files=ctx.config_files,
-        )
 
     def _pull_remote(self, urls: Sequence[str]) -> None:
         if self._pulled:
@@ -379,14 +347,13 @@ class ZunoSession:
         paths → the incremental rebuild (same result). ``watch_warnings`` are published last."""
         ctx = self._context
         worktree = self.worktree()
-        config = self._load_config()
+        config = workspace_config(ctx.cwd, ctx.env, ctx.config_files, worktree)
         self.config = config
+        models_identity = file_identity(models_file(ctx.env, ctx.cwd), time.time_ns()) if previous is None else None
         self._window = resolve_window(config, ctx.env, ctx.cwd, flag=ctx.context_window)
         self._pull_remote(config.urls)
 
-        roots, root_warnings = zuno_roots(
-            ctx.env, ctx.cwd, paths=config.paths + ctx.paths, remote_dirs=self._remote_dirs, worktree=worktree
-        )
+        roots, root_warnings = workspace_roots(ctx.cwd, ctx.env, ctx.paths, config, self._remote_dirs, worktree)
         snap = self._snap
         if previous is None or snap is None or not snap.valid_for(previous):
             snap = None
@@ -449,7 +416,7 @@ class ZunoSession:
                 reuse = {m.canonical: m for m in kept.matches}
             found = discover(roots, scans=root_scans, reuse=reuse)
             matches, scan_warnings = found.matches, list(found.warnings)
-        hints = uncovered_folders(ctx.env, ctx.cwd, roots, worktree=worktree)
+        hints = workspace_hints(ctx.cwd, ctx.env, roots, worktree)
         keys: dict[str, _DirKeys] | None = None
         if previous is None and self._cache.enabled and self._cache.file:
             now = time.time_ns()  # before anything is read (a file changed while read is read again next time)
@@ -530,6 +497,22 @@ class ZunoSession:
                     or tuple(proofs) != kept.proofs):
                 self._cache.keep_state(_KEPT, _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
                                                     tuple(digest_cache.values()), tuple(proofs)))
+            self._cache.output_proof = None
+            texts_identity = self._texts_identity
+            if (texts_identity is not None and models_identity is not None and not ctx.defer_pull
+                    and not (config.urls and ctx.pull_remote)):
+                inputs = (ctx.cwd, tuple(ctx.paths), tuple(ctx.config_files), ctx.context_window, ctx.pull_remote,
+                          texts_identity, models_identity)
+                self._cache.output_proof = record(
+                    context=inputs,
+                    digest=inputs_digest(worktree=worktree, config=config, roots=roots, root_warnings=root_warnings,
+                                         hints=hints, context=inputs),
+                    proofs=proofs,
+                    locations=[m.location for m in matches],
+                    canonicals=[m.canonical for m in matches],
+                    sidecars=[sidecar_paths(m.location.rsplit("/", 1)[0] or "/")
+                              if (k := keys[m.location]) is not None and len(k) > 1 else ("", "") for m in matches],
+                    keys=[keys[m.location] for m in matches])
         return gen
 
     def _kept(self, roots: tuple[Root, ...]) -> _Kept | None:
@@ -571,17 +554,13 @@ class ZunoSession:
         )
 
 
-def _slim(parse: SkillParse) -> SkillParse:
-    """``parse`` without its body and split: a generation never holds skill bodies (the tool
-    and the views read them from the file when they are shown)."""
-    return replace(parse, body="", split=None) if parse.body or parse.split is not None else parse
-
-
 def _read_skill(location: str) -> SkillParse:
     # the YAML reader is imported when a file is read: a warm start over an unchanged tree reads none
     from skillshelf.core.frontmatter import parse_skill_file
 
-    return _slim(parse_skill_file(location, location=location))
+    # slim: a generation never holds skill bodies (the tool and the views read them from the file
+    # when they are shown), and the parse cache keeps no file's text
+    return parse_skill_file(location, location=location, slim=True)
 
 
 def _read(m: Match, cache: ParseCache) -> _Parsed:
