@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 import weakref
 
 from skillshelf.app.collector import collector_paused, thaw
@@ -70,3 +71,16 @@ def test_a_cycle_dropped_during_the_pause_is_collected_not_frozen():
     assert gone() is None  # collected when the pause ended
     assert kept.me is kept
     thaw()
+
+
+def test_a_pause_longer_than_its_limit_gives_the_collector_back_and_freezes_nothing():
+    """A cold start (every file read) outlasts the limit: the collector runs again then, as
+    it would without the pause, and nothing is frozen at the end."""
+    thaw()
+    with collector_paused(limit=0.05):
+        assert not gc.isenabled()
+        deadline = time.monotonic() + 30
+        while not gc.isenabled() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
