@@ -163,10 +163,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_tui(ns)
     one_shot = getattr(ns, "one_shot", True)
+    collecting = gc.isenabled()
     if one_shot:
         from skillshelf.core import parsecache
 
         parsecache.FREEZE_LOADED = True  # the process ends with the command (parsecache says why)
+        # A command builds its objects and ends: the collector's passes over them find no cycles
+        # to free (peak RSS of index, debug and compare at 10,000 skills is the same without
+        # them) and cost a tenth of a cold `index`. Memory freed by reference counting is
+        # unaffected.
+        gc.disable()
     keeper = None
     if one_shot:
         from skillshelf.app.keptrun import Keeper, keepable
@@ -183,6 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if one_shot:  # (a caller running main() in its own long process gets its collector back)
             parsecache.FREEZE_LOADED = False
             gc.unfreeze()
+            if collecting:
+                gc.enable()
     finish_cache_writes(getattr(ns, "save_wait", None))
     if keeper is not None:
         keeper.keep(code)  # after the output: keeping it never delays what was asked for

@@ -49,8 +49,12 @@ highlighting); empty when the match was outside the name or cannot be located.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+import threading
+from array import array
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from itertools import compress, count, repeat
+from operator import contains
 from typing import Any, NamedTuple
 
 from rapidfuzz import process
@@ -85,10 +89,9 @@ _MEMO = 32
 #: ``test-driven-development``); one character for one, so positions (spans) stay the same.
 _SPACED = str.maketrans("-_./:", "     ")
 _TEXT_WORD = re.compile(r"\w+")
-
-
-#: One ranked hit: row, score, and its spans when the ranking already knows them (fuzzy hits).
-_Ranked = tuple[int, float, "tuple[tuple[int, int], ...] | None"]
+#: Letters after each word start of a name indexed for the near-miss candidates (queries allowing
+#: fewer typos than this use the index).
+_OFFSETS = 3
 
 
 class FilterHit(NamedTuple):
@@ -103,6 +106,9 @@ class FilterHit(NamedTuple):
 def keywords_of(frontmatter: Any) -> tuple[str, ...]:
     """The string items of ``keywords`` and ``tags`` lists in a frontmatter mapping (top level,
     then under ``metadata``). Anything that is not a list of strings is ignored (never raises)."""
+    if isinstance(frontmatter, dict) and not ("keywords" in frontmatter or "tags" in frontmatter
+                                              or "metadata" in frontmatter):
+        return ()
     out: list[str] = []
     if not isinstance(frontmatter, dict):
         try:
@@ -123,11 +129,13 @@ def keywords_of(frontmatter: Any) -> tuple[str, ...]:
 
 def _text_of(item: Source | Rejected) -> str:
     """Everything but the name that a query may match, casefolded, newline-joined."""
-    parts: list[str] = []
+    keywords = keywords_of(item.frontmatter)
     if isinstance(item, Source):
-        parts.extend(v for v in (item.description, item.short_description, item.display_name) if v)
-    parts.extend(keywords_of(item.frontmatter))
-    return "\n".join(parts).casefold()
+        parts = [v for v in (item.description, item.short_description, item.display_name) if v]
+        if keywords:
+            parts.extend(keywords)
+        return "\n".join(parts).casefold() if len(parts) != 1 else parts[0].casefold()
+    return "\n".join(keywords).casefold()
 
 
 def _span(name: str, name_cf: str, start: int, length: int) -> tuple[tuple[int, int], ...]:
@@ -135,6 +143,15 @@ def _span(name: str, name_cf: str, start: int, length: int) -> tuple[tuple[int, 
     if len(name_cf) != len(name) or start < 0:
         return ()
     return ((start, start + length),)
+
+
+def _spaced(text: str) -> str:
+    """``text`` with the word separators of names as spaces (``str.translate`` with
+    :data:`_SPACED`, several times faster)."""
+    for ch in "-_./:":
+        if ch in text:
+            text = text.replace(ch, " ")
+    return text
 
 
 def _word_starts(name_cf: str) -> list[int]:
@@ -152,12 +169,15 @@ def _at_word_start(name_cf: str, needle: str) -> int:
 
 class FilterIndex:
     """The rows of one generation, prepared once for many queries: casefolded names, the starts of
-    their words, and the rows' words (name and text) and texts each joined into one string, so
-    a keystroke runs a few ``str.find`` scans instead of a loop per row.
+    their words, each name's word tails and each row's other text, so a keystroke runs a few
+    C-speed passes (``in`` and compiled patterns mapped over the rows) instead of Python work per
+    row.
 
     ``FilterIndex(rows).search(query, limit)`` equals ``filter_sources(rows, query, limit)``;
     the TUI keeps one per generation so each keystroke only does the matching; :meth:`count` is
-    the number of hits without a limit.
+    the number of hits without a limit. :meth:`prepare` builds what only fuzzy queries use (the
+    vocabulary, the short name words by length) ahead of time, e.g. in a background thread;
+    otherwise the first query needing it builds it.
     """
 
     def __init__(self, sources: Sequence[Source | Rejected]) -> None:
@@ -167,52 +187,136 @@ class FilterIndex:
         #: per row: where the words of the name start
         self.starts: list[tuple[int, ...]] = []
         #: per row: each word of the name to the end of the name, each after a ``\0`` (one ``in``
-        #: test tells whether a word of the name starts with a query); kept only joined
-        tails: list[str] = []
-        texts: list[str] = []
+        #: test tells whether a word of the name starts with a query)
+        self._tails: list[str] = []
+        #: per row: everything but the name a query may match (:func:`_text_of`)
+        self._texts: list[str] = []
         for item in sources:
             name = item.name
-            name_cf = name.casefold().translate(_SPACED)
-            starts = tuple(_word_starts(name_cf))
+            name_cf = _spaced(name.casefold())
+            words = name_cf.split(" ")
+            if len(words) == 1:  # (most names: one word, or words joined by separators)
+                starts: tuple[int, ...] = (0,) if name_cf else ()
+                tails = _SEP + name_cf if name_cf else ""
+            else:
+                at: list[int] = []
+                pos = 0
+                for word in words:
+                    if word:
+                        at.append(pos)
+                    pos += len(word) + 1
+                starts = tuple(at)
+                tails = "".join([_SEP + name_cf[s:] for s in starts])
             self.names.append(name)
             self.names_cf.append(name_cf)
             self.starts.append(starts)
-            tails.append("".join(_SEP + name_cf[s:] for s in starts))
-            texts.append(_text_of(item))
-        self._texts = _Joined(texts)
-        del texts
-        self._names = _Joined(self.names_cf)
-        self._tails = _Joined(tails)
+            self._tails.append(tails)
+            self._texts.append(_text_of(item))
+        #: rows whose name holds the separator itself (untrusted text): their tails are confirmed
+        self._odd = frozenset(i for i, n in enumerate(self.names_cf) if _SEP in n)
         self._vocabulary: frozenset[str] | None = None
-        self._memo: dict[str, list[_Ranked]] = {}
+        self._vocabulary_by_length: dict[int, list[str]] | None = None
+        self._parts: _NameParts | None = None
+        self._memo: dict[str, _Ranking] = {}
+        #: held while one of the parts :meth:`prepare` builds is built (a query in another
+        #: thread then waits for it instead of building it again)
+        self._building = threading.RLock()
 
     def __len__(self) -> int:
         return len(self.names)
 
+    def prepare(self) -> None:
+        """Build now what the fuzzy tiers use (the vocabulary, the names and name words of the
+        lengths short queries compare), instead of at the first query needing it."""
+        self._name_parts()  # (in the order queries of growing length need them)
+        self._vocab_by_length()
+
     def vocabulary(self) -> frozenset[str]:
         """Every word (``\\w+``) of the rows' names and texts."""
-        if self._vocabulary is None:
-            words: set[str] = set()
-            for joined in (self._texts, self._names):
-                joined.add_words(words)
-            self._vocabulary = frozenset(words)
-        return self._vocabulary
+        vocabulary = self._vocabulary
+        if vocabulary is None:
+            with self._building:
+                vocabulary = self._vocabulary
+                if vocabulary is None:
+                    vocabulary = self._vocabulary = frozenset(_words_of(self._texts) | _words_of(self.names_cf))
+        return vocabulary
 
-    def rows_with_word_prefix(self, w: str) -> set[int]:
-        """Rows where a word of the name or text starts with ``w``; for a ``w`` holding other
-        characters than letters and digits, rows whose text holds it anywhere."""
+    def _vocab_by_length(self) -> dict[int, list[str]]:
+        """:meth:`vocabulary` by word length (characters)."""
+        by_length = self._vocabulary_by_length
+        if by_length is None:
+            with self._building:
+                by_length = self._vocabulary_by_length
+                if by_length is None:
+                    by_length = {}
+                    for word in self.vocabulary():
+                        by_length.setdefault(len(word), []).append(word)
+                    self._vocabulary_by_length = by_length
+        return by_length
+
+    def _short_parts(self) -> dict[int, tuple[dict[int, str], list[str], array[int], array[int]]]:
+        """Per length 2–5 (what a 3–4 character query can be within distance 1 of): the names of
+        that length (row → name) and the words of that length of names, but for a word that is
+        the whole name (word, row, start), in catalog order."""
+        return self._name_parts()[0]
+
+    def _window_at(self) -> tuple[array[int], array[int], dict[tuple[int, str], array[int]]]:
+        """Row and start of every word start of every name (row order, then start order), and
+        for each ``(offset, character)`` with offset 0–2 the positions in those arrays of the
+        word starts with that character that far after them."""
+        return self._name_parts()[1]
+
+    def _name_parts(self) -> _NameParts:
+        """:meth:`_short_parts` and :meth:`_window_at`, made in one pass over the names."""
+        parts = self._parts
+        if parts is not None:
+            return parts
+        with self._building:
+            if self._parts is not None:
+                return self._parts
+            lengths = range(SHORT_QUERY[0] - 1, SHORT_QUERY[1] + 2)
+            short: dict[int, tuple[dict[int, str], list[str], array[int], array[int]]] = {
+                length: ({}, [], array("i"), array("i")) for length in lengths}
+            rows: list[int] = []
+            starts: list[int] = []
+            by_offset: list[defaultdict[str, list[int]]] = [defaultdict(list) for _ in range(_OFFSETS)]
+            for i, (name_cf, word_starts) in enumerate(zip(self.names_cf, self.starts, strict=True)):
+                size = len(name_cf)
+                if size in lengths:
+                    short[size][0][i] = name_cf
+                for s in word_starts:
+                    end = name_cf.find(" ", s)
+                    word = name_cf[s:end] if end >= 0 else name_cf[s:]
+                    if len(word) in lengths and len(word) != size:
+                        _whole, words, word_rows, word_at = short[len(word)]
+                        words.append(word)
+                        word_rows.append(i)
+                        word_at.append(s)
+                    k = len(rows)
+                    rows.append(i)
+                    starts.append(s)
+                    for offset, ch in enumerate(name_cf[s:s + _OFFSETS]):
+                        by_offset[offset][ch].append(k)
+            by_char = {(offset, ch): array("i", ks) for offset, chars in enumerate(by_offset) for ch, ks in chars.items()}
+            parts = self._parts = (short, (array("i", rows), array("i", starts), by_char))
+        return parts
+
+    def rows_with_word_prefix(self, w: str, rows: list[int] | None = None) -> set[int]:
+        """Rows (of ``rows`` only, ascending, when given) where a word of the name or text starts
+        with ``w``; for a ``w`` holding other characters than letters and digits, rows whose
+        text holds it anywhere."""
         if not _TEXT_WORD.fullmatch(w):
-            return self._texts.rows_holding(w)
-        return self._texts.rows_holding(w, word_start=True) | self._names.rows_holding(w, word_start=True)
+            return set(_holding(self._texts, w, rows=rows))
+        return _word_rows(self._texts, w, rows=rows) | _word_rows(self.names_cf, w, rows=rows)
 
-    def rows_with_word(self, word: str) -> set[int]:
-        """Rows whose name or text holds the whole word ``word`` (letters and digits)."""
-        return (self._texts.rows_holding(word, word_start=True, word_end=True)
-                | self._names.rows_holding(word, word_start=True, word_end=True))
+    def rows_with_word(self, word: str, rows: list[int] | None = None) -> set[int]:
+        """Rows (of ``rows`` only, ascending, when given) whose name or text holds the whole word
+        ``word`` (letters and digits)."""
+        return _word_rows(self._texts, word, whole=True, rows=rows) | _word_rows(self.names_cf, word, whole=True, rows=rows)
 
     def _name_word_start(self, i: int, needle: str) -> int:
         """Where a word of row ``i``'s name starts with ``needle`` (the first such), or -1."""
-        if not self._tails.row_holds(i, _SEP + needle):
+        if _SEP + needle not in self._tails[i]:
             return -1
         name_cf = self.names_cf[i]
         # a name may hold the separator itself (untrusted text): confirm at a real word start
@@ -226,15 +330,20 @@ class FilterIndex:
         if limit < 1:
             return []
         words = q.split()
-        return [FilterHit(i, score, spans if spans is not None else self._spans(i, q, words))
-                for i, score, spans in self._ranked(q)[:limit]]
+        ranking = self._ranked(q)
+        out: list[FilterHit] = []
+        for score, rows in ranking.tiers:
+            for i in rows[:limit - len(out)]:
+                out.append(FilterHit(i, score, self._spans(i, q, words)))
+        out.extend(ranking.fuzzy[:limit - len(out)])
+        return out
 
     def count(self, query: str) -> int:
         """How many rows match ``query`` (every row for a blank query)."""
         q = _normal(query)
-        return len(self.names) if not q else len(self._ranked(q))
+        return len(self.names) if not q else self._ranked(q).total
 
-    def _ranked(self, q: str) -> list[_Ranked]:
+    def _ranked(self, q: str) -> _Ranking:
         """Every hit of the normalised query ``q``, best first; the last :data:`_MEMO` queries
         are kept (backspacing and retyping cost nothing)."""
         found = self._memo.get(q)
@@ -245,35 +354,60 @@ class FilterIndex:
             self._memo[q] = found
         return found
 
-    def _rank(self, q: str) -> list[_Ranked]:
-        """The tiers found with ``str.find`` over the joined names, word tails and texts (no
-        Python loop over every row), then the fuzzy tiers over what is left."""
-        names_cf = self.names_cf
+    def _rank(self, q: str) -> _Ranking:
+        """The precise tiers found with C-speed passes over the names, word tails and texts, then
+        the fuzzy tiers over what is left."""
+        names_cf, tails, odd = self.names_cf, self._tails, self._odd
         words = q.split()
-        scored: dict[int, float] = {}
-        for i in self._names.rows_holding(q):
+        tier100: list[int] = []
+        tier99: list[int] = []
+        tier98: list[int] = []
+        tier97: list[int] = []
+        sep_q = _SEP + q
+        confirm = _SEP in q
+        hold = _holding(names_cf, q)
+        for i in hold:
             name_cf = names_cf[i]
             if name_cf == q:
-                scored[i] = 100.0
+                tier100.append(i)
             elif name_cf.startswith(q):
-                scored[i] = 99.0
-            elif self._name_word_start(i, q) >= 0:
-                scored[i] = 98.0
+                tier99.append(i)
+            elif sep_q in tails[i] and ((not confirm and i not in odd) or self._name_word_start(i, q) >= 0):
+                tier98.append(i)
             else:
-                scored[i] = 97.0
-        in_name = [self._tails.rows_holding(_SEP + w) for w in words]
-        in_text = [self.rows_with_word_prefix(w) for w in words]
+                tier97.append(i)
+        scored = set(hold)
+        prefixes: dict[str, set[int]] = {}
+        in_name = [set(_holding(tails, _SEP + w)) for w in words]
+        tier96: list[int] = []
         if len(words) > 1:
-            for i in set.intersection(*in_name) - scored.keys():
-                scored[i] = 96.0
-        anywhere = set.intersection(*(a | b for a, b in zip(in_name, in_text, strict=True)))
-        for i in anywhere - scored.keys():
-            scored[i] = 95.0
-        hits: list[_Ranked] = [(i, score, None) for i, score in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))]
-        if len(scored) < len(names_cf):
-            rest = [i for i in range(len(names_cf)) if i not in scored] if scored else list(range(len(names_cf)))
-            hits.extend((h.index, h.score, h.spans) for h in self._fuzzy(q, words, rest))
-        return hits
+            tier96 = sorted(set.intersection(*in_name) - scored)
+            scored.update(tier96)
+        # rows where every word starts a word of the name or the text: the longest word (the
+        # fewest rows, usually) first, the text of a later word only searched in the rows still
+        # in the running
+        anywhere: set[int] | None = None
+        for k in sorted(range(len(words)), key=lambda k: -len(words[k])):
+            w, named = words[k], in_name[k]
+            if anywhere is None:
+                anywhere = named | self._prefix_rows(w, prefixes)
+            else:
+                anywhere = (anywhere & named) | self.rows_with_word_prefix(w, sorted(anywhere - named))
+            if not anywhere:
+                break
+        tier95 = sorted((anywhere or set()) - scored)
+        scored.update(tier95)
+        tiers = [(score, rows) for score, rows in ((100.0, tier100), (99.0, tier99), (98.0, tier98), (97.0, tier97),
+                                                   (96.0, tier96), (95.0, tier95)) if rows]
+        fuzzy = self._fuzzy(q, words, scored, prefixes) if len(scored) < len(names_cf) else []
+        return _Ranking(tiers, fuzzy, len(scored) + len(fuzzy))
+
+    def _prefix_rows(self, w: str, found: dict[str, set[int]]) -> set[int]:
+        """:meth:`rows_with_word_prefix`, kept in ``found`` (one query's)."""
+        rows = found.get(w)
+        if rows is None:
+            rows = found[w] = self.rows_with_word_prefix(w)
+        return rows
 
     def _spans(self, i: int, q: str, words: list[str]) -> tuple[tuple[int, int], ...]:
         """Where the query sits in row ``i``'s name (a precise hit): the whole query where it
@@ -290,8 +424,8 @@ class FilterIndex:
             return _span(name, name_cf, at, len(q))
         return _spans(name, name_cf, words, [self._name_word_start(i, w) for w in words])
 
-    def _fuzzy(self, q: str, words: list[str], rest: list[int]) -> Iterable[FilterHit]:
-        """The fuzzy tiers over the rows in ``rest`` (indices), best score first, then catalog order."""
+    def _fuzzy(self, q: str, words: list[str], scored: set[int], prefixes: dict[str, set[int]]) -> list[FilterHit]:
+        """The fuzzy tiers over the rows not in ``scored``, best score first, then catalog order."""
         best: dict[int, tuple[float, tuple[tuple[int, int], ...]]] = {}
 
         def keep(i: int, score: float, spans: tuple[tuple[int, int], ...]) -> None:
@@ -299,38 +433,50 @@ class FilterIndex:
                 best[i] = (score, spans)
 
         names, names_cf = self.names, self.names_cf
-        if SHORT_QUERY[0] <= len(q) <= SHORT_QUERY[1]:
-            # distances at C speed (rapidfuzz's loop over every row); only a name or word of
-            # length len(q) ± 1 can be within distance 1, so only those are compared
-            near = range(len(q) - 1, len(q) + 2)
-            whole = {i for _n, _d, i in process.extract_iter(
-                q, {i: names_cf[i] for i in rest if len(names_cf[i]) in near},
-                scorer=DamerauLevenshtein.distance, score_cutoff=1)}
-            parts: dict[tuple[int, int], str] = {}
-            for i in rest:
-                name_cf = names_cf[i]
-                if i in whole:
-                    keep(i, TRANSPOSED_NAME_SCORE, _span(names[i], name_cf, 0, len(name_cf)))
-                    continue
-                for m in _NAME_WORD.finditer(name_cf):
-                    if m.end() - m.start() == len(name_cf):
-                        break
-                    if m.end() - m.start() in near:
-                        parts[(i, m.start())] = m.group()
+        n = len(q)
+        if SHORT_QUERY[0] <= n <= SHORT_QUERY[1]:
+            # distances at C speed (rapidfuzz's loop over the names and name words); only a name
+            # or word of length len(q) ± 1 can be within distance 1, so only those are compared
+            short = self._short_parts()
+            near = range(n - 1, n + 2)
+            whole: set[int] = set()
+            for length in near:
+                for _n, _d, i in process.extract_iter(q, short[length][0], scorer=DamerauLevenshtein.distance,
+                                                      score_cutoff=1):
+                    if i not in scored:
+                        whole.add(i)
+            for i in sorted(whole):
+                keep(i, TRANSPOSED_NAME_SCORE, _span(names[i], names_cf[i], 0, len(names_cf[i])))
             first: dict[int, tuple[int, int]] = {}
-            for part, _d, (i, start) in process.extract_iter(q, parts, scorer=DamerauLevenshtein.distance, score_cutoff=1):
-                if i not in first or start < first[i][0]:
-                    first[i] = (start, len(part))
+            for length in near:
+                _whole, parts, rows, starts = short[length]
+                for part, _d, k in process.extract_iter(q, parts, scorer=DamerauLevenshtein.distance, score_cutoff=1):
+                    i, start = rows[k], starts[k]
+                    if i in scored or i in whole:
+                        continue
+                    if i not in first or start < first[i][0]:
+                        first[i] = (start, len(part))
             for i in sorted(first):  # the first word of the name within distance 1
                 keep(i, TRANSPOSED_PART_SCORE, _span(names[i], names_cf[i], *first[i]))
-        n = len(q)
         allowed = edits_allowed(n)
         if allowed:
             # candidates at C speed: from each word start the longest window a near miss can use
             # (n + allowed characters) is within Indel distance allowed + 2 of the query (2: one
             # swap); the exact rule then runs on the few candidates only
-            windows = {(i, s): names_cf[i][s:s + n + allowed] for i in rest for s in self.starts[i]}
-            for _w, _d, (i, s) in process.extract_iter(q, windows, scorer=Indel.distance, score_cutoff=allowed + 2):
+            rows, starts, by_char = self._window_at()
+            if allowed < _OFFSETS:
+                # a near miss keeps the query's first letter within its first allowed + 1 letters
+                # (letters left out before it, or a swap of the first two): only those word starts
+                picked = sorted(k for offset in range(allowed + 1) for k in by_char.get((offset, q[0]), ()))
+            else:
+                picked = list(range(len(rows)))
+            width = n + allowed
+            windows = [names_cf[rows[k]][starts[k]:starts[k] + width] for k in picked]
+            for _w, _d, j in process.extract_iter(q, windows, scorer=Indel.distance, score_cutoff=allowed + 2):
+                k = picked[j]
+                i, s = rows[k], starts[k]
+                if i in scored:
+                    continue
                 name_cf = names_cf[i]
                 for length in range(n, min(n + allowed, len(name_cf) - s) + 1):
                     typos = near_miss(q, name_cf[s:s + length])
@@ -338,26 +484,32 @@ class FilterIndex:
                         keep(i, 90.0 * (1 - typos / n), _span(names[i], name_cf, s, length))
                         break
         if any(len(w) >= FUZZY_MIN for w in words):
-            for i, closeness in self._fuzzy_words(words, set(rest)).items():
+            for i, closeness in self._fuzzy_words(words, scored, prefixes).items():
                 keep(i, 80.0 * closeness, ())
         ranked = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[0]))
         return [FilterHit(i, round(score, 2), spans) for i, (score, spans) in ranked]
 
-    def _fuzzy_words(self, words: list[str], rows: set[int]) -> dict[int, float]:
-        """Rows of ``rows`` where every query word starts a word of the name or text or is a
+    def _fuzzy_words(self, words: list[str], scored: set[int], prefixes: dict[str, set[int]]) -> dict[int, float]:
+        """Rows not in ``scored`` where every query word starts a word of the name or text or is a
         near miss of one (:func:`near_miss`), at least one only a near miss → the worst word's
         closeness (1 − typos / length)."""
         worst: dict[int, float] | None = None
+        rest: list[int] | None = None
         for w in words:
-            closeness: dict[int, float] = dict.fromkeys(self.rows_with_word_prefix(w) & rows, 1.0)
+            closeness: dict[int, float] = dict.fromkeys(self._prefix_rows(w, prefixes) - scored, 1.0)
             allowed = edits_allowed(len(w))
             if allowed:
-                for word, _d, _k in process.extract_iter(w, self.vocabulary(), scorer=Indel.distance,
+                by_length = self._vocab_by_length()
+                # a near miss is len(w) … len(w) + allowed characters long
+                vocabulary = [v for length in range(len(w), len(w) + allowed + 1) for v in by_length.get(length, ())]
+                for word, _d, _k in process.extract_iter(w, vocabulary, scorer=Indel.distance,
                                                          score_cutoff=allowed + 2):
                     typos = near_miss(w, word)
                     if typos is None:
                         continue
-                    for i in self.rows_with_word(word) & rows:
+                    if rest is None:
+                        rest = [i for i in range(len(self.names_cf)) if i not in scored]
+                    for i in self.rows_with_word(word, rest):
                         closeness[i] = max(closeness.get(i, 0.0), 1 - typos / len(w))
             worst = closeness if worst is None else {i: min(worst[i], c) for i, c in closeness.items() if i in worst}
             if not worst:
@@ -365,76 +517,69 @@ class FilterIndex:
         return {i: c for i, c in (worst or {}).items() if c < 1.0}
 
 
-class _Joined:
-    """Per-row strings joined into one (rows separated by ``\\n``), searched at C speed."""
-
-    #: Characters of the text scanned at once by :meth:`add_words` (a ``findall`` over all of it
-    #: held a list of every word: ~70 MB at 10,000 skills).
-    CHUNK = 1 << 18
-
-    def __init__(self, parts: Sequence[str]) -> None:
-        self.offsets: list[int] = []
-        at = 0
-        for part in parts:
-            self.offsets.append(at)
-            at += len(part) + 1
-        self.text = "\n".join(parts)
-
-    def row_holds(self, row: int, needle: str) -> bool:
-        """Whether row ``row``'s string holds ``needle`` (searched in place, nothing copied)."""
-        end = self.offsets[row + 1] - 1 if row + 1 < len(self.offsets) else len(self.text)
-        return self.text.find(needle, self.offsets[row], end) >= 0
-
-    def add_words(self, words: set[str]) -> None:
-        """Add every word (``\\w+``) of the text to ``words``, a chunk (ending at a row's end)
-        at a time."""
-        text, size, at = self.text, len(self.text), 0
-        while at < size:
-            end = text.find("\n", min(at + self.CHUNK, size))
-            end = size if end < 0 else end
-            words.update(_TEXT_WORD.findall(text, at, end))
-            at = end + 1
-
-    def rows_holding(self, needle: str, *, word_start: bool = False, word_end: bool = False) -> set[int]:
-        """Rows whose string holds ``needle`` (``word_start`` / ``word_end``: where no letter,
-        digit or ``_`` touches it before / after). Each row is searched up to its first hit."""
-        rows: set[int] = set()
-        text, offsets = self.text, self.offsets
-        size, count = len(text), len(offsets)
-        if not needle:
-            return rows
-        pattern: re.Pattern[str] | None = None
-        if len(needle) <= 2 and (word_start or word_end):
-            # short needles occur inside many words: let the regex engine skip those. The needle comes
-            # first and the word-start test after it (a lookbehind over the needle and the character
-            # before it): a pattern opening with a literal is scanned for at C speed, one opening
-            # with ``(?<!\w)`` is tried at every character (5–60× slower over 10,000 rows)
-            escaped = re.escape(needle)
-            pattern = re.compile(escaped + (rf"(?<!\w{escaped})" if word_start else "") + (r"(?!\w)" if word_end else ""))
-        pos = 0
-        while pos < size:
-            if pattern is not None:
-                m = pattern.search(text, pos)
-                if m is None:
-                    return rows
-                at = m.start()
-            else:
-                at = text.find(needle, pos)
-                if at < 0:
-                    return rows
-                end = at + len(needle)
-                if (word_start and at > 0 and _is_word(text[at - 1])) or (word_end and end < size and _is_word(text[end])):
-                    pos = at + 1
-                    continue
-            row = bisect_right(offsets, at) - 1
-            rows.add(row)
-            pos = offsets[row + 1] if row + 1 < count else size
-        return rows
+#: The names' short words by length, and every word start of every name with its first letters
+#: (:meth:`FilterIndex._short_parts`, :meth:`FilterIndex._window_at`).
+_NameParts = tuple[dict[int, tuple[dict[int, str], list[str], "array[int]", "array[int]"]],
+                   tuple["array[int]", "array[int]", dict[tuple[int, str], "array[int]"]]]
 
 
-def _is_word(ch: str) -> bool:
-    """Whether ``ch`` is a ``\\w`` character."""
-    return ch.isalnum() or ch == "_"
+class _Ranking(NamedTuple):
+    """Every hit of one query: the precise tiers (score, rows in catalog order), best first, then
+    the fuzzy hits (spans known), and how many hits there are in all."""
+
+    tiers: list[tuple[float, list[int]]]
+    fuzzy: list[FilterHit]
+    total: int
+
+
+def _words_of(texts: Iterable[str]) -> set[str]:
+    """Every word (``\\w+``) of ``texts``. Words never hold white space, so each distinct
+    whitespace-separated token is looked at once (one that is all letters and digits is one
+    word); a ``findall`` over all the text at once would hold a list of every word."""
+    tokens: set[str] = set()
+    for text in texts:
+        tokens.update(text.split())
+    words: set[str] = set()
+    findall = _TEXT_WORD.findall
+    for token in tokens:
+        if token.isalnum():
+            words.add(token)
+        else:
+            words.update(findall(token))
+    return words
+
+
+def _holding(values: Sequence[str], needle: str, *, rows: list[int] | None = None) -> list[int]:
+    """The indices of ``values`` (of ``rows`` only, ascending, when given) that hold
+    ``needle``, ascending; at C speed (``in`` mapped over the values)."""
+    if rows is None:
+        return list(compress(count(), map(contains, values, repeat(needle))))
+    return list(compress(rows, map(contains, map(values.__getitem__, rows), repeat(needle))))
+
+
+def _word_rows(values: Sequence[str], needle: str, *, whole: bool = False, rows: list[int] | None = None) -> set[int]:
+    """The indices of ``values`` (of ``rows`` only, ascending, when given) where ``needle``
+    starts a word (no letter, digit or ``_`` before it; ``whole``: nor after it). At C speed:
+    ``in`` over the values, then, for a word start, a value opening with the needle or holding
+    it after a space is one; a compiled pattern decides the others."""
+    found = _holding(values, needle, rows=rows)
+    if not found:
+        return set()
+    sure: set[int] = set()
+    if not whole:
+        texts = list(map(values.__getitem__, found))
+        sure.update(compress(found, map(str.startswith, texts, repeat(needle))))
+        sure.update(compress(found, map(contains, texts, repeat(" " + needle))))
+        if len(sure) == len(found):
+            return sure
+        found = [i for i in found if i not in sure]
+    # the needle comes first and the word-start test after it (a lookbehind over the needle and
+    # the character before it): a pattern opening with a literal is scanned for at C speed, one
+    # opening with ``(?<!\w)`` is tried at every character
+    escaped = re.escape(needle)
+    pattern = re.compile(escaped + rf"(?<!\w{escaped})" + (r"(?!\w)" if whole else ""))
+    sure.update(compress(found, map(pattern.search, map(values.__getitem__, found))))
+    return sure
 
 
 def _spans(name: str, name_cf: str, words: list[str], starts: list[int]) -> tuple[tuple[int, int], ...]:

@@ -551,7 +551,7 @@ def _json_key_line(split: Split, key: str) -> int | None:
 
 
 def _reject(location: str, warning: CatalogWarning, diags: list[Diagnostic], fm: Mapping[str, Any],
-            body: str, sha: str, size: int, split: Split, sanitized: bool = False,
+            body: str, sha: str, size: int, split: Split | None, sanitized: bool = False,
             host_split: Split | None = None) -> SkillParse:
     return SkillParse(location, None, None, warning, fm, body, tuple(diags), sha, size, split, sanitized, host_split)
 
@@ -562,7 +562,7 @@ def safety_limit_warning(location: str, detail: str) -> CatalogWarning:
     return CatalogWarning("skillshelf-limit", location, f"skillshelf did not parse {location}: {detail}")
 
 
-def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
+def parse_skill_bytes(data: bytes, location: str, *, slim: bool = False) -> SkillParse:
     """Parse the raw bytes of a ``SKILL.md`` the way Zuno does (SPEC F1–F3 as corrected by
     conformance Z-F). Never raises.
 
@@ -575,7 +575,19 @@ def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
     ``name`` ``None`` and the cause as an error diagnostic (``not-utf8``, ``unknown-engine``,
     ``yaml-error``, ``duplicate-key``, ``json-error``, ``frontmatter-too-large``, ``yaml-bomb``, ``missing-name``,
     ``invalid-description``).
+
+    ``slim``: what a catalog entry needs only — no body, ``split`` or ``host_split`` (they hold
+    the file's text), and the line-rule split is not made at all; every other field is the same.
     """
+    parse = _parse_bytes(data, location, line_split=not slim)
+    if not slim or (not parse.body and parse.split is None and parse.host_split is None):
+        return parse
+    return SkillParse(parse.location, parse.name, parse.description, parse.warning, parse.frontmatter, "",
+                      parse.diagnostics, parse.content_sha256, parse.size, None, parse.sanitized, None)
+
+
+def _parse_bytes(data: bytes, location: str, *, line_split: bool) -> SkillParse:
+    """:func:`parse_skill_bytes`; ``line_split`` False: no line-rule split (``split`` None)."""
     sha = hashlib.sha256(data).hexdigest()
     size = len(data)
     try:
@@ -584,7 +596,7 @@ def parse_skill_bytes(data: bytes, location: str) -> SkillParse:
         return _undecodable(data, location, sha, exc)
 
     diags: list[Diagnostic] = []
-    split = split_document(text)
+    split = split_document(text) if line_split else None
     host = zuno_split(text)
     if text.startswith(_BOM):
         diags.append(Diagnostic(Severity.WARNING, "bom",
@@ -732,13 +744,14 @@ def type_label(value: Any) -> str:
     return type(value).__name__
 
 
-def parse_skill_file(path: str, location: str | None = None) -> SkillParse:
+def parse_skill_file(path: str, location: str | None = None, *, slim: bool = False) -> SkillParse:
     """Read ``path`` and parse it with :func:`parse_skill_bytes`. Never raises.
 
     ``location`` defaults to ``path``. I/O errors (missing file, permission, a directory named
     ``SKILL.md``) give an ``Unreadable`` warning ``failed to read skill {src}: {kind}`` with the
     Rust ``ErrorKind`` text Zuno prints (``is a directory``, conformance Z-T) and an error
-    ``unreadable`` whose message keeps the operating system's own words [Z012].
+    ``unreadable`` whose message keeps the operating system's own words [Z012]. ``slim``: as for
+    :func:`parse_skill_bytes`.
     """
     loc = path if location is None else location
     try:
@@ -756,4 +769,4 @@ def parse_skill_file(path: str, location: str | None = None) -> SkillParse:
             content_sha256="",
             size=0,
         )
-    return parse_skill_bytes(data, loc)
+    return parse_skill_bytes(data, loc, slim=slim)

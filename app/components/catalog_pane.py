@@ -9,6 +9,7 @@ cursor changes (or is re-shown for a new generation), with ``chosen`` True on ``
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -52,6 +53,27 @@ class RowKey:
 def row_key(row: CatalogRow) -> RowKey:
     """The :class:`RowKey` of ``row``."""
     return RowKey(row.location, row.rejected)
+
+
+class _IndexBuild:
+    """The filter index of one generation's rows, built once by whichever asks first: the
+    background worker or a query typed before it has finished (which then waits for it)."""
+
+    def __init__(self, generation: Generation, items: list[Source | Rejected]) -> None:
+        self.generation = generation
+        self._items = items
+        self._lock = threading.Lock()
+        self._index: FilterIndex | None = None
+
+    def get(self) -> FilterIndex:
+        """The index (built now if nobody has yet)."""
+        with self._lock:
+            if self._index is None:
+                from skillshelf.core.filter import FilterIndex  # rapidfuzz: loaded at the first query
+
+                self._index = FilterIndex(self._items)
+                self._items = []
+            return self._index
 
 
 class CatalogPane(ReportsWorkerErrors, Vertical):
@@ -128,6 +150,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self._generation: Generation | None = None
         self._lint_bad: set[str] = set()
         self._index: FilterIndex | None = None
+        #: the filter index of the generation shown, built in the background or by the first query
+        self._building: _IndexBuild | None = None
         self._timer: Timer | None = None
         self._lint_progress = ""
 
@@ -167,7 +191,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         if generation is not None:
             self.lint_all(generation)
             if self._index is None:
-                self.prepare_filter(generation, self.rows)
+                self._building = _IndexBuild(generation, [r.item for r in self.rows])
+                self.prepare_filter(self._building)
 
     def show_partial(self, generation: Generation) -> None:
         """Show the rows of a build still under way (:class:`~skillshelf.core.hosts.base.BuildProgress`
@@ -215,23 +240,27 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         return index.search(query, max(1, len(index)))
 
     def _filter_index(self) -> FilterIndex:
-        """The filter index of the rows shown (built once per set of rows)."""
+        """The filter index of the rows shown (built once per set of rows: a query typed while
+        the background build runs waits for it rather than building another)."""
         if self._index is None:
-            from skillshelf.core.filter import FilterIndex  # rapidfuzz: loaded at the first query
+            building = self._building
+            if building is not None and building.generation is self._generation and self._generation is not None:
+                self._index = building.get()
+            else:
+                from skillshelf.core.filter import FilterIndex  # rapidfuzz: loaded at the first query
 
-            self._index = FilterIndex([r.item for r in self.rows])
+                self._index = FilterIndex([r.item for r in self.rows])
         return self._index
 
     @work(thread=True, exclusive=True, group="filter-index", exit_on_error=False, description="filter index")
-    def prepare_filter(self, generation: Generation, rows: list[CatalogRow]) -> None:
-        """Build the filter index of ``generation``'s ``rows`` while nobody types (10,000 rows take
-        a few hundred milliseconds), so the first keystroke does not wait for it; kept only if
-        that generation is still the one shown."""
-        from skillshelf.core.filter import FilterIndex
-
-        index = FilterIndex([r.item for r in rows])
+    def prepare_filter(self, building: _IndexBuild) -> None:
+        """Build the filter index of a generation's rows while nobody types (10,000 rows take
+        about 0.1 s), so the first keystroke does not wait for it; kept only if that generation is
+        still the one shown. Then what typo-tolerant queries use (:meth:`FilterIndex.prepare`)."""
+        index = building.get()
         if not get_current_worker().is_cancelled:
-            self.post_message(self._IndexReady(generation, index))  # (dropped when the pane is gone)
+            self.post_message(self._IndexReady(building.generation, index))  # (dropped when the pane is gone)
+            index.prepare()
 
     @on(_IndexReady)
     def _prepared(self, event: _IndexReady) -> None:

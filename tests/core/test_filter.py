@@ -295,20 +295,21 @@ def test_the_index_equals_a_row_by_row_scan_on_random_rows():
             assert index.count(query) == (len(rows) if not query.strip() else len(expected))
 
 
-def test_the_vocabulary_read_in_chunks_is_every_word_of_the_rows(monkeypatch):
+def test_the_vocabulary_is_every_word_of_the_rows_whether_prepared_or_not():
     import random
     import re
 
-    from skillshelf.core.filter import _Joined, _text_of
+    from skillshelf.core.filter import _text_of
 
     rng = random.Random(7)
     rows = _random_rows(rng, 80)
-    whole = FilterIndex(rows).vocabulary()
-    for chunk in (1, 5, 64):
-        monkeypatch.setattr(_Joined, "CHUNK", chunk)
-        index = FilterIndex(rows)
-        texts = [_text_of(r) for r in rows] + list(index.names_cf)
-        assert index.vocabulary() == whole == {w for t in texts for w in re.findall(r"\w+", t)}
+    lazy = FilterIndex(rows)
+    prepared = FilterIndex(rows)
+    prepared.prepare()
+    texts = [_text_of(r) for r in rows] + list(lazy.names_cf)
+    assert lazy.vocabulary() == prepared.vocabulary() == {w for t in texts for w in re.findall(r"\w+", t)}
+    for query in ("deploymnt", "spredsheets", "pfd", "dta", "revew", "sqll"):
+        assert lazy.search(query) == prepared.search(query) == filter_sources(rows, query)
 
 
 def test_typing_a_query_character_by_character_equals_a_row_by_row_scan():

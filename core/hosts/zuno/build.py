@@ -554,17 +554,13 @@ class ZunoSession:
         )
 
 
-def _slim(parse: SkillParse) -> SkillParse:
-    """``parse`` without its body and split: a generation never holds skill bodies (the tool
-    and the views read them from the file when they are shown)."""
-    return replace(parse, body="", split=None) if parse.body or parse.split is not None else parse
-
-
 def _read_skill(location: str) -> SkillParse:
     # the YAML reader is imported when a file is read: a warm start over an unchanged tree reads none
     from skillshelf.core.frontmatter import parse_skill_file
 
-    return _slim(parse_skill_file(location, location=location))
+    # slim: a generation never holds skill bodies (the tool and the views read them from the file
+    # when they are shown), and the parse cache keeps no file's text
+    return parse_skill_file(location, location=location, slim=True)
 
 
 def _read(m: Match, cache: ParseCache) -> _Parsed:
