@@ -25,7 +25,6 @@ what that check needs (no YAML, no parser, no build).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat as stat_mod
 import time
@@ -169,12 +168,11 @@ def workspace_hints(cwd: str, env: Environment, roots: Sequence[Root], worktree:
 def inputs_digest(*, worktree: str | None, config: Config, roots: Sequence[Root],
                   root_warnings: Sequence[CatalogWarning], hints: Sequence[Diagnostic],
                   context: tuple[Any, ...]) -> str:
-    """One digest of the workspace inputs (module docstring). ``repr`` is exact for them: frozen
-    dataclasses, tuples, read-only mappings, strings and numbers (a layer's text is
+    """The workspace inputs (module docstring) as one text, compared whole. ``repr`` is exact for
+    them: frozen dataclasses, tuples, read-only mappings, strings and numbers (a layer's text is
     ``repr=False`` in :class:`~skillshelf.core.config.ConfigLayer`, so it is added)."""
-    text = repr((worktree, config, tuple(layer.text for layer in config.layers), tuple(roots),
+    return repr((worktree, config, tuple(layer.text for layer in config.layers), tuple(roots),
                  tuple(root_warnings), tuple(hints), context))
-    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
 
 
 def _ints(rows: Sequence[Sequence[int]]) -> bytes:
