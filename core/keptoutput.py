@@ -6,7 +6,8 @@ inputs can all be proved later keeps, beside the parse cache, its whole output (
 stdout and stderr, in order, and its exit code) with what it was made from:
 
 - *exactly equal*: the command line (``argv`` as typed), the working directory, the whole
-  process environment, whether stdout and stderr are terminals (SPEC X1 escapes), the
+  process environment (but the shell's own ``OLDPWD`` and ``_``), whether stdout and stderr are
+  terminals (SPEC X1 escapes), the
   skillshelf code and the Python that ran it (:func:`code_stamp`);
 - *proved by the host* (:func:`skillshelf.core.hosts.output_proof_holds`): everything the
   host's first build read — configuration, roots, the walk of every root, every skill file's
@@ -83,9 +84,16 @@ def code_stamp(folders: Sequence[str] = ()) -> str:
     return "\n".join(parts)
 
 
+#: Variables a shell sets for itself between two commands — the previous directory, the last
+#: command's path — that nothing skillshelf runs reads (neither skillshelf, nor the hosts' rules,
+#: nor git or Zuno): a ``cd`` back and forth does not make a kept output unusable.
+_SHELL_OWN = frozenset({"OLDPWD", "_"})
+
+
 def environment_items(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """The environment as kept and compared: every variable, sorted."""
-    return tuple(sorted(env.items()))
+    """The environment as kept and compared: every variable but the shell's own (``OLDPWD``,
+    ``_``), sorted."""
+    return tuple(sorted((k, v) for k, v in env.items() if k not in _SHELL_OWN))
 
 
 def kept_file(cache_dir: str, argv: Sequence[str], cwd: str) -> str:

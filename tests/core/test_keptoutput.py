@@ -30,6 +30,8 @@ def test_a_kept_output_is_found_for_exactly_the_same_command(tmp_path):
                   (code, argv, "/elsewhere", env, ttys), (code, argv, cwd, {**env, "A": "2"}, ttys),
                   (code, argv, cwd, {**env, "B": ""}, ttys), (code, argv, cwd, env, (True, False))]:
         assert load(file, other) is None
+    # the shell's own variables (previous directory, last command) are read by nothing skillshelf runs
+    assert load(file, (code, argv, cwd, {**env, "OLDPWD": "/before", "_": "/usr/bin/skillshelf"}, ttys)) is not None
     assert not [n for n in os.listdir(os.path.dirname(file)) if n.endswith(".tmp")]  # renamed into place
 
 
