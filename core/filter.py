@@ -51,7 +51,6 @@ from __future__ import annotations
 import re
 import threading
 from array import array
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import compress, count, repeat
 from operator import contains
@@ -178,9 +177,14 @@ class FilterIndex:
     the number of hits without a limit. :meth:`prepare` builds what only fuzzy queries use (the
     vocabulary, the short name words by length) ahead of time, e.g. in a background thread;
     otherwise the first query needing it builds it.
+
+    ``basis``: an index of rows that are mostly the same objects (the provisional rows of the
+    same build, say): what it made of a row is taken over for the same object, and when it
+    was prepared its prepared parts are carried over (:meth:`prepare` then costs a pass over the
+    rows it did not have). Results are the same as without it.
     """
 
-    def __init__(self, sources: Sequence[Source | Rejected]) -> None:
+    def __init__(self, sources: Sequence[Source | Rejected], *, basis: FilterIndex | None = None) -> None:
         self.sources = sources
         self.names: list[str] = []
         self.names_cf: list[str] = []
@@ -191,7 +195,26 @@ class FilterIndex:
         self._tails: list[str] = []
         #: per row: everything but the name a query may match (:func:`_text_of`)
         self._texts: list[str] = []
+        #: ``basis``, and per row the basis row it was taken from (-1: made here)
+        self._basis: FilterIndex | None = None
+        self._from_basis: list[int] = []
+        known: dict[int, int] = {}
+        if basis is not None:
+            self._basis = basis
+            known = {id(item): k for k, item in enumerate(basis.sources)}
         for item in sources:
+            k = known.pop(id(item), -1)  # (each basis row is taken once)
+            if basis is not None:
+                self._from_basis.append(k)
+            if k >= 0 and basis is not None and basis.sources[k] is item:
+                self.names.append(basis.names[k])
+                self.names_cf.append(basis.names_cf[k])
+                self.starts.append(basis.starts[k])
+                self._tails.append(basis._tails[k])
+                self._texts.append(basis._texts[k])
+                continue
+            if basis is not None:
+                self._from_basis[-1] = -1
             name = item.name
             name_cf = _spaced(name.casefold())
             words = name_cf.split(" ")
@@ -232,13 +255,25 @@ class FilterIndex:
         self._vocab_by_length()
 
     def vocabulary(self) -> frozenset[str]:
-        """Every word (``\\w+``) of the rows' names and texts."""
+        """Every word (``\\w+``) of the rows' names and texts (of an index made with a
+        ``basis``: also the words of the basis's rows)."""
         vocabulary = self._vocabulary
         if vocabulary is None:
             with self._building:
                 vocabulary = self._vocabulary
                 if vocabulary is None:
-                    vocabulary = self._vocabulary = frozenset(_words_of(self._texts) | _words_of(self.names_cf))
+                    basis = self._prepared_basis()
+                    if basis is not None and basis._vocabulary is not None:
+                        # the basis's words and those of the rows it did not have: words of rows
+                        # it had that are gone stay (a near-miss candidate no row holds finds no row)
+                        new = [i for i, k in enumerate(self._from_basis) if k < 0]
+                        vocabulary = basis._vocabulary | _words_of(self._texts[i] for i in new) | _words_of(
+                            self.names_cf[i] for i in new)
+                    else:
+                        vocabulary = frozenset(_words_of(self._texts) | _words_of(self.names_cf))
+                    self._vocabulary = vocabulary
+                    if self._parts is not None:
+                        self._basis = None
         return vocabulary
 
     def _vocab_by_length(self) -> dict[int, list[str]]:
@@ -267,7 +302,9 @@ class FilterIndex:
         return self._name_parts()[1]
 
     def _name_parts(self) -> _NameParts:
-        """:meth:`_short_parts` and :meth:`_window_at`, made in one pass over the names."""
+        """:meth:`_short_parts` and :meth:`_window_at`, made in one pass over the names (carried
+        over from a prepared basis: its rows renumbered, -1 for a row gone, and the rows it did
+        not have added)."""
         parts = self._parts
         if parts is not None:
             return parts
@@ -275,16 +312,33 @@ class FilterIndex:
             if self._parts is not None:
                 return self._parts
             lengths = range(SHORT_QUERY[0] - 1, SHORT_QUERY[1] + 2)
-            short: dict[int, tuple[dict[int, str], list[str], array[int], array[int]]] = {
-                length: ({}, [], array("i"), array("i")) for length in lengths}
-            rows: list[int] = []
-            starts: list[int] = []
-            by_offset: list[defaultdict[str, list[int]]] = [defaultdict(list) for _ in range(_OFFSETS)]
-            for i, (name_cf, word_starts) in enumerate(zip(self.names_cf, self.starts, strict=True)):
+            basis = self._prepared_basis()
+            short: dict[int, tuple[dict[int, str], list[str], array[int], array[int]]]
+            if basis is not None and basis._parts is not None:
+                renumber = array("i", [-1]) * len(basis)
+                for i, k in enumerate(self._from_basis):
+                    if k >= 0:
+                        renumber[k] = i
+                new = [i for i, k in enumerate(self._from_basis) if k < 0]
+                old_short, (old_rows, old_starts, old_by_char) = basis._parts
+                short = {}
+                for length, (whole, words, word_rows, word_at) in old_short.items():
+                    short[length] = ({renumber[k]: name for k, name in whole.items() if renumber[k] >= 0},
+                                     list(words), array("i", map(renumber.__getitem__, word_rows)), array("i", word_at))
+                rows = array("i", map(renumber.__getitem__, old_rows))
+                starts = array("i", old_starts)
+                by_char = {key: array("i", ks) for key, ks in old_by_char.items()}
+            else:
+                new = list(range(len(self.names_cf)))
+                short = {length: ({}, [], array("i"), array("i")) for length in lengths}
+                rows, starts, by_char = array("i"), array("i"), {}
+            names_cf, word_starts_of = self.names_cf, self.starts
+            for i in new:
+                name_cf = names_cf[i]
                 size = len(name_cf)
                 if size in lengths:
                     short[size][0][i] = name_cf
-                for s in word_starts:
+                for s in word_starts_of[i]:
                     end = name_cf.find(" ", s)
                     word = name_cf[s:end] if end >= 0 else name_cf[s:]
                     if len(word) in lengths and len(word) != size:
@@ -296,10 +350,21 @@ class FilterIndex:
                     rows.append(i)
                     starts.append(s)
                     for offset, ch in enumerate(name_cf[s:s + _OFFSETS]):
-                        by_offset[offset][ch].append(k)
-            by_char = {(offset, ch): array("i", ks) for offset, chars in enumerate(by_offset) for ch, ks in chars.items()}
-            parts = self._parts = (short, (array("i", rows), array("i", starts), by_char))
+                        found = by_char.get((offset, ch))
+                        if found is None:
+                            found = by_char[(offset, ch)] = array("i")
+                        found.append(k)
+            parts = self._parts = (short, (rows, starts, by_char))
+            if self._vocabulary is not None:
+                self._basis = None  # (everything carried over: the basis is no longer needed)
         return parts
+
+    def _prepared_basis(self) -> FilterIndex | None:
+        """The basis, when it has been prepared (else its parts are not worth waiting for)."""
+        basis = self._basis
+        if basis is None or basis._parts is None or basis._vocabulary is None:
+            return None
+        return basis
 
     def rows_with_word_prefix(self, w: str, rows: list[int] | None = None) -> set[int]:
         """Rows (of ``rows`` only, ascending, when given) where a word of the name or text starts
@@ -452,7 +517,7 @@ class FilterIndex:
                 _whole, parts, rows, starts = short[length]
                 for part, _d, k in process.extract_iter(q, parts, scorer=DamerauLevenshtein.distance, score_cutoff=1):
                     i, start = rows[k], starts[k]
-                    if i in scored or i in whole:
+                    if i < 0 or i in scored or i in whole:  # (-1: a row of a basis that is gone)
                         continue
                     if i not in first or start < first[i][0]:
                         first[i] = (start, len(part))
@@ -470,6 +535,7 @@ class FilterIndex:
                 picked = sorted(k for offset in range(allowed + 1) for k in by_char.get((offset, q[0]), ()))
             else:
                 picked = list(range(len(rows)))
+            picked = [k for k in picked if rows[k] >= 0]  # (-1: a row of a basis that is gone)
             width = n + allowed
             windows = [names_cf[rows[k]][starts[k]:starts[k] + width] for k in picked]
             for _w, _d, j in process.extract_iter(q, windows, scorer=Indel.distance, score_cutoff=allowed + 2):
