@@ -153,19 +153,6 @@ def _spaced(text: str) -> str:
     return text
 
 
-def _word_starts(name_cf: str) -> list[int]:
-    """Where the words of a (casefolded) name start."""
-    return [m.start() for m in _NAME_WORD.finditer(name_cf)]
-
-
-def _at_word_start(name_cf: str, needle: str) -> int:
-    """The first position where ``needle`` occurs at the start of a word of the name, or -1."""
-    for start in _word_starts(name_cf):
-        if name_cf.startswith(needle, start):
-            return start
-    return -1
-
-
 class FilterIndex:
     """The rows of one generation, prepared once for many queries: casefolded names, the starts of
     their words, each name's word tails and each row's other text, so a keystroke runs a few
@@ -218,7 +205,7 @@ class FilterIndex:
             name = item.name
             name_cf = _spaced(name.casefold())
             words = name_cf.split(" ")
-            if len(words) == 1:  # (most names: one word, or words joined by separators)
+            if len(words) == 1:  # a name of one word
                 starts: tuple[int, ...] = (0,) if name_cf else ()
                 tails = _SEP + name_cf if name_cf else ""
             else:
@@ -674,21 +661,6 @@ def near_miss(q: str, word: str) -> int | None:
     if not extra and DamerauLevenshtein.distance(q, word, score_cutoff=1) == 1 and Levenshtein.distance(q, word) == 2:
         return 1
     return None
-
-
-def _name_window(q: str, name_cf: str) -> tuple[int, int, int] | None:
-    """The fewest typos (:func:`near_miss`) between ``q`` and a part of the name that starts a
-    word: ``(typos, start, length)``, or ``None`` when there is no near miss."""
-    best: tuple[int, int, int] | None = None
-    n = len(q)
-    for start in _word_starts(name_cf):
-        for length in range(n, n + edits_allowed(n) + 1):
-            if start + length > len(name_cf):
-                break
-            d = near_miss(q, name_cf[start:start + length])
-            if d is not None and (best is None or d < best[0]):
-                best = (d, start, length)
-    return best
 
 
 def _normal(query: str) -> str:
