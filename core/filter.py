@@ -227,6 +227,7 @@ class FilterIndex:
         self._vocabulary: frozenset[str] | None = None
         self._vocabulary_by_length: dict[int, list[str]] | None = None
         self._parts: _NameParts | None = None
+        self._words: tuple[list[str], list[str]] | None = None
         self._memo: dict[str, _Ranking] = {}
         #: held while one of the parts :meth:`prepare` builds is built (a query in another
         #: thread then waits for it instead of building it again)
@@ -236,9 +237,11 @@ class FilterIndex:
         return len(self.names)
 
     def prepare(self) -> None:
-        """Build now what the fuzzy tiers use (the vocabulary, the names and name words of the
-        lengths short queries compare), instead of at the first query needing it."""
-        self._name_parts()  # (in the order queries of growing length need them)
+        """Build now what makes queries faster (the words of each row between spaces) and what
+        the fuzzy tiers use (the vocabulary, the names and name words of the lengths short
+        queries compare), instead of at the first query needing it."""
+        self._word_texts()  # (every query's word test; then in the order queries of growing length need them)
+        self._name_parts()
         self._vocab_by_length()
 
     def vocabulary(self) -> frozenset[str]:
@@ -259,8 +262,7 @@ class FilterIndex:
                     else:
                         vocabulary = frozenset(_words_of(self._texts) | _words_of(self.names_cf))
                     self._vocabulary = vocabulary
-                    if self._parts is not None:
-                        self._basis = None
+                    self._release_basis()
         return vocabulary
 
     def _vocab_by_length(self) -> dict[int, list[str]]:
@@ -342,8 +344,7 @@ class FilterIndex:
                             found = by_char[(offset, ch)] = array("i")
                         found.append(k)
             parts = self._parts = (short, (rows, starts, by_char))
-            if self._vocabulary is not None:
-                self._basis = None  # (everything carried over: the basis is no longer needed)
+            self._release_basis()
         return parts
 
     def _prepared_basis(self) -> FilterIndex | None:
@@ -359,12 +360,47 @@ class FilterIndex:
         text holds it anywhere."""
         if not _TEXT_WORD.fullmatch(w):
             return set(_holding(self._texts, w, rows=rows))
+        words = self._words
+        if words is not None:  # (prepared: one ``in`` pass each)
+            return set(_holding(words[0], " " + w, rows=rows)) | set(_holding(words[1], " " + w, rows=rows))
         return _word_rows(self._texts, w, rows=rows) | _word_rows(self.names_cf, w, rows=rows)
 
     def rows_with_word(self, word: str, rows: list[int] | None = None) -> set[int]:
         """Rows (of ``rows`` only, ascending, when given) whose name or text holds the whole word
         ``word`` (letters and digits)."""
+        words = self._words
+        if words is not None:
+            needle = f" {word} "
+            return set(_holding(words[0], needle, rows=rows)) | set(_holding(words[1], needle, rows=rows))
         return _word_rows(self._texts, word, whole=True, rows=rows) | _word_rows(self.names_cf, word, whole=True, rows=rows)
+
+    def _word_texts(self) -> tuple[list[str], list[str]]:
+        """Per row, the words (``\\w+``) of the text and of the name, each word between spaces
+        (``" a b "``): a word starts with ``w`` (letters and digits) exactly where ``" " + w``
+        occurs, and is ``w`` where ``" " + w + " "`` does — one ``in`` per row instead of a
+        pattern tried at every occurrence of ``w``."""
+        words = self._words
+        if words is not None:
+            return words
+        with self._building:
+            if self._words is not None:
+                return self._words
+            basis = self._basis
+            old = basis._words if basis is not None else None
+            if old is not None:
+                texts = [old[0][k] if k >= 0 else _between_spaces(self._texts[i]) for i, k in enumerate(self._from_basis)]
+                names = [old[1][k] if k >= 0 else _between_spaces(self.names_cf[i]) for i, k in enumerate(self._from_basis)]
+            else:
+                texts = list(map(_between_spaces, self._texts))
+                names = list(map(_between_spaces, self.names_cf))
+            words = self._words = (texts, names)
+            self._release_basis()
+        return words
+
+    def _release_basis(self) -> None:
+        """Drop the basis once everything it could give has been taken over."""
+        if self._parts is not None and self._vocabulary is not None and self._words is not None:
+            self._basis = None
 
     def _name_word_start(self, i: int, needle: str) -> int:
         """Where a word of row ``i``'s name starts with ``needle`` (the first such), or -1."""
@@ -600,6 +636,18 @@ def _words_of(texts: Iterable[str]) -> set[str]:
         else:
             words.update(findall(token))
     return words
+
+
+#: ASCII characters that are not ``\\w``, as spaces (:func:`_between_spaces`).
+_NOT_WORD_ASCII = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
+
+
+def _between_spaces(text: str) -> str:
+    """The words (``\\w+``) of ``text`` joined by single spaces, with a space before the first
+    and after the last (``"  "`` for none)."""
+    if text.isascii():  # (several times faster than the pattern, same words)
+        return " " + " ".join(text.translate(_NOT_WORD_ASCII).split()) + " "
+    return " " + " ".join(_TEXT_WORD.findall(text)) + " "
 
 
 def _holding(values: Sequence[str], needle: str, *, rows: list[int] | None = None) -> list[int]:

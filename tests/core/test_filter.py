@@ -284,6 +284,8 @@ def test_the_index_equals_a_row_by_row_scan_on_random_rows():
     for _ in range(40):
         rows = _random_rows(rng, rng.randint(1, 60))
         index = FilterIndex(rows)
+        if rng.random() < 0.5:  # prepared: the word tests run on the words between spaces
+            index.prepare()
         for _ in range(12):
             query = rng.choice([rng.choice(_WORDS), " ".join(rng.sample(_WORDS, 2)), rng.choice(_WORDS)[:3],
                                 rng.choice(_WORDS)[::-1], "pfd", "sqll", "dta", "deploymnt", "revew"])
@@ -327,6 +329,8 @@ def test_typing_a_query_character_by_character_equals_a_row_by_row_scan():
                           " ".join(rng.choice(words) for _ in range(rng.randint(0, 6))) or None)
             rows.append(row)
         index = FilterIndex(rows)
+        if rng.random() < 0.5:
+            index.prepare()
         for query in rng.sample(words, 4) + ["pdf sql", "dep lo"]:
             for k in range(1, len(query) + 1):
                 typed = query[:k]
