@@ -59,7 +59,7 @@ from skillshelf.core.fileread import read_regular
 from skillshelf.core.jsonc import JsoncError
 from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
 from skillshelf.core.paths import project_walk
-from skillshelf.core.serdetext import unexpected
+from skillshelf.core.serdejson import unexpected
 
 log = logging.getLogger(__name__)
 

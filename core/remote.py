@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import shutil
@@ -78,6 +77,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from skillshelf.core import serdejson
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.model import CatalogWarning
 
@@ -269,67 +269,58 @@ def sibling(root: str, suffix: str) -> str:
     return os.path.join(head, tail + suffix)
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean `{str(value).lower()}`"
-    if isinstance(value, int):
-        return f"integer `{value}`"
-    if isinstance(value, float):
-        return f"floating point `{value}`"
-    if isinstance(value, str):
-        return f"string {json.dumps(value, ensure_ascii=False)}"
-    if isinstance(value, list):
-        return "a sequence"
-    return "a map"
+#: Zuno's ``IndexDocument { skills: Vec<IndexEntry> }`` and ``IndexEntry { name: String,
+#: files: Vec<String>, #[serde(default)] version: Option<String> }`` (both ``derive(Deserialize)``,
+#: unknown fields ignored), as :mod:`~skillshelf.core.serdejson` reads them.
+INDEX_SCHEMA = serdejson.Struct(
+    "IndexDocument",
+    (
+        serdejson.Field(
+            "skills",
+            serdejson.Vec(
+                serdejson.Struct(
+                    "IndexEntry",
+                    (
+                        serdejson.Field("name", serdejson.Str()),
+                        serdejson.Field("files", serdejson.Vec(serdejson.Str())),
+                        serdejson.Field("version", serdejson.Opt(serdejson.Str()), default=True),
+                    ),
+                )
+            ),
+        ),
+    ),
+)
 
 
-def _reject_constant(token: str) -> Any:
-    raise IndexDecodeError(f"invalid number `{token}`")
+def index_text(body: bytes) -> str:
+    """The ``index.json`` body as text, as Zuno's ``response.text()`` makes it (reqwest decoding
+    with encoding_rs): a UTF-8, UTF-16LE or UTF-16BE byte-order mark picks that encoding and is
+    dropped; otherwise UTF-8. Malformed sequences become U+FFFD. (A ``charset`` in the
+    response's Content-Type, which reqwest also honours, is not looked at: skillshelf keeps
+    only the body.)"""
+    for bom, codec in ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if body.startswith(bom):
+            return body[len(bom) :].decode(codec, errors="replace")
+    return body.decode("utf-8", errors="replace")
 
 
 def parse_index(text: str) -> tuple[IndexEntry, ...]:
     """Parse an ``index.json`` document into its entries, in document order (SPEC R1, Z146).
 
-    Unknown keys are ignored; ``version`` may be absent or ``null``. Raises
-    :class:`IndexDecodeError` (message in serde's style, e.g. ``invalid type: string "x",
-    expected a sequence``) when the text is not JSON or does not have the documented shape:
-    ``skills`` must be an array of objects whose ``name`` is a string, ``files`` an array of
-    strings and ``version`` a string or null.
+    Read exactly as Zuno's ``serde_json::from_str::<IndexDocument>`` reads it
+    (:data:`INDEX_SCHEMA`): unknown keys are ignored, ``version`` may be absent or ``null``, an
+    array of the fields in order is accepted for either struct. Raises :class:`IndexDecodeError`
+    whose message is serde_json's error text, position included (``invalid type: string "x",
+    expected a sequence at line 1 column 24``); never anything else.
     """
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
-    except IndexDecodeError:
-        raise
-    except (ValueError, RecursionError) as exc:
-        raise IndexDecodeError(str(exc) or type(exc).__name__) from None
-    if not isinstance(doc, dict):
-        raise IndexDecodeError(f"invalid type: {_json_type(doc)}, expected struct IndexDocument")
-    if "skills" not in doc:
-        raise IndexDecodeError("missing field `skills`")
-    skills = doc["skills"]
-    if not isinstance(skills, list):
-        raise IndexDecodeError(f"invalid type: {_json_type(skills)}, expected a sequence")
-    entries: list[IndexEntry] = []
-    for item in skills:
-        if not isinstance(item, dict):
-            raise IndexDecodeError(f"invalid type: {_json_type(item)}, expected struct IndexEntry")
-        for key in ("name", "files"):
-            if key not in item:
-                raise IndexDecodeError(f"missing field `{key}`")
-        name, files, version = item["name"], item["files"], item.get("version")
-        if not isinstance(name, str):
-            raise IndexDecodeError(f"invalid type: {_json_type(name)}, expected a string")
-        if not isinstance(files, list):
-            raise IndexDecodeError(f"invalid type: {_json_type(files)}, expected a sequence")
-        for f in files:
-            if not isinstance(f, str):
-                raise IndexDecodeError(f"invalid type: {_json_type(f)}, expected a string")
-        if version is not None and not isinstance(version, str):
-            raise IndexDecodeError(f"invalid type: {_json_type(version)}, expected a string")
-        entries.append(IndexEntry(name=name, files=tuple(files), version=version))
-    return tuple(entries)
+        doc = serdejson.from_str(text, INDEX_SCHEMA)
+    except serdejson.SerdeJsonError as exc:
+        raise IndexDecodeError(str(exc)) from None
+    return tuple(
+        IndexEntry(name=item["name"], files=tuple(item["files"]), version=item["version"])
+        for item in doc["skills"]
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -859,7 +850,7 @@ async def _pull_one(
             warnings.append(_w_index_unreachable(src, exc.detail))
         return
     try:
-        entries = parse_index(body.decode("utf-8", errors="replace"))
+        entries = parse_index(index_text(body))
     except IndexDecodeError as exc:
         warnings.append(_w_malformed(src, str(exc)))
         return

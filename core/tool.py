@@ -46,7 +46,7 @@ from skillshelf.core.resolve import (
     resolve,
     stale_error,
 )
-from skillshelf.core.serdetext import unexpected
+from skillshelf.core.serdejson import unexpected
 
 log = logging.getLogger(__name__)
 

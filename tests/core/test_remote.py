@@ -254,7 +254,8 @@ def test_z132_a_malformed_index_is_warned_about(cache: Path) -> None:
         CatalogWarning(
             "IndexMalformed",
             src,
-            f'failed to decode index {src}: invalid type: string "not an array", expected a sequence',
+            f'failed to decode index {src}: invalid type: string "not an array", expected a sequence'
+            " at line 1 column 24",
         ),
     )
     assert not cache.exists()
@@ -263,8 +264,10 @@ def test_z132_a_malformed_index_is_warned_about(cache: Path) -> None:
 def test_z132_index_that_is_not_json_is_malformed(cache: Path) -> None:
     with Server({"/index.json": b"<html>nope</html>"}) as srv:
         result = pull([srv.url], str(cache))
-    assert [w.kind for w in result.warnings] == ["IndexMalformed"]
-    assert result.warnings[0].message.startswith(f"failed to decode index {srv.url}/index.json: ")
+    src = f"{srv.url}/index.json"
+    assert result.warnings == (
+        CatalogWarning("IndexMalformed", src, f"failed to decode index {src}: expected value at line 1 column 1"),
+    )
 
 
 def test_z133_an_unreachable_host_is_warned_about(cache: Path) -> None:
@@ -674,23 +677,198 @@ def test_z146_index_document_tolerates_unknown_keys_and_missing_version() -> Non
     assert parse_index('{"skills":[{"name":"c","files":["SKILL.md"],"version":"2"}]}')[0].version == "2"
 
 
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ('{"skills":"not an array"}', 'invalid type: string "not an array", expected a sequence'),
-        ("{}", "missing field `skills`"),
-        ("[]", "invalid type: a sequence, expected struct IndexDocument"),
-        ('{"skills":[{"files":[]}]}', "missing field `name`"),
-        ('{"skills":[{"name":1,"files":[]}]}', "invalid type: integer `1`, expected a string"),
-        ('{"skills":[{"name":"a","files":[true]}]}', "invalid type: boolean `true`, expected a string"),
-        ('{"skills":[{"name":"a","files":[],"version":2}]}', "invalid type: integer `2`, expected a string"),
-        ('{"skills":[NaN]}', "invalid number `NaN`"),
-    ],
-)
-def test_z146_documents_of_the_wrong_shape_are_refused(text: str, message: str) -> None:
+# Every way an index can be malformed, with the exact text Zuno's
+# `serde_json::from_str::<IndexDocument>(&body)` gives (serde_json 1.0.150; Zuno locks 1.0.151).
+# Each expectation was worked out by hand from the source, not from skillshelf's output, then
+# checked against serde_json 1.0.150 / serde 1.0.228 built from source (same text for every row):
+# - wording: serde_json src/error.rs 349-387 (`ErrorCode` Display), 405-417 (`<reason> at line L
+#   column C`), 440-479 (`invalid type: <unexp>, expected <exp>`; `null`; floats via zmij);
+#   serde_core src/de/mod.rs 401-425 (`Unexpected` Display: `string {:?}`, `sequence`, `map`),
+#   289-298 (missing / duplicate field), 245-247 (invalid length); serde_derive src/de.rs 451-470
+#   (`struct X with N element(s)`), 766-839 (missing field vs default), src/de/struct_.rs 269
+#   (duplicate checked before the value), 289 (unknown keys read as IgnoredAny).
+# - positions: src/read.rs 421-431 (`position_of_index`: line = 1 + newlines before the line
+#   start, column = bytes from the line start), 573-580 (`position` = index, `peek_position` =
+#   index + 1 capped at the length); src/de.rs 241-252 (`error` / `peek_error`), 441
+#   (`fix_position`: serde's own errors take the index where serde_json sees them), 1737-1764 and
+#   1820-1866 (the end `]` / `}` is read before that, even after a failure).
+# Columns below count from 0 at the line start to the index the rule names: "after X" is the
+# index just past X (`error`), "at X" is X's index + 1 (`peek_error`).
+INDEX_ERRORS = [
+    # -- syntax: end of input (de.rs 1744, 1941, 1994; read.rs 249) --
+    ("empty", "", "EOF while parsing a value at line 1 column 0"),
+    ("eof value", '{"skills":', "EOF while parsing a value at line 1 column 10"),
+    ("eof value after comma", '{"skills":[],', "EOF while parsing a value at line 1 column 13"),
+    ("eof list", '{"skills":[', "EOF while parsing a list at line 1 column 11"),
+    ("eof object", '{"skills":[]', "EOF while parsing an object at line 1 column 12"),
+    ("eof object in ignored value", '{"skills":[],"x":{"y":1', "EOF while parsing an object at line 1 column 23"),
+    ("eof string", '{"sk', "EOF while parsing a string at line 1 column 4"),
+    ("eof string in a short \\u", '{"skills":"\\u12', "EOF while parsing a string at line 1 column 15"),
+    ("eof after a decimal point", '{"skills":1.', "EOF while parsing a value at line 1 column 12"),
+    ("eof inside null", '{"skills":nu', "EOF while parsing a value at line 1 column 12"),
+    # -- syntax: unexpected characters --
+    ("expected value (not JSON)", "<html>nope</html>", "expected value at line 1 column 1"),
+    ("expected value (NaN)", '{"skills":[NaN]}', "expected value at line 1 column 12"),
+    ("expected value in ignored value", '{"skills":[],"x":[1,]}', "expected value at line 1 column 21"),
+    ("expected ident", '{"skills":nul}', "expected ident at line 1 column 14"),
+    ("expected , or ]", '{"skills":[{"name":"a","files":["x" "y"]}]}', "expected `,` or `]` at line 1 column 37"),
+    ("expected , or }", '{"skills":[] "x":1}', "expected `,` or `}` at line 1 column 14"),
+    ("expected :", '{"skills" []}', "expected `:` at line 1 column 11"),
+    ("key must be a string", "{1:2}", "key must be a string at line 1 column 2"),
+    ("key must be a string after a comma", '{"skills":[],1}', "key must be a string at line 1 column 14"),
+    ("trailing comma in an object", '{"skills":[],}', "trailing comma at line 1 column 14"),
+    ("trailing comma in a list", '{"skills":[{"name":"a","files":["x",]}]}', "trailing comma at line 1 column 37"),
+    ("trailing characters", '{"skills":[]}x', "trailing characters at line 1 column 14"),
+    ("trailing characters after whitespace", '{"skills":[]} {}', "trailing characters at line 1 column 15"),
+    # -- syntax: strings (read.rs 218-274 parse_str, 598-619 ignore_str, 874-1023 escapes) --
+    ("invalid escape", '{"skills":[{"name":"\\x","files":[]}]}', "invalid escape at line 1 column 22"),
+    ("invalid hex escape", '{"skills":[{"name":"\\u12G4","files":[]}]}', "invalid escape at line 1 column 26"),
+    ("control character (after it)", '{"skills":[{"name":"a\tb","files":[]}]}',
+     "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 22"),
+    ("control character newline (next line, column 0)", '{"skills":"a\nb"}',
+     "control character (\\u0000-\\u001F) found while parsing a string at line 2 column 0"),
+    ("control character in an ignored string (at it)", '{"x":"a\tb","skills":[]}',
+     "control character (\\u0000-\\u001F) found while parsing a string at line 1 column 7"),
+    ("lone trailing surrogate", '{"skills":[{"name":"\\udc00","files":[]}]}',
+     "lone leading surrogate in hex escape at line 1 column 26"),
+    ("leading surrogate then no trailing one", '{"skills":[{"name":"\\ud800\\u0041","files":[]}]}',
+     "lone leading surrogate in hex escape at line 1 column 32"),
+    ("lone surrogate in an unknown key (keys are checked strings)", '{"skills":[],"\\ud800":1}',
+     "unexpected end of hex escape at line 1 column 21"),
+    ("leading surrogate alone", '{"skills":[{"name":"\\ud800","files":[]}]}',
+     "unexpected end of hex escape at line 1 column 27"),
+    # -- syntax: numbers (de.rs 462-675) --
+    ("invalid number: lone minus", '{"skills":-}', "invalid number at line 1 column 12"),
+    ("invalid number: leading zero", '{"skills":01}', "invalid number at line 1 column 12"),
+    ("invalid number: no fraction digit", '{"skills":1.}', "invalid number at line 1 column 13"),
+    ("invalid number: no exponent digit", '{"skills":1e}', "invalid number at line 1 column 13"),
+    ("invalid number in an ignored value", '{"x":-a,"skills":[]}', "invalid number at line 1 column 7"),
+    ("number out of range", '{"skills":1e400}', "number out of range at line 1 column 15"),
+    ("number out of range by multiplication", '{"skills":1.8e308}', "number out of range at line 1 column 17"),
+    # -- type errors: the value read, then positioned after it (de.rs 269-336) --
+    ("string", '{"skills":"not an array"}', 'invalid type: string "not an array", expected a sequence at line 1 column 24'),
+    ("null", '{"skills":null}', "invalid type: null, expected a sequence at line 1 column 14"),
+    ("true", '{"skills":true}', "invalid type: boolean `true`, expected a sequence at line 1 column 14"),
+    ("false", '{"skills":false}', "invalid type: boolean `false`, expected a sequence at line 1 column 15"),
+    ("integer", '{"skills":5}', "invalid type: integer `5`, expected a sequence at line 1 column 11"),
+    ("negative integer", '{"skills":-5}', "invalid type: integer `-5`, expected a sequence at line 1 column 12"),
+    ("u64::MAX", '{"skills":18446744073709551615}',
+     "invalid type: integer `18446744073709551615`, expected a sequence at line 1 column 30"),
+    ("i64::MIN", '{"skills":-9223372036854775808}',
+     "invalid type: integer `-9223372036854775808`, expected a sequence at line 1 column 30"),
+    ("past u64::MAX: a float", '{"skills":18446744073709551616}',
+     "invalid type: floating point `1.8446744073709552e+19`, expected a sequence at line 1 column 30"),
+    ("below i64::MIN: a float", '{"skills":-9223372036854775809}',
+     "invalid type: floating point `-9.223372036854776e+18`, expected a sequence at line 1 column 30"),
+    ("float", '{"skills":2.5}', "invalid type: floating point `2.5`, expected a sequence at line 1 column 13"),
+    ("minus zero is a float", '{"skills":-0}', "invalid type: floating point `-0.0`, expected a sequence at line 1 column 12"),
+    ("exponent gives a whole float", '{"skills":1e2}', "invalid type: floating point `100.0`, expected a sequence at line 1 column 13"),
+    ("float, zmij exponent form", '{"skills":1e16}', "invalid type: floating point `1e+16`, expected a sequence at line 1 column 14"),
+    ("float, zmij plain down to 1e-5", '{"skills":0.00001}',
+     "invalid type: floating point `0.00001`, expected a sequence at line 1 column 17"),
+    ("float, zmij negative exponent", '{"skills":1.5e-7}', "invalid type: floating point `1.5e-7`, expected a sequence at line 1 column 16"),
+    ("float underflows to zero", '{"skills":1e-400}', "invalid type: floating point `0.0`, expected a sequence at line 1 column 16"),
+    ("map", '{"skills":{}}', "invalid type: map, expected a sequence at line 1 column 10"),
+    ("string with Rust Debug escapes", '{"skills":"tab\\there \\u001b \u00e9\\u0301 \'q\' \\"d\\" \\\\"}',
+     'invalid type: string "tab\\there \\u{1b} \u00e9\\u{301} \'q\' \\"d\\" \\\\", expected a sequence at line 1 column 50'),
+    ("entry not an object", '{"skills":["x"]}', 'invalid type: string "x", expected struct IndexEntry at line 1 column 14'),
+    ("name not a string", '{"skills":[{"name":1,"files":[]}]}', "invalid type: integer `1`, expected a string at line 1 column 20"),
+    ("file not a string", '{"skills":[{"name":"a","files":[1]}]}', "invalid type: integer `1`, expected a string at line 1 column 33"),
+    ("files not a list", '{"skills":[{"name":"a","files":"SKILL.md"}]}',
+     'invalid type: string "SKILL.md", expected a sequence at line 1 column 41'),
+    ("version not a string", '{"skills":[{"name":"a","files":[],"version":2}]}',
+     "invalid type: integer `2`, expected a string at line 1 column 45"),
+    ("document not an object", "5", "invalid type: integer `5`, expected struct IndexDocument at line 1 column 1"),
+    ("document a string", '"x"', 'invalid type: string "x", expected struct IndexDocument at line 1 column 3'),
+    ("line and byte column on a later line", '{\n  "skills": [\n    {"name": 1}\n  ]\n}',
+     "invalid type: integer `1`, expected a string at line 3 column 14"),
+    ("column counts UTF-8 bytes", '{"\u00e9":0,"skills":5}', "invalid type: integer `5`, expected a sequence at line 1 column 18"),
+    # -- serde's own errors: positioned after the closing bracket or the key (fix_position) --
+    ("missing skills", "{}", "missing field `skills` at line 1 column 2"),
+    ("missing skills, whitespace before }", "{ }", "missing field `skills` at line 1 column 3"),
+    ("missing name", '{"skills":[{"files":[]}]}', "missing field `name` at line 1 column 23"),
+    ("missing files", '{"skills":[{"name":"a"}]}', "missing field `files` at line 1 column 23"),
+    ("missing name before files", '{"skills":[{}]}', "missing field `name` at line 1 column 13"),
+    ("duplicate skills", '{"skills":[],"skills":[]}', "duplicate field `skills` at line 1 column 21"),
+    ("duplicate skills, whitespace after the key", '{"skills":[],"skills" :[]}', "duplicate field `skills` at line 1 column 22"),
+    ("duplicate name", '{"skills":[{"name":"a","name":"b","files":[]}]}', "duplicate field `name` at line 1 column 29"),
+    ("duplicate version (null counts)", '{"skills":[{"name":"a","files":[],"version":null,"version":"2"}]}',
+     "duplicate field `version` at line 1 column 58"),
+    # -- a struct read from an array of its fields (serde_derive visit_seq) --
+    ("empty array for the document", "[]", "invalid length 0, expected struct IndexDocument with 1 element at line 1 column 2"),
+    ("empty array for an entry", '{"skills":[[]]}', "invalid length 0, expected struct IndexEntry with 3 elements at line 1 column 13"),
+    ("one field for an entry", '{"skills":[["a"]]}', "invalid length 1, expected struct IndexEntry with 3 elements at line 1 column 16"),
+    ("extra element after the document's field", "[[], 1]", "trailing characters at line 1 column 6"),
+    ("trailing comma after the document's field", "[[],]", "trailing comma at line 1 column 5"),
+    ("entry field of the wrong type", "[[[1]]]", "invalid type: integer `1`, expected a string at line 1 column 4"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), [row[1:] for row in INDEX_ERRORS], ids=[row[0] for row in INDEX_ERRORS])
+def test_z146_a_malformed_index_is_refused_in_serde_json_s_words(text: str, message: str) -> None:
     with pytest.raises(IndexDecodeError) as info:
         parse_index(text)
     assert str(info.value) == message
+
+
+E = remote.IndexEntry
+
+INDEX_ACCEPTED = [
+    ("whitespace around", ' \t\r\n{"skills":[]}\n', ()),
+    ("an entry as an array of its fields", '[[["a",["SKILL.md"]]]]', (E("a", ("SKILL.md",)),)),
+    ("an entry array with its version", '{"skills":[["a",["SKILL.md"],"1"]]}', (E("a", ("SKILL.md",), "1"),)),
+    ("escapes and a surrogate pair", '{"skills":[{"name":"\\ud83d\\ude00\\n","files":["a\\/b"]}]}',
+     (E("\U0001f600\n", ("a/b",)),)),
+    # ignored values are only checked for syntax (de.rs 1102-1215): no depth limit, no number
+    # range, no surrogate pairing, repeated unknown keys allowed
+    ("deeply nested unknown value", '{"x":' + "[" * 1000 + "]" * 1000 + ',"skills":[]}', ()),
+    ("unknown value with a lone surrogate", '{"skills":[],"x":"\\ud800"}', ()),
+    ("unknown value out of range", '{"skills":[],"x":1e999999999999}', ()),
+    ("unknown key twice", '{"x":1,"skills":[],"x":{"y":[true,false,null,-0.5e-3]}}', ()),
+]
+
+
+@pytest.mark.parametrize(("text", "entries"), [row[1:] for row in INDEX_ACCEPTED], ids=[row[0] for row in INDEX_ACCEPTED])
+def test_z146_documents_serde_json_accepts_are_read(text: str, entries: tuple[remote.IndexEntry, ...]) -> None:
+    assert parse_index(text) == entries
+
+
+@pytest.mark.parametrize(
+    ("body", "text"),
+    [
+        (b'\xef\xbb\xbf{"skills":[]}', '{"skills":[]}'),
+        ('\ufeff{"skills":[]}'.encode("utf-16-le"), '{"skills":[]}'),
+        ('\ufeff{"skills":[]}'.encode("utf-16-be"), '{"skills":[]}'),
+        (b'{"skills":"\xff"}', '{"skills":"\ufffd"}'),
+        (b'{"skills":"\xf0\x9f\x98"}', '{"skills":"\ufffd"}'),
+    ],
+)
+def test_the_index_body_is_decoded_like_reqwest_text(body: bytes, text: str) -> None:
+    assert remote.index_text(body) == text
+
+
+def test_z132_an_index_with_invalid_utf8_is_malformed_at_the_replacement_character(cache: Path) -> None:
+    # reqwest's text() turns the bad byte into U+FFFD (3 bytes of UTF-8), then serde_json reads it
+    with Server({"/index.json": b'{"skills":"\xff"}'}) as srv:
+        result = pull([srv.url], str(cache))
+    src = f"{srv.url}/index.json"
+    assert result.warnings == (
+        CatalogWarning(
+            "IndexMalformed", src,
+            f'failed to decode index {src}: invalid type: string "\ufffd", expected a sequence at line 1 column 15',
+        ),
+    )
+
+
+def test_z146_an_index_with_a_byte_order_mark_is_read(cache: Path) -> None:
+    routes = {
+        "/index.json": b"\xef\xbb\xbf" + index({"name": "bom", "files": ["SKILL.md"]}),
+        "/bom/SKILL.md": skill_md("bom", "Behind a byte-order mark."),
+    }
+    with Server(routes) as srv:
+        result = pull([srv.url], str(cache))
+    assert result.warnings == ()
+    assert result.roots == (str(cache / "bom"),)
 
 
 def test_z147_staging_and_backup_are_siblings_of_the_root() -> None:
@@ -715,20 +893,29 @@ def test_a_url_that_is_not_a_url_is_malformed(cache: Path) -> None:
     )
 
 
-def test_lone_surrogates_in_names_and_files_are_warnings_not_crashes(cache: Path) -> None:
+def test_lone_surrogates_in_names_and_files_make_the_whole_index_malformed(cache: Path) -> None:
+    # serde_json refuses an unpaired \\u escape in any string it reads into a String (read.rs 900-960)
     doc = (
-        b'{"skills":[{"name":"\\udc80","files":["SKILL.md"]},'
-        b'{"name":"odd","files":["SKILL.md","x\\udc80"]}]}'
+        b'{"skills":[{"name":"odd","files":["SKILL.md","x\\udc80"]},'
+        b'{"name":"\\udc80","files":["SKILL.md"]}]}'
     )
     routes = {"/index.json": doc, "/odd/SKILL.md": skill_md("odd", "d")}
     with Server(routes) as srv:
         result = pull([srv.url], str(cache))
-    assert [(w.kind, w.source) for w in result.warnings] == [
-        ("UnsafeIndexName", f"{srv.url}/index.json"),
-        ("UnsafeIndexPath", "odd"),
-    ]
-    assert result.roots == (str(cache / "odd"),)
-    assert os.listdir(cache) == ["odd"]
+    src = f"{srv.url}/index.json"
+    assert result == RemotePull((), (
+        CatalogWarning("IndexMalformed", src,
+                       f"failed to decode index {src}: lone leading surrogate in hex escape at line 1 column 53"),
+    ))
+    assert not cache.exists()
+
+
+def test_a_lone_surrogate_passed_as_text_is_still_an_unsafe_name() -> None:
+    # parse_index takes any str; one holding a lone surrogate never reaches the disk
+    assert parse_index('{"skills":[{"name":"\udc80","files":["SKILL.md"]}]}') == (
+        remote.IndexEntry("\udc80", ("SKILL.md",)),
+    )
+    assert safe_name("\udc80") is False
 
 
 def test_a_file_url_is_refused_as_an_unsupported_scheme(cache: Path) -> None:
