@@ -229,9 +229,12 @@ class FilterIndex:
         self._parts: _NameParts | None = None
         self._words: tuple[list[str], list[str]] | None = None
         self._memo: dict[str, _Ranking] = {}
-        #: held while one of the parts :meth:`prepare` builds is built (a query in another
-        #: thread then waits for it instead of building it again)
-        self._building = threading.RLock()
+        #: held while the part :meth:`prepare` builds is built (a query in another thread that
+        #: needs that part waits for it instead of building it again; one lock per part, so a
+        #: query never waits for a part it does not use)
+        self._building_parts = threading.Lock()
+        self._building_vocabulary = threading.RLock()
+        self._building_words = threading.Lock()
 
     def __len__(self) -> int:
         return len(self.names)
@@ -240,16 +243,16 @@ class FilterIndex:
         """Build now what makes queries faster (the words of each row between spaces) and what
         the fuzzy tiers use (the vocabulary, the names and name words of the lengths short
         queries compare), instead of at the first query needing it."""
-        self._word_texts()  # (every query's word test; then in the order queries of growing length need them)
-        self._name_parts()
-        self._vocab_by_length()
+        self._name_parts()  # (in the order queries of growing length need them; the word texts,
+        self._vocab_by_length()  # which only make queries faster, last: nothing waits for them)
+        self._word_texts()
 
     def vocabulary(self) -> frozenset[str]:
         """Every word (``\\w+``) of the rows' names and texts (of an index made with a
         ``basis``: also the words of the basis's rows)."""
         vocabulary = self._vocabulary
         if vocabulary is None:
-            with self._building:
+            with self._building_vocabulary:
                 vocabulary = self._vocabulary
                 if vocabulary is None:
                     basis = self._prepared_basis()
@@ -269,7 +272,7 @@ class FilterIndex:
         """:meth:`vocabulary` by word length (characters)."""
         by_length = self._vocabulary_by_length
         if by_length is None:
-            with self._building:
+            with self._building_vocabulary:
                 by_length = self._vocabulary_by_length
                 if by_length is None:
                     by_length = {}
@@ -297,7 +300,7 @@ class FilterIndex:
         parts = self._parts
         if parts is not None:
             return parts
-        with self._building:
+        with self._building_parts:
             if self._parts is not None:
                 return self._parts
             lengths = range(SHORT_QUERY[0] - 1, SHORT_QUERY[1] + 2)
@@ -382,7 +385,7 @@ class FilterIndex:
         words = self._words
         if words is not None:
             return words
-        with self._building:
+        with self._building_words:
             if self._words is not None:
                 return self._words
             basis = self._basis

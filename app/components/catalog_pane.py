@@ -280,9 +280,12 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
 
     @work(thread=True, exclusive=True, group="filter-basis", exit_on_error=False, description="filter index")
     def prepare_basis(self, building: _IndexBuild) -> None:
-        """Build and prepare the filter index of a provisional whole list, for the real
-        generation's index to reuse (most rows are the same objects)."""
-        building.get().prepare()
+        """Build the filter index of a provisional whole list, for the real generation's index
+        to reuse (most rows are the same objects), so the first keystrokes after the real list
+        appears do not wait for a whole build. Not prepared: the file check runs meanwhile, and
+        every bit of work in another thread slows it (each ``stat`` gives the interpreter lock
+        away and must wait to get it back); the real index prepares once it is shown."""
+        building.get()
 
     @on(_IndexReady)
     def _prepared(self, event: _IndexReady) -> None:

@@ -123,8 +123,8 @@ async def test_the_real_generations_filter_index_reuses_the_last_runs_list(tmp_p
     async with app.run_test(size=SIZE) as pilot:
         main = app.main_screen
         pane = main.catalog_pane
-        await _until(pilot, lambda: pane._basis is not None and pane._basis.built() is not None
-                     and pane._basis.built()._vocabulary is not None, "the provisional list's index")
+        await _until(pilot, lambda: pane._basis is not None and pane._basis.built() is not None,
+                     "the provisional list's index")
         release.set()
         await _until(pilot, lambda: main.generation is not None and pane._index is not None, "the index")
         index = pane._index
