@@ -143,7 +143,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if typed and typed[0] in KEPT_COMMANDS:
         from skillshelf.app.keptrun import replay
 
-        kept = replay(typed)  # the same command over provably the same inputs: its kept output
+        try:
+            kept = replay(typed)  # the same command over provably the same inputs: its kept output
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:  # (`skillshelf debug skill --json | head`)
+            return 0
         if kept is not None:
             return kept
     parser = build_parser()

@@ -1,6 +1,6 @@
 """A one-shot command printed again from its kept output (:mod:`skillshelf.core.keptoutput`).
 
-``skillshelf index`` (and ``debug skill``) over a workspace whose every input provably holds
+``skillshelf index`` and ``debug skill`` over a workspace whose every input provably holds
 prints exactly what the same command printed last time, without building the catalog:
 :func:`replay` runs before the command line is even parsed (the kept output is found by the
 command line as typed, so nothing of the rest of skillshelf is imported for it), and
@@ -22,7 +22,7 @@ from skillshelf.core import keptoutput
 if TYPE_CHECKING:
     from skillshelf.core.hosts.base import HostContext
 
-__all__ = ["KEPT_COMMANDS", "Keeper", "replay", "watch_context"]
+__all__ = ["KEPT_COMMANDS", "Keeper", "depends_on", "keepable", "replay", "watch_context"]
 
 #: First word of the command lines whose output can be kept (:func:`keepable` decides).
 KEPT_COMMANDS = frozenset({"index", "debug"})
@@ -64,19 +64,37 @@ def replay(argv: Sequence[str]) -> int | None:
     kept = keptoutput.load(file, ident)
     if kept is None:
         return None
+    from skillshelf.core import fsprobe
     from skillshelf.core.hosts import output_proof_holds
 
-    if not output_proof_holds(kept.host, kept.proof, ident[3]):
+    listed = output_proof_holds(kept.host, kept.proof, ident[3])
+    if listed is None or not fsprobe.hold(kept.probes, listed):
         return None
     return kept.replay()
 
 
 def keepable(ns: Namespace) -> bool:
-    """Whether the output of the parsed command ``ns`` can be kept: ``index``, with the parse
-    cache in use."""
+    """Whether the output of the parsed command ``ns`` can be kept: ``index`` and ``debug
+    skill``, with the parse cache in use (``debug skill`` tells what its lint looked at,
+    :func:`depends_on`)."""
     if getattr(ns, "no_cache", True):
         return False
-    return bool(ns.command == "index")
+    return ns.command == "index" or (ns.command == "debug" and getattr(ns, "debug_what", None) == "skill")
+
+
+def depends_on(asked: dict[tuple[str, str], Any] | None) -> None:
+    """Tell the running command's :class:`Keeper` (if any) the file-system questions its output
+    also depended on (:func:`skillshelf.core.fsprobe.recording`); ``None``: something it cannot
+    record (then nothing is kept)."""
+    from skillshelf.core import fsprobe
+
+    keeper = _ACTIVE
+    if keeper is None:
+        return
+    if asked is None or not fsprobe.provable(asked) or keeper.probes:
+        keeper.unprovable = True  # (one record per command: a second one is not merged)
+    else:
+        keeper.probes = fsprobe.flat(asked)
 
 
 class _Tee:
@@ -114,6 +132,9 @@ class Keeper:
         self.host = str(ns.host)
         self.writes: list[tuple[int, str]] = []
         self.contexts: list[HostContext] = []
+        self.probes: tuple[Any, ...] = ()
+        #: the command said its output depends on something not recorded
+        self.unprovable = False
         self._ident = _identity(argv)
         self._saved: tuple[TextIO, TextIO] | None = None
 
@@ -134,7 +155,7 @@ class Keeper:
 
     def keep(self, code: int) -> bool:
         """Keep the recorded output with exit ``code``; True when kept. Never raises."""
-        if self._ident is None or len(self.contexts) != 1:
+        if self._ident is None or len(self.contexts) != 1 or self.unprovable:
             return False
         store = self.contexts[0].cache
         if store is None:
@@ -153,4 +174,4 @@ class Keeper:
             else:
                 merged.append((fd, [text]))
         writes = [(fd, "".join(parts)) for fd, parts in merged]
-        return keptoutput.keep(file, self._ident, keptoutput.KeptOutput(writes, code, host.name, proof))
+        return keptoutput.keep(file, self._ident, keptoutput.KeptOutput(writes, code, host.name, proof, self.probes))

@@ -10,7 +10,9 @@ stdout and stderr, in order, and its exit code) with what it was made from:
   skillshelf code and the Python that ran it (:func:`code_stamp`);
 - *proved by the host* (:func:`skillshelf.core.hosts.output_proof_holds`): everything the
   host's first build read — configuration, roots, the walk of every root, every skill file's
-  identity key, its other inputs — recomputed or re-``stat``-ed, never trusted.
+  identity key, its other inputs — recomputed or re-``stat``-ed, never trusted;
+- *asked again*: the other file-system questions the output depended on (the lint's look at
+  references and enclosing skills, :mod:`skillshelf.core.fsprobe`).
 
 Anything that does not match, cannot be read, or belongs to another format is ignored: the
 command then runs normally (and keeps its new output). The file is written atomically
@@ -94,15 +96,18 @@ def kept_file(cache_dir: str, argv: Sequence[str], cwd: str) -> str:
 class KeptOutput:
     """One kept run: ``writes`` — ``(1 or 2, text)`` per write to stdout / stderr, in order —,
     the exit ``code``, the ``host`` whose ``proof`` (host-defined, marshal-able) says what its
-    build read."""
+    build read, and the other questions the output depended on (``probes``:
+    :func:`skillshelf.core.fsprobe.flat`)."""
 
-    __slots__ = ("code", "host", "proof", "writes")
+    __slots__ = ("code", "host", "probes", "proof", "writes")
 
-    def __init__(self, writes: Sequence[tuple[int, str]], code: int, host: str, proof: Any) -> None:
+    def __init__(self, writes: Sequence[tuple[int, str]], code: int, host: str, proof: Any,
+                 probes: Sequence[Any] = ()) -> None:
         self.writes = tuple(writes)
         self.code = code
         self.host = host
         self.proof = proof
+        self.probes = tuple(probes)
 
     def replay(self) -> int:
         """Write the kept output to ``sys.stdout`` / ``sys.stderr`` as it was written; the exit code."""
@@ -142,10 +147,10 @@ def load(file: str, ident: Identity) -> KeptOutput | None:
         if zlib.crc32(payload) != crc:
             return None
         doc = marshal.loads(payload)
-        identity, writes, code, host, proof = doc
+        identity, writes, code, host, proof, probes = doc
         if identity != _identity(ident):
             return None
-        return KeptOutput([(int(fd), str(text)) for fd, text in writes], int(code), str(host), proof)
+        return KeptOutput([(int(fd), str(text)) for fd, text in writes], int(code), str(host), proof, probes)
     except Exception:  # a damaged or foreign file is never an error: the command runs normally
         return None
 
@@ -155,7 +160,7 @@ def keep(file: str, ident: Identity, kept: KeptOutput) -> bool:
     import tempfile
 
     try:
-        payload = marshal.dumps((_identity(ident), kept.writes, kept.code, kept.host, kept.proof))
+        payload = marshal.dumps((_identity(ident), kept.writes, kept.code, kept.host, kept.proof, kept.probes))
     except ValueError:  # something not marshal-able in the proof: nothing is kept
         return False
     directory = os.path.dirname(file)

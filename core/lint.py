@@ -37,7 +37,7 @@ from urllib.parse import unquote
 
 import yaml
 
-from skillshelf.core import yamlload
+from skillshelf.core import fsprobe, yamlload
 from skillshelf.core.fileread import read_regular
 from skillshelf.core.frontmatter import (
     JSON_ENGINE,
@@ -751,11 +751,11 @@ class _TopDirs:
 
     def _list(self) -> set[str] | None:
         if self._names is None and not self._failed:
-            try:
-                self._names = {e.name for e in os.scandir(self._dir) if e.is_dir()}
-            except OSError:
-                self._names = None
+            found = fsprobe.listing(self._dir)
+            if found is None:
                 self._failed = True
+            else:
+                self._names = {name for name, is_dir in found.items() if is_dir}
         return self._names
 
     def listable(self) -> bool:
@@ -763,7 +763,7 @@ class _TopDirs:
         return self._list() is not None
 
     def __contains__(self, name: object) -> bool:
-        if not isinstance(name, str) or not os.path.isdir(os.path.join(self._dir, name)):
+        if not isinstance(name, str) or not fsprobe.isdir(os.path.join(self._dir, name)):
             return False
         names = self._list()  # the exact name must be listed (case-insensitive file systems)
         return names is not None and name in names
@@ -779,11 +779,7 @@ class _Listing:
 
     def _read(self, directory: str) -> dict[str, bool] | None:
         if directory not in self._names:
-            try:
-                with os.scandir(directory) as it:
-                    self._names[directory] = {e.name: e.is_dir() for e in it}
-            except OSError:
-                self._names[directory] = None
+            self._names[directory] = fsprobe.listing(directory)
         return self._names[directory]
 
     def folds_case(self, directory: str) -> bool:
@@ -792,11 +788,7 @@ class _Listing:
         if self._folds is None:
             head, base = os.path.split(directory.rstrip("/"))
             swapped = base.swapcase()
-            try:
-                self._folds = swapped != base and os.path.samestat(os.stat(directory),
-                                                                   os.stat(os.path.join(head, swapped)))
-            except OSError:
-                self._folds = False
+            self._folds = swapped != base and bool(fsprobe.same_file(directory, os.path.join(head, swapped)))
         return self._folds
 
     def find(self, directory: str, parts: Sequence[str]) -> tuple[bool, str | None]:
@@ -804,7 +796,7 @@ class _Listing:
         and else the one existing path that differs from them only in case (``None`` if none).
         A case-sensitive file system answers the first with one ``stat``; a case-insensitive one
         by the listings (so both give the same answer)."""
-        if not self.folds_case(directory) and os.path.exists(os.path.join(directory, *parts)):
+        if not self.folds_case(directory) and fsprobe.exists(os.path.join(directory, *parts)):
             return True, None
         exact = True
         actual: list[str] = []
@@ -844,7 +836,7 @@ def _check_ref(target: str, line: int, col: int, skill_dir: str, top_dirs: _TopD
             out.add("reference-outside",
                     f"`{t}` points outside the skill folder: it does not travel with the skill (installers "
                     "copy only the folder, and Zuno's read_resource refuses it)" + (" — the file exists here today"
-                                                                             if os.path.exists(os.path.join(skill_dir, t)) else ""),
+                                                                             if fsprobe.exists(os.path.join(skill_dir, t)) else ""),
                     line=line, column=col, hint="copy the file into the skill folder (for example under references/) "
                     "and link it from there")
         return
@@ -1021,7 +1013,7 @@ def _outer_skill(skill_dir: str, memo: dict[str, str | None] | None = None) -> s
     directory holding ``.git``), or ``None``. ``memo``: answers per ancestor, shared by the
     files of one report (siblings have the same ancestors)."""
     d = os.path.abspath(skill_dir)
-    if os.path.exists(os.path.join(d, ".git")):
+    if fsprobe.exists(os.path.join(d, ".git")):
         return None
     seen: list[str] = []
     found: str | None = None
@@ -1033,10 +1025,10 @@ def _outer_skill(skill_dir: str, memo: dict[str, str | None] | None = None) -> s
             found = memo[parent]
             break
         seen.append(parent)
-        if os.path.isfile(os.path.join(parent, "SKILL.md")):
+        if fsprobe.isfile(os.path.join(parent, "SKILL.md")):
             found = parent
             break
-        if os.path.exists(os.path.join(parent, ".git")):
+        if fsprobe.exists(os.path.join(parent, ".git")):
             break
         d = parent
     if memo is not None:
@@ -1115,6 +1107,7 @@ def finish_lint(path: str, draft: LintDraft, memo: dict[str, str | None] | None 
     outer = _outer_skill(skill_dir, memo)
     if outer is not None:
         outer_md = os.path.join(outer, "SKILL.md")
+        fsprobe.file_key(outer_md)  # (before it is read) its name is part of this finding
         outer_name = parse_skill_file(outer_md).name or os.path.basename(outer)
         sev = severity_of("nested-skill", target)
         if sev is not None:

@@ -81,9 +81,12 @@ def run_skill(ns: Any) -> int:
     never fail on bad skills); a configuration Zuno would refuse is said first (text) or on
     stderr (Zuno's shape), conformance Z-K."""
     from skillshelf.app.common import context_from, terminal_text
+    from skillshelf.app.keptrun import depends_on
+    from skillshelf.core import fsprobe
     from skillshelf.core.catalog import Catalog
     from skillshelf.core.hostlint import lint_product
     from skillshelf.core.hosts import get_host
+    from skillshelf.core.lint import Target
     from skillshelf.core.report import debug_skill_document, debug_skill_text
 
     host = get_host(ns.host)
@@ -102,8 +105,11 @@ def run_skill(ns: Any) -> int:
         sys.stdout.write("\n")
         return 0
     lint_cache = context.cache.for_host(host.name, host.version) if context.cache is not None else None
-    doc = debug_skill_document(cat.current, lint_target=target, client=cat.host.describe(), lint_cache=lint_cache,
-                               refusal=cat.config.refusal, prompt=cat.model_catalog())
+    with fsprobe.recording() as asked:  # what the lint looks at besides the files (a kept output's proof)
+        doc = debug_skill_document(cat.current, lint_target=target, client=cat.host.describe(),
+                                   lint_cache=lint_cache, refusal=cat.config.refusal, prompt=cat.model_catalog())
+    # a client's own lint (a host target) reads in ways not recorded: its report is never kept
+    depends_on(asked if target is None or target in {t.value for t in Target} else None)
     if ns.json:
         # one line per top-level key keeps the document readable; each value is written by the C
         # encoder (an indented dump of 10,000 sources takes seconds in the pure-Python one)

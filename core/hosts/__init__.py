@@ -30,7 +30,8 @@ _REGISTRY: dict[str, tuple[str, str]] = {
 }
 
 #: Hosts whose first build records what it depended on (``ParseCache.output_proof``) → the module
-#: whose ``holds(proof, environment)`` proves such a record again without building.
+#: whose ``holds(proof, environment)`` proves such a record again without building (the folders
+#: whose listings it proved, or ``None``).
 _OUTPUT_PROOFS: dict[str, str] = {
     "zuno": "skillshelf.core.hosts.zuno.proof",
 }
@@ -107,13 +108,14 @@ def next_host(host: Host) -> Host:
     return HOSTS[names[(i + 1) % len(names)]]
 
 
-def output_proof_holds(name: str, proof: object, env: Mapping[str, str]) -> bool:
-    """True when host ``name``'s recorded ``proof`` (``ParseCache.output_proof`` of a first build)
-    still holds in the process environment ``env``: a first build now would produce exactly the
-    generation that build produced (:mod:`skillshelf.core.keptoutput`). False for a host that
-    records none, and for anything that cannot be proved. Never raises."""
+def output_proof_holds(name: str, proof: object, env: Mapping[str, str]) -> frozenset[str] | None:
+    """When host ``name``'s recorded ``proof`` (``ParseCache.output_proof`` of a first build)
+    still holds in the process environment ``env`` — a first build now would produce exactly the
+    generation that build produced (:mod:`skillshelf.core.keptoutput`) —: the folders whose
+    listings it proved unchanged on the way. ``None`` for a host that records no proof, and for
+    anything that cannot be proved. Never raises."""
     module = _OUTPUT_PROOFS.get(name)
     if module is None:
-        return False
-    holds = importlib.import_module(module).holds
-    return bool(holds(proof, dict(env)))
+        return None
+    found = importlib.import_module(module).holds(proof, dict(env))
+    return found if isinstance(found, frozenset) else None

@@ -373,3 +373,61 @@ def test_random_operations_between_runs_always_print_what_no_cache_prints(ws, ru
         runs.check(*args)
         kept += runs.replayed[-2]
     assert kept > 30  # the kept output was used (and proved), not bypassed
+
+
+# ---------------------------------------------------------------- debug skill: the lint looks further
+
+
+def _debug_forms(w: Workspace) -> list[tuple[str, ...]]:
+    return [("debug", "skill", "--json", "--path", w.shared), ("debug", "skill", "--path", w.shared)]
+
+
+#: Changes only the lint sees (files other than the skill's own, folders above the roots).
+LINT_CHANGES: list[tuple[str, Callable[[Workspace], None]]] = [
+    ("reference-created", lambda w: write(f"{w.shared}/shared-one/references/notes.md", "notes\n")),
+    ("reference-outside-created", lambda w: write(f"{w.t}/outside.md", "outside\n")),
+    ("enclosing-skill-removed", lambda w: os.remove(f"{w.t}/SKILL.md")),
+    ("git-between-the-root-and-the-enclosing-skill", lambda w: os.makedirs(f"{w.home}/.git")),
+    ("enclosing-skill-renamed-same-size-same-mtime", lambda w: _same_size_same_mtime(
+        f"{w.t}/SKILL.md", skill("OUTERMOST", "Encloses all"), replace=False)),
+    # a dot entry the walk does not enter (so its proof does not cover it): a dangling `.git`
+    # link in a skill folder whose target appears (the skill is then no longer nested)
+    ("git-link-target-created", lambda w: os.makedirs(f"{w.t}/gitdir")),
+]
+
+
+@pytest.fixture
+def referencing(ws) -> Workspace:
+    """The shared skill references a file of its own (missing) and one outside its folder; a
+    skill encloses the whole tree (T/SKILL.md: every skill is nested in it, SPEC F4)."""
+    write(ws.files["shared"], skill("shared-one", "Shared copy",
+                                    "See [the notes](references/notes.md) and [outside](../../outside.md).\n"))
+    write(f"{ws.t}/SKILL.md", skill("outermost", "Encloses all"))
+    os.symlink(f"{ws.t}/gitdir", f"{ws.shared}/shared-one/.git")
+    settle()
+    return ws
+
+
+@pytest.mark.parametrize("name, change", LINT_CHANGES, ids=[c[0] for c in LINT_CHANGES])
+def test_debug_skill_is_kept_and_every_change_its_lint_sees_breaks_it(referencing, runs, name, change):
+    ws = referencing
+    before = [runs.check(*args) for args in _debug_forms(ws)]
+    assert [runs.check(*args, kept=True) for args in _debug_forms(ws)] == before
+    change(ws)
+    settle()
+    after = [runs.check(*args, kept=False) for args in _debug_forms(ws)]
+    assert after != before
+    assert [runs.check(*args, kept=True) for args in _debug_forms(ws)] == after
+
+
+def test_debug_skill_options_and_a_clients_lint(ws, runs):
+    for args in [("debug", "skill", "--json", "--lint-target", "none"), ("debug", "skill", "--lint-target", "zhin"),
+                 ("debug", "skill", "--format", "zuno")]:
+        first = runs.check(*args)
+        assert runs.check(*args, kept=True) == first
+    # a client's own lint reads the files its own way (not recorded): its report is never kept
+    runs.check("debug", "skill", "--json", "--lint-target", "claude")
+    runs.check("debug", "skill", "--json", "--lint-target", "claude", kept=False)
+    # and another host keeps no proof of its build
+    runs.check("debug", "skill", "--json", "--host", "claude")
+    runs.check("debug", "skill", "--json", "--host", "claude", kept=False)

@@ -18,7 +18,8 @@ A first build (:meth:`~skillshelf.core.hosts.zuno.build.ZunoSession.build`) is a
 the files were read); :func:`holds` recomputes the workspace inputs with the same functions the
 build calls (:func:`workspace_config`, :func:`workspace_roots`, :func:`workspace_hints`) and
 compares them, then re-checks the walks and the keys. A proof that holds means a build now
-would produce exactly the generation the recorded build produced. This module imports only
+would produce exactly the generation the recorded build produced (and that every folder the
+walks listed has the same entries as when the build looked). This module imports only
 what that check needs (no YAML, no parser, no build).
 """
 
@@ -226,46 +227,49 @@ def record(*, context: tuple[Any, ...], digest: str, proofs: Sequence[ScanProof 
     return (FORMAT, context, digest, tuple(walks), dir_blocks, "\0".join(locations), moved, key_block, tuple(other))
 
 
-def holds(proof: Any, env_vars: dict[str, str]) -> bool:
-    """True when a first build in the process environment ``env_vars`` would now produce exactly
-    the generation whose :func:`record` is ``proof`` (module docstring). Never raises: a proof
-    of another shape, or any failure, is False."""
+def holds(proof: Any, env_vars: dict[str, str]) -> frozenset[str] | None:
+    """When a first build in the process environment ``env_vars`` would now produce exactly the
+    generation whose :func:`record` is ``proof`` (module docstring): the folders whose listings
+    were proved unchanged on the way (every folder the walks listed); else ``None``. Never
+    raises: a proof of another shape, or any failure, is ``None``."""
     try:
         return _holds(proof, env_vars)
     except Exception:  # a damaged proof is only a reason to build
-        return False
+        return None
 
 
-def _holds(proof: Any, env_vars: dict[str, str]) -> bool:
+def _holds(proof: Any, env_vars: dict[str, str]) -> frozenset[str] | None:
     from skillshelf.core.scanproof import ScanProof
 
     fmt, context, digest, walks, dir_blocks, joined, moved, key_block, other = proof
     if fmt != FORMAT:
-        return False
+        return None
     cwd, paths, config_files, context_window, pull_remote, _texts, _models = context
     if not os.path.isdir(cwd):
-        return False
+        return None
     env = Environment.from_mapping(env_vars)
     now = time.time_ns()
     worktree = git_worktree(cwd, env)
     config = workspace_config(cwd, env, config_files, worktree)
     if config.urls and pull_remote:
-        return False  # a pull is never proved
+        return None  # a pull is never proved
     fresh = (cwd, tuple(paths), tuple(config_files), context_window, pull_remote,
              file_identity(zuno_executable(env), now), file_identity(models_file(env, cwd), now))
     if fresh != tuple(context):
-        return False
+        return None
     roots, root_warnings = workspace_roots(cwd, env, paths, config, (), worktree)
     hints = workspace_hints(cwd, env, roots, worktree)
     if inputs_digest(worktree=worktree, config=config, roots=roots, root_warnings=root_warnings, hints=hints,
                      context=fresh) != digest:
-        return False
+        return None
     if len(walks) != len(roots) or len(dir_blocks) != len(walks):
-        return False
+        return None
+    proved: list[str] = []
     for (scan_dir, canon, absent, dirs, links), block in zip(walks, dir_blocks, strict=True):
         listed = tuple(dirs.split("\0")) if dirs else ()
         if not ScanProof(scan_dir, canon, listed, tuple(_rows(block, 5)), tuple(links), absent).holds():  # type: ignore[arg-type]
-            return False
+            return None
+        proved.extend(listed)
     # every SKILL.md without sidecars: its identity key, in one tight loop (an equal key means a
     # file older than the racy window already when it was kept)
     locations = joined.split("\0") if joined else []
@@ -273,7 +277,7 @@ def _holds(proof: Any, env_vars: dict[str, str]) -> bool:
     values = array("q")
     values.frombytes(key_block)
     if len(values) != 5 * len(locations):
-        return False
+        return None
     skip = {i for i, _, _ in other}
     stat = os.stat
     j = 0
@@ -282,9 +286,9 @@ def _holds(proof: Any, env_vars: dict[str, str]) -> bool:
             st = stat(canonicals.get(i, loc))
             if (st.st_size != values[j] or st.st_mtime_ns != values[j + 1] or st.st_ctime_ns != values[j + 2]
                     or st.st_ino != values[j + 3] or st.st_dev != values[j + 4]):
-                return False
+                return None
         j += 5
     for i, side, key in other:
         if dir_keys(locations[i], canonicals.get(i, locations[i]), tuple(side), now, key) != key:
-            return False
-    return True
+            return None
+    return frozenset(proved)
