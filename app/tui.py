@@ -15,6 +15,7 @@ quits from the main screen; every modal screen binds ``q`` to close itself inste
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import subprocess
@@ -38,27 +39,40 @@ from textual.screen import Screen
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.screens.main import CatalogOpened, MainScreen
-from skillshelf.app.screens.palette import ActionProvider, SkillProvider
-from skillshelf.app.screens.whatif import WhatIfScreen
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.worker_errors import ReportsWorkerErrors
-from skillshelf.core.catalog import Catalog
-from skillshelf.core.hosts import DEFAULT_HOST, HOSTS, get_host, next_host
+from skillshelf.core.hosts import DEFAULT_HOST_NAME, HOSTS, get_host, next_host
 from skillshelf.core.hosts.base import Feature, Host
 from skillshelf.core.model import Generation, Severity
-from skillshelf.core.parsecache import default_cache_dir
-from skillshelf.core.paths import Environment
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.notice_line import NoticeLine
 
 if TYPE_CHECKING:  # imported where used: the first frame waits for nothing it does not show
+    from textual.command import Provider
+
     from skillshelf.app.live import LiveWatch
     from skillshelf.app.screens.picker import AmbiguityPicker
+    from skillshelf.app.screens.whatif import WhatIfScreen
     from skillshelf.app.undo import Journal
+    from skillshelf.core.catalog import Catalog
     from skillshelf.core.configwrite import WriteResult
     from skillshelf.core.watch import CatalogWatcher
 
-__all__ = ["SkillshelfApp", "display_path", "run_tui"]
+__all__ = ["SkillshelfApp", "app_for", "display_path", "run_tui"]
+
+
+def _action_provider() -> type[Provider]:
+    """The palette's actions (its module is imported when the palette first opens)."""
+    from skillshelf.app.screens.palette import ActionProvider
+
+    return ActionProvider
+
+
+def _skill_provider() -> type[Provider]:
+    """The palette's skills (imported when the palette first opens)."""
+    from skillshelf.app.screens.palette import SkillProvider
+
+    return SkillProvider
 
 
 class SkillshelfApp(ReportsWorkerErrors, App[int]):
@@ -78,7 +92,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
     #: Under this many rows (``-short``) or columns (``-narrow``) the dialogs take the whole
     #: screen (app.tcss): at 80×24 their margins cost the lines their text needs.
     SHORT_BELOW, NARROW_BELOW = 30, 100
-    COMMANDS = App.COMMANDS | {ActionProvider, SkillProvider}
+    COMMANDS = App.COMMANDS | {_action_provider, _skill_provider}
     #: Keys of every screen. The main screen's own keys (``a`` ``i`` ``w`` ``e`` ``h`` ``x``, and
     #: ``?`` ``q`` again) are bound by :class:`MainScreen` so its footer lists them in its order.
     BINDINGS = [
@@ -110,7 +124,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self,
         open_catalog: Callable[[], AppCatalog],
         *,
-        host: Host | str = DEFAULT_HOST,
+        host: Host | str = DEFAULT_HOST_NAME,
         cwd_display: str = "",
         watch: bool = False,
         timings: Timings = DEFAULT_TIMINGS,
@@ -215,8 +229,8 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.budget = budget
         self.main_screen.apply_budget(budget)
 
-    @on(WhatIfScreen.Applied)
-    def _whatif_applied(self, event: WhatIfScreen.Applied) -> None:
+    def on_what_if_screen_applied(self, event: WhatIfScreen.Applied) -> None:
+        """``enter`` on the what-if screen: its values apply to this session."""
         self.apply_session_budget(event.budget)
 
     # ------------------------------------------------------------------ live watching
@@ -232,6 +246,8 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
 
     @on(CatalogOpened)
     def _catalog_opened(self, event: CatalogOpened) -> None:
+        from skillshelf.core.catalog import Catalog  # (imported by the worker that opened it)
+
         catalog = event.catalog
         if self.live and isinstance(catalog, Catalog):
             self.start_watching(catalog)
@@ -354,6 +370,8 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         main = self._loaded_main()
         if main is None:
             return
+        from skillshelf.core.catalog import Catalog
+
         host = next_host(main.host)
         old = main.catalog
         opener = self._open_host
@@ -415,6 +433,8 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         """``w``: what-if on the context window / ``maxContextTokens`` (SPEC U1–U2); writes nothing."""
         main = self._loaded_main()
         if main is not None and main.catalog is not None and main.generation is not None:
+            from skillshelf.app.screens.whatif import WhatIfScreen
+
             self.push_screen(WhatIfScreen(main.catalog, main.generation, budget=self.budget, timings=self.timings))
 
     def action_problems(self) -> None:
@@ -540,42 +560,61 @@ def display_path(path: str, home: str | None) -> str:
     return path
 
 
-def run_tui(ns: Namespace) -> int:
-    """Run the TUI for parsed options ``ns`` (``cwd``, ``host``, ``context_window``, ``path``,
-    ``config``, ``demo``, ``no_watch``); returns the exit code (0, or 2 when the demo workspace
-    cannot be prepared). ``--demo`` copies the shipped workspace to a temporary directory
-    (SPEC C3), opens the catalog there with its own ``HOME``, and deletes the copy on exit."""
+def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) -> tuple[SkillshelfApp, str | None]:
+    """The app ``skillshelf`` runs for parsed options ``ns`` (``cwd``, ``host``,
+    ``context_window``, ``path``, ``config``, ``demo``, ``no_watch``, ``no_cache``) as an
+    ``app_class``, and the demo workspace to delete once it has run (``None`` without ``--demo``).
+    ``--demo`` copies the shipped workspace to a temporary directory (SPEC C3) and opens the
+    catalog there with its own ``HOME``. Raises ``OSError`` when the demo cannot be prepared.
+    For the process that runs the app: what is alive once it is built is frozen (:func:`gc.freeze`).
+    The catalog machinery (configuration, YAML, the parse cache) is imported by the worker that
+    opens the catalog, after the first frame."""
+    from skillshelf.core.paths import Environment
+
     cwd = os.path.abspath(ns.cwd or os.getcwd())
     env_map: dict[str, str] | None = None
     demo_root: str | None = None
     if ns.demo:
-        try:
-            from skillshelf.app.demo import prepare_demo
+        from skillshelf.app.demo import prepare_demo
 
-            demo = prepare_demo()
-        except OSError as exc:
-            print(f"skillshelf: cannot prepare the demo workspace: {exc}", file=sys.stderr)
-            return 2
+        demo = prepare_demo()
         cwd, env_map, demo_root = str(demo.cwd), dict(demo.env), demo.root
     env = Environment.from_mapping(env_map)
     host = get_host(ns.host)
-    cache_dir = None if ns.no_cache else default_cache_dir(env.xdg_cache_home)
-
+    no_cache = ns.no_cache
     quitting = threading.Event()  # set on quit: a remote pull in progress stops (the process can end)
 
     def open_host(other: Host) -> AppCatalog:
+        from skillshelf.core.catalog import Catalog
+        from skillshelf.core.parsecache import default_cache_dir
+
+        cache_dir = None if no_cache else default_cache_dir(env.xdg_cache_home)
         return Catalog.open(cwd, env=env, host=other, paths=tuple(ns.path or ()), config_files=tuple(ns.config or ()),
                             context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target,
                             cancel=quitting, defer_pull=True)
 
-    app = SkillshelfApp(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
-                        watch=not ns.no_watch, open_host=open_host, quitting=quitting)
+    app = app_class(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
+                    watch=not ns.no_watch, open_host=open_host, quitting=quitting)
+    # What is alive now (modules, classes, the app: ~0.1 M objects) lives as long as the process:
+    # kept out of the collector's passes (gc.freeze), which would walk it again during the start.
+    gc.freeze()
+    return app, demo_root
+
+
+def run_tui(ns: Namespace) -> int:
+    """Run the TUI for parsed options ``ns`` (:func:`app_for`); returns the exit code (0, or 2
+    when the demo workspace cannot be prepared). The demo workspace is deleted on exit."""
+    try:
+        app, demo_root = app_for(ns)
+    except OSError as exc:
+        print(f"skillshelf: cannot prepare the demo workspace: {exc}", file=sys.stderr)
+        return 2
     try:
         app.run()
     finally:
-        from skillshelf.core.catalog import finish_saves
-
-        finish_saves(0.25)  # `q` never waits long for a cache write (atomic: cut short is harmless)
+        catalog = sys.modules.get("skillshelf.core.catalog")  # (not imported when none was opened)
+        if catalog is not None:
+            catalog.finish_saves(0.25)  # `q` never waits long for a cache write (atomic: cut short is harmless)
         if demo_root is not None:
             shutil.rmtree(demo_root, ignore_errors=True)
     return int(app.return_code or 0)

@@ -19,7 +19,8 @@ fresh process (interpreter start-up and imports included), the median of ``--run
 - the TUI, headless (120×36, no watcher): *empty project* — start until the first frame is
   drawn, in a folder with no skills; *first rows* — start until catalog rows are on screen;
   *full list* — start until the complete generation is listed (warm cache, lint included: one
-  unmeasured run first); peak RSS;
+  unmeasured run first); peak RSS, read once the background work (the view, the lint of every
+  file, the filter index) has finished;
 - *filter keystroke*: in the TUI process above, typing one more character of a query until the
   new list is shown (median over a few queries, in milliseconds), typed as soon as the full list
   is on screen (while the TUI still lints and builds the filter index in the background) and,
@@ -128,10 +129,7 @@ out = os.environ.pop("SKILLSHELF_BENCH_OUT")
 queries = json.loads(os.environ.pop("SKILLSHELF_BENCH_QUERIES"))
 settle = bool(os.environ.pop("SKILLSHELF_BENCH_SETTLE", ""))
 from skillshelf.app import tui
-from skillshelf.core.catalog import Catalog
-from skillshelf.core.hosts import get_host
-from skillshelf.core.parsecache import default_cache_dir
-from skillshelf.core.paths import Environment
+from skillshelf.app.cli import build_parser, merged_options
 
 marks = {}
 def mark(name):
@@ -156,15 +154,10 @@ class Probe(tui.SkillshelfApp):
                 mark("full_list")
 
 async def run():
-    # the app as run_tui builds it (no watcher), driven headless at 120x36
-    env = Environment.from_mapping(None)
-    host = get_host("zuno")
-    cache_dir = default_cache_dir(env.xdg_cache_home)
-    paths = tuple(sys.argv[1:])
-    def open_host(other):
-        return Catalog.open(os.getcwd(), env=env, host=other, paths=paths, cache_dir=cache_dir,
-                            lint_target=other.lint_target)
-    app = Probe(lambda: open_host(host), host=host, cwd_display=os.getcwd(), watch=False, open_host=open_host)
+    # the app exactly as `skillshelf --no-watch [--path P ...]` builds it, driven headless at 120x36
+    paths = sys.argv[1:]
+    ns = merged_options(build_parser().parse_args(["--no-watch", *(a for p in paths for a in ("--path", p))]))
+    app, _ = tui.app_for(ns, app_class=Probe)
     async with app.run_test(size=(120, 36)) as pilot:
         deadline = time.time() + 600
         while ("full_list" not in marks if paths else "first_frame" not in marks) and time.time() < deadline:
@@ -181,6 +174,9 @@ async def run():
             pane.set_query("", now=True)
         marks["filter_ms"] = statistics.median(typing) if typing else None
         marks["filter_max_ms"] = max(typing) if typing else None
+        # the peak once the background work (view, lint, filter index) has finished, too
+        while any(w.group != "watcher" and not w.is_finished for w in app.workers) and time.time() < deadline:
+            await pilot.pause(0.02)
     marks["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 asyncio.run(run())

@@ -20,11 +20,14 @@ Emoji presentation selectors (U+FE0E, U+FE0F) are never findings. Offsets are in
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import regex
+if TYPE_CHECKING:
+    import regex
 
 __all__ = ["CANDIDATES", "Invisible", "decode_tags", "describe", "find_invisible", "is_emoji_part"]
 
@@ -33,10 +36,18 @@ CANDIDATES = re.compile("[\u200b-\u200d\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u
 
 _ZWJ = "\u200d"
 _CANCEL_TAG = 0xE007F
-_PICTOGRAPHIC = regex.compile(r"\p{Extended_Pictographic}")
 #: What may sit between an emoji and a following joiner or tag run: presentation selectors,
 #: skin-tone modifiers, the combining keycap.
 _EMOJI_TRAILERS = frozenset({"\ufe0e", "\ufe0f", "\u20e3", *map(chr, range(0x1F3FB, 0x1F400))})
+
+
+@functools.cache
+def _pictographic() -> regex.Pattern[str]:
+    """``\\p{Extended_Pictographic}`` (the ``regex`` module is imported when a joiner or tag run
+    is first looked at: most text has none)."""
+    import regex
+
+    return regex.compile(r"\p{Extended_Pictographic}")
 
 
 @dataclass(frozen=True)
@@ -59,7 +70,7 @@ def _emoji_before(text: str, i: int) -> bool:
     j = i - 1
     while j >= 0 and (text[j] in _EMOJI_TRAILERS or 0xE0020 <= ord(text[j]) <= _CANCEL_TAG):
         j -= 1
-    return j >= 0 and _PICTOGRAPHIC.match(text[j]) is not None
+    return j >= 0 and _pictographic().match(text[j]) is not None
 
 
 def is_emoji_part(text: str, start: int, end: int) -> bool:
@@ -69,7 +80,7 @@ def is_emoji_part(text: str, start: int, end: int) -> bool:
     first = text[start]
     if first == _ZWJ:
         return (_emoji_before(text, start) and end < len(text)
-                and _PICTOGRAPHIC.match(text[end]) is not None)
+                and _pictographic().match(text[end]) is not None)
     if ord(first) >= 0xE0000:
         return (ord(text[end - 1]) == _CANCEL_TAG and end - start >= 2
                 and all(0xE0020 <= ord(c) <= 0xE007E for c in text[start:end - 1])

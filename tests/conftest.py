@@ -71,7 +71,7 @@ def zuno_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 #: The TUI's delays in tests: no debounce (a value set in a box is applied at once); the
 #: thresholds and caps (progress after 0.3 s, the watcher wait) stay as shipped.
-TEST_TIMINGS = Timings(filter_debounce=0.0, typing_debounce=0.0)
+TEST_TIMINGS = Timings(filter_debounce=0.0, typing_debounce=0.0, typing_quiet=0.0)
 
 
 async def settle(app: SkillshelfApp, pilot: Any, rounds: int = 4) -> None:

@@ -92,3 +92,23 @@ def test_no_import_cycles_in_the_package():
     env = {**os.environ, "PYTHONPATH": str(TREE)}
     out = subprocess.run([sys.executable, "-c", _CYCLES], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_tuis_first_frame_imports_no_catalog_machinery():
+    """What ``skillshelf`` imports before the first frame is drawn: the app, its main screen and
+    the host's name — not the catalog machinery (configuration, JSONC, YAML, walks, the catalog,
+    the other screens, the ``regex`` module), which the worker opening the catalog imports after
+    the first frame. Building the app as ``skillshelf`` does imports none of it either."""
+    code = (
+        "import sys\n"
+        "from skillshelf.app.cli import build_parser, merged_options\n"
+        "from skillshelf.app import tui\n"
+        "app, _ = tui.app_for(merged_options(build_parser().parse_args(['--no-watch'])))\n"
+        "banned = ('yaml', 'regex', 'skillshelf.core.config', 'skillshelf.core.jsonc', 'skillshelf.core.catalog',\n"
+        "          'skillshelf.core.sidecar', 'skillshelf.core.scan', 'skillshelf.core.discovery',\n"
+        "          'skillshelf.core.hosts.zuno.build', 'skillshelf.core.render', 'skillshelf.app.screens.whatif',\n"
+        "          'skillshelf.app.screens.index_preview', 'skillshelf.app.screens.palette', 'tiktoken')\n"
+        "print(','.join(m for m in banned if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

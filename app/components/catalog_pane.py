@@ -163,6 +163,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self._basis: _IndexBuild | None = None
         self._timer: Timer | None = None
         self._lint_progress = ""
+        #: ``time.monotonic()`` of the last change of the filter text (the lint pauses after it).
+        self.typed_at = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static("", id="no-match", markup=False)
@@ -188,10 +190,11 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self.border_subtitle = text or self._lint_progress
 
     # ------------------------------------------------------------------ attributes down
-    def show_generation(self, generation: Generation | None) -> None:
+    def show_generation(self, generation: Generation | None, *, lint: bool = True) -> None:
         """Show the rows of ``generation`` (``None``: nothing, e.g. while a host opens), keeping the
-        filter, the sort, the row under the cursor (by locator) and the scroll position; then lint
-        every listed file."""
+        filter, the sort, the row under the cursor (by locator) and the scroll position; then build
+        the filter index and lint every listed file (``lint`` False: the screen starts
+        :meth:`lint_all` itself, later)."""
         keep = self.selected_key()
         self._generation = generation
         self.rows = build_rows(generation, self._lint_bad, self.home) if generation is not None else []
@@ -201,7 +204,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self._building = _IndexBuild(generation, [r.item for r in self.rows], basis) if generation is not None else None
         self.apply_filter(keep_key=keep)
         if generation is not None and self._building is not None:
-            self.lint_all(generation)
+            if lint:
+                self.lint_all(generation)
             self.prepare_filter(self._building)
 
     def show_partial(self, generation: Generation, *, whole: bool = False) -> None:
@@ -229,6 +233,7 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
     def set_query(self, text: str, *, now: bool = False) -> None:
         """Filter by ``text`` after ``Timings.filter_debounce`` of quiet (``now``: at once)."""
         self.query_text = text
+        self.typed_at = time.monotonic()
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -470,7 +475,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
     @work(thread=True, exclusive=True, group="lint", exit_on_error=False, description="lint")
     def lint_all(self, generation: Generation) -> None:
         """Lint every listed file of ``generation`` (built-ins have none), posting progress after
-        ``Timings.progress_after`` seconds and :class:`LintDone` at the end."""
+        ``Timings.progress_after`` seconds and :class:`LintDone` at the end; paused while the
+        filter is being typed in (``Timings.typing_quiet``)."""
         worker = get_current_worker()
         items: list[Source | Rejected] = [s for s in generation.sources if not s.location.startswith("builtin://")]
         items += list(generation.rejected)
@@ -478,7 +484,10 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         last = 0.0
         bad: set[str] = set()
         cache = self.lint_cache
+        quiet = self.timings.typing_quiet
         for n, item in enumerate(items, 1):
+            while quiet > 0 and time.monotonic() - self.typed_at < quiet and not worker.is_cancelled:
+                time.sleep(0.02)  # someone is typing in the filter: the keystrokes come first
             if worker.is_cancelled:
                 return
             cache.lint(item)

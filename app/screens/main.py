@@ -41,6 +41,7 @@ from textual.worker import Worker, WorkerState
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.catalog_view import CatalogView, catalog_view
+from skillshelf.app.collector import collector_paused, thaw
 from skillshelf.app.components.agent_view import AgentView
 from skillshelf.app.components.body_pager import BodyPager
 from skillshelf.app.components.catalog_pane import CatalogPane
@@ -114,6 +115,17 @@ class PullDone(Message):
         self.generation = generation
         self.warnings = warnings
         self.error = error
+
+
+class _Listed(Message):
+    """A worker has ``generation`` (its rows need no view: no agent view filters them); its view
+    (meters, agent banner) follows as :class:`_Shown`. ``epoch`` drops results of a host left behind."""
+
+    def __init__(self, catalog: AppCatalog, generation: Generation, epoch: int) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.generation = generation
+        self.epoch = epoch
 
 
 class _Shown(Message):
@@ -225,6 +237,8 @@ class MainScreen(Screen[None]):
         #: Bumped on a host switch: results of workers started before it are dropped.
         self._epoch = 0
         self._partial_sources: tuple[Source, ...] | None = None  # the provisional rows shown
+        #: The generation whose rows are listed before its view came (:class:`_Listed`), else ``None``.
+        self._listed: Generation | None = None
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -352,7 +366,7 @@ class MainScreen(Screen[None]):
             def building(progress: BuildProgress) -> None:
                 self.post_message(_Building(progress, epoch))
 
-            with reporting_progress(building):
+            with reporting_progress(building), collector_paused():
                 catalog = self._open_catalog()
             if epoch != self._epoch:
                 return
@@ -366,7 +380,16 @@ class MainScreen(Screen[None]):
             generation = catalog.refresh()
         else:
             generation = catalog.current
+        if not self._view_filters_rows():
+            # the list first; its view (the catalog text, tokens: tiktoken's load alone is ~0.1 s)
+            # is computed once the rows are on screen, the meters saying "computing…" meanwhile
+            self.post_message(_Listed(catalog, generation, epoch))
+            return
         self.post_message(_Shown(catalog, generation, catalog_view(catalog, generation, self.agent, self.budget), epoch))
+
+    def _view_filters_rows(self) -> bool:
+        """True when the rows depend on the view (an agent view lists only what the agent sees)."""
+        return self.agent is not None and Feature.AGENTS in self.host.features
 
     def _post_published(self, catalog: AppCatalog, generation: Generation) -> None:
         """``catalog`` published ``generation`` (called from the publishing thread)."""
@@ -388,6 +411,8 @@ class MainScreen(Screen[None]):
             return
         if event.worker.group != "catalog":
             report_failure(self, event.worker)
+            if event.worker.group == "view":
+                self._lint_listed()  # the lint put off for the view is not lost with it
             return
         error = event.worker.error
         message = f"cannot open the catalog: {error_detail(error)}"
@@ -423,6 +448,50 @@ class MainScreen(Screen[None]):
         else:
             self._show_header(f"reading skill files… {progress.done:,} / {progress.total:,}")
 
+    @on(_Listed)
+    def _list(self, event: _Listed) -> None:
+        """The rows of a new generation, before its view: the meters say ``computing…`` until
+        :class:`_Shown` (computed once the rows are painted) brings the view."""
+        if event.epoch != self._epoch:
+            return
+        if self.generation is not None and event.generation.number < self.generation.number:
+            return
+        if self._view_filters_rows():  # an agent view was chosen meanwhile: its view decides the rows
+            self.catalog, self.generation = event.catalog, event.generation
+            self.recompute_view()
+            return
+        self.view = None
+        self.query_one(Meters).computing()
+        # the lint of every file (~1 s of CPU at 10,000 files, with a progress count) waits for
+        # the view: both meters first, then the lint flags
+        self._show_rows(event.catalog, event.generation, event.generation, lint=False)
+        self._listed = event.generation
+        self.call_after_refresh(self.recompute_view)  # once the list is painted (one GIL: no race for it)
+
+    def _lint_listed(self) -> None:
+        """Start the lint the listing of :attr:`_listed` put off (its view came, or failed)."""
+        if self._listed is not None and self._listed is self.generation:
+            self.catalog_pane.lint_all(self._listed)
+        self._listed = None
+
+    def _show_rows(self, catalog: AppCatalog, generation: Generation, rows: Generation, *, lint: bool = True) -> None:
+        """Make ``generation`` the shown one, listing ``rows`` (``generation`` as the view lists
+        it): the lines under the header, the header, the rows, the legend, the change summary;
+        ``lint``: lint every listed file now."""
+        self.catalog = catalog
+        self.catalog_pane.catalog_list.loading = False
+        self._status = PULLING if self._pulling else ""  # a pull under way stays in the header
+        previous = self.generation
+        if previous is not None and generation.number > previous.number:
+            self._set_changes(generation_diff(previous, generation).text)
+        self.generation = generation
+        self.query_one(WatchWarningLine).show(generation)
+        self.query_one(ProblemsLine).show(generation)
+        self._show_header()
+        self.catalog_pane.home = catalog.context.env.home
+        self.catalog_pane.show_generation(rows, lint=lint)
+        self.query_one("#legend", Static).update(legend(self.catalog_pane.rows))
+
     @on(_Shown)
     def _shown(self, event: _Shown) -> None:
         if event.epoch != self._epoch:
@@ -435,20 +504,16 @@ class MainScreen(Screen[None]):
             self.generation = event.generation  # the agent changed while this was computed
             self.recompute_view()
             return
-        self._status = PULLING if self._pulling else ""  # a pull under way stays in the header
-        previous = self.generation
-        if previous is not None and event.generation.number > previous.number:
-            self._set_changes(generation_diff(previous, event.generation).text)
-        self.generation = event.generation
+        listed = self._listed is event.generation and event.view.shown(event.generation) is event.generation
         self.view = event.view
-        self.query_one(WatchWarningLine).show(event.generation)
-        self.query_one(ProblemsLine).show(event.generation)
         self.query_one(AgentView).show(event.view)
         self.query_one(Meters).show_view(event.view, self.host)
-        self._show_header()
-        self.catalog_pane.home = event.catalog.context.env.home
-        self.catalog_pane.show_generation(event.view.shown(event.generation))
-        self.query_one("#legend", Static).update(legend(self.catalog_pane.rows))
+        if listed:  # its rows are on screen already; their lint was put off until now
+            self._show_header()
+            self._lint_listed()
+        else:
+            self._listed = None
+            self._show_rows(event.catalog, event.generation, event.view.shown(event.generation))
 
     def rescan_after_write(self, before: int) -> None:
         """Show the generation of a config write or undo just made (``ctrl+z``) to the catalog
@@ -471,6 +536,8 @@ class MainScreen(Screen[None]):
         catalog is dropped (results still in flight for it are ignored), the filter and sort are
         kept, the agent view is reset (agents belong to one host's configuration)."""
         self._epoch += 1
+        thaw()  # the catalog left behind goes back to the collector (app/collector.py)
+        self._listed = None
         self._open_catalog = open_catalog
         self.host = host
         self.agent = None

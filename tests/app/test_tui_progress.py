@@ -162,3 +162,91 @@ async def test_the_filter_index_is_built_before_the_first_keystroke(tmp_path):
         await pilot.press("slash", "b", "e", "t")
         await _until(pilot, lambda: [main.rows[i].name for i in pane.catalog_list.order] == ["beta"], "the hit")
         assert pane._index is index
+
+
+async def test_the_list_is_shown_before_its_view_is_computed(tmp_path, monkeypatch):
+    """The published generation's rows do not wait for its view (the catalog text and its
+    tokens): they are listed at once with both meters saying "computing…", and the view
+    follows without listing the rows again."""
+    from tui_fixtures import FixedCatalog, make_generation
+
+    import skillshelf.app.screens.main as main_module
+    from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
+
+    release = threading.Event()
+    real_view = main_module.catalog_view
+    started: list[int] = []
+
+    def slow_view(catalog, generation, agent, budget):
+        started.append(generation.number)
+        release.wait(60)
+        return real_view(catalog, generation, agent, budget)
+
+    monkeypatch.setattr(main_module, "catalog_view", slow_view)
+    from skillshelf.app.components.catalog_pane import CatalogPane
+
+    listed: list[int] = []
+    real_show = CatalogPane.show_generation
+
+    def show_generation(pane, gen, **kw):
+        listed.append(gen.number if gen is not None else -1)
+        real_show(pane, gen, **kw)
+
+    monkeypatch.setattr(CatalogPane, "show_generation", show_generation)
+    generation = make_generation(tmp_path)
+    app = tui_app(lambda: FixedCatalog(generation), host="zuno", cwd_display="/w")
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        lst = main.query_one(CatalogList)
+        meter, selected = main.query_one(BudgetMeter), main.query_one(SelectedMeter)
+        await _until(pilot, lambda: started == [1], "the view worker")
+        assert main.generation is generation and main.view is None
+        assert [main.rows[i].name for i in lst.order] == ["docx", "pdf", "pdf", "code-review", "xlsx", "broken-one"]
+        assert meter.pending and selected.pending
+        assert "computing…" in meter.render().plain
+        assert not [w for w in app.workers if w.group == "lint"]  # the lint waits for the view
+        assert {main.rows[i].flag for i in lst.order} == {" ", "s", "!"} and main.rows[3].flag == " "
+        assert listed == [1]
+        release.set()
+        await _until(pilot, lambda: main.view is not None, "the view")
+        await _until(pilot, lambda: not meter.pending, "the meter")
+        assert listed == [1]  # not listed again
+        assert main.generation is generation and started == [1]
+        await _until(pilot, lambda: main.rows[3].flag == "!", "the lint flag of code-review (no description)")
+
+
+async def test_the_lint_of_every_file_waits_while_the_filter_is_typed_in(tmp_path, monkeypatch):
+    """A keystroke never shares the CPU with the background lint: the lint pauses while the
+    filter is typed in and goes on once typing has been quiet for ``Timings.typing_quiet``."""
+    from dataclasses import replace
+
+    from conftest import TEST_TIMINGS
+    from tui_fixtures import FixedCatalog, make_generation
+
+    import skillshelf.app.screens.main as main_module
+
+    release = threading.Event()
+    real_view = main_module.catalog_view
+
+    def slow_view(catalog, generation, agent, budget):
+        release.wait(60)
+        return real_view(catalog, generation, agent, budget)
+
+    monkeypatch.setattr(main_module, "catalog_view", slow_view)
+    app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w",
+                  timings=replace(TEST_TIMINGS, typing_quiet=3600.0))
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        pane = main.catalog_pane
+        await _until(pilot, lambda: main.generation is not None, "the list")
+        await pilot.press("slash", "p", "d")  # typing while the view is computed
+        await _until(pilot, lambda: [main.rows[i].name for i in pane.catalog_list.order] == ["pdf", "pdf"], "the hits")
+        release.set()  # the view comes: the lint it put off starts, and waits for the typing to stop
+        await _until(pilot, lambda: main.view is not None, "the view")
+        await _until(pilot, lambda: any(w.group == "lint" for w in app.workers), "the lint worker")
+        for _ in range(10):
+            await pilot.pause(0.02)
+        assert main.rows[3].name == "code-review" and main.rows[3].flag == " "  # not linted yet
+        assert any(w.group == "lint" and not w.is_finished for w in app.workers)
+        pane.typed_at = 0.0  # as if the typing had been quiet long enough
+        await _until(pilot, lambda: main.rows[3].flag == "!", "the lint flag of code-review (no description)")

@@ -151,6 +151,21 @@ def test_load_ranks_checks_the_hash_and_never_raises(tmp_path):
     assert load_ranks(str(tmp_path / "missing")) is None
 
 
+@needs_bundled
+@pytest.mark.parametrize("chunk", [1, 37, 4096, 1 << 24])
+def test_the_bundled_ranks_read_a_chunk_at_a_time_are_every_line_of_the_file(chunk, monkeypatch):
+    """The verified cl100k file is decoded a chunk of whole lines at a time: any chunk size
+    gives the ranks a plain line-by-line read gives."""
+    import base64
+
+    assert BUNDLED is not None
+    with open(BUNDLED, "rb") as fh:
+        lines = fh.read().splitlines()
+    expected = {base64.b64decode(token): int(rank) for token, rank in (line.split() for line in lines if line)}
+    monkeypatch.setattr(tokens, "_CHUNK", chunk)
+    assert load_ranks(BUNDLED) == expected
+
+
 def test_cache_path_follows_tiktokens_lookup_order(tmp_path):
     name = hashlib.sha1(CL100K_URL.encode()).hexdigest()
     assert cache_path({"TIKTOKEN_CACHE_DIR": "/a", "DATA_GYM_CACHE_DIR": "/b"}) == f"/a/{name}"

@@ -17,14 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from skillshelf.core.config import load_config
 from skillshelf.core.hosts.base import Feature, HostContext, HostLabels, RootPlan, SkillToolLike, ToolCatalog, Verdict
 from skillshelf.core.hosts.zuno.pack import PACK_VERSION
-from skillshelf.core.hosts.zuno.roots import git_worktree, uncovered_folders, zuno_roots
 from skillshelf.core.model import Diagnostic, Severity, Source
 from skillshelf.core.resolve import NATIVE_COMMANDS
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the session machinery (configuration, YAML, walks) is imported when first used:
+    # naming the host (the TUI's first frame, ``--help``) reads none of it
     from skillshelf.core.hosts.zuno.build import ZunoSession
 
 __all__ = ["ZUNO", "ZunoHost", "ZunoSession"]
@@ -68,6 +67,9 @@ class ZunoHost:
     def roots(self, context: HostContext) -> RootPlan:
         """SPEC D1 rows 1–5 for ``context`` (configuration read for ``skills.paths``; remote
         directories come only from a session's pull)."""
+        from skillshelf.core.config import load_config
+        from skillshelf.core.hosts.zuno.roots import git_worktree, uncovered_folders, zuno_roots
+
         worktree = git_worktree(context.cwd, context.env)
         config = load_config(cwd=context.cwd, worktree=worktree, home=context.env.home,
                              xdg_config_home=context.env.xdg_config_home, env=context.env.vars,
