@@ -47,7 +47,6 @@ import functools
 import json
 import logging
 import os
-import plistlib
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,7 +58,6 @@ from skillshelf.core.fileread import read_regular
 from skillshelf.core.jsonc import JsoncError
 from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
 from skillshelf.core.paths import project_walk
-from skillshelf.core.serdejson import unexpected
 
 log = logging.getLogger(__name__)
 
@@ -544,6 +542,8 @@ _PLIST_METADATA = frozenset({"PayloadDisplayName", "PayloadIdentifier", "Payload
 def _managed_preferences(env: Mapping[str, str]) -> ConfigLayer:
     """macOS managed preferences (``/Library/Managed Preferences[/<user>]/ai.zuno.managed.plist``)
     as a layer, the user's file first; ``data`` ``None`` with a note when there is none."""
+    import plistlib  # (macOS only: not imported by every start)
+
     user = env.get("USER") or env.get("LOGNAME") or ""
     base = "/Library/Managed Preferences"
     for path in ([os.path.join(base, user, "ai.zuno.managed.plist")] if user else []) + [
@@ -801,6 +801,9 @@ RULE_FIELDS = ("path", "enabled", "exposure", "recursive")
 
 
 def _expected(value: Any, what: str) -> str:
+    # serde's words for the value (imported here: its Unicode tables cost every start ~20 ms)
+    from skillshelf.core.serdejson import unexpected
+
     return f"invalid type: {unexpected(value)}, expected {what}"
 
 

@@ -51,7 +51,6 @@ from __future__ import annotations
 import re
 import threading
 from array import array
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import compress, count, repeat
 from operator import contains
@@ -154,19 +153,6 @@ def _spaced(text: str) -> str:
     return text
 
 
-def _word_starts(name_cf: str) -> list[int]:
-    """Where the words of a (casefolded) name start."""
-    return [m.start() for m in _NAME_WORD.finditer(name_cf)]
-
-
-def _at_word_start(name_cf: str, needle: str) -> int:
-    """The first position where ``needle`` occurs at the start of a word of the name, or -1."""
-    for start in _word_starts(name_cf):
-        if name_cf.startswith(needle, start):
-            return start
-    return -1
-
-
 class FilterIndex:
     """The rows of one generation, prepared once for many queries: casefolded names, the starts of
     their words, each name's word tails and each row's other text, so a keystroke runs a few
@@ -178,9 +164,14 @@ class FilterIndex:
     the number of hits without a limit. :meth:`prepare` builds what only fuzzy queries use (the
     vocabulary, the short name words by length) ahead of time, e.g. in a background thread;
     otherwise the first query needing it builds it.
+
+    ``basis``: an index of rows that are mostly the same objects (the provisional rows of the
+    same build, say): what it made of a row is taken over for the same object, and when it
+    was prepared its prepared parts are carried over (:meth:`prepare` then costs a pass over the
+    rows it did not have). Results are the same as without it.
     """
 
-    def __init__(self, sources: Sequence[Source | Rejected]) -> None:
+    def __init__(self, sources: Sequence[Source | Rejected], *, basis: FilterIndex | None = None) -> None:
         self.sources = sources
         self.names: list[str] = []
         self.names_cf: list[str] = []
@@ -191,11 +182,30 @@ class FilterIndex:
         self._tails: list[str] = []
         #: per row: everything but the name a query may match (:func:`_text_of`)
         self._texts: list[str] = []
+        #: ``basis``, and per row the basis row it was taken from (-1: made here)
+        self._basis: FilterIndex | None = None
+        self._from_basis: list[int] = []
+        known: dict[int, int] = {}
+        if basis is not None:
+            self._basis = basis
+            known = {id(item): k for k, item in enumerate(basis.sources)}
         for item in sources:
+            k = known.pop(id(item), -1)  # (each basis row is taken once)
+            if basis is not None:
+                self._from_basis.append(k)
+            if k >= 0 and basis is not None and basis.sources[k] is item:
+                self.names.append(basis.names[k])
+                self.names_cf.append(basis.names_cf[k])
+                self.starts.append(basis.starts[k])
+                self._tails.append(basis._tails[k])
+                self._texts.append(basis._texts[k])
+                continue
+            if basis is not None:
+                self._from_basis[-1] = -1
             name = item.name
             name_cf = _spaced(name.casefold())
             words = name_cf.split(" ")
-            if len(words) == 1:  # (most names: one word, or words joined by separators)
+            if len(words) == 1:  # a name of one word
                 starts: tuple[int, ...] = (0,) if name_cf else ()
                 tails = _SEP + name_cf if name_cf else ""
             else:
@@ -217,35 +227,52 @@ class FilterIndex:
         self._vocabulary: frozenset[str] | None = None
         self._vocabulary_by_length: dict[int, list[str]] | None = None
         self._parts: _NameParts | None = None
+        self._words: tuple[list[str], list[str]] | None = None
         self._memo: dict[str, _Ranking] = {}
-        #: held while one of the parts :meth:`prepare` builds is built (a query in another
-        #: thread then waits for it instead of building it again)
-        self._building = threading.RLock()
+        #: held while the part :meth:`prepare` builds is built (a query in another thread that
+        #: needs that part waits for it instead of building it again; one lock per part, so a
+        #: query never waits for a part it does not use)
+        self._building_parts = threading.Lock()
+        self._building_vocabulary = threading.RLock()
+        self._building_words = threading.Lock()
 
     def __len__(self) -> int:
         return len(self.names)
 
     def prepare(self) -> None:
-        """Build now what the fuzzy tiers use (the vocabulary, the names and name words of the
-        lengths short queries compare), instead of at the first query needing it."""
-        self._name_parts()  # (in the order queries of growing length need them)
-        self._vocab_by_length()
+        """Build now what makes queries faster (the words of each row between spaces) and what
+        the fuzzy tiers use (the vocabulary, the names and name words of the lengths short
+        queries compare), instead of at the first query needing it."""
+        self._name_parts()  # (in the order queries of growing length need them; the word texts,
+        self._vocab_by_length()  # which only make queries faster, last: nothing waits for them)
+        self._word_texts()
 
     def vocabulary(self) -> frozenset[str]:
-        """Every word (``\\w+``) of the rows' names and texts."""
+        """Every word (``\\w+``) of the rows' names and texts (of an index made with a
+        ``basis``: also the words of the basis's rows)."""
         vocabulary = self._vocabulary
         if vocabulary is None:
-            with self._building:
+            with self._building_vocabulary:
                 vocabulary = self._vocabulary
                 if vocabulary is None:
-                    vocabulary = self._vocabulary = frozenset(_words_of(self._texts) | _words_of(self.names_cf))
+                    basis = self._prepared_basis()
+                    if basis is not None and basis._vocabulary is not None:
+                        # the basis's words and those of the rows it did not have: words of rows
+                        # it had that are gone stay (a near-miss candidate no row holds finds no row)
+                        new = [i for i, k in enumerate(self._from_basis) if k < 0]
+                        vocabulary = basis._vocabulary | _words_of(self._texts[i] for i in new) | _words_of(
+                            self.names_cf[i] for i in new)
+                    else:
+                        vocabulary = frozenset(_words_of(self._texts) | _words_of(self.names_cf))
+                    self._vocabulary = vocabulary
+                    self._release_basis()
         return vocabulary
 
     def _vocab_by_length(self) -> dict[int, list[str]]:
         """:meth:`vocabulary` by word length (characters)."""
         by_length = self._vocabulary_by_length
         if by_length is None:
-            with self._building:
+            with self._building_vocabulary:
                 by_length = self._vocabulary_by_length
                 if by_length is None:
                     by_length = {}
@@ -267,24 +294,43 @@ class FilterIndex:
         return self._name_parts()[1]
 
     def _name_parts(self) -> _NameParts:
-        """:meth:`_short_parts` and :meth:`_window_at`, made in one pass over the names."""
+        """:meth:`_short_parts` and :meth:`_window_at`, made in one pass over the names (carried
+        over from a prepared basis: its rows renumbered, -1 for a row gone, and the rows it did
+        not have added)."""
         parts = self._parts
         if parts is not None:
             return parts
-        with self._building:
+        with self._building_parts:
             if self._parts is not None:
                 return self._parts
             lengths = range(SHORT_QUERY[0] - 1, SHORT_QUERY[1] + 2)
-            short: dict[int, tuple[dict[int, str], list[str], array[int], array[int]]] = {
-                length: ({}, [], array("i"), array("i")) for length in lengths}
-            rows: list[int] = []
-            starts: list[int] = []
-            by_offset: list[defaultdict[str, list[int]]] = [defaultdict(list) for _ in range(_OFFSETS)]
-            for i, (name_cf, word_starts) in enumerate(zip(self.names_cf, self.starts, strict=True)):
+            basis = self._prepared_basis()
+            short: dict[int, tuple[dict[int, str], list[str], array[int], array[int]]]
+            if basis is not None and basis._parts is not None:
+                renumber = array("i", [-1]) * len(basis)
+                for i, k in enumerate(self._from_basis):
+                    if k >= 0:
+                        renumber[k] = i
+                new = [i for i, k in enumerate(self._from_basis) if k < 0]
+                old_short, (old_rows, old_starts, old_by_char) = basis._parts
+                short = {}
+                for length, (whole, words, word_rows, word_at) in old_short.items():
+                    short[length] = ({renumber[k]: name for k, name in whole.items() if renumber[k] >= 0},
+                                     list(words), array("i", map(renumber.__getitem__, word_rows)), array("i", word_at))
+                rows = array("i", map(renumber.__getitem__, old_rows))
+                starts = array("i", old_starts)
+                by_char = {key: array("i", ks) for key, ks in old_by_char.items()}
+            else:
+                new = list(range(len(self.names_cf)))
+                short = {length: ({}, [], array("i"), array("i")) for length in lengths}
+                rows, starts, by_char = array("i"), array("i"), {}
+            names_cf, word_starts_of = self.names_cf, self.starts
+            for i in new:
+                name_cf = names_cf[i]
                 size = len(name_cf)
                 if size in lengths:
                     short[size][0][i] = name_cf
-                for s in word_starts:
+                for s in word_starts_of[i]:
                     end = name_cf.find(" ", s)
                     word = name_cf[s:end] if end >= 0 else name_cf[s:]
                     if len(word) in lengths and len(word) != size:
@@ -296,10 +342,20 @@ class FilterIndex:
                     rows.append(i)
                     starts.append(s)
                     for offset, ch in enumerate(name_cf[s:s + _OFFSETS]):
-                        by_offset[offset][ch].append(k)
-            by_char = {(offset, ch): array("i", ks) for offset, chars in enumerate(by_offset) for ch, ks in chars.items()}
-            parts = self._parts = (short, (array("i", rows), array("i", starts), by_char))
+                        found = by_char.get((offset, ch))
+                        if found is None:
+                            found = by_char[(offset, ch)] = array("i")
+                        found.append(k)
+            parts = self._parts = (short, (rows, starts, by_char))
+            self._release_basis()
         return parts
+
+    def _prepared_basis(self) -> FilterIndex | None:
+        """The basis, when it has been prepared (else its parts are not worth waiting for)."""
+        basis = self._basis
+        if basis is None or basis._parts is None or basis._vocabulary is None:
+            return None
+        return basis
 
     def rows_with_word_prefix(self, w: str, rows: list[int] | None = None) -> set[int]:
         """Rows (of ``rows`` only, ascending, when given) where a word of the name or text starts
@@ -307,12 +363,47 @@ class FilterIndex:
         text holds it anywhere."""
         if not _TEXT_WORD.fullmatch(w):
             return set(_holding(self._texts, w, rows=rows))
+        words = self._words
+        if words is not None:  # (prepared: one ``in`` pass each)
+            return set(_holding(words[0], " " + w, rows=rows)) | set(_holding(words[1], " " + w, rows=rows))
         return _word_rows(self._texts, w, rows=rows) | _word_rows(self.names_cf, w, rows=rows)
 
     def rows_with_word(self, word: str, rows: list[int] | None = None) -> set[int]:
         """Rows (of ``rows`` only, ascending, when given) whose name or text holds the whole word
         ``word`` (letters and digits)."""
+        words = self._words
+        if words is not None:
+            needle = f" {word} "
+            return set(_holding(words[0], needle, rows=rows)) | set(_holding(words[1], needle, rows=rows))
         return _word_rows(self._texts, word, whole=True, rows=rows) | _word_rows(self.names_cf, word, whole=True, rows=rows)
+
+    def _word_texts(self) -> tuple[list[str], list[str]]:
+        """Per row, the words (``\\w+``) of the text and of the name, each word between spaces
+        (``" a b "``): a word starts with ``w`` (letters and digits) exactly where ``" " + w``
+        occurs, and is ``w`` where ``" " + w + " "`` does — one ``in`` per row instead of a
+        pattern tried at every occurrence of ``w``."""
+        words = self._words
+        if words is not None:
+            return words
+        with self._building_words:
+            if self._words is not None:
+                return self._words
+            basis = self._basis
+            old = basis._words if basis is not None else None
+            if old is not None:
+                texts = [old[0][k] if k >= 0 else _between_spaces(self._texts[i]) for i, k in enumerate(self._from_basis)]
+                names = [old[1][k] if k >= 0 else _between_spaces(self.names_cf[i]) for i, k in enumerate(self._from_basis)]
+            else:
+                texts = list(map(_between_spaces, self._texts))
+                names = list(map(_between_spaces, self.names_cf))
+            words = self._words = (texts, names)
+            self._release_basis()
+        return words
+
+    def _release_basis(self) -> None:
+        """Drop the basis once everything it could give has been taken over."""
+        if self._parts is not None and self._vocabulary is not None and self._words is not None:
+            self._basis = None
 
     def _name_word_start(self, i: int, needle: str) -> int:
         """Where a word of row ``i``'s name starts with ``needle`` (the first such), or -1."""
@@ -452,7 +543,7 @@ class FilterIndex:
                 _whole, parts, rows, starts = short[length]
                 for part, _d, k in process.extract_iter(q, parts, scorer=DamerauLevenshtein.distance, score_cutoff=1):
                     i, start = rows[k], starts[k]
-                    if i in scored or i in whole:
+                    if i < 0 or i in scored or i in whole:  # (-1: a row of a basis that is gone)
                         continue
                     if i not in first or start < first[i][0]:
                         first[i] = (start, len(part))
@@ -470,6 +561,7 @@ class FilterIndex:
                 picked = sorted(k for offset in range(allowed + 1) for k in by_char.get((offset, q[0]), ()))
             else:
                 picked = list(range(len(rows)))
+            picked = [k for k in picked if rows[k] >= 0]  # (-1: a row of a basis that is gone)
             width = n + allowed
             windows = [names_cf[rows[k]][starts[k]:starts[k] + width] for k in picked]
             for _w, _d, j in process.extract_iter(q, windows, scorer=Indel.distance, score_cutoff=allowed + 2):
@@ -549,6 +641,18 @@ def _words_of(texts: Iterable[str]) -> set[str]:
     return words
 
 
+#: ASCII characters that are not ``\\w``, as spaces (:func:`_between_spaces`).
+_NOT_WORD_ASCII = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
+
+
+def _between_spaces(text: str) -> str:
+    """The words (``\\w+``) of ``text`` joined by single spaces, with a space before the first
+    and after the last (``"  "`` for none)."""
+    if text.isascii():  # (several times faster than the pattern, same words)
+        return " " + " ".join(text.translate(_NOT_WORD_ASCII).split()) + " "
+    return " " + " ".join(_TEXT_WORD.findall(text)) + " "
+
+
 def _holding(values: Sequence[str], needle: str, *, rows: list[int] | None = None) -> list[int]:
     """The indices of ``values`` (of ``rows`` only, ascending, when given) that hold
     ``needle``, ascending; at C speed (``in`` mapped over the values)."""
@@ -608,21 +712,6 @@ def near_miss(q: str, word: str) -> int | None:
     if not extra and DamerauLevenshtein.distance(q, word, score_cutoff=1) == 1 and Levenshtein.distance(q, word) == 2:
         return 1
     return None
-
-
-def _name_window(q: str, name_cf: str) -> tuple[int, int, int] | None:
-    """The fewest typos (:func:`near_miss`) between ``q`` and a part of the name that starts a
-    word: ``(typos, start, length)``, or ``None`` when there is no near miss."""
-    best: tuple[int, int, int] | None = None
-    n = len(q)
-    for start in _word_starts(name_cf):
-        for length in range(n, n + edits_allowed(n) + 1):
-            if start + length > len(name_cf):
-                break
-            d = near_miss(q, name_cf[start:start + length])
-            if d is not None and (best is None or d < best[0]):
-                best = (d, start, length)
-    return best
 
 
 def _normal(query: str) -> str:

@@ -6,7 +6,8 @@ inputs can all be proved later keeps, beside the parse cache, its whole output (
 stdout and stderr, in order, and its exit code) with what it was made from:
 
 - *exactly equal*: the command line (``argv`` as typed), the working directory, the whole
-  process environment, whether stdout and stderr are terminals (SPEC X1 escapes), the
+  process environment (but the shell's own ``OLDPWD`` and ``_``), whether stdout and stderr are
+  terminals (SPEC X1 escapes), the
   skillshelf code and the Python that ran it (:func:`code_stamp`);
 - *proved by the host* (:func:`skillshelf.core.hosts.output_proof_holds`): everything the
   host's first build read — configuration, roots, the walk of every root, every skill file's
@@ -38,8 +39,11 @@ __all__ = ["FORMAT", "Identity", "KeptOutput", "code_stamp", "environment_items"
 
 #: Bumped whenever the layout of a kept-output file changes.
 FORMAT = 1
-#: Most kept outputs; the least recently written are removed beyond that.
-MAX_FILES = 64
+#: Most kept outputs, and most bytes they may take together (a ``debug skill --json`` of
+#: 10,000 skills is ~13 MB); the least recently written are removed beyond either. An output
+#: larger than :data:`MAX_BYTES` alone is not kept.
+MAX_FILES = 32
+MAX_BYTES = 512 * 1024 * 1024
 
 _MAGIC = b"skillshelf-kept-output\n"
 
@@ -80,9 +84,16 @@ def code_stamp(folders: Sequence[str] = ()) -> str:
     return "\n".join(parts)
 
 
+#: Variables a shell sets for itself between two commands — the previous directory, the last
+#: command's path — that nothing skillshelf runs reads (neither skillshelf, nor the hosts' rules,
+#: nor git or Zuno): a ``cd`` back and forth does not make a kept output unusable.
+_SHELL_OWN = frozenset({"OLDPWD", "_"})
+
+
 def environment_items(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """The environment as kept and compared: every variable, sorted."""
-    return tuple(sorted(env.items()))
+    """The environment as kept and compared: every variable but the shell's own (``OLDPWD``,
+    ``_``), sorted."""
+    return tuple(sorted((k, v) for k, v in env.items() if k not in _SHELL_OWN))
 
 
 def kept_file(cache_dir: str, argv: Sequence[str], cwd: str) -> str:
@@ -163,6 +174,8 @@ def keep(file: str, ident: Identity, kept: KeptOutput) -> bool:
         payload = marshal.dumps((_identity(ident), kept.writes, kept.code, kept.host, kept.proof, kept.probes))
     except ValueError:  # something not marshal-able in the proof: nothing is kept
         return False
+    if len(payload) > MAX_BYTES:
+        return False
     directory = os.path.dirname(file)
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -183,26 +196,29 @@ def keep(file: str, ident: Identity, kept: KeptOutput) -> bool:
 
 
 def _evict(directory: str) -> None:
-    """Keep the :data:`MAX_FILES` most recently written outputs; remove temporary files left by
-    a process that died while writing (older than an hour)."""
+    """Keep the most recently written outputs within :data:`MAX_FILES` and :data:`MAX_BYTES`;
+    remove temporary files left by a process that died while writing (older than an hour)."""
     try:
         entries = list(os.scandir(directory))
     except OSError:
         return
     now = time.time()
-    files: list[tuple[float, str]] = []
+    files: list[tuple[int, int, str]] = []
     for e in entries:
         try:
-            mtime = e.stat(follow_symlinks=False).st_mtime
+            st = e.stat(follow_symlinks=False)
         except OSError:
             continue
         if e.name.endswith(".tmp"):
-            if now - mtime > 3600:
+            if now - st.st_mtime > 3600:
                 with contextlib.suppress(OSError):
                     os.unlink(e.path)
         elif e.name.endswith(".kept"):
-            files.append((mtime, e.path))
+            files.append((st.st_mtime_ns, st.st_size, e.path))
     files.sort(reverse=True)
-    for _, path in files[MAX_FILES:]:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
+    total = 0
+    for i, (_, size, path) in enumerate(files):
+        total += size
+        if i >= MAX_FILES or total > MAX_BYTES:
+            with contextlib.suppress(OSError):
+                os.unlink(path)

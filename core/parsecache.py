@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import hashlib
 import logging
 import os
 import pickle
@@ -111,6 +110,8 @@ def default_cache_dir(xdg_cache_home: str) -> str:
 def code_fingerprint() -> str:
     """A short hash of the skillshelf version and every installed ``skillshelf.core`` source
     file (relative path, size, ``mtime_ns``): any change to a parser invalidates every entry."""
+    import hashlib
+
     from skillshelf import __version__
 
     base = os.path.dirname(os.path.abspath(__file__))
@@ -411,6 +412,8 @@ class ParseCacheStore:
 
     def __init__(self, directory: str | None, workspace: Sequence[str]) -> None:
         self.directory = directory
+        import hashlib  # (OpenSSL's start-up only where a cache is opened)
+
         self._workspace = hashlib.blake2b("\0".join(workspace).encode("utf-8", "surrogateescape"),
                                           digest_size=10).hexdigest()
         self._lock = threading.Lock()

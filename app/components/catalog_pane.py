@@ -57,11 +57,13 @@ def row_key(row: CatalogRow) -> RowKey:
 
 class _IndexBuild:
     """The filter index of one generation's rows, built once by whichever asks first: the
-    background worker or a query typed before it has finished (which then waits for it)."""
+    background worker or a query typed before it has finished (which then waits for it).
+    ``basis``: an index of the provisional rows of the same build, whose work is reused."""
 
-    def __init__(self, generation: Generation, items: list[Source | Rejected]) -> None:
+    def __init__(self, generation: Generation, items: list[Source | Rejected], basis: FilterIndex | None = None) -> None:
         self.generation = generation
         self._items = items
+        self._basis = basis
         self._lock = threading.Lock()
         self._index: FilterIndex | None = None
 
@@ -71,9 +73,14 @@ class _IndexBuild:
             if self._index is None:
                 from skillshelf.core.filter import FilterIndex  # rapidfuzz: loaded at the first query
 
-                self._index = FilterIndex(self._items)
+                self._index = FilterIndex(self._items, basis=self._basis)
                 self._items = []
+                self._basis = None
             return self._index
+
+    def built(self) -> FilterIndex | None:
+        """The index when it is built, without waiting."""
+        return self._index
 
 
 class CatalogPane(ReportsWorkerErrors, Vertical):
@@ -152,6 +159,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self._index: FilterIndex | None = None
         #: the filter index of the generation shown, built in the background or by the first query
         self._building: _IndexBuild | None = None
+        #: the filter index of a provisional whole list (:meth:`show_partial`)
+        self._basis: _IndexBuild | None = None
         self._timer: Timer | None = None
         self._lint_progress = ""
         #: ``time.monotonic()`` of the last change of the filter text (the lint pauses after it).
@@ -190,23 +199,30 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self._generation = generation
         self.rows = build_rows(generation, self._lint_bad, self.home) if generation is not None else []
         self._index = None
+        basis = self._basis.built() if self._basis is not None else None
+        self._basis = None
+        self._building = _IndexBuild(generation, [r.item for r in self.rows], basis) if generation is not None else None
         self.apply_filter(keep_key=keep)
-        if generation is not None:
+        if generation is not None and self._building is not None:
             if lint:
                 self.lint_all(generation)
-            if self._index is None:
-                self._building = _IndexBuild(generation, [r.item for r in self.rows])
-                self.prepare_filter(self._building)
+            self.prepare_filter(self._building)
 
-    def show_partial(self, generation: Generation) -> None:
+    def show_partial(self, generation: Generation, *, whole: bool = False) -> None:
         """Show the rows of a build still under way (:class:`~skillshelf.core.hosts.base.BuildProgress`
         as a provisional generation numbered 0): filter, sort and cursor as usual; nothing is
-        linted until the real generation comes (:meth:`show_generation`)."""
+        linted until the real generation comes (:meth:`show_generation`). ``whole``: the rows are
+        a whole list (the last run's, while the files are checked): their filter index is built
+        in the background and the real generation's reuses it."""
         keep = self.selected_key()
         self._generation = None
         self.rows = build_rows(generation, self._lint_bad)
         self._index = None
+        self._basis = None
         self.apply_filter(keep_key=keep)
+        if whole:
+            self._basis = _IndexBuild(generation, [r.item for r in self.rows])
+            self.prepare_basis(self._basis)
 
     def reset(self, lint_cache: LintCache) -> None:
         """Forget lint results (another host lints with another target) and every row."""
@@ -266,6 +282,15 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         if not get_current_worker().is_cancelled:
             self.post_message(self._IndexReady(building.generation, index))  # (dropped when the pane is gone)
             index.prepare()
+
+    @work(thread=True, exclusive=True, group="filter-basis", exit_on_error=False, description="filter index")
+    def prepare_basis(self, building: _IndexBuild) -> None:
+        """Build the filter index of a provisional whole list, for the real generation's index
+        to reuse (most rows are the same objects), so the first keystrokes after the real list
+        appears do not wait for a whole build. Not prepared: the file check runs meanwhile, and
+        every bit of work in another thread slows it (each ``stat`` gives the interpreter lock
+        away and must wait to get it back); the real index prepares once it is shown."""
+        building.get()
 
     @on(_IndexReady)
     def _prepared(self, event: _IndexReady) -> None:

@@ -441,7 +441,7 @@ class MainScreen(Screen[None]):
             self._partial_sources = progress.sources
             partial_gen = Generation(0, "", self.host.name, "", (), progress.sources, progress.rejected, ())
             pane.catalog_list.loading = False
-            pane.show_partial(partial_gen)
+            pane.show_partial(partial_gen, whole=progress.checking)
         if progress.checking:  # the last run's list, shown while the files are checked against it
             done = f" {progress.done:,} / {progress.total:,}" if progress.done else ""
             self._show_header(f"checking skill files for changes…{done}")

@@ -94,6 +94,50 @@ async def test_the_last_runs_list_is_shown_while_the_files_are_checked(tmp_path)
         assert not any(main.rows[i].name in ("alpha", "beta") for i in lst.order)
 
 
+async def test_the_real_generations_filter_index_reuses_the_last_runs_list(tmp_path):
+    """The last run's whole list, shown while the files are checked, gets its filter index in
+    the background; the published generation's index takes over what it made of the same rows
+    and ranks exactly as one made from scratch."""
+    from skillshelf.core.filter import FilterIndex
+
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    for name in ("alpha", "beta", "gamma-tools"):
+        d = project / ".agents" / "skills" / name
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name} skill\n---\nbody\n", encoding="utf-8")
+    catalog = Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
+                           pull_remote=False)
+    kept = tuple(s for s in catalog.current.sources if s.location.startswith(str(project)))
+    assert len(kept) == 3
+    release = threading.Event()
+
+    def open_catalog() -> Catalog:
+        sink = progress_sink()
+        assert sink is not None
+        sink(BuildProgress(0, 3, kept, checking=True))
+        release.wait(60)
+        return catalog
+
+    app = tui_app(open_catalog, host="zuno", cwd_display="~/proj")
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        pane = main.catalog_pane
+        await _until(pilot, lambda: pane._basis is not None and pane._basis.built() is not None,
+                     "the provisional list's index")
+        release.set()
+        await _until(pilot, lambda: main.generation is not None and pane._index is not None, "the index")
+        index = pane._index
+        items = [r.item for r in pane.rows]
+        assert sum(k >= 0 for k in index._from_basis) == 3  # the three kept rows (not the built-ins)
+        index.prepare()
+        fresh = FilterIndex(items)
+        for query in ("alpha", "gam", "tols", "gamma-tool", "skill", "bta", "alpah"):
+            assert index.search(query) == fresh.search(query), query
+        await pilot.press("slash", "g", "a", "m")
+        await _until(pilot, lambda: [main.rows[i].name for i in pane.catalog_list.order] == ["gamma-tools"], "the hit")
+
+
 async def test_the_filter_index_is_built_before_the_first_keystroke(tmp_path):
     """Once a generation is shown, its filter index is built in the background (the first
     keystroke at 10,000 rows would otherwise wait a few hundred milliseconds for it); a lint

@@ -284,6 +284,8 @@ def test_the_index_equals_a_row_by_row_scan_on_random_rows():
     for _ in range(40):
         rows = _random_rows(rng, rng.randint(1, 60))
         index = FilterIndex(rows)
+        if rng.random() < 0.5:  # prepared: the word tests run on the words between spaces
+            index.prepare()
         for _ in range(12):
             query = rng.choice([rng.choice(_WORDS), " ".join(rng.sample(_WORDS, 2)), rng.choice(_WORDS)[:3],
                                 rng.choice(_WORDS)[::-1], "pfd", "sqll", "dta", "deploymnt", "revew"])
@@ -327,8 +329,36 @@ def test_typing_a_query_character_by_character_equals_a_row_by_row_scan():
                           " ".join(rng.choice(words) for _ in range(rng.randint(0, 6))) or None)
             rows.append(row)
         index = FilterIndex(rows)
+        if rng.random() < 0.5:
+            index.prepare()
         for query in rng.sample(words, 4) + ["pdf sql", "dep lo"]:
             for k in range(1, len(query) + 1):
                 typed = query[:k]
                 assert [(h.index, h.score) for h in index.search(typed)] == (_reference(rows, typed) if _normal(typed) else
                                                                             [(i, 100.0) for i in range(len(rows))]), typed
+
+
+def test_an_index_made_over_a_basis_ranks_exactly_as_a_fresh_one():
+    import random
+
+    rng = random.Random(13)
+    queries = [*_WORDS, "pfd", "sqll", "dta", "deploymnt", "revew", "spredsheets", "tset", "pdf sql", "dep lo",
+               "make pdf", "dcox", "xslx", "fiel", "databse"]
+    for round_ in range(30):
+        old = _random_rows(rng, rng.randint(1, 60))
+        basis = FilterIndex(old)
+        if round_ % 3:  # prepared (its parts are carried over) or not (made afresh)
+            basis.prepare()
+        # the final rows: most of the same objects, some gone, some new, another order, and
+        # now and then the same object twice
+        rows = [r for r in old if rng.random() < 0.85] + _random_rows(rng, rng.randint(0, 8))
+        rng.shuffle(rows)
+        if rows and rng.random() < 0.3:
+            rows.append(rows[0])
+        index = FilterIndex(rows, basis=basis)
+        index.prepare()
+        fresh = FilterIndex(rows)
+        for query in queries:
+            assert index.search(query) == fresh.search(query), query
+            assert index.count(query) == fresh.count(query), query
+        assert index.vocabulary() >= fresh.vocabulary()

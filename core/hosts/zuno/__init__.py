@@ -14,13 +14,13 @@ families it uses — frontmatter, sidecars, configuration, render, tool — live
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from skillshelf.core.hosts.base import Feature, HostContext, HostLabels, RootPlan, SkillToolLike, ToolCatalog, Verdict
 from skillshelf.core.hosts.zuno.pack import PACK_VERSION
 from skillshelf.core.model import Diagnostic, Severity, Source
-from skillshelf.core.resolve import NATIVE_COMMANDS
 
 if TYPE_CHECKING:  # the session machinery (configuration, YAML, walks) is imported when first used:
     # naming the host (the TUI's first frame, ``--help``) reads none of it
@@ -46,7 +46,14 @@ class ZunoHost:
         '{"action":"read_resource","name":"pdf","path":"references/forms.md"}'))
     features = frozenset({Feature.CONFIG, Feature.AGENTS, Feature.REMOTE, Feature.EXPOSURE, Feature.FORMS,
                           Feature.SELECTED_BUDGET, Feature.AMBIGUITY, Feature.NATIVE_REPORTS})
-    native_commands = frozenset(NATIVE_COMMANDS)
+    #: Zuno's own slash commands (``skillshelf.core.resolve.NATIVE_COMMANDS``; spelled there, read
+    #: when first asked for: a kept output's proof imports this package and not the resolver)
+    @functools.cached_property
+    def native_commands(self) -> frozenset[str]:
+        """Zuno's own slash commands (SPEC S1)."""
+        from skillshelf.core.resolve import NATIVE_COMMANDS
+
+        return frozenset(NATIVE_COMMANDS)
 
     def describe(self) -> str:
         """``Zuno 0.10.3``."""

@@ -55,7 +55,7 @@ from skillshelf.core.hosts.zuno.proof import (
     DirKeys,
     dir_keys,
     file_identity,
-    inputs_digest,
+    inputs_text,
     models_file,
     record,
     workspace_config,
@@ -505,7 +505,7 @@ class ZunoSession:
                           texts_identity, models_identity)
                 self._cache.output_proof = record(
                     context=inputs,
-                    digest=inputs_digest(worktree=worktree, config=config, roots=roots, root_warnings=root_warnings,
+                    inputs=inputs_text(worktree=worktree, config=config, roots=roots, root_warnings=root_warnings,
                                          hints=hints, context=inputs),
                     proofs=proofs,
                     locations=[m.location for m in matches],

@@ -18,7 +18,6 @@ Results are remembered per executable (path, size, mtime) for the life of the pr
 
 from __future__ import annotations
 
-import hashlib
 import json
 import mmap
 import os
@@ -196,6 +195,8 @@ def scan_binary(path: str, specs: Mapping[str, TextSpec]) -> dict[str, str]:
 
 
 def _find(data: mmap.mmap, spec: TextSpec) -> str | None:
+    import hashlib  # (only where an executable is read)
+
     at = data.find(spec.anchor)
     while at >= 0:
         if spec.length is not None:

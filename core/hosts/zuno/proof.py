@@ -25,7 +25,6 @@ what that check needs (no YAML, no parser, no build).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat as stat_mod
 import time
@@ -49,7 +48,7 @@ __all__ = [
     "file_identity",
     "file_key",
     "holds",
-    "inputs_digest",
+    "inputs_text",
     "record",
     "workspace_config",
     "workspace_hints",
@@ -166,15 +165,14 @@ def workspace_hints(cwd: str, env: Environment, roots: Sequence[Root], worktree:
     return tuple(uncovered_folders(env, cwd, roots, worktree=worktree))
 
 
-def inputs_digest(*, worktree: str | None, config: Config, roots: Sequence[Root],
+def inputs_text(*, worktree: str | None, config: Config, roots: Sequence[Root],
                   root_warnings: Sequence[CatalogWarning], hints: Sequence[Diagnostic],
                   context: tuple[Any, ...]) -> str:
-    """One digest of the workspace inputs (module docstring). ``repr`` is exact for them: frozen
-    dataclasses, tuples, read-only mappings, strings and numbers (a layer's text is
+    """The workspace inputs (module docstring) as one text, compared whole. ``repr`` is exact for
+    them: frozen dataclasses, tuples, read-only mappings, strings and numbers (a layer's text is
     ``repr=False`` in :class:`~skillshelf.core.config.ConfigLayer`, so it is added)."""
-    text = repr((worktree, config, tuple(layer.text for layer in config.layers), tuple(roots),
+    return repr((worktree, config, tuple(layer.text for layer in config.layers), tuple(roots),
                  tuple(root_warnings), tuple(hints), context))
-    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=20).hexdigest()
 
 
 def _ints(rows: Sequence[Sequence[int]]) -> bytes:
@@ -190,14 +188,14 @@ def _rows(block: bytes, width: int) -> list[tuple[int, ...]]:
     return list(zip(*([it] * width), strict=True))
 
 
-def record(*, context: tuple[Any, ...], digest: str, proofs: Sequence[ScanProof | None],
+def record(*, context: tuple[Any, ...], inputs: str, proofs: Sequence[ScanProof | None],
            locations: Sequence[str], canonicals: Sequence[str], sidecars: Sequence[tuple[str, str]],
            keys: Sequence[DirKeys]) -> tuple[Any, ...] | None:
     """The proof of a first build (marshal-able and quick to load), or ``None`` when some part of
     it cannot be proved later (a root walked without a proof, a file key not to be trusted).
     ``context``: the workspace's own inputs ``(cwd, paths, config files, context window,
     pull_remote, executable identity, model catalog identity)`` (:func:`file_identity`);
-    ``digest``: :func:`inputs_digest` of what the build used; ``locations``, ``canonicals``,
+    ``inputs``: :func:`inputs_text` of what the build used (compared whole); ``locations``, ``canonicals``,
     ``sidecars`` and ``keys`` in parallel, one per skill (:func:`dir_keys`)."""
     if any(p is None for p in proofs) or any(k is None for k in keys):
         return None
@@ -224,7 +222,7 @@ def record(*, context: tuple[Any, ...], digest: str, proofs: Sequence[ScanProof 
         key_block = _ints(plain)
     except OverflowError:
         return None
-    return (FORMAT, context, digest, tuple(walks), dir_blocks, "\0".join(locations), moved, key_block, tuple(other))
+    return (FORMAT, context, inputs, tuple(walks), dir_blocks, "\0".join(locations), moved, key_block, tuple(other))
 
 
 def holds(proof: Any, env_vars: dict[str, str]) -> frozenset[str] | None:
@@ -241,7 +239,7 @@ def holds(proof: Any, env_vars: dict[str, str]) -> frozenset[str] | None:
 def _holds(proof: Any, env_vars: dict[str, str]) -> frozenset[str] | None:
     from skillshelf.core.scanproof import ScanProof
 
-    fmt, context, digest, walks, dir_blocks, joined, moved, key_block, other = proof
+    fmt, context, inputs, walks, dir_blocks, joined, moved, key_block, other = proof
     if fmt != FORMAT:
         return None
     cwd, paths, config_files, context_window, pull_remote, _texts, _models = context
@@ -259,8 +257,8 @@ def _holds(proof: Any, env_vars: dict[str, str]) -> frozenset[str] | None:
         return None
     roots, root_warnings = workspace_roots(cwd, env, paths, config, (), worktree)
     hints = workspace_hints(cwd, env, roots, worktree)
-    if inputs_digest(worktree=worktree, config=config, roots=roots, root_warnings=root_warnings, hints=hints,
-                     context=fresh) != digest:
+    if inputs_text(worktree=worktree, config=config, roots=roots, root_warnings=root_warnings, hints=hints,
+                     context=fresh) != inputs:
         return None
     if len(walks) != len(roots) or len(dir_blocks) != len(walks):
         return None

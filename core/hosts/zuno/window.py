@@ -22,7 +22,6 @@ problem is in :attr:`ContextWindow.note`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -74,8 +73,12 @@ def models_catalog_path(env: Environment, cwd: str = "/") -> str:
     if explicit:
         return os.path.normpath(os.path.join(cwd, explicit))
     source = env.get("ZUNO_MODELS_URL") or DEFAULT_MODELS_SOURCE
-    name = "models.json" if source == DEFAULT_MODELS_SOURCE else \
-        f"models-{hashlib.sha1(source.encode('utf-8')).hexdigest()}.json"
+    if source == DEFAULT_MODELS_SOURCE:
+        name = "models.json"
+    else:
+        import hashlib  # (only for another catalog source)
+
+        name = f"models-{hashlib.sha1(source.encode('utf-8')).hexdigest()}.json"
     return os.path.join(os.path.normpath(os.path.join(cwd, env.xdg_cache_home)), "zuno", name)
 
 
