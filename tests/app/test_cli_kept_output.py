@@ -20,6 +20,7 @@ import pytest
 from skillshelf.app import keptrun
 from skillshelf.app.cli import main
 from skillshelf.core import keptoutput, parsecache
+from skillshelf.core.hosts.zuno import installed
 
 #: The racy window used here (seconds), as in test_parsecache.
 WINDOW = 0.03
@@ -163,6 +164,19 @@ def _zuno_script(path: str, status: int) -> None:
     os.chmod(path, 0o755)
 
 
+def _native_zuno(path: str, program: str) -> None:
+    """A compiled executable as ``zuno`` (a copy of ``true`` or ``false``: a script is never proved)."""
+    found = shutil.which(program)
+    if found is None:
+        pytest.skip(f"no {program} executable")
+    with open(os.path.realpath(found), "rb") as fh:
+        if fh.read(2) == b"#!":
+            pytest.skip(f"{program} is a script here")
+    shutil.copyfile(os.path.realpath(found), path + ".new")
+    os.chmod(path + ".new", 0o755)
+    os.replace(path + ".new", path)
+
+
 #: Each change between two runs, and what it does to the files, the environment or the command
 #: line. Every one changes the output, so a kept output printed after it would be caught.
 CHANGES: list[tuple[str, Callable[[Workspace, pytest.MonkeyPatch], None]]] = [
@@ -192,7 +206,7 @@ CHANGES: list[tuple[str, Callable[[Workspace, pytest.MonkeyPatch], None]]] = [
     ("env-config-content",
      lambda w, mp: mp.setenv("ZUNO_CONFIG_CONTENT", '{"skills": {"maxContextTokens": 20}}')),
     ("worktree-appears", lambda w, mp: _git_init(w.proj)),
-    ("zuno-on-path", lambda w, mp: _zuno_script(os.path.join(w.bin, "zuno"), 3)),
+    ("zuno-on-path", lambda w, mp: _native_zuno(os.path.join(w.bin, "zuno"), "false")),
     ("model-catalog", lambda w, mp: _model_catalog(w)),
 ]
 
@@ -244,8 +258,8 @@ def test_every_kind_of_change_between_runs_prints_what_no_cache_prints(ws, runs,
         write(f"{ws.home}/.cache/zuno/models.json", '{"acme": {"models": {"big": {"limit": {"context": 99999}}}}}')
         settle()
         assert runs.check(*forms[0], kept=False) != after[0]
-    if name == "zuno-on-path":  # the executable itself changes (same path, same size)
-        _zuno_script(os.path.join(ws.bin, "zuno"), 4)
+    if name == "zuno-on-path":  # the executable itself changes (same path)
+        _native_zuno(os.path.join(ws.bin, "zuno"), "true")
         settle()
         assert runs.check(*forms[0], kept=False) != after[0]
 
@@ -431,3 +445,23 @@ def test_debug_skill_options_and_a_clients_lint(ws, runs):
     # and another host keeps no proof of its build
     runs.check("debug", "skill", "--json", "--host", "claude")
     runs.check("debug", "skill", "--json", "--host", "claude", kept=False)
+
+
+def test_a_zuno_that_runs_other_files_is_never_proved(ws, runs):
+    # `zuno` on PATH is a launcher script (as an npm, version-manager or wrapper install is): what
+    # `zuno debug skill --json` prints comes from the program it runs, a file the proof never saw
+    real = os.path.join(ws.t, "real", "zuno")
+    os.makedirs(os.path.dirname(real))
+    _zuno_script(real, 3)
+    write(os.path.join(ws.bin, "zuno"), f"#!/bin/sh\nexec {real} \"$@\"\n")
+    os.chmod(os.path.join(ws.bin, "zuno"), 0o755)
+    settle()
+    args = ("index", "--json", "--path", ws.shared)
+    first = runs.check(*args)
+    assert "exited with status 3" in first[1]
+    runs.check(*args, kept=False)
+    _zuno_script(real, 4)  # the launcher itself is untouched
+    installed._MEMO.clear()  # (a new process reads it again)
+    settle()
+    after = runs.check(*args)
+    assert "exited with status 4" in after[1]

@@ -54,6 +54,7 @@ from skillshelf.core.hosts.zuno.prompt import budget_rule, selected_rule, zuno_c
 from skillshelf.core.hosts.zuno.proof import (
     DirKeys,
     dir_keys,
+    executable_identity,
     file_identity,
     inputs_text,
     models_file,
@@ -226,7 +227,7 @@ class ZunoSession:
         """What was read from an installed Zuno (read once, at the first build)."""
         if self._texts is None:
             # what the texts are read from, taken before they are read (the kept-output proof)
-            self._texts_identity = file_identity(zuno_executable(self._context.env), time.time_ns())
+            self._texts_identity = executable_identity(zuno_executable(self._context.env), time.time_ns())
             self._texts = zuno_texts(self._context.env)
         return self._texts
 

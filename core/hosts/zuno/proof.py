@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMAT",
     "dir_keys",
+    "executable_identity",
     "file_identity",
     "file_key",
     "holds",
@@ -132,6 +133,21 @@ def file_identity(path: str | None, now_ns: int) -> tuple[Any, ...] | None:
             return None
         out.append((p, stat_mod.S_IFMT(st.st_mode), *stat_key(st)))
     return tuple(out)
+
+
+def executable_identity(path: str | None, now_ns: int) -> tuple[Any, ...] | None:
+    """:func:`file_identity` of the Zuno executable at ``path``, ``None`` also for a script (a file
+    starting ``#!``): a launcher (an npm or version-manager shim, a wrapper) runs other files, and
+    what ``zuno debug skill --json`` prints comes from those, which the proof never sees. A
+    native executable is taken as self-contained (Zuno ships as one compiled binary)."""
+    if path is not None:
+        try:
+            with open(path, "rb") as fh:
+                if fh.read(2) == b"#!":
+                    return None
+        except OSError:
+            pass  # file_identity records why it cannot be read
+    return file_identity(path, now_ns)
 
 
 def zuno_executable(env: Environment) -> str | None:
@@ -252,7 +268,7 @@ def _holds(proof: Any, env_vars: dict[str, str]) -> frozenset[str] | None:
     if config.urls and pull_remote:
         return None  # a pull is never proved
     fresh = (cwd, tuple(paths), tuple(config_files), context_window, pull_remote,
-             file_identity(zuno_executable(env), now), file_identity(models_file(env, cwd), now))
+             executable_identity(zuno_executable(env), now), file_identity(models_file(env, cwd), now))
     if fresh != tuple(context):
         return None
     roots, root_warnings = workspace_roots(cwd, env, paths, config, (), worktree)
