@@ -465,3 +465,13 @@ def test_a_zuno_that_runs_other_files_is_never_proved(ws, runs):
     settle()
     after = runs.check(*args)
     assert "exited with status 4" in after[1]
+
+
+
+def test_a_cache_folder_that_cannot_be_made_keeps_nothing_and_does_not_fail(ws, runs):
+    write(os.path.join(ws.home, ".cache", "skillshelf"), "a file where the cache folder goes\n")
+    settle()
+    args = ("index", "--path", ws.shared)
+    first = runs.check(*args, kept=False)
+    assert first[0] == 0 and "Home copy" in first[1]
+    assert runs.check(*args, kept=False) == first
