@@ -331,10 +331,11 @@ class MainScreen(Screen[None]):
     def action_unavailable(self, action: str) -> None:
         """A key whose action this host does not have: say so (:attr:`UNAVAILABLE`) on the
         screen's notice line."""
-        self._notice(self.UNAVAILABLE[action].format(client=self.host.describe()), timeout=5)
+        self.show_notice(self.UNAVAILABLE[action].format(client=self.host.describe()), timeout=5)
 
-    def _notice(self, text: str, severity: str = "information", timeout: float = 5.0) -> None:
-        """Show ``text`` (plain) on the screen's notice line above the meters for ``timeout`` s."""
+    def show_notice(self, text: str, severity: str = "information", timeout: float = 5.0) -> None:
+        """Show ``text`` (plain, made visible) on the screen's notice line above the meters for
+        ``timeout`` seconds: a line of its own, where a toast would cover rows at 80 columns."""
         self.query_one("#main-notice", NoticeLine).show_notice(Content(visible(text)), severity, timeout)
 
     # ------------------------------------------------------------------ header
@@ -675,7 +676,7 @@ class MainScreen(Screen[None]):
             return
         if not self.catalog.config.urls:
             # nothing to pull: say so (and how to add one) instead of a pull that does nothing
-            self._notice(self.NOTHING_TO_PULL, severity="warning", timeout=8)
+            self.show_notice(self.NOTHING_TO_PULL, severity="warning", timeout=8)
             return
         self.pull_now(self.catalog)
 
