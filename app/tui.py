@@ -349,8 +349,9 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         return feature is None or feature in self.host.features
 
     def action_unavailable(self, action: str) -> None:
-        """A key whose action this host does not have: say so (:attr:`UNAVAILABLE`)."""
-        self.notify(self.UNAVAILABLE[action].format(client=self.host.describe()), timeout=6, markup=False)
+        """A key whose action this host does not have: say so (:attr:`UNAVAILABLE`) on the main
+        screen's notice line (the only screen where these keys apply), not over its rows."""
+        self.main_screen.show_notice(self.UNAVAILABLE[action].format(client=self.host.describe()), timeout=6)
 
     def _loaded_main(self) -> MainScreen | None:
         main = self.main_screen

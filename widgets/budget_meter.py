@@ -123,6 +123,8 @@ class BudgetMeter(Widget):
     pending: reactive[bool] = reactive(True)
     #: When set, shown instead of the numbers (for example ``budget not available``).
     message: reactive[str] = reactive("")
+    #: One line only: the numbers, without the prompt line and the rule (short terminals)
+    brief: reactive[bool] = reactive(False, layout=True)
 
     def render(self) -> Content:
         if self.pending or self.message:
@@ -130,9 +132,9 @@ class BudgetMeter(Widget):
             line = Content.assemble((f"{self.label} ", "bold"), (note, "$foreground-muted"))
         else:
             line = meter_text(self.label, self.used, self.limit, tokens=self.tokens, tokens_exact=self.tokens_exact,
-                              truncated=self.truncated, omitted=self.omitted, unit=self.unit, prompt=self.prompt,
-                              sections=self.sections)
-        return Content("\n").join([line, _rule_line(self.rule)]) if self.rule else line
+                              truncated=self.truncated, omitted=self.omitted, unit=self.unit,
+                              prompt=None if self.brief else self.prompt, sections=self.sections)
+        return Content("\n").join([line, _rule_line(self.rule)]) if self.rule and not self.brief else line
 
     @property
     def plain(self) -> str:
@@ -225,6 +227,8 @@ class SelectedMeter(Widget):
     #: the second line: the budget in the host's words; ``""``: none
     rule: reactive[str] = reactive("", layout=True)
     pending: reactive[bool] = reactive(True)
+    #: One line only, without the rule (short terminals)
+    brief: reactive[bool] = reactive(False, layout=True)
 
     def render(self) -> Content:
         if self.pending:
@@ -235,7 +239,7 @@ class SelectedMeter(Widget):
                 required=self.required, selected=self.selected, note=self.note, required_label=self.required_label,
                 unit=self.unit, unknown=self.unknown,
             )
-        return Content("\n").join([line, _rule_line(self.rule)]) if self.rule else line
+        return Content("\n").join([line, _rule_line(self.rule)]) if self.rule and not self.brief else line
 
     @property
     def plain(self) -> str:

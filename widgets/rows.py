@@ -61,6 +61,7 @@ __all__ = [
     "CatalogRow",
     "RowLayout",
     "build_rows",
+    "builtin_place",
     "fit",
     "fit_end",
     "fit_layout",
@@ -279,6 +280,16 @@ def short_location(item: Item) -> str:
     return "…/" + "/".join(parts[-2:]) if len(parts) == 3 else loc
 
 
+def builtin_place(item: Item) -> str:
+    """A built-in's place in words, as its exposure names it in the source pane (``Zuno 0.10.3
+    built-in``, ``Claude Code built-in (bundled)``; a reason without the words ``built-in``, or
+    only them: ``built-in``); ``""`` for a row that is not a built-in (no ``builtin://`` locator)."""
+    if not isinstance(item, Source) or not item.location.startswith("builtin://"):
+        return ""
+    reason = " ".join(item.exposure_reason.split())
+    return reason if "built-in" in reason else "built-in"
+
+
 def fit(text: str, width: int) -> str:
     """Pad or cut ``text`` to exactly ``width`` terminal cells; a cut ends in ``…``."""
     if width <= 0:
@@ -413,6 +424,14 @@ def row_prompt(
         parts += [" ", " " * VALUE_WIDTH]
     if layout.exposure:
         parts += [" ", (fit(row.exposure, EXPOSURE_WIDTH), muted if row.exposure == "—" else "")]
+    builtin = builtin_place(row.item) if layout.label and not row.distinct and matched is None else ""
+    if builtin:
+        # the tail of a ``builtin://`` locator (``…ize-zuno``) repeats the name: the root label
+        # and place columns together say which client it is built into, as the source pane does
+        width = None if layout.place is None else layout.label + (1 + layout.place if layout.place else 0)
+        text = visible(builtin)
+        parts += [" ", (text if width is None else fit(text, width).rstrip(), "")]
+        return Content.assemble(*parts)
     if layout.label:
         parts += [" ", (fit(visible(row.root_label), layout.label), "")]
     if layout.place != 0:

@@ -40,6 +40,12 @@ class Meters(Vertical):
         yield BudgetMeter(id="meter")
         yield SelectedMeter(id="meter-selected")
 
+    def set_brief(self, brief: bool) -> None:
+        """``brief``: each meter on one line (its numbers), without the prompt and rule lines —
+        a short terminal keeps its rows for the list; ``w`` (what-if) still gives the rules."""
+        self.query_one(BudgetMeter).brief = brief
+        self.query_one(SelectedMeter).brief = brief
+
     def computing(self) -> None:
         """Both meters say ``computing…`` until the next :meth:`show_view`."""
         self.query_one(BudgetMeter).pending = True

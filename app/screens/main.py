@@ -32,6 +32,7 @@ from textual import on, work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
@@ -62,13 +63,20 @@ from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.textsafe import encodable, visible
 from skillshelf.widgets.footer import FittingFooter
 from skillshelf.widgets.header import CatalogHeader, HeaderState
+from skillshelf.widgets.notice_line import NoticeLine
 from skillshelf.widgets.rows import LEGEND, CatalogRow, legend
 from skillshelf.widgets.source_pane import SourcePane
 
 #: The header's status while remote indexes are pulled.
 PULLING = "pulling remote skills…"
+#: The filter's placeholder with the body search (``ctrl+f``) off / on: a mode that stays on is
+#: shown where it applies, first so it survives a narrow box, not in a toast over the list.
+FILTER_PLACEHOLDER = {
+    False: "/ filter…  (name, description, keywords; typos ok)  ctrl+f: bodies too",
+    True: "/ filter… bodies too (ctrl+f: off) · name, description, keywords; typos ok",
+}
 
-__all__ = ["COMPACT_FOOTER_BELOW", "LEGEND_FROM", "REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished",
+__all__ = ["COMPACT_FOOTER_BELOW", "FILTER_PLACEHOLDER", "LEGEND_FROM", "METERS_BRIEF_BELOW", "REMOTE_WARNINGS_SHOWN", "CatalogOpened", "GenerationPublished",
            "MainScreen", "PullDone"]
 
 #: Most remote warnings listed in the notice after ``pull now`` (the rest are counted).
@@ -77,6 +85,10 @@ REMOTE_WARNINGS_SHOWN = 5
 COMPACT_FOOTER_BELOW = 100
 #: Terminal height (rows) from which the glyph legend shows under the panes.
 LEGEND_FROM = 30
+#: Terminal height (rows) under which each meter is one line (no prompt or rule line): at 60×15
+#: five meter lines left the list two to four rows. 20 rows, not 24: at 80×24 the five lines
+#: fit beside 13 list rows and each says something the others do not.
+METERS_BRIEF_BELOW = 20
 
 
 class GenerationPublished(Message):
@@ -205,6 +217,8 @@ class MainScreen(Screen[None]):
         "pick_agent": "g: {client} has no agent profiles (agents.<name>) to view the catalog through.",
         "pull": "p: {client} has no remote skill indexes (skills.urls) to pull.",
     }
+    #: What ``p`` says when no configuration layer sets ``skills.urls`` (one line at 80 columns).
+    NOTHING_TO_PULL = "p: nothing to pull: no configuration sets skills.urls (.zuno/zuno.json)"
 
     def __init__(self, open_catalog: Callable[[], AppCatalog], *, host: Host = DEFAULT_HOST, cwd_display: str = "",
                  timings: Timings = DEFAULT_TIMINGS,
@@ -246,11 +260,13 @@ class MainScreen(Screen[None]):
         yield ProblemsLine()
         yield WatchWarningLine()
         yield AgentView(self.timings)
-        yield Input(placeholder="/ filter…  (name, description, keywords; typos ok)  ctrl+f: bodies too", id="filter")
+        yield Input(placeholder=FILTER_PLACEHOLDER[False], id="filter")
         with Horizontal(id="panes"):
             yield CatalogPane(self.timings)
             yield SourcePane(DetailsPanel(), BodyPager(), id="source")
         yield Static(LEGEND, id="legend", markup=False)
+        # the screen's own one-line notices (``p``): a line of its own, never a toast over the rows
+        yield NoticeLine(id="main-notice")
         yield Meters()
         yield FittingFooter()
 
@@ -258,10 +274,12 @@ class MainScreen(Screen[None]):
         """Under :data:`COMPACT_FOOTER_BELOW` columns the footer drops its extra spacing, so the
         main keys (``/`` ``a`` ``i`` ``w`` ``e`` ``?`` ``q``) all fit at 80 columns; under
         :data:`LEGEND_FROM` rows the glyph legend gives its line to the list (``?`` shows it) and
-        the filter is one line instead of a bordered box of three."""
+        the filter is one line instead of a bordered box of three; under :data:`METERS_BRIEF_BELOW`
+        rows each meter is one line."""
         self.query_one(Footer).compact = self.size.width < COMPACT_FOOTER_BELOW
         self.query_one("#legend").display = self.size.height >= LEGEND_FROM
         self.set_class(self.size.height < LEGEND_FROM, "-short")  # the filter is one line then
+        self.query_one(Meters).set_brief(self.size.height < METERS_BRIEF_BELOW)
 
     def on_mount(self) -> None:
         self.query_one(SourcePane).border_title = "Source"
@@ -311,8 +329,14 @@ class MainScreen(Screen[None]):
         return feature is None or feature in self.host.features
 
     def action_unavailable(self, action: str) -> None:
-        """A key whose action this host does not have: say so (:attr:`UNAVAILABLE`)."""
-        self.notify(self.UNAVAILABLE[action].format(client=self.host.describe()), timeout=5, markup=False)
+        """A key whose action this host does not have: say so (:attr:`UNAVAILABLE`) on the
+        screen's notice line."""
+        self.show_notice(self.UNAVAILABLE[action].format(client=self.host.describe()), timeout=5)
+
+    def show_notice(self, text: str, severity: str = "information", timeout: float = 5.0) -> None:
+        """Show ``text`` (plain, made visible) on the screen's notice line above the meters for
+        ``timeout`` seconds: a line of its own, where a toast would cover rows at 80 columns."""
+        self.query_one("#main-notice", NoticeLine).show_notice(Content(visible(text)), severity, timeout)
 
     # ------------------------------------------------------------------ header
     def _show_header(self, status: str | None = None) -> None:
@@ -652,9 +676,7 @@ class MainScreen(Screen[None]):
             return
         if not self.catalog.config.urls:
             # nothing to pull: say so (and how to add one) instead of a pull that does nothing
-            self.notify("No remote skill indexes to pull: no configuration layer sets skills.urls. Add one, "
-                        'for example {"skills": {"urls": ["https://example.com/skills"]}} in .zuno/zuno.json.',
-                        severity="warning", timeout=8, markup=False)
+            self.show_notice(self.NOTHING_TO_PULL, severity="warning", timeout=8)
             return
         self.pull_now(self.catalog)
 
@@ -737,8 +759,9 @@ class MainScreen(Screen[None]):
         """``ctrl+f``: the filter searches the skills' bodies too (off the event loop; each row
         found there shows its line), or stops doing so."""
         on = self.catalog_pane.toggle_bodies()
-        self.notify("The filter searches bodies too: a row found there shows the line." if on
-                    else "The filter searches names, descriptions and keywords only.", timeout=3)
+        box = self.query_one("#filter", Input)
+        box.placeholder = FILTER_PLACEHOLDER[on]
+        box.border_title = "bodies too" if on else None  # seen on the bordered box (30 rows and more)
 
     def action_open_editor(self) -> None:
         """``o``: open the selected row's file in ``$VISUAL`` / ``$EDITOR`` (the app is suspended

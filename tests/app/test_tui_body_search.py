@@ -86,3 +86,27 @@ async def test_ctrl_f_finds_a_query_in_bodies_after_the_names(workspace):
         await pilot.press("ctrl+f")
         await settle(app, pilot)
         assert names() == []
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
+async def test_ctrl_f_shows_its_mode_in_the_filter_box_not_in_a_toast(workspace, size):
+    """The body search stays on until ``ctrl+f`` again: the box says so (placeholder first words;
+    the border title where the box has a border, from 30 rows), and no toast covers the list."""
+    from textual.notifications import Notify
+
+    messages: list = []
+    app = tui_app(workspace, host="zuno", cwd_display="~/proj")
+    async with app.run_test(size=size, message_hook=messages.append) as pilot:
+        await settle(app, pilot)
+        box = app.main_screen.query_one("#filter", Input)
+        assert box.placeholder == "/ filter…  (name, description, keywords; typos ok)  ctrl+f: bodies too"
+        await pilot.press("ctrl+f")
+        await settle(app, pilot)
+        assert box.placeholder == "/ filter… bodies too (ctrl+f: off) · name, description, keywords; typos ok"
+        assert box.border_title == "bodies too"
+        assert (box.region.height == 3) is (size[1] >= 30)
+        await pilot.press("ctrl+f")
+        await settle(app, pilot)
+        assert box.placeholder == "/ filter…  (name, description, keywords; typos ok)  ctrl+f: bodies too"
+        assert not box.border_title
+        assert [m for m in messages if isinstance(m, Notify)] == []

@@ -157,3 +157,24 @@ async def test_the_footer_shows_whole_keys_only(tmp_path, width, shown):
         assert [k.key for k in displayed] == shown
         assert all(k.region.right <= palette.region.x for k in displayed)
         assert not any(k.display for k in keys[len(shown):])
+
+
+@pytest.mark.parametrize(("size", "meter_lines", "list_rows"), [((60, 15), 2, 7), ((80, 24), 5, 13), ((120, 36), 5, 22)],
+                         ids=["60x15", "80x24", "120x36"])
+async def test_under_20_rows_each_meter_is_one_line_and_the_list_keeps_its_rows(tmp_path, size, meter_lines,
+                                                                               list_rows):
+    """Under 20 rows the meters keep their numbers (one line each) and give the prompt and rule
+    lines to the list; from 20 rows every line is there."""
+    from skillshelf.app.components.meters import Meters
+    from skillshelf.widgets.budget_meter import BudgetMeter, SelectedMeter
+    from skillshelf.widgets.catalog_list import CatalogList
+
+    app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        main = app.main_screen
+        assert main.query_one(Meters).region.height == meter_lines
+        assert main.query_one(CatalogList).region.height == list_rows
+        index, bodies = main.query_one(BudgetMeter).plain, main.query_one(SelectedMeter).plain
+        assert index.startswith("index ") and bodies.startswith("bodies ")
+        assert (index.count("\n"), bodies.count("\n")) == ((0, 0) if meter_lines == 2 else (2, 1))

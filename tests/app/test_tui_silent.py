@@ -127,19 +127,33 @@ async def test_source_pane_names_each_kind_with_line_and_fix(workspace):
                 "differs only in case") in refs
 
 
-async def test_pull_without_remote_indexes_says_so(workspace):
+@pytest.mark.parametrize(("size", "rows_before", "rows_during"), [((80, 24), 13, 12), ((150, 50), 36, 35)], ids=["80x24", "150x50"])
+async def test_pull_without_remote_indexes_says_so_on_a_line_of_its_own(workspace, size, rows_before, rows_during):
+    """No toast over the list: one line above the meters, the list one row shorter meanwhile."""
+    from textual.widgets._toast import Toast
+
+    from skillshelf.widgets.catalog_list import CatalogList
+    from skillshelf.widgets.notice_line import NoticeLine
+
     _t, catalog = workspace
     messages: list = []
     app = tui_app(lambda: catalog, host="zuno", cwd_display="~/proj")
-    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+    async with app.run_test(size=size, message_hook=messages.append, notifications=True) as pilot:
         await settle(app, pilot)
-        number = app.main_screen.generation.number
+        main = app.main_screen
+        number = main.generation.number
+        assert main.query_one(CatalogList).region.height == rows_before
         await pilot.press("p")
         await settle(app, pilot)
-        assert ("No remote skill indexes to pull: no configuration layer sets skills.urls. Add one, for example "
-                '{"skills": {"urls": ["https://example.com/skills"]}} in .zuno/zuno.json.', "warning") in notes(messages)
-        assert all("Remote skills pulled" not in m for m, _ in notes(messages))
-        assert app.main_screen.generation.number == number  # nothing was pulled or rescanned
+        line = main.query_one("#main-notice", NoticeLine)
+        assert line.text == "p: nothing to pull: no configuration sets skills.urls (.zuno/zuno.json)"
+        assert line.region.height == 1 and line.region.width == size[0] - 2
+        assert main.query_one(CatalogList).region.height == rows_during
+        assert notes(messages) == [] and len(app.screen.query(Toast)) == 0
+        assert main.generation.number == number  # nothing was pulled or rescanned
+        line.clear_notice()
+        await pilot.pause()
+        assert main.query_one(CatalogList).region.height == rows_before
 
 
 async def test_agent_check_overtaken_by_a_host_switch_is_dropped(workspace, monkeypatch):

@@ -204,3 +204,22 @@ def test_a_place_column_too_narrow_to_say_anything_is_left_out():
     assert (layout.exposure, layout.label, layout.name, layout.place) == (False, 12, 19, 0)
     roomy = fit_layout(58, 19, widest_label=12)
     assert (roomy.exposure, roomy.label, roomy.name, roomy.place) == (True, 12, 19, 13)
+
+
+def test_a_builtin_row_names_the_client_it_is_built_into_not_its_locator_tail():
+    """Root label and place columns together give the built-in's provenance as its exposure
+    names it (``Zuno 0.10.3 built-in``), not ``…ize-zuno``; a bare ``built-in`` reason stays so."""
+    loc = "builtin://zuno-orchestration/0.10.3/customize-zuno"
+    zuno = Source(name="customize-zuno", location=loc, provenance=Provenance.BUILTIN, canonical=loc,
+                  exposure_reason="Zuno 0.10.3 built-in")
+    row = build_rows(gen([zuno]))[0]
+    assert row_prompt(row, RowLayout(16, label=15, place=9)).plain == (
+        "✓  customize-zuno   index    Zuno 0.10.3 built-in")
+    assert row_prompt(row, RowLayout(16, label=12, place=6)).plain == "✓  customize-zuno   index    Zuno 0.10.3 built-…"
+    assert row_prompt(row, RowLayout(16, label=15, place=None)).plain.endswith("index    Zuno 0.10.3 built-in")
+    # without a root label column the label goes in the place column, as for any row
+    assert row_prompt(row, RowLayout(16, label=0, place=12)).plain == "✓  customize-zuno   index    built-in"
+    bare = Source(name="skill-creator", location="builtin://gemini/skill-creator", provenance=Provenance.BUILTIN,
+                  canonical="builtin://gemini/skill-creator", exposure_reason="built-in")
+    assert row_prompt(build_rows(gen([bare]))[0], RowLayout(16, label=15, place=9)).plain == (
+        "✓  skill-creator    index    built-in")
