@@ -92,3 +92,23 @@ def tui_app(open_catalog: Callable[[], AppCatalog], **kwargs: Any) -> Skillshelf
     """A :class:`~skillshelf.app.tui.SkillshelfApp` with :data:`TEST_TIMINGS` (unless given)."""
     kwargs.setdefault("timings", TEST_TIMINGS)
     return SkillshelfApp(open_catalog, **kwargs)
+
+
+def same_size_same_mtime(path: str, text: str, *, replace: bool) -> None:
+    """Put ``text`` (same byte count as now) at ``path`` and set its modification time back:
+    by a rename over it (new inode) or written in place (same inode, new ctime)."""
+    st = os.stat(path)
+    assert len(text.encode()) == st.st_size
+    if replace:
+        tmp = path + ".new"
+        os.makedirs(os.path.dirname(tmp), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
+        os.replace(tmp, path)
+    else:
+        with open(path, "r+", encoding="utf-8") as fh:
+            fh.write(text)
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns)

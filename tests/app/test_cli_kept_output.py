@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+from conftest import same_size_same_mtime
 
 from skillshelf.app import keptrun
 from skillshelf.app.cli import main
@@ -130,20 +131,6 @@ def runs(capsys, monkeypatch) -> Runs:
     return Runs(capsys, monkeypatch)
 
 
-def _same_size_same_mtime(path: str, text: str, *, replace: bool) -> None:
-    st = os.stat(path)
-    assert len(text.encode()) == st.st_size
-    if replace:
-        tmp = path + ".new"
-        write(tmp, text)
-        os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
-        os.replace(tmp, path)
-    else:
-        with open(path, "r+", encoding="utf-8") as fh:
-            fh.write(text)
-        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
-    after = os.stat(path)
-    assert (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
 
 
 def _folder_time_back(path: str, before: os.stat_result) -> None:
@@ -182,9 +169,9 @@ def _native_zuno(path: str, program: str) -> None:
 CHANGES: list[tuple[str, Callable[[Workspace, pytest.MonkeyPatch], None]]] = [
     ("edit", lambda w, mp: write(w.files["edit"], skill("edit", "After the edit, longer"))),
     ("replace-same-size-same-mtime",
-     lambda w, mp: _same_size_same_mtime(w.files["swap"], skill("swap", "BBBB version"), replace=True)),
+     lambda w, mp: same_size_same_mtime(w.files["swap"], skill("swap", "BBBB version"), replace=True)),
     ("write-in-place-same-size-same-mtime",
-     lambda w, mp: _same_size_same_mtime(w.files["inplace"], skill("inplace", "DDDD version"), replace=False)),
+     lambda w, mp: same_size_same_mtime(w.files["inplace"], skill("inplace", "DDDD version"), replace=False)),
     ("rename-folder", lambda w, mp: os.rename(os.path.dirname(w.files["rename"]), f"{w.agents}/renamed")),
     ("delete-file", lambda w, mp: os.remove(w.files["delete"])),
     ("new-skill-in-a-walked-folder", lambda w, mp: write(f"{w.zuno}/added/SKILL.md", skill("added", "New one"))),
@@ -402,7 +389,7 @@ LINT_CHANGES: list[tuple[str, Callable[[Workspace], None]]] = [
     ("reference-outside-created", lambda w: write(f"{w.t}/outside.md", "outside\n")),
     ("enclosing-skill-removed", lambda w: os.remove(f"{w.t}/SKILL.md")),
     ("git-between-the-root-and-the-enclosing-skill", lambda w: os.makedirs(f"{w.home}/.git")),
-    ("enclosing-skill-renamed-same-size-same-mtime", lambda w: _same_size_same_mtime(
+    ("enclosing-skill-renamed-same-size-same-mtime", lambda w: same_size_same_mtime(
         f"{w.t}/SKILL.md", skill("OUTERMOST", "Encloses all"), replace=False)),
     # a dot entry the walk does not enter (so its proof does not cover it): a dangling `.git`
     # link in a skill folder whose target appears (the skill is then no longer nested)

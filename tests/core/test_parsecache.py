@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import same_size_same_mtime
 from test_catalog import SHARED, Tree, _soak, same, skill, write
 
 from skillshelf.core import parsecache
@@ -73,22 +74,6 @@ def _seed(tree: Tree) -> dict[str, str]:
     return files
 
 
-def _same_size_same_mtime(path: str, text: str, *, replace: bool) -> None:
-    """Put ``text`` (same byte count as now) at ``path`` and set its modification time back:
-    by a rename over it (new inode) or written in place (same inode, new ctime)."""
-    st = os.stat(path)
-    assert len(text.encode()) == st.st_size
-    if replace:
-        tmp = path + ".new"
-        write(tmp, text)
-        os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
-        os.replace(tmp, path)
-    else:
-        with open(path, "r+", encoding="utf-8") as fh:
-            fh.write(text)
-        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
-    after = os.stat(path)
-    assert (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
 
 
 @pytest.mark.parametrize("host", list(HOSTS))
@@ -107,12 +92,12 @@ def test_edits_same_size_same_mtime_replacements_renames_and_deletes_match_no_ca
         assert session_cache(warm).hits > 0  # every file from the cache
 
     write(files["edit"], skill("edit", "After the edit, longer"))
-    _same_size_same_mtime(files["swap"], skill("swap", "BBBB version"), replace=True)
-    _same_size_same_mtime(files["inplace"], skill("inplace", "DDDD version"), replace=False)
-    _same_size_same_mtime(files["claude"], skill("claude-one", "Claude COPY"), replace=False)
-    _same_size_same_mtime(files["zhin"], skill("zhin-one", "Zhin COPY"), replace=True)
-    _same_size_same_mtime(files["home"], skill("home-one", "Home COPY"), replace=False)
-    _same_size_same_mtime(files["sidecar"], "policy:\n  exposure: index \n", replace=False)
+    same_size_same_mtime(files["swap"], skill("swap", "BBBB version"), replace=True)
+    same_size_same_mtime(files["inplace"], skill("inplace", "DDDD version"), replace=False)
+    same_size_same_mtime(files["claude"], skill("claude-one", "Claude COPY"), replace=False)
+    same_size_same_mtime(files["zhin"], skill("zhin-one", "Zhin COPY"), replace=True)
+    same_size_same_mtime(files["home"], skill("home-one", "Home COPY"), replace=False)
+    same_size_same_mtime(files["sidecar"], "policy:\n  exposure: index \n", replace=False)
     os.rename(os.path.dirname(files["rename"]), f"{tree.agents}/renamed")
     os.remove(files["delete"])
     # a skills.config rule that changes an unchanged file's entry (Zuno's configuration)
