@@ -23,7 +23,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["PAUSE_LIMIT", "collector_paused", "thaw"]
+__all__ = ["PAUSE_LIMIT", "collector_paused", "pause", "resume", "thaw"]
 
 _lock = threading.Lock()
 _paused = 0  # sections under way (several workers may open catalogs at once)
@@ -53,6 +53,16 @@ def collector_paused(limit: float | None = None) -> Iterator[None]:
     seconds (default :data:`PAUSE_LIMIT`; then it runs as usual). When the last section ends
     within the limit, the young generation is collected, what is alive is frozen and the
     collector is on again (if it was on before)."""
+    pause(limit)
+    try:
+        yield
+    finally:
+        resume()
+
+
+def pause(limit: float | None = None) -> None:
+    """Start a paused section without a ``with`` block (:func:`collector_paused`); each call
+    is ended by one :func:`resume`."""
     global _paused, _was_enabled, _resumed, _timer
     with _lock:
         if _paused == 0:
@@ -63,23 +73,26 @@ def collector_paused(limit: float | None = None) -> Iterator[None]:
             _timer.daemon = True
             _timer.start()
         _paused += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _paused -= 1
-            if _paused == 0:
-                if _timer is not None:
-                    _timer.cancel()
-                    _timer = None
-                if not _resumed:
-                    # garbage made meanwhile (the event loop's cycles) is collected first: the
-                    # young generation holds exactly what was made since the pause (~20 ms at
-                    # 10,000 skills)
-                    gc.collect(0)
-                    gc.freeze()
-                    if _was_enabled:
-                        gc.enable()
+
+
+def resume() -> None:
+    """End a section started by :func:`pause` (:func:`collector_paused` says what the last one
+    does)."""
+    global _paused, _timer
+    with _lock:
+        _paused -= 1
+        if _paused == 0:
+            if _timer is not None:
+                _timer.cancel()
+                _timer = None
+            if not _resumed:
+                # garbage made meanwhile (the event loop's cycles) is collected first: the
+                # young generation holds exactly what was made since the pause (~20 ms at
+                # 10,000 skills)
+                gc.collect(0)
+                gc.freeze()
+                if _was_enabled:
+                    gc.enable()
 
 
 def thaw() -> None:

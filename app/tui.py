@@ -15,6 +15,9 @@ quits from the main screen; every modal screen binds ``q`` to close itself inste
 
 from __future__ import annotations
 
+from skillshelf.app import startup  # first: the collector is off while the rest is imported
+
+# isort: split
 import gc
 import os
 import shutil
@@ -38,6 +41,7 @@ from textual.screen import Screen
 
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
 from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.collector import pause, resume
 from skillshelf.app.screens.main import CatalogOpened, MainScreen
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.worker_errors import ReportsWorkerErrors
@@ -149,6 +153,16 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.closing = False
         #: Set when the app exits, for the threads it started (a remote pull stops on it).
         self.quitting = quitting if quitting is not None else threading.Event()
+        #: The collector was paused for the first frame (:func:`app_for`); resumed on ready.
+        self.paused_until_ready = False
+
+    def on_ready(self) -> None:
+        """The first frame is drawn: what it made is frozen and the collector paused for it
+        (:func:`app_for`) is resumed."""
+        if self.paused_until_ready:
+            self.paused_until_ready = False
+            gc.freeze()
+            resume()
 
     def on_resize(self, event: events.Resize) -> None:
         """``-short`` / ``-narrow`` classes for the dialogs' full-screen layout (app.tcss)."""
@@ -599,6 +613,10 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
     # What is alive now (modules, classes, the app: ~0.1 M objects) lives as long as the process:
     # kept out of the collector's passes (gc.freeze), which would walk it again during the start.
     gc.freeze()
+    # The first frame makes the screen's widgets and styles (long-lived too): the collector is off
+    # until it is drawn (on_ready), at most collector.PAUSE_LIMIT seconds.
+    pause()
+    app.paused_until_ready = True
     return app, demo_root
 
 
@@ -619,3 +637,6 @@ def run_tui(ns: Namespace) -> int:
         if demo_root is not None:
             shutil.rmtree(demo_root, ignore_errors=True)
     return int(app.return_code or 0)
+
+
+startup.imports_done()
