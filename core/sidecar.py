@@ -49,15 +49,14 @@ import errno
 import os
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from skillshelf.core import yamlload
 from skillshelf.core.fileread import FileTooLargeError, NotRegularFileError, read_regular
 from skillshelf.core.model import CatalogWarning, Diagnostic, Exposure, Severity
 from skillshelf.core.parsecache import ParseCache
-from skillshelf.core.yamlload import YamlAliasLimit, YamlError
+
+if TYPE_CHECKING:  # PyYAML is imported when a sidecar is parsed: a warm start over unchanged skills parses none
+    import yaml
 
 #: Folder holding the sidecars, relative to the skill directory (Z077).
 SIDECAR_DIR = "agents"
@@ -190,6 +189,8 @@ def _is_blank(text: str) -> bool:
 
 def _node_for(document: yaml.Node | None, keys: tuple[str, ...]) -> yaml.Node | None:
     """The composed node at ``keys`` (last duplicate wins), or ``None``."""
+    import yaml
+
     node = document
     for key in keys:
         if not isinstance(node, yaml.MappingNode):
@@ -206,6 +207,9 @@ def _node_for(document: yaml.Node | None, keys: tuple[str, ...]) -> yaml.Node | 
 
 def _position(text: str, keys: tuple[str, ...]) -> tuple[int | None, int | None]:
     """1-based (line, column) of the value at ``keys`` in ``text``; ``(None, None)`` if unknown."""
+    from skillshelf.core import yamlload
+    from skillshelf.core.yamlload import YamlError
+
     try:
         documents = yamlload.compose_all(text)
     except YamlError:
@@ -225,6 +229,9 @@ def parse_sidecar(text: str, *, native: bool) -> Sidecar:
     """
     if _is_blank(text):
         return Sidecar()
+    from skillshelf.core import yamlload
+    from skillshelf.core.yamlload import YamlAliasLimit, YamlError
+
     try:
         documents = yamlload.load_all(text)
     except YamlAliasLimit as exc:
@@ -332,6 +339,8 @@ def _read_one(path: str, *, native: bool) -> Sidecar:
     notes: tuple[Diagnostic, ...] = ()
     if not native and not _is_blank(text):
         # Zuno silently ignores `policy.exposure` in the shared file (Z072); say so.
+        from skillshelf.core import yamlload
+
         documents = yamlload.load_all(text)  # parse_sidecar already loaded it: cannot fail
         root = documents[0] if documents else None
         policy = root.get("policy") if isinstance(root, dict) else None

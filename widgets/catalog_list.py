@@ -29,6 +29,7 @@ from textual.strip import Strip
 from textual.visual import Visual
 
 from skillshelf.core.textsafe import visible
+from skillshelf.widgets.places import short_root_label
 from skillshelf.widgets.rows import NAME_MAX, NAME_MIN, CatalogRow, RowLayout, fit_layout, row_prompt
 
 __all__ = ["LINE_ROOM", "NAME_MAX", "NAME_MIN", "CatalogList", "ValueColumn"]
@@ -49,6 +50,15 @@ def _cells(text: str) -> int:
     if text.isascii() and text.isprintable():
         return len(text)
     return cell_len(visible(text))
+
+def _widest(rows: Sequence[CatalogRow]) -> tuple[int, int, int]:
+    """The widest name, root label and distinguishing part of ``rows``, in cells (each distinct
+    text measured once: 10,000 rows have ~10 root labels and few distinguishing parts)."""
+    labels = {(r.item.provenance, r.provenance_label) for r in rows}
+    return (max(map(_cells, {r.item.name for r in rows}), default=NAME_MIN),
+            max((_cells(short_root_label(p, label)) for p, label in labels), default=0),
+            max(map(_cells, {r.distinct for r in rows}), default=0))
+
 
 class CatalogList(ScrollView, can_focus=True):
     """Catalog rows with fixed-width text columns: status, name, [sort value], exposure, root
@@ -164,10 +174,8 @@ class CatalogList(ScrollView, can_focus=True):
         if whole and self._whole_widest is not None and self._whole_widest[0] is rows:
             widest = self._whole_widest[1]  # every row again (an emptied filter): measured already
         else:
-            shown = [rows[i] for i in self.order]
-            widest = (max((_cells(r.name) for r in shown), default=NAME_MIN),
-                      max((_cells(r.root_label) for r in shown), default=0),
-                      max((_cells(r.distinct) for r in shown), default=0))
+            shown = rows if whole else [rows[i] for i in self.order]
+            widest = _widest(shown)
             if whole:
                 self._whole_widest = (rows, widest)
         # a body line found by the body search needs room too (its start is what says most)

@@ -8,7 +8,9 @@ it visible, SPEC X1).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from skillshelf.core.model import Provenance
 
@@ -96,6 +98,13 @@ def distinguishing_parts(locations: Sequence[str], home: str | None = None) -> M
     tells folders apart), unless it is only ``skill`` / ``skills``; the home folder alone
     (``~/…``) is preferred to any other single folder. A path that lies wholly inside another is shown whole. ``home`` is
     shown as ``~``. Locator → text (raw)."""
+    return _distinguishing_parts(tuple(locations), home)
+
+
+@functools.lru_cache(maxsize=4096)
+def _distinguishing_parts(locations: tuple[str, ...], home: str | None) -> Mapping[str, str]:
+    """:func:`distinguishing_parts`, kept for the same copies: the rows of a list are built
+    again for every generation (and first for the last run's list), mostly for the same copies."""
     split = {loc: _segments(loc, home) for loc in locations}
     out: dict[str, str] = {}
     for loc, segments in split.items():
@@ -115,4 +124,4 @@ def distinguishing_parts(locations: Sequence[str], home: str | None = None) -> M
                 found = _shown(segments, start, start + length)
                 break
         out[loc] = found or "/".join(segments)
-    return out
+    return MappingProxyType(out)  # (shared by every caller: read-only)

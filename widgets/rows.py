@@ -175,8 +175,11 @@ _EXPOSURE_FLAG = {Exposure.SEARCH: SEARCH_ONLY, Exposure.EXPLICIT: EXPLICIT_ONLY
 
 
 def _flag(item: Item, lint_errors: Collection[str] = ()) -> str:
-    if item.location in lint_errors or any(d.severity is Severity.ERROR for d in item.diagnostics):
+    if item.location in lint_errors:
         return LINT
+    for d in item.diagnostics:  # (a loop: no generator per row, most rows have none)
+        if d.severity is Severity.ERROR:
+            return LINT
     if isinstance(item, Source):
         return _EXPOSURE_FLAG.get(item.exposure, " ")
     return " "
