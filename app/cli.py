@@ -167,7 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if one_shot:
         from skillshelf.core import parsecache
 
+        from skillshelf.core import forked
+
         parsecache.FREEZE_LOADED = True  # the process ends with the command (parsecache says why)
+        forked.ENABLED = True  # nor does it run anything beside the command (forked says why)
         # A command builds its objects and ends: the collector's passes over them find no cycles
         # to free (peak RSS of index, debug and compare at 10,000 skills is the same without
         # them) and cost a tenth of a cold `index`. Memory freed by reference counting is
@@ -188,6 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if one_shot:  # (a caller running main() in its own long process gets its collector back)
             parsecache.FREEZE_LOADED = False
+            forked.ENABLED = False
             gc.unfreeze()
             if collecting:
                 gc.enable()

@@ -574,6 +574,20 @@ def _read(m: Match, cache: ParseCache) -> _Parsed:
                    st.st_mtime if st is not None else 0.0)
 
 
+def _read_many(matches: Sequence[Match], cache: ParseCache) -> dict[str, _Parsed]:
+    """:func:`_read` of every match (locator → result), part of them in a forked child when
+    :mod:`skillshelf.core.forked` allows it (same results: each read depends on its files
+    only; the child's cache entries are adopted here)."""
+    from skillshelf.core import forked
+
+    read = partial(_read, cache=cache)
+    if not forked.available() or cache.produces:
+        return {m.location: read(m) for m in matches}
+    mark = cache.mark()
+    results = forked.split_map(read, matches, extra=lambda: cache.changes_since(mark), adopt=cache.adopt)
+    return {m.location: p for m, p in zip(matches, results, strict=True)}
+
+
 def _assemble(
     matches: Sequence[Match],
     config: Config,
@@ -595,9 +609,12 @@ def _assemble(
     prev_by_loc: dict[str, Source] | None = None
     outputs: dict[str, _Output] = {}
     parsed: dict[str, _Parsed] = {}
+    read_all: dict[str, _Parsed] = {}
+    if touched is None and sink is None:
+        read_all = _read_many(matches, cache)
     for m in matches:
         loc = m.location
-        p: _Parsed | None = None
+        p: _Parsed | None = read_all.get(loc)
         if touched is not None and not touched(loc):
             o = old_out.get(loc)
             if o is not None and same_rules and (o.match is m or o.match == m):
