@@ -165,9 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     one_shot = getattr(ns, "one_shot", True)
     collecting = gc.isenabled()
     if one_shot:
-        from skillshelf.core import parsecache
-
-        from skillshelf.core import forked
+        from skillshelf.core import forked, parsecache
 
         parsecache.FREEZE_LOADED = True  # the process ends with the command (parsecache says why)
         forked.ENABLED = True  # nor does it run anything beside the command (forked says why)
@@ -195,9 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.unfreeze()
             if collecting:
                 gc.enable()
-    finish_cache_writes(getattr(ns, "save_wait", None))
     if keeper is not None:
         keeper.keep(code)  # after the output: keeping it never delays what was asked for
+    finish_cache_writes(getattr(ns, "save_wait", None))  # (a write in the background meanwhile)
     return code
 
 

@@ -87,7 +87,7 @@ def _kill(pid: int) -> None:
 
 
 def split_map(fn: Callable[[T], R], items: Sequence[T], *, extra: Callable[[], Any] | None = None,
-              adopt: Callable[[Any], None] | None = None) -> list[R]:
+              adopt: Callable[[Any], object] | None = None) -> list[R]:
     """``[fn(x) for x in items]``, with the last part computed in a forked child when
     :func:`available` and there are at least :data:`MIN_ITEMS` items. ``fn`` must be a pure
     function of its item and the files it reads (results are pickled back); ``extra()`` runs

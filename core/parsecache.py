@@ -87,6 +87,11 @@ T = TypeVar("T")
 
 #: One planned write of a cache file: ``(file, namespace, value)``.
 _Write = tuple[str, str, object]
+_Entries = dict[tuple[str, str, str], tuple[StatKey, object]]
+#: :meth:`ParseCache.mark`: the entries used, hits, misses, whether products are made.
+_Mark = tuple[_Entries, int, int, bool]
+#: :meth:`ParseCache.changes_since`: the entries kept since, hits, misses.
+_Changes = tuple[_Entries, int, int]
 
 #: Something else made from the bytes a host reads: ``(path read, bytes)`` → ``(label, value)``
 #: kept beside the host's own value (the lint of the file, for example), or ``None``.
@@ -236,28 +241,28 @@ class ParseCache:
         with self._lock:
             return bool(self._products)
 
-    def mark(self) -> object:
+    def mark(self) -> _Mark:
         """What :meth:`changes_since` compares with: the entries used so far and the counters."""
         with self._lock:
             return dict(self._used), self.hits, self.misses, bool(self._products)
 
-    def changes_since(self, mark: object) -> object:
+    def changes_since(self, mark: _Mark) -> _Changes | None:
         """The entries kept since :meth:`mark` gave ``mark``, with the hit and miss counts, for
         :meth:`adopt` in another process (a forked reader's); ``None`` when they cannot be
         handed over (products are made from the reads: their caches are not carried)."""
-        used, hits, misses, products = mark  # type: ignore[misc]
+        used, hits, misses, products = mark
         with self._lock:
             if products or self._products:
                 return None
             new = {ident: v for ident, v in self._used.items() if used.get(ident) is not v}
             return new, self.hits - hits, self.misses - misses
 
-    def adopt(self, changes: object) -> bool:
+    def adopt(self, changes: _Changes | None) -> bool:
         """Take the entries and counts :meth:`changes_since` gave in a forked process, as if its
         lookups had run here; False (nothing taken) for ``None``."""
         if changes is None:
             return False
-        new, hits, misses = changes  # type: ignore[misc]
+        new, hits, misses = changes
         with self._lock:
             self._used.update(new)
             self._new = self._new or bool(new)

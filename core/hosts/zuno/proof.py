@@ -108,6 +108,7 @@ def dir_keys(location: str, canonical: str, sidecars: tuple[str, str] | Callable
         return None
     if isinstance(listed, tuple) and len(listed) == 1:
         return (skill,)  # no agents/ entry then, and the listing is the same
+    assert not isinstance(skill, str)
     return _with_sidecars(skill, location, sidecars, now_ns)[0]
 
 
