@@ -339,7 +339,8 @@ class Catalog:
 
     def _save_cache_soon(self) -> None:
         """Write the parse cache in a thread after a publish, so it never delays what the
-        generation is shown in (:func:`finish_saves` waits for it)."""
+        generation is shown in (:func:`finish_saves` waits for it); in a one-shot command, in a
+        forked child (:mod:`skillshelf.core.forked`) — pickling runs on a second core then."""
         store = self._session.context.cache
         if store is None or not store.dirty:
             return
