@@ -43,6 +43,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 from skillshelf.core.fileread import tap_reads
@@ -397,6 +398,21 @@ class ParseCache:
                 writes.append((file, f"{self.namespace}|state:{kind}", value))
         writes.extend(self._plan(live, merge=True) if retained else self._plan(None, merge=False))
         return writes
+
+    def save_forked(self) -> bool:
+        """:meth:`save` in a forked child (:func:`skillshelf.core.forked.spawn`) while this process
+        goes on, when one may be forked and no products are made; True when the write was
+        planned (then made in the child, or here when the fork failed). A one-shot cold build
+        starts it as soon as every file is read; its whole-build state follows at the next
+        save."""
+        from skillshelf.core import forked
+
+        if not self.file or not self.enabled or self.produces or not forked.available():
+            return False
+        writes = self.plan_save()
+        if writes and not forked.spawn(partial(_write_planned, writes)):
+            _write_planned(writes)
+        return True
 
     def _plan(self, paths: set[str] | None, *, merge: bool) -> list[_Write]:
         """The write of the entries (``merge``: also those read from the file and not used since

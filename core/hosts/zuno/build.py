@@ -429,6 +429,7 @@ class ZunoSession:
                         for m in matches}
             elif kept is None and progress_sink() is None:  # a cold first build: each read right after its keys
                 keys, pre = _read_many(matches, self._cache, now)
+                self._cache.save_forked()  # every entry is made: written while the entries are assembled
             else:
                 keys = {m.location: _dir_keys(m, now) for m in matches}
 
