@@ -165,9 +165,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     one_shot = getattr(ns, "one_shot", True)
     collecting = gc.isenabled()
     if one_shot:
-        from skillshelf.core import parsecache
+        from skillshelf.core import forked, parsecache
 
         parsecache.FREEZE_LOADED = True  # the process ends with the command (parsecache says why)
+        forked.ENABLED = True  # nor does it run anything beside the command (forked says why)
         # A command builds its objects and ends: the collector's passes over them find no cycles
         # to free (peak RSS of index, debug and compare at 10,000 skills is the same without
         # them) and cost a tenth of a cold `index`. Memory freed by reference counting is
@@ -188,12 +189,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if one_shot:  # (a caller running main() in its own long process gets its collector back)
             parsecache.FREEZE_LOADED = False
+            forked.ENABLED = False
             gc.unfreeze()
             if collecting:
                 gc.enable()
-    finish_cache_writes(getattr(ns, "save_wait", None))
     if keeper is not None:
         keeper.keep(code)  # after the output: keeping it never delays what was asked for
+    finish_cache_writes(getattr(ns, "save_wait", None))  # (a write in the background meanwhile)
     return code
 
 

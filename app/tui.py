@@ -313,9 +313,10 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
     # ------------------------------------------------------------------ notifications
     @on(Notify)
     def _notice_in_dialog(self, event: Notify) -> None:
-        """A toast on the main screen; over any other screen the notice goes to that screen's
-        :class:`~skillshelf.widgets.notice_line.NoticeLine` instead, so a toast never covers a
-        dialog's text (``App.notify`` is unchanged: the same message, handled here first)."""
+        """Every notice goes to the :class:`~skillshelf.widgets.notice_line.NoticeLine` of the
+        screen on top (the main screen's sits above its meters), so a toast never covers rows
+        or a dialog's text (``App.notify`` is unchanged: the same message, handled here first);
+        a plain toast only before a screen exists or on a screen without one."""
         line = self._notice_line()
         if line is None:
             return
@@ -327,12 +328,10 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         line.show_notice(content, n.severity, n.timeout)
 
     def _notice_line(self) -> NoticeLine | None:
-        """The notice line of the screen on top, unless it is the main screen (or has none)."""
+        """The notice line of the screen on top (``None``: no screen yet, or it has none)."""
         try:
             screen = self.screen
         except ScreenStackError:  # no screen yet (startup) or the app is closing: a plain toast
-            return None
-        if isinstance(screen, MainScreen):
             return None
         found = screen.query(NoticeLine)
         return found.first() if found else None

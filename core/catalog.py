@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 
 from skillshelf.core.config import Config
 from skillshelf.core.hosts import DEFAULT_HOST_NAME, get_host
@@ -57,12 +58,14 @@ def finish_saves(timeout: float | None = None) -> bool:
     (its write is what makes the next run fast); an interactive exit waits a moment at most:
     a write cut short by the exit leaves the previous cache file whole (writes are atomic
     renames), so the next run only reads again what it would have kept."""
+    from skillshelf.core import forked
+
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
         with _saves_lock:
             running = next(iter(_saves), None)
         if running is None:
-            return True
+            return forked.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
             return False
@@ -329,13 +332,25 @@ class Catalog:
         """Write the parse cache now (atomically); the number of files written (0 when nothing
         changed or there is no cache). Never raises."""
         store = self._session.context.cache
-        return 0 if store is None else store.save()
+        if store is None:
+            return 0
+        finish_saves()  # a write still running in the background was planned before this one
+        return store.save()
 
     def _save_cache_soon(self) -> None:
         """Write the parse cache in a thread after a publish, so it never delays what the
-        generation is shown in (:func:`finish_saves` waits for it)."""
+        generation is shown in (:func:`finish_saves` waits for it); in a one-shot command, in a
+        forked child (:mod:`skillshelf.core.forked`) — pickling runs on a second core then."""
         store = self._session.context.cache
         if store is None or not store.dirty:
+            return
+        from skillshelf.core import forked
+
+        if forked.available():  # a one-shot command: pickled and written beside its report, on a second core
+            writes = store.plan_save()
+            if not writes or forked.spawn(partial(store.write_planned, writes)):
+                return
+            store.write_planned(writes)  # (the fork failed)
             return
         thread = threading.Thread(target=_save, args=(store,), name="skillshelf-parse-cache", daemon=True)
         with _saves_lock:

@@ -579,15 +579,16 @@ def parse_skill_bytes(data: bytes, location: str, *, slim: bool = False) -> Skil
     ``slim``: what a catalog entry needs only — no body, ``split`` or ``host_split`` (they hold
     the file's text), and the line-rule split is not made at all; every other field is the same.
     """
-    parse = _parse_bytes(data, location, line_split=not slim)
+    parse = _parse_bytes(data, location, line_split=not slim, slim=slim)
     if not slim or (not parse.body and parse.split is None and parse.host_split is None):
         return parse
     return SkillParse(parse.location, parse.name, parse.description, parse.warning, parse.frontmatter, "",
                       parse.diagnostics, parse.content_sha256, parse.size, None, parse.sanitized, None)
 
 
-def _parse_bytes(data: bytes, location: str, *, line_split: bool) -> SkillParse:
-    """:func:`parse_skill_bytes`; ``line_split`` False: no line-rule split (``split`` None)."""
+def _parse_bytes(data: bytes, location: str, *, line_split: bool, slim: bool = False) -> SkillParse:
+    """:func:`parse_skill_bytes`; ``line_split`` False: no line-rule split (``split`` None);
+    ``slim``: an accepted file's parse is made slim here (no second object)."""
     sha = hashlib.sha256(data).hexdigest()
     size = len(data)
     try:
@@ -710,6 +711,9 @@ def _parse_bytes(data: bytes, location: str, *, line_split: bool) -> SkillParse:
                           field_="description", line=key_line, hint=_scalar_hint(host, "description", description)))
         return _reject(location, invalid_description_warning(location), diags, mapping, body, sha, size, split,
                        sanitized, host)
+    if slim:
+        return SkillParse(location, name, description, None, mapping, "", tuple(diags), sha, size, None, sanitized,
+                          None)
     return SkillParse(location, name, description, None, mapping, body, tuple(diags), sha, size, split, sanitized,
                       host)
 

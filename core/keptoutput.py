@@ -6,7 +6,7 @@ inputs can all be proved later keeps, beside the parse cache, its whole output (
 stdout and stderr, in order, and its exit code) with what it was made from:
 
 - *exactly equal*: the command line (``argv`` as typed), the working directory, the whole
-  process environment (but the shell's own ``OLDPWD`` and ``_``), whether stdout and stderr are
+  process environment (but the session identifiers of :data:`IGNORED_VARIABLES`), whether stdout and stderr are
   terminals (SPEC X1 escapes), the
   skillshelf code and the Python that ran it (:func:`code_stamp`);
 - *proved by the host* (:func:`skillshelf.core.hosts.output_proof_holds`): everything the
@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["FORMAT", "Identity", "KeptOutput", "code_stamp", "environment_items", "keep", "kept_file", "load"]
+__all__ = ["FORMAT", "IGNORED_VARIABLES", "Identity", "KeptOutput", "code_stamp", "environment_items", "keep", "kept_file", "load"]
 
 #: Bumped whenever the layout of a kept-output file changes.
 FORMAT = 1
@@ -84,16 +84,27 @@ def code_stamp(folders: Sequence[str] = ()) -> str:
     return "\n".join(parts)
 
 
-#: Variables a shell sets for itself between two commands — the previous directory, the last
-#: command's path — that nothing skillshelf runs reads (neither skillshelf, nor the hosts' rules,
-#: nor git or Zuno): a ``cd`` back and forth does not make a kept output unusable.
-_SHELL_OWN = frozenset({"OLDPWD", "_"})
+#: Variables that differ from one shell, terminal window or login to the next and that nothing
+#: skillshelf runs reads (neither skillshelf, nor the hosts' rules, nor git or Zuno): the shell's
+#: own (previous directory, last command, nesting depth), the window and pane identifiers that
+#: terminals and multiplexers set, the SSH connection and the desktop session. A ``cd`` back and
+#: forth or a new terminal tab does not make a kept output unusable. Every other variable —
+#: ``HOME``, ``PATH``, ``XDG_CONFIG_HOME``, ``TERM``, a locale, anything unknown — is compared.
+#: (Decided here: the list only holds identifiers, never a variable that names a folder to read.)
+IGNORED_VARIABLES = frozenset({
+    "OLDPWD", "_", "SHLVL",
+    "TERM_SESSION_ID", "ITERM_SESSION_ID", "WINDOWID", "KITTY_WINDOW_ID", "KITTY_PID",
+    "ALACRITTY_WINDOW_ID", "WEZTERM_PANE", "WT_SESSION", "TMUX_PANE", "STY", "WINDOW",
+    "SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "GPG_TTY", "SSH_AUTH_SOCK", "SSH_AGENT_PID",
+    "XDG_SESSION_ID", "XDG_VTNR", "DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY",
+    "XAUTHORITY", "STARSHIP_SESSION_KEY",
+})
 
 
 def environment_items(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """The environment as kept and compared: every variable but the shell's own (``OLDPWD``,
-    ``_``), sorted."""
-    return tuple(sorted((k, v) for k, v in env.items() if k not in _SHELL_OWN))
+    """The environment as kept and compared: every variable but :data:`IGNORED_VARIABLES`,
+    sorted."""
+    return tuple(sorted((k, v) for k, v in env.items() if k not in IGNORED_VARIABLES))
 
 
 def kept_file(cache_dir: str, argv: Sequence[str], cwd: str) -> str:

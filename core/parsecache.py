@@ -85,6 +85,14 @@ StatKey = tuple[int, int, int, int, int]
 
 T = TypeVar("T")
 
+#: One planned write of a cache file: ``(file, namespace, value)``.
+_Write = tuple[str, str, object]
+_Entries = dict[tuple[str, str, str], tuple[StatKey, object]]
+#: :meth:`ParseCache.mark`: the entries used, hits, misses, whether products are made.
+_Mark = tuple[_Entries, int, int, bool]
+#: :meth:`ParseCache.changes_since`: the entries kept since, hits, misses.
+_Changes = tuple[_Entries, int, int]
+
 #: Something else made from the bytes a host reads: ``(path read, bytes)`` → ``(label, value)``
 #: kept beside the host's own value (the lint of the file, for example), or ``None``.
 Product = Callable[[str, bytes], "tuple[str, object] | None"]
@@ -259,6 +267,41 @@ class ParseCache:
                 self._aux_for(other[0]).keep(other, key, product_value)
         return value, st
 
+    @property
+    def produces(self) -> bool:
+        """True when lookups also make :meth:`produce` products."""
+        with self._lock:
+            return bool(self._products)
+
+    def mark(self) -> _Mark:
+        """What :meth:`changes_since` compares with: the entries used so far and the counters."""
+        with self._lock:
+            return dict(self._used), self.hits, self.misses, bool(self._products)
+
+    def changes_since(self, mark: _Mark) -> _Changes | None:
+        """The entries kept since :meth:`mark` gave ``mark``, with the hit and miss counts, for
+        :meth:`adopt` in another process (a forked reader's); ``None`` when they cannot be
+        handed over (products are made from the reads: their caches are not carried)."""
+        used, hits, misses, products = mark
+        with self._lock:
+            if products or self._products:
+                return None
+            new = {ident: v for ident, v in self._used.items() if used.get(ident) is not v}
+            return new, self.hits - hits, self.misses - misses
+
+    def adopt(self, changes: _Changes | None) -> bool:
+        """Take the entries and counts :meth:`changes_since` gave in a forked process, as if its
+        lookups had run here; False (nothing taken) for ``None``."""
+        if changes is None:
+            return False
+        new, hits, misses = changes
+        with self._lock:
+            self._used.update(new)
+            self._new = self._new or bool(new)
+            self.hits += hits
+            self.misses += misses
+        return True
+
     def _aux_for(self, kind: str) -> ParseCache:
         """The cache of what is made from files besides the host's own value (``lint:spec`` …),
         in a file of its own: a command that does not need it never loads it."""
@@ -363,8 +406,14 @@ class ParseCache:
     def save(self) -> bool:
         """Write the entries used since the last full build to :attr:`file`, atomically;
         True when a file was written. Never raises (a read-only or full disk is logged)."""
+        return _write_planned(self.plan_save()) > 0
+
+    def plan_save(self) -> list[_Write]:
+        """What :meth:`save` writes now — each file with its namespace and value — with the
+        bookkeeping of a save done (entries dropped, nothing dirty afterwards): the writes can
+        then be made elsewhere (:func:`_write_planned`, a forked child)."""
         if not self.file:
-            return False
+            return []
         with self._lock:
             aux = list(self._aux.values())
             live: set[str] | None = None
@@ -375,28 +424,25 @@ class ParseCache:
             retained = self._live is not None
             states = self._states
             self._states = {}
-        wrote = sum(a._save(live, merge=True) for a in aux)
+        writes: list[_Write] = []
+        for a in aux:
+            writes.extend(a._plan(live, merge=True))
         for kind, value in states.items():
             file = self._state_file(kind)
-            if file is None:
-                continue
-            try:
-                _write_file(file, f"{self.namespace}|state:{kind}", value)
-                wrote += 1
-            except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
-                log.warning("could not write the parse cache %s: %s", file, exc)
-        mine = self._save(live, merge=True) if retained else self._save(None, merge=False)
-        return mine or wrote > 0
+            if file is not None:
+                writes.append((file, f"{self.namespace}|state:{kind}", value))
+        writes.extend(self._plan(live, merge=True) if retained else self._plan(None, merge=False))
+        return writes
 
-    def _save(self, paths: set[str] | None, *, merge: bool) -> bool:
-        """Write the entries (``merge``: also those read from the file and not used since — a
-        product cache is filled after the build that prunes), keeping only entries whose file is
-        in ``paths`` (``None``: all)."""
+    def _plan(self, paths: set[str] | None, *, merge: bool) -> list[_Write]:
+        """The write of the entries (``merge``: also those read from the file and not used since
+        — a product cache is filled after the build that prunes), keeping only entries whose
+        file is in ``paths`` (``None``: all); none when the file would not change."""
         if not self.file:
-            return False
+            return []
         with self._lock:
             if merge and self._live is not None and not self._new:
-                return False  # reused a kept state and looked nothing up: the file is as it was
+                return []  # reused a kept state and looked nothing up: the file is as it was
             if merge:
                 stored = self._load()
                 if paths is not None:
@@ -410,15 +456,10 @@ class ParseCache:
             if paths is not None:
                 entries = {ident: v for ident, v in entries.items() if ident[1] in paths}
             if not self._dirty_locked():
-                return False
+                return []
             self._new = self._full = False
             self._saved = len(entries)
-        try:
-            _write_file(self.file, self.namespace, entries)
-        except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
-            log.warning("could not write the parse cache %s: %s", self.file, exc)
-            return False
-        return True
+        return [(self.file, self.namespace, entries)]
 
     def _dirty_locked(self) -> bool:
         # Unchanged when nothing was computed and a full build reused exactly the saved entries
@@ -488,14 +529,30 @@ class ParseCacheStore:
 
     def save(self) -> int:
         """Write every host cache that changed (atomically, one at a time); returns how many
-        files were written. Never raises."""
+        host caches had files written. Never raises."""
         with self._saving:
             with self._lock:
                 caches = list(self._caches.values())
-            written = sum(1 for c in caches if c.save())
+            written = sum(1 for c in caches if _write_planned(c.plan_save()) > 0)
             if written and self.directory is not None:
                 _evict(os.path.join(self.directory, "parse"))
             return written
+
+    def plan_save(self) -> list[_Write]:
+        """Every write :meth:`save` would make now, with its bookkeeping done (see
+        :meth:`ParseCache.plan_save`); :meth:`write_planned` makes them."""
+        with self._saving:
+            with self._lock:
+                caches = list(self._caches.values())
+            return [w for c in caches for w in c.plan_save()]
+
+    def write_planned(self, writes: Sequence[_Write]) -> int:
+        """Make the writes :meth:`plan_save` gave (atomically, one at a time); the number of
+        files written. Never raises."""
+        written = _write_planned(writes)
+        if written and self.directory is not None:
+            _evict(os.path.join(self.directory, "parse"))
+        return written
 
 
 # --------------------------------------------------------------------------------------------
@@ -541,6 +598,19 @@ def _read_file(file: str, namespace: str, *, kind: type = dict) -> Any:
     if not isinstance(entries, kind):
         return empty
     return entries
+
+
+def _write_planned(writes: Sequence[_Write]) -> int:
+    """Write each planned file (:func:`_write_file`); the number written. Never raises: a
+    failure is logged and the others are still written."""
+    written = 0
+    for file, namespace, value in writes:
+        try:
+            _write_file(file, namespace, value)
+            written += 1
+        except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
+            log.warning("could not write the parse cache %s: %s", file, exc)
+    return written
 
 
 def _write_file(file: str, namespace: str, entries: object) -> None:

@@ -348,16 +348,17 @@ def _read_one(path: str, *, native: bool) -> Sidecar:
                    else None)
 
 
-def read_sidecars(skill_dir: str, *, cache: ParseCache | None = None) -> Sidecar:
+def read_sidecars(skill_dir: str, *, cache: ParseCache | None = None, agents: bool | None = None) -> Sidecar:
     """Read ``agents/openai.yaml`` then ``agents/zuno.yaml`` under ``skill_dir`` and overlay them.
 
     ``skill_dir`` is the skill directory as spelled by the source's locator (paths in the result
     are built from it). ``cache``: each sidecar file's result is kept by its own identity key
     (:mod:`skillshelf.core.parsecache`). Never raises for bad or unreadable files: they become
     warnings and diagnostics (see the module docstring) and contribute no fields. SPEC E2–E3,
-    Z066–Z077.
+    Z066–Z077. ``agents``: whether ``agents/`` exists beside the skill, when the caller has
+    just looked (``None``: looked at here).
     """
-    if not os.path.lexists(os.path.join(skill_dir, SIDECAR_DIR)):
+    if agents is False or (agents is None and not os.path.lexists(os.path.join(skill_dir, SIDECAR_DIR))):
         return _NO_SIDECAR  # fast path: most skills have no agents/ folder (one lstat, not two opens)
     shared_path, native_path = sidecar_paths(skill_dir)
     if cache is None:

@@ -112,7 +112,6 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
     its size, the counts, the names cut or left out, the budget and its rule, the context window
     and the host's notes (which the text form prints to stderr)."""
     from skillshelf.core.hosts.base import EntryState, Feature
-    from skillshelf.core.report import section_json, window_json
 
     host = catalog.host
     if ns.form != "index":
@@ -125,10 +124,13 @@ def _run_host_catalog(ns: Any, catalog: Any) -> int:
     if ns.agent is not None and agent is None:
         print(f"skillshelf: host {host.name} has no agents; --agent is ignored", file=sys.stderr)
     result = catalog.session.catalog(catalog.current, budget=budget, agent=agent)
-    cut = sorted(e.name for e in result.entries if e.state in (EntryState.CUT, EntryState.NAME_ONLY))
-    omitted = sorted(e.name for e in result.entries if e.state is EntryState.OMITTED)
-    search_only = sum(1 for e in result.entries if e.state is EntryState.HIDDEN and e.note.startswith("search-only"))
     if ns.json:
+        from skillshelf.core.report import section_json, window_json  # (the lint machinery: only here)
+
+        cut = sorted(e.name for e in result.entries if e.state in (EntryState.CUT, EntryState.NAME_ONLY))
+        omitted = sorted(e.name for e in result.entries if e.state is EntryState.OMITTED)
+        search_only = sum(1 for e in result.entries
+                          if e.state is EntryState.HIDDEN and e.note.startswith("search-only"))
         doc = {
             "host": host.name,
             "client": host.describe(),

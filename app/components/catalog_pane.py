@@ -163,8 +163,9 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self._basis: _IndexBuild | None = None
         self._timer: Timer | None = None
         self._lint_progress = ""
-        #: ``time.monotonic()`` of the last change of the filter text (the lint pauses after it).
-        self.typed_at = 0.0
+        #: ``time.monotonic()`` of the last change of the filter text (the lint pauses after it);
+        #: ``-inf`` before any (``monotonic`` counts from boot: ``0.0`` is not long ago on a fresh machine).
+        self.typed_at = float("-inf")
 
     def compose(self) -> ComposeResult:
         yield Static("", id="no-match", markup=False)

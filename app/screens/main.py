@@ -265,7 +265,7 @@ class MainScreen(Screen[None]):
             yield CatalogPane(self.timings)
             yield SourcePane(DetailsPanel(), BodyPager(), id="source")
         yield Static(LEGEND, id="legend", markup=False)
-        # the screen's own one-line notices (``p``): a line of its own, never a toast over the rows
+        # every notice shown over this screen (App.notify is routed here): never a toast over the rows
         yield NoticeLine(id="main-notice")
         yield Meters()
         yield FittingFooter()

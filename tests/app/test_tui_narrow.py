@@ -40,14 +40,18 @@ async def test_notices_inside_a_dialog_never_float_over_it(tmp_path):
     app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w")
     async with app.run_test(size=NARROW, notifications=True) as pilot:
         await settle(app, pilot)
-        app.notify("a toast on the main screen", timeout=600)   # outlives a slow machine
+        app.notify("a notice on the main screen", timeout=600)   # outlives a slow machine
         await settle(app, pilot)
-        assert len(app.screen.query(Toast)) == 1
+        # on the main screen too a notice has a line of its own above the meters, never a toast
+        main_line = app.main_screen.query_one("#main-notice", NoticeLine)
+        assert main_line.display and main_line.text == "a notice on the main screen"
+        assert len(app.screen.query(Toast)) == 0
+        assert main_line.region.bottom <= app.main_screen.query_one("Meters").region.y
         await pilot.press("w")
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, WhatIfScreen)
-        assert len(app.screen.query(Toast)) == 0       # opening the dialog cleared it
+        assert len(app.screen.query(Toast)) == 0
         await pilot.press("enter")                     # applies the session values: a notice (4 s)
         await pilot.pause()
         await pilot.pause()
@@ -63,6 +67,22 @@ async def test_notices_inside_a_dialog_never_float_over_it(tmp_path):
         await pilot.pause()
         assert not line.display
 
+
+
+async def test_a_pulls_warnings_show_whole_on_the_main_notice_line(tmp_path):
+    from skillshelf.app.screens.main import REMOTE_WARNINGS_SHOWN, PullDone
+
+    generation = make_generation(tmp_path)
+    app = tui_app(lambda: FixedCatalog(generation), host="zuno", cwd_display="/w")
+    async with app.run_test(size=NARROW, notifications=True) as pilot:
+        await settle(app, pilot)
+        warnings = [f"https://h/{i}/index.json: skill entry {i} has no name" for i in range(7)]
+        app.main_screen.post_message(PullDone(generation, warnings))
+        await settle(app, pilot)
+        line = app.main_screen.query_one("#main-notice", NoticeLine)
+        assert REMOTE_WARNINGS_SHOWN == 5 and len(app.screen.query(Toast)) == 0
+        assert line.text.splitlines() == ["Pulled with 7 warning(s):", *warnings[:5], "… and 2 more"]
+        assert line.region.height == 7   # every line shown, none cut by the line's height
 
 def _twice_generation(tmp_path) -> Generation:
     g = make_generation(tmp_path)

@@ -30,8 +30,15 @@ def test_a_kept_output_is_found_for_exactly_the_same_command(tmp_path):
                   (code, argv, "/elsewhere", env, ttys), (code, argv, cwd, {**env, "A": "2"}, ttys),
                   (code, argv, cwd, {**env, "B": ""}, ttys), (code, argv, cwd, env, (True, False))]:
         assert load(file, other) is None
-    # the shell's own variables (previous directory, last command) are read by nothing skillshelf runs
+    # the shell's own variables (previous directory, last command) and a new terminal's session
+    # identifiers are read by nothing skillshelf runs
     assert load(file, (code, argv, cwd, {**env, "OLDPWD": "/before", "_": "/usr/bin/skillshelf"}, ttys)) is not None
+    new_tab = {**env, "SHLVL": "3", "TERM_SESSION_ID": "w0t1p0:5E1", "WINDOWID": "83886087", "TMUX_PANE": "%7",
+               "SSH_CONNECTION": "10.0.0.2 51234 10.0.0.1 22", "XDG_SESSION_ID": "c4"}
+    assert load(file, (code, argv, cwd, new_tab, ttys)) is not None
+    # but anything that may name what is read, or change how it is written, is compared
+    for name in ("HOME", "PATH", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "TERM", "LANG", "COLUMNS", "GIT_DIR"):
+        assert load(file, (code, argv, cwd, {**env, name: "/other"}, ttys)) is None, name
     assert not [n for n in os.listdir(os.path.dirname(file)) if n.endswith(".tmp")]  # renamed into place
 
 

@@ -56,6 +56,7 @@ from skillshelf.core.hosts.zuno.prompt import budget_rule, selected_rule, zuno_c
 from skillshelf.core.hosts.zuno.proof import (
     DirKeys,
     dir_keys,
+    dir_keys_stat,
     executable_identity,
     file_identity,
     inputs_text,
@@ -420,12 +421,15 @@ class ZunoSession:
             matches, scan_warnings = found.matches, list(found.warnings)
         hints = workspace_hints(ctx.cwd, ctx.env, roots, worktree)
         keys: dict[str, _DirKeys] | None = None
+        pre: dict[str, _Parsed] | None = None
         if previous is None and self._cache.enabled and self._cache.file:
             now = time.time_ns()  # before anything is read (a file changed while read is read again next time)
             if kept is not None and proven:
                 old_keys = kept.keys
                 keys = {m.location: _dir_keys(m, now, old_keys.get(m.location) if id(m.root) in proven else False)
                         for m in matches}
+            elif kept is None and progress_sink() is None:  # a cold first build: each read right after its keys
+                keys, pre = _read_many(matches, self._cache, now)
             else:
                 keys = {m.location: _dir_keys(m, now) for m in matches}
 
@@ -436,7 +440,7 @@ class ZunoSession:
         elif edited is not None and snap is not None and snap.rules == rules:
             outputs, parsed = _assemble_edited(edited, config, rules, snap, self._cache)
         else:
-            outputs, parsed = _assemble(matches, config, rules, previous, snap, touched, self._cache)
+            outputs, parsed = _assemble(matches, config, rules, previous, snap, touched, self._cache, pre)
         sources: list[Source] = []
         rejected: list[Rejected] = []
         file_warnings: list[CatalogWarning] = []
@@ -562,14 +566,49 @@ def _read_skill(location: str) -> SkillParse:
     return parse_skill_file(location, location=location, slim=True)
 
 
-def _read(m: Match, cache: ParseCache) -> _Parsed:
+def _read(m: Match, cache: ParseCache, st: os.stat_result | None = None, agents: bool | None = None) -> _Parsed:
     """One skill directory read through the parse cache: the ``SKILL.md`` parse keyed by the
-    canonical file (the locator is part of the key: messages name it), the sidecars by theirs."""
+    canonical file (the locator is part of the key: messages name it), the sidecars by theirs.
+    ``st``, ``agents``: the canonical file's ``stat`` and whether ``agents/`` exists, when the
+    caller has just looked (:func:`.proof.dir_keys_stat`)."""
     location = m.location
     parse, st = cache.lookup("zuno-skill", m.canonical,
-                             partial(_read_skill, location), label=location)
-    return _Parsed(read_sidecars(os.path.dirname(location), cache=cache), parse,
+                             partial(_read_skill, location), label=location, st=st)
+    return _Parsed(read_sidecars(os.path.dirname(location), cache=cache, agents=agents), parse,
                    st.st_mtime if st is not None else 0.0)
+
+
+def _keyed_read(m: Match, cache: ParseCache, now_ns: int) -> tuple[_DirKeys, _Parsed]:
+    """:func:`_dir_keys` of ``m`` then :func:`_read` of it, sharing the ``stat`` of its
+    ``SKILL.md`` and the look for ``agents/`` (the keys are still taken before the read)."""
+    keys, st, agents = dir_keys_stat(m.location, m.canonical, sidecar_paths, now_ns)
+    return keys, _read(m, cache, st, agents)
+
+
+def _read_many(matches: Sequence[Match], cache: ParseCache,
+               now_ns: int | None = None) -> tuple[dict[str, _DirKeys], dict[str, _Parsed]]:
+    """:func:`_read` of every match (locator → result) and, when ``now_ns`` is given, its
+    :func:`_dir_keys` taken just before (locator → keys; else ``{}``); part of the matches in a
+    forked child when :mod:`skillshelf.core.forked` allows it (same results: each read depends
+    on its files only; the child's cache entries are adopted here)."""
+    from skillshelf.core import forked
+
+    if now_ns is None:
+        read: Callable[[Match], tuple[_DirKeys, _Parsed]] = lambda m: (None, _read(m, cache))  # noqa: E731
+    else:
+        read = partial(_keyed_read, cache=cache, now_ns=now_ns)
+    if not forked.available() or cache.produces:
+        results = [read(m) for m in matches]
+    else:
+        mark = cache.mark()
+        results = forked.split_map(read, matches, extra=lambda: cache.changes_since(mark), adopt=cache.adopt)
+    keys: dict[str, _DirKeys] = {}
+    parsed: dict[str, _Parsed] = {}
+    for m, (k, p) in zip(matches, results, strict=True):
+        if now_ns is not None:
+            keys[m.location] = k
+        parsed[m.location] = p
+    return keys, parsed
 
 
 def _assemble(
@@ -580,11 +619,13 @@ def _assemble(
     snap: _Snapshot | None,
     touched: Callable[[str], bool] | None,
     cache: ParseCache,
+    pre: Mapping[str, _Parsed] | None = None,
 ) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
     """Turn every match into its entry (H3 keep-last-valid included). ``touched`` None → read
     every skill directory; else only those it names, reusing ``snap``'s parses and, when the
-    match and the rules are unchanged too, its finished entries. Reports the entries made so
-    far to a :func:`~skillshelf.core.hosts.base.progress_sink` now and then."""
+    match and the rules are unchanged too, its finished entries. ``pre``: the reads of every
+    match, already made (:func:`_read_many`). Reports the entries made so far to a
+    :func:`~skillshelf.core.hosts.base.progress_sink` now and then."""
     sink = progress_sink()
     throttle = Throttle() if sink is not None else None
     old_out = snap.outputs if snap is not None else {}
@@ -593,9 +634,12 @@ def _assemble(
     prev_by_loc: dict[str, Source] | None = None
     outputs: dict[str, _Output] = {}
     parsed: dict[str, _Parsed] = {}
+    read_all: Mapping[str, _Parsed] = pre if pre is not None else {}
+    if touched is None and sink is None and pre is None:
+        read_all = _read_many(matches, cache)[1]
     for m in matches:
         loc = m.location
-        p: _Parsed | None = None
+        p: _Parsed | None = read_all.get(loc)
         if touched is not None and not touched(loc):
             o = old_out.get(loc)
             if o is not None and same_rules and (o.match is m or o.match == m):

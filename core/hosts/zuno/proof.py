@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMAT",
     "dir_keys",
+    "dir_keys_stat",
     "executable_identity",
     "file_identity",
     "file_key",
@@ -78,6 +79,10 @@ def file_key(path: str, now_ns: int) -> StatKey | str | None:
         return "missing"
     except (OSError, ValueError):
         return None
+    return _trusted_key(st, now_ns)
+
+
+def _trusted_key(st: os.stat_result, now_ns: int) -> StatKey | None:
     if not stat_mod.S_ISREG(st.st_mode) or now_ns - max(st.st_mtime_ns, st.st_ctime_ns) < parsecache.RACY_NS:
         return None
     return stat_key(st)
@@ -103,16 +108,39 @@ def dir_keys(location: str, canonical: str, sidecars: tuple[str, str] | Callable
         return None
     if isinstance(listed, tuple) and len(listed) == 1:
         return (skill,)  # no agents/ entry then, and the listing is the same
+    assert not isinstance(skill, str)
+    return _with_sidecars(skill, location, sidecars, now_ns)[0]
+
+
+def _with_sidecars(skill: StatKey, location: str,
+                   sidecars: tuple[str, str] | Callable[[str], tuple[str, str]],
+                   now_ns: int) -> tuple[DirKeys, bool]:
     skill_dir = location.rsplit("/", 1)[0] or "/"
     if not _lexists(f"{skill_dir}/{SIDECAR_DIR}" if skill_dir != "/" else f"/{SIDECAR_DIR}"):
-        return (skill,)
+        return (skill,), False
     if callable(sidecars):
         sidecars = sidecars(skill_dir)
     a = file_key(sidecars[0], now_ns)
     b = file_key(sidecars[1], now_ns)
     if a is None or b is None:
-        return None
-    return (skill, a, b)
+        return None, True
+    return (skill, a, b), True
+
+
+def dir_keys_stat(location: str, canonical: str, sidecars: tuple[str, str] | Callable[[str], tuple[str, str]],
+                  now_ns: int) -> tuple[DirKeys, os.stat_result | None, bool | None]:
+    """:func:`dir_keys` (no ``listed``) with what it looked at, for the read that follows it:
+    the ``stat`` of ``canonical`` (``None`` when it failed) and whether ``agents/`` exists
+    beside the skill (``None`` when that was not looked at: the keys are ``None`` already)."""
+    try:
+        st = os.stat(canonical)
+    except (OSError, ValueError):
+        return None, None, None
+    skill = _trusted_key(st, now_ns)
+    if skill is None:
+        return None, st, None
+    keys, agents = _with_sidecars(skill, location, sidecars, now_ns)
+    return keys, st, agents
 
 
 def file_identity(path: str | None, now_ns: int) -> tuple[Any, ...] | None:

@@ -1,0 +1,193 @@
+"""Work a one-shot command hands to a forked second process (SPEC-neutral; POSIX ``fork``).
+
+A cold ``skillshelf index`` reads and parses every file and then writes the parse cache; both
+are pure Python, so a thread cannot run them beside the main thread. On a machine with a second
+core a forked child can: :func:`split_map` computes the second part of a list in a child while
+the parent computes the first, and :func:`spawn` runs a write in a child while the parent goes
+on (the parent waits for it before it exits, :func:`wait`).
+
+Forking is only safe where nothing else runs: :data:`ENABLED` is set by the one-shot CLI (a
+process that ends with its command, like ``parsecache.FREEZE_LOADED``), and every helper falls
+back to doing the work in the calling process when it is off, when the process has another
+thread (a lock held by it at the fork would stay held in the child), on one CPU, and on
+systems other than Linux (macOS system libraries are not safe to use after a fork). A child that fails in any way changes nothing: the parent then does
+that part itself, so the results are the same whichever way they were made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+__all__ = ["ENABLED", "MIN_ITEMS", "available", "spawn", "split_map", "wait"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Forking allowed (set by the one-shot CLI for the length of its command; off by default).
+ENABLED = False
+#: Fewest items :func:`split_map` hands part of to a child (below that the fork costs more).
+MIN_ITEMS = 1500
+#: Share of the items the child computes: it also pickles its results (the parent unpickles
+#: them, a little faster) and pays the copy-on-write of the pages it touches.
+CHILD_SHARE = 0.46
+
+_children: set[int] = set()
+_children_lock = threading.Lock()
+
+
+def available() -> bool:
+    """Whether a fork may be used now (module docstring)."""
+    return (ENABLED and sys.platform.startswith("linux") and hasattr(os, "fork") and (os.cpu_count() or 1) >= 2
+            and threading.active_count() == 1)
+
+
+def _child_exit(code: int) -> None:
+    os._exit(code)  # no exit handlers, no flush of buffers the parent also holds
+
+
+def _read_all(fd: int) -> bytes:
+    parts: list[bytes] = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(parts)
+        parts.append(chunk)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _reap(pid: int) -> int | None:
+    """Wait for child ``pid``; its exit status (``None`` when it could not be waited for)."""
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            return None
+        except InterruptedError:  # pragma: no cover - PEP 475 retries already
+            continue
+        return status
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+    _reap(pid)
+
+
+def split_map(fn: Callable[[T], R], items: Sequence[T], *, extra: Callable[[], Any] | None = None,
+              adopt: Callable[[Any], object] | None = None) -> list[R]:
+    """``[fn(x) for x in items]``, with the last part computed in a forked child when
+    :func:`available` and there are at least :data:`MIN_ITEMS` items. ``fn`` must be a pure
+    function of its item and the files it reads (results are pickled back); ``extra()`` runs
+    in the child after its part and its (picklable) value is given to ``adopt`` in the parent —
+    for state ``fn`` kept there (cache entries). When the child fails, the parent computes its
+    part itself (then ``adopt`` is not called and ``fn``'s state is the parent's own)."""
+    n = len(items)
+    if n < MIN_ITEMS or not available():
+        return [fn(x) for x in items]
+    cut = n - int(n * CHILD_SHARE)
+    try:
+        r, w = os.pipe()
+    except OSError:
+        return [fn(x) for x in items]
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        return [fn(x) for x in items]
+    if pid == 0:  # the child: compute the tail, send it, end without running the parent's exit code
+        code = 1
+        try:
+            os.close(r)
+            theirs = [fn(x) for x in items[cut:]]
+            data = pickle.dumps((theirs, extra() if extra is not None else None), protocol=pickle.HIGHEST_PROTOCOL)
+            _write_all(w, data)
+            os.close(w)
+            code = 0
+        finally:
+            _child_exit(code)
+    os.close(w)
+    done = False
+    try:
+        mine = [fn(x) for x in items[:cut]]
+        try:
+            data = _read_all(r)
+        except OSError:
+            data = b""
+        status = _reap(pid)
+        done = True
+        got: tuple[list[R], Any] | None = None
+        if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and data:
+            with contextlib.suppress(Exception):
+                got = pickle.loads(data)
+        if got is None or len(got[0]) != n - cut:
+            return mine + [fn(x) for x in items[cut:]]
+        if adopt is not None:
+            adopt(got[1])
+        return mine + got[0]
+    finally:
+        os.close(r)
+        if not done:
+            _kill(pid)
+
+
+def spawn(work: Callable[[], object]) -> bool:
+    """Run ``work()`` in a forked child while the caller goes on; True when a child was started
+    (:func:`wait` waits for it), False when :func:`available` says no (nothing ran: the caller
+    does the work its own way). ``work`` must not need anything back (a file write)."""
+    if not available():
+        return False
+    try:
+        pid = os.fork()
+    except OSError:
+        return False
+    if pid == 0:
+        code = 1
+        try:
+            work()
+            code = 0
+        finally:
+            _child_exit(code)
+    with _children_lock:
+        _children.add(pid)
+    return True
+
+
+def wait(timeout: float | None = None) -> bool:
+    """Wait for the children :func:`spawn` started (``timeout`` seconds at most in all; ``None``:
+    until they end); True when none is left."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        with _children_lock:
+            pid = next(iter(_children), None)
+        if pid is None:
+            return True
+        if deadline is None:
+            _reap(pid)
+        else:
+            while True:
+                try:
+                    done, _ = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if done:
+                    break
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(0.005)
+        with _children_lock:
+            _children.discard(pid)

@@ -1,0 +1,235 @@
+"""Work handed to a forked child (core/forked.py): the same results as in one process, a child
+that fails changes nothing, and a cold build made with a forked reader and a forked cache write
+is the build made without them — on the corpus, the bug-report cases, and files with sidecars."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+from test_catalog import SHARED, same, skill, write
+from test_parsecache import WINDOW, settle_clock, short_racy_window  # noqa: F401  (the fixture)
+
+from skillshelf.core import forked, parsecache
+from skillshelf.core.catalog import Catalog, finish_saves
+from skillshelf.core.hosts.zuno import build as zuno_build
+from skillshelf.core.hosts.zuno.proof import dir_keys, dir_keys_stat
+from skillshelf.core.paths import Environment
+from skillshelf.core.sidecar import sidecar_paths
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks on Linux only")
+
+
+@pytest.fixture
+def forking(monkeypatch):
+    """Forking allowed whatever the test process looks like, for lists of any length."""
+    monkeypatch.setattr(forked, "ENABLED", True)
+    monkeypatch.setattr(forked, "available", lambda: True)
+    monkeypatch.setattr(forked, "MIN_ITEMS", 1)
+
+
+def test_split_map_equals_map_and_hands_the_childs_state_over(forking):
+    items = list(range(101))
+    adopted: list[object] = []
+    parent = os.getpid()
+    out = forked.split_map(lambda x: (x * x, os.getpid() != parent), items,
+                           extra=lambda: ("from", os.getpid() != parent), adopt=adopted.append)
+    assert [v for v, _ in out] == [x * x for x in items]
+    assert any(in_child for _, in_child in out) and not all(in_child for _, in_child in out)
+    assert adopted == [("from", True)]
+
+
+def test_split_map_a_failing_child_changes_nothing(forking):
+    parent = os.getpid()
+
+    def fn(x: int) -> int:
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return x + 1
+
+    adopted: list[object] = []
+    assert forked.split_map(fn, list(range(40)), extra=lambda: 1, adopt=adopted.append) == list(range(1, 41))
+    assert adopted == []
+
+
+def test_split_map_an_unpicklable_result_is_made_in_the_parent(forking):
+    parent = os.getpid()
+    out = forked.split_map(lambda x: (lambda: x) if os.getpid() != parent else x, list(range(10)))
+    assert [o if isinstance(o, int) else None for o in out] == list(range(10))
+
+
+def test_split_map_off_runs_in_this_process(monkeypatch):
+    monkeypatch.setattr(forked, "ENABLED", False)
+    parent = os.getpid()
+    assert forked.split_map(lambda x: os.getpid() == parent, list(range(5000))) == [True] * 5000
+    assert not forked.available()
+
+
+def test_spawn_runs_the_work_and_wait_waits_for_it(forking, tmp_path):
+    target = tmp_path / "written"
+    assert forked.spawn(lambda: target.write_text("done"))
+    assert forked.wait(None)
+    assert target.read_text() == "done"
+    assert forked.wait(0)  # none left
+
+
+def test_spawn_off_runs_nothing(monkeypatch):
+    monkeypatch.setattr(forked, "ENABLED", False)
+    assert not forked.spawn(lambda: None)
+
+
+def _tree(root: str) -> str:
+    """Skills with every kind of sidecar and file the keyed read looks at."""
+    skills = os.path.join(root, "skills")
+    write(f"{skills}/plain/SKILL.md", skill("plain", "A plain skill"))
+    write(f"{skills}/shared-side/SKILL.md", skill("shared-side", "With the shared sidecar"))
+    write(f"{skills}/shared-side/agents/openai.yaml", "interface:\n  short_description: Short one\n")
+    write(f"{skills}/native-side/SKILL.md", skill("native-side", "With the native sidecar"))
+    write(f"{skills}/native-side/agents/zuno.yaml", "policy:\n  exposure: search\n")
+    write(f"{skills}/bad-side/SKILL.md", skill("bad-side", "A malformed sidecar"))
+    write(f"{skills}/bad-side/agents/zuno.yaml", "policy: [\n")
+    write(f"{skills}/empty-agents/SKILL.md", skill("empty-agents", "An empty agents folder"))
+    os.makedirs(f"{skills}/empty-agents/agents")
+    write(f"{skills}/broken/SKILL.md", "---\nname: broken\ndescription: a: b: c\n---\n")
+    write(f"{skills}/no-name/SKILL.md", "---\ndescription: nameless\n---\nbody\n")
+    os.makedirs(f"{skills}/not-utf8")
+    with open(f"{skills}/not-utf8/SKILL.md", "wb") as fh:
+        fh.write(b"---\nname: x\xff\n---\n")
+    os.makedirs(f"{skills}/a-directory/SKILL.md")
+    return skills
+
+
+def test_dir_keys_stat_gives_the_keys_dir_keys_gives(tmp_path):
+    skills = _tree(os.path.realpath(str(tmp_path)))
+    settle_clock()
+    now = __import__("time").time_ns()
+    for name in sorted(os.listdir(skills)):
+        loc = f"{skills}/{name}/SKILL.md"
+        keys, st, agents = dir_keys_stat(loc, loc, sidecar_paths, now)
+        assert keys == dir_keys(loc, loc, sidecar_paths, now), name
+        assert (st is None) == (not os.path.exists(loc)), name
+        if keys is not None:
+            assert agents == os.path.lexists(f"{skills}/{name}/agents"), name
+    write(f"{skills}/fresh/SKILL.md", skill("fresh", "Just written"))  # racy: no keys, but its stat
+    loc = f"{skills}/fresh/SKILL.md"
+    assert dir_keys_stat(loc, loc, sidecar_paths, __import__("time").time_ns())[:2] == (None, os.stat(loc))
+    assert dir_keys_stat(f"{skills}/gone/SKILL.md", f"{skills}/gone/SKILL.md", sidecar_paths, now) == (None, None, None)
+
+
+def _cold_builds(monkeypatch, project: str, env: Environment, paths: list[str], cache_root: str):
+    """The same cold first build three ways: forking allowed (reader and cache write in children),
+    not allowed, and without any cache; each with its cache files as written."""
+    out = []
+
+    def counting(real, seen: list):
+        def call(*args):
+            seen.append(real(*args))
+            return seen[-1]
+        return call
+
+    for label, allow in (("forked", True), ("plain", False)):
+        with monkeypatch.context() as m:
+            m.setattr(forked, "ENABLED", allow)
+            m.setattr(forked, "available", (lambda: True) if allow else (lambda: False))
+            m.setattr(forked, "MIN_ITEMS", 1)
+            adopted: list[bool] = []
+            m.setattr(parsecache.ParseCache, "adopt", counting(parsecache.ParseCache.adopt, adopted))
+            spawned: list[bool] = []
+            m.setattr(forked, "spawn", counting(forked.spawn, spawned))
+            cache_dir = os.path.join(cache_root, label)
+            cat = Catalog.open(project, env=env, paths=paths, pull_remote=False, cache_dir=cache_dir)
+            assert finish_saves(None)
+            assert (adopted, spawned) == (([True], [True]) if allow else ([], []))  # the children did it
+            files = {}
+            parse_dir = os.path.join(cache_dir, "parse")
+            for name in sorted(os.listdir(parse_dir)):
+                store = cat.context.cache
+                assert store is not None
+                cache = store.for_host(cat.host.name, cat.host.version)
+                namespace = cache.namespace + (f"|state:{zuno_build._KEPT}" if "-state-" in name else "")
+                files[name] = parsecache._read_file(os.path.join(parse_dir, name), namespace,
+                                                    kind=zuno_build._Kept if "-state-" in name else dict)
+            out.append((cat, files))
+    plain = Catalog.open(project, env=env, paths=paths, pull_remote=False).current
+    return out, plain
+
+
+def _assert_same_builds(monkeypatch, project: str, env: Environment, paths: list[str], cache_root: str) -> None:
+    ((forked_cat, forked_files), (plain_cat, plain_files)), uncached = _cold_builds(
+        monkeypatch, project, env, paths, cache_root)
+    same(forked_cat.current, plain_cat.current)
+    same(forked_cat.current, uncached)
+    assert forked_files.keys() == plain_files.keys() and forked_files
+    for name, value in forked_files.items():
+        if isinstance(value, dict):
+            assert value and value == plain_files[name], name  # every parse and sidecar entry, equal
+        else:
+            assert value is not None and plain_files[name] is not None, name
+            assert value.keys == plain_files[name].keys, name
+            assert value.outputs == plain_files[name].outputs, name
+            assert value.matches == plain_files[name].matches, name
+    stats = [c.context.cache.for_host(c.host.name, c.host.version) for c in (forked_cat, plain_cat)]  # type: ignore[union-attr]
+    assert (stats[0].hits, stats[0].misses) == (stats[1].hits, stats[1].misses)
+
+
+def test_a_forked_cold_build_is_the_build_in_one_process(monkeypatch, tmp_path):
+    t = os.path.realpath(str(tmp_path))
+    skills = _tree(t)
+    os.makedirs(os.path.join(t, "proj", ".git"))
+    settle_clock()
+    env = Environment.from_mapping({"HOME": os.path.join(t, "home")})
+    _assert_same_builds(monkeypatch, os.path.join(t, "proj"), env, [skills], os.path.join(t, "cache"))
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(SHARED, "corpus")), reason="needs ../shared/corpus")
+def test_a_forked_cold_build_of_the_corpus_and_the_cases_is_the_build_in_one_process(monkeypatch, tmp_path):
+    t = os.path.realpath(str(tmp_path))
+    os.makedirs(os.path.join(t, "proj", ".git"))
+    env = Environment.from_mapping({"HOME": os.path.join(t, "home")})
+    paths = [os.path.realpath(os.path.join(SHARED, "corpus"))]
+    cases = os.path.join(SHARED, "cases")
+    if os.path.isdir(cases):
+        paths += [os.path.realpath(os.path.join(cases, c, "skills")) for c in sorted(os.listdir(cases))
+                  if os.path.isdir(os.path.join(cases, c, "skills"))]
+    _assert_same_builds(monkeypatch, os.path.join(t, "proj"), env, paths, os.path.join(t, "cache"))
+
+
+def test_the_window_is_short_here():
+    assert int(WINDOW * 1e9) == parsecache.RACY_NS
+
+
+def _slimmed(full):
+    from dataclasses import replace
+
+    return replace(full, body="", split=None, host_split=None)
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(SHARED, "corpus")), reason="needs ../shared/corpus")
+def test_a_slim_parse_is_the_full_parse_without_the_text():
+    """Every corpus and case file (and a few odd ones): the slim parse a catalog keeps is the full
+    parse with no body and no splits, field for field."""
+    from skillshelf.core.frontmatter import parse_skill_bytes
+
+    datas: list[tuple[str, bytes]] = [
+        ("/odd/a/SKILL.md", b"\xef\xbb\xbf---\nname: a\n---\nbody"),
+        ("/odd/b/SKILL.md", b"---\r\nname: b\r\ndescription: crlf\r\n---\r\nbody\r\n"),
+        ("/odd/c/SKILL.md", b"---json\n{\"name\": \"c\"}\n---\n"),
+        ("/odd/d/SKILL.md", b"---\nname: d\ndescription: a: b\n---\n"),
+        ("/odd/e/SKILL.md", b"no frontmatter"),
+        ("/odd/f/SKILL.md", b"---\nname: [1]\n---\n"),
+    ]
+    roots = [os.path.join(SHARED, "corpus"), os.path.join(SHARED, "cases")]
+    for root in roots:
+        for dirpath, _, files in os.walk(root):
+            for name in files:
+                if name == "SKILL.md":
+                    path = os.path.join(dirpath, name)
+                    with open(path, "rb") as fh:
+                        datas.append((path, fh.read()))
+    assert len(datas) > 100
+    for location, data in datas:
+        slim = parse_skill_bytes(data, location, slim=True)
+        full = parse_skill_bytes(data, location)
+        assert slim == _slimmed(full) and slim.frontmatter == full.frontmatter, location
+        assert (slim.body, slim.split, slim.host_split, slim.sanitized) == ("", None, None, full.sanitized), location
