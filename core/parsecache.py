@@ -87,7 +87,8 @@ T = TypeVar("T")
 
 #: One planned write of a cache file: ``(file, namespace, value)``.
 _Write = tuple[str, str, object]
-_Entries = dict[tuple[str, str, str], tuple[StatKey, object]]
+#: ident → ``(StatKey, value)``, or that pair pickled in a product cache (:meth:`ParseCache._entry`).
+_Entries = dict[tuple[str, str, str], object]
 #: :meth:`ParseCache.mark`: the entries used, hits, misses, whether products are made.
 _Mark = tuple[_Entries, int, int, bool]
 #: :meth:`ParseCache.changes_since`: the entries kept since, hits, misses.
