@@ -9,8 +9,9 @@ on (the parent waits for it before it exits, :func:`wait`).
 Forking is only safe where nothing else runs: :data:`ENABLED` is set by the one-shot CLI (a
 process that ends with its command, like ``parsecache.FREEZE_LOADED``), and every helper falls
 back to doing the work in the calling process when it is off, when the process has another
-thread (a lock held by it at the fork would stay held in the child), on one CPU, and on
-systems other than Linux (macOS system libraries are not safe to use after a fork). A child that fails in any way changes nothing: the parent then does
+thread (a lock held by it at the fork would stay held in the child), on one CPU or a busy
+machine, and on systems other than Linux (macOS system libraries are not safe to use after a
+fork). A child that fails in any way changes nothing: the parent then does
 that part itself, so the results are the same whichever way they were made.
 """
 
@@ -44,9 +45,18 @@ _children_lock = threading.Lock()
 
 
 def available() -> bool:
-    """Whether a fork may be used now (module docstring)."""
-    return (ENABLED and sys.platform.startswith("linux") and hasattr(os, "fork") and (os.cpu_count() or 1) >= 2
-            and threading.active_count() == 1)
+    """Whether a fork may be used now (module docstring) and pays: a core is likely free (the
+    one-minute load average is below the CPU count less a quarter; on a busy machine the child
+    would only queue behind others, and pickling its work back costs more than it saves)."""
+    if not (ENABLED and sys.platform.startswith("linux") and hasattr(os, "fork")
+            and threading.active_count() == 1):
+        return False
+    cpus = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = 0.0
+    return cpus >= 2 and load < cpus - 0.25
 
 
 def _child_exit(code: int) -> None:

@@ -74,6 +74,18 @@ def test_spawn_runs_the_work_and_wait_waits_for_it(forking, tmp_path):
     assert forked.wait(0)  # none left
 
 
+def test_a_busy_machine_forks_nothing(monkeypatch):
+    monkeypatch.setattr(forked, "ENABLED", True)
+    monkeypatch.setattr(forked.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(forked.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(forked.os, "getloadavg", lambda: (1.8, 0.0, 0.0))
+    assert not forked.available()
+    monkeypatch.setattr(forked.os, "getloadavg", lambda: (1.7, 9.0, 9.0))
+    assert forked.available() == sys.platform.startswith("linux")
+    monkeypatch.setattr(forked.os, "cpu_count", lambda: 1)
+    assert not forked.available()
+
+
 def test_spawn_off_runs_nothing(monkeypatch):
     monkeypatch.setattr(forked, "ENABLED", False)
     assert not forked.spawn(lambda: None)
