@@ -34,13 +34,15 @@ class LintCache:
     mismatch, missing references), so a file moved or edited is linted again. A kept-last-valid
     source (SPEC H3) carries the hash of the *old* version the host keeps, while lint reads the
     file on disk; its key is ``(locator, disk_stamp)`` instead, so the lint always describes the
-    file on disk. Built-ins have no file and are never linted.
+    file on disk. Built-ins have no file and are never linted. Files linted clean (most) are
+    kept as ``locator → second key part`` alone, without a key tuple each.
     """
 
     def __init__(self, target: str = "spec") -> None:
         self.target = target  # a rule set or a host's name (Host.lint_target)
         self._lock = threading.Lock()
         self._reports: dict[tuple[str, str], tuple[Diagnostic, ...]] = {}
+        self._clean: dict[str, str] = {}
         #: The catalog's parse cache (set when one is open): lint from the host's own read, and
         #: kept between runs (:func:`~skillshelf.core.hostlint.cached_lint`).
         self.parse_cache: ParseCache | None = None
@@ -60,7 +62,13 @@ class LintCache:
         if key is None:
             return None
         with self._lock:
-            return self._reports.get(key)
+            return self._found(key)
+
+    def _found(self, key: tuple[str, str]) -> tuple[Diagnostic, ...] | None:
+        found = self._reports.get(key)
+        if found is None and self._clean.get(key[0]) == key[1]:
+            return ()
+        return found
 
     def lint(self, item: Source | Rejected) -> tuple[Diagnostic, ...]:
         """Findings of ``item`` under :attr:`target` (cached); ``()`` for built-ins."""
@@ -68,14 +76,17 @@ class LintCache:
         if key is None:
             return ()
         with self._lock:
-            found = self._reports.get(key)
+            found = self._found(key)
         if found is not None:
             return found
         from skillshelf.core.hostlint import cached_lint
 
         diags = tuple(cached_lint(item.location, item.canonical, self.target, self.parse_cache).diagnostics)
         with self._lock:
-            self._reports[key] = diags
+            if diags:
+                self._reports[key] = diags
+            else:
+                self._clean[key[0]] = key[1]
         return diags
 
     def has_errors(self, item: Source | Rejected) -> bool:

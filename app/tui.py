@@ -42,6 +42,7 @@ from textual.screen import Screen
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.collector import pause, resume
+from skillshelf.app.memory import limit_malloc_arenas
 from skillshelf.app.screens.main import CatalogOpened, MainScreen
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.worker_errors import ReportsWorkerErrors
@@ -580,7 +581,8 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
     ``app_class``, and the demo workspace to delete once it has run (``None`` without ``--demo``).
     ``--demo`` copies the shipped workspace to a temporary directory (SPEC C3) and opens the
     catalog there with its own ``HOME``. Raises ``OSError`` when the demo cannot be prepared.
-    For the process that runs the app: what is alive once it is built is frozen (:func:`gc.freeze`).
+    For the process that runs the app: what is alive once it is built is frozen (:func:`gc.freeze`)
+    and malloc arenas are limited (:func:`~skillshelf.app.memory.limit_malloc_arenas`).
     The catalog machinery (configuration, YAML, the parse cache) is imported by the worker that
     opens the catalog, after the first frame."""
     from skillshelf.core.paths import Environment
@@ -609,6 +611,8 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
 
     app = app_class(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
                     watch=not ns.no_watch, open_host=open_host, quitting=quitting)
+    # before any worker thread allocates: each would get a malloc arena of its own (app/memory.py)
+    limit_malloc_arenas()
     # What is alive now (modules, classes, the app: ~0.1 M objects) lives as long as the process:
     # kept out of the collector's passes (gc.freeze), which would walk it again during the start.
     gc.freeze()

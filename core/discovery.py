@@ -142,7 +142,10 @@ def discover(
         if hit is not None and hit.location == location and hit.root is root and hit.aliases == also:
             matches.append(hit)
             continue
-        matches.append(Match(location=location, canonical=c, provenance=root.provenance, root=root, aliases=also))
+        # a file reached by its real path (most are) keeps one string for both: every source and
+        # every kept parse holds it, so a second equal copy would cost ~100 bytes a skill
+        matches.append(Match(location=location, canonical=location if c == location else c,
+                             provenance=root.provenance, root=root, aliases=also))
     return Discovery(tuple(roots), tuple(matches), tuple(warnings) + tuple(scan_warnings), tuple(diagnostics),
                      done)
 

@@ -488,8 +488,9 @@ class FilterIndex:
                 break
         tier95 = sorted((anywhere or set()) - scored)
         scored.update(tier95)
-        tiers = [(score, rows) for score, rows in ((100.0, tier100), (99.0, tier99), (98.0, tier98), (97.0, tier97),
-                                                   (96.0, tier96), (95.0, tier95)) if rows]
+        # kept (the memo) as arrays: 4 bytes a row, not a list slot and an int object (~40 bytes)
+        tiers = [(score, array("i", rows)) for score, rows in ((100.0, tier100), (99.0, tier99), (98.0, tier98),
+                                                               (97.0, tier97), (96.0, tier96), (95.0, tier95)) if rows]
         fuzzy = self._fuzzy(q, words, scored, prefixes) if len(scored) < len(names_cf) else []
         return _Ranking(tiers, fuzzy, len(scored) + len(fuzzy))
 
@@ -619,7 +620,7 @@ class _Ranking(NamedTuple):
     """Every hit of one query: the precise tiers (score, rows in catalog order), best first, then
     the fuzzy hits (spans known), and how many hits there are in all."""
 
-    tiers: list[tuple[float, list[int]]]
+    tiers: list[tuple[float, array[int]]]
     fuzzy: list[FilterHit]
     total: int
 

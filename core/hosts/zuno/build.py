@@ -7,8 +7,10 @@ fold by canonical path (:func:`skillshelf.core.discovery.discover`) → parse ea
 ``skills.config`` rules (:mod:`skillshelf.core.config`) → built-ins first → digest.
 
 :meth:`ZunoSession.build` with a set of changed paths re-reads only what they can affect
-(:mod:`skillshelf.core.incremental`) and reuses every other parse, entry and digest chunk; the
-result equals a full rebuild from the same previous generation.
+(:mod:`skillshelf.core.incremental`) and reuses every other parse and entry; the
+result equals a full rebuild from the same previous generation. The digest's bytes of each source
+(:func:`~skillshelf.core.digest.source_digest_bytes`, ~2 µs a source) are made again at each
+build rather than kept beside the generation, whose text they repeat (~0.6 KB a skill).
 
 A session's first build reuses the first build of an earlier run when the workspace has a
 parse cache (:class:`_Kept`, kept with :meth:`~skillshelf.core.parsecache.ParseCache.keep_state`):
@@ -135,7 +137,6 @@ class _Snapshot:
     outputs: dict[str, _Output]
     rules: tuple[RuleEntry, ...]
     builtins: tuple[Source, ...]
-    digest_cache: DigestCache
     #: the generation this one was built from (``None`` for the first)
     basis: Generation | None = None
     _by_dir: dict[str, str] | None = None
@@ -429,6 +430,7 @@ class ZunoSession:
                         for m in matches}
             elif kept is None and progress_sink() is None:  # a cold first build: each read right after its keys
                 keys, pre = _read_many(matches, self._cache, now)
+                self._cache.save_forked()  # every entry is made: written while the entries are assembled
             else:
                 keys = {m.location: _dir_keys(m, now) for m in matches}
 
@@ -463,11 +465,9 @@ class ZunoSession:
 
         builtins = snap.builtins if (snap is not None and touched is not None) else self.builtins.sources
         all_sources = tuple(builtins) + tuple(sources)
-        old_digests: DigestCache = {}
-        if snap is not None:
-            old_digests = snap.digest_cache
-        elif kept is not None:
-            old_digests = {id(s): (s, b) for s, b in kept.digests}
+        # a first build reuses the digest bytes kept with an earlier run's first build (read with
+        # it anyway); they are not kept for later builds (module docstring)
+        old_digests: DigestCache = {id(s): (s, b) for s, b in kept.digests} if kept is not None else {}
         digest, digest_cache = cached_digest(all_sources, [w for w in warnings if is_host_warning(w)], old_digests)
         number = 1 if previous is None else previous.number + 1
         gen = Generation(
@@ -490,7 +490,6 @@ class ZunoSession:
             outputs=outputs,
             rules=rules,
             builtins=tuple(builtins),
-            digest_cache=digest_cache,
             basis=previous,
         )
         if keys is not None:
