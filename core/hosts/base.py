@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -45,6 +45,7 @@ __all__ = [
     "HostContext",
     "HostLabels",
     "HostSession",
+    "LazyEntries",
     "LoadedPage",
     "ProgressSink",
     "PromptSection",
@@ -367,6 +368,54 @@ class CatalogEntry:
     note: str = ""
 
 
+class LazyEntries(Sequence[CatalogEntry]):
+    """A tuple of :class:`CatalogEntry` made by ``make()`` when first read (a text render never
+    reads them); compares, hashes and pickles as that tuple."""
+
+    __slots__ = ("_items", "_make")
+
+    def __init__(self, make: Callable[[], Sequence[CatalogEntry]]) -> None:
+        self._make: Callable[[], Sequence[CatalogEntry]] | None = make
+        self._items: tuple[CatalogEntry, ...] | None = None
+
+    @property
+    def made(self) -> bool:
+        """True once the entries have been made."""
+        return self._items is not None
+
+    def _all(self) -> tuple[CatalogEntry, ...]:
+        items = self._items
+        if items is None:
+            make = self._make
+            assert make is not None
+            items = self._items = tuple(make())
+            self._make = None
+        return items
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[CatalogEntry]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyEntries):
+            other = other._all()
+        return self._all() == other if isinstance(other, tuple) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+    def __reduce__(self) -> tuple[type, tuple[tuple[CatalogEntry, ...]]]:
+        return tuple, (self._all(),)
+
+
 @dataclass(frozen=True)
 class HostCatalog:
     """The text a host puts in the model's prompt for its skills, and what it cost (SPEC N5, P).
@@ -375,8 +424,9 @@ class HostCatalog:
     in ``unit`` (``characters`` unless the host counts otherwise: Codex ``tokens``, Claude
     ``columns``; ``None`` = the host has no budget); ``used``: what is counted against it;
     ``budget_rule``: where the budget came from, in words. ``entries``: every enabled source in
-    catalog order with its :class:`EntryState`. ``notes``: anything else the user should know
-    (an instruction section that is absent, a text the host reads at run time …).
+    catalog order with its :class:`EntryState` (a tuple, or :class:`LazyEntries`). ``notes``:
+    anything else the user should know (an instruction section that is absent, a text the host
+    reads at run time …).
     ``sections``: the prompt sections ``text`` is made of, in order, with their sizes (empty
     for hosts that send one undivided text); ``window``: the context window the budget was
     computed from; ``selected_rule``: the selected-body budget rule in words (``""``: none).
@@ -388,7 +438,7 @@ class HostCatalog:
     text: str
     budget: int | None
     used: int
-    entries: tuple[CatalogEntry, ...] = ()
+    entries: Sequence[CatalogEntry] = ()
     budget_rule: str = ""
     notes: tuple[str, ...] = ()
     unit: str = "characters"

@@ -32,6 +32,7 @@ from skillshelf.core.hosts.base import (
     ContextWindow,
     EntryState,
     HostCatalog,
+    LazyEntries,
     PromptSection,
 )
 from skillshelf.core.model import Exposure, SkillEntry, Source
@@ -178,8 +179,6 @@ def zuno_catalog(sources: Sequence[Source], visible: Sequence[Source], budget: i
     added after the prompt's own. ``policy_tokens``: the real policy's token count (with the
     blank line after it) when ``policy`` is a stand-in; with the built-ins' stored counts it
     gives the :attr:`HostCatalog.token_spans`."""
-    enabled = [s for s in sources if s.enabled]
-    seen = {s.location for s in visible}
     entries = [s.entry for s in visible]
     section = index_section(entries, budget)
     said: list[str] = [f"the prompt of agent {agent}", *notes]
@@ -199,14 +198,18 @@ def zuno_catalog(sources: Sequence[Source], visible: Sequence[Source], budget: i
         sections = (PromptSection(POLICY_ID, POLICY_SOURCE, policy, 0, policy_stand_in),
                     PromptSection(INDEX_ID, INDEX_SOURCE, section.text, section.budgeted, stand_in_ix))
     text = SECTION_JOIN.join(s.text for s in sections)
-    states = tuple(_state(s, result, omitted, cut,
-                          None if s.location in seen else f"not visible to agent {agent}") for s in enabled)
+
+    def states() -> list[CatalogEntry]:  # read by views and --json only
+        seen = {s.location for s in visible}
+        return [_state(s, result, omitted, cut, None if s.location in seen else f"not visible to agent {agent}")
+                for s in sources if s.enabled]
+
     spans: list[TokenSpan] = []
     if sent:
         if policy_stand_in:
             spans.append(TokenSpan(0, len(policy) + len(SECTION_JOIN), policy_tokens))
         spans += _description_spans(text, len(policy) + len(SECTION_JOIN), visible, omitted, cut, result.cap)
-    return HostCatalog(text=text, budget=budget, used=section.budgeted if sent else 0, entries=states,
+    return HostCatalog(text=text, budget=budget, used=section.budgeted if sent else 0, entries=LazyEntries(states),
                        budget_rule=rule, notes=tuple(said), sections=sections, selected_rule=selected,
                        window=window if window is not None else UNKNOWN_WINDOW,
                        token_spans=tuple(sorted(spans, key=lambda x: x.start)))

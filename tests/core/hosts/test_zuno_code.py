@@ -195,6 +195,32 @@ def test_zp_the_prompt_is_both_sections_joined_by_a_blank_line(tmp_path):
     assert len(prompt.text) == 1423 + 2 + 2009
 
 
+def test_zp_entry_states_are_made_when_first_read_and_equal_the_eager_ones(tmp_path):
+    import pickle
+
+    from skillshelf.core.hosts.base import CatalogEntry, EntryState, HostCatalog, LazyEntries
+
+    for i in range(3):
+        d = tmp_path / "proj" / ".zuno" / "skill" / f"s{i}"
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: s{i}\ndescription: skill {i}\n---\nbody\n")
+    cat = open_catalog(tmp_path)
+    prompt = cat.session.catalog(cat.current, agent="build", budget=1200)
+    assert isinstance(prompt.entries, LazyEntries) and not prompt.entries.made  # the text never reads them
+    assert prompt.text
+    again = cat.session.catalog(cat.current, agent="build", budget=1200)
+    states = tuple(prompt.entries)
+    assert prompt.entries.made and all(isinstance(e, CatalogEntry) for e in states)
+    assert len(states) == len(prompt.entries) == 14 and prompt.entries[0] == states[0]
+    assert EntryState.LISTED in {e.state for e in states} and len({e.state for e in states}) > 1
+    assert again.entries == states and states == again.entries and again == prompt
+    assert hash(again.entries) == hash(states) and repr(prompt.entries) == repr(states)
+    assert pickle.loads(pickle.dumps(prompt)) == HostCatalog(**{**prompt.__dict__, "entries": states})
+    assert type(pickle.loads(pickle.dumps(prompt.entries))) is tuple
+    assert prompt.listed == sum(1 for e in states if e.state in (EntryState.LISTED, EntryState.CUT,
+                                                                   EntryState.NAME_ONLY))
+
+
 def test_zp_no_sections_when_include_instructions_is_false(tmp_path):
     (tmp_path / "proj" / ".zuno").mkdir(parents=True)
     (tmp_path / "proj" / ".zuno" / "zuno.json").write_text('{"skills": {"includeInstructions": false}}')
