@@ -53,6 +53,9 @@ MAX_READ_BYTES = 16 * 1024 * 1024
 #: Bytes per read after the first one (which asks for the whole file).
 _CHUNK = 1 << 20
 
+#: ``os.open`` flags of a read: never blocks on a FIFO, not inherited, binary on Windows.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO"),
     (stat.S_ISSOCK, "a socket"),
@@ -140,8 +143,7 @@ def read_regular(path: str, max_bytes: int | None = None, *, limit: int = MAX_RE
     EISDIR) for a directory, and :class:`NotRegularFileError` for a FIFO, socket or device.
     Never blocks on a FIFO.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
+    fd = os.open(path, _OPEN_FLAGS)
     try:
         st = os.fstat(fd)
         mode = st.st_mode
@@ -156,12 +158,14 @@ def read_regular(path: str, max_bytes: int | None = None, *, limit: int = MAX_RE
         # Plain os.read on the descriptor: no buffered file object per file (half the cost of
         # reading 10,000 skills). The first read asks for the whole file plus one byte; the loop
         # continues until end of file in case the file grew or the OS returned less, and never
-        # past the cap plus one byte.
+        # past the cap plus one byte. A read shorter than asked that ends exactly at the size
+        # fstat gave is the end of the file (no further read to learn it).
         cap = (limit if max_bytes is None else max_bytes) + 1
+        size = st.st_size
         parts: list[bytes] = []
         total = 0
         while True:
-            want = min(_CHUNK if total else max(st.st_size + 1, 1), cap - total)
+            want = min(_CHUNK if total else max(size + 1, 1), cap - total)
             if want <= 0:
                 break
             chunk = os.read(fd, want)
@@ -169,6 +173,8 @@ def read_regular(path: str, max_bytes: int | None = None, *, limit: int = MAX_RE
                 break
             parts.append(chunk)
             total += len(chunk)
+            if total == size and len(chunk) < want:
+                break
         if whole and total > limit:
             raise FileTooLargeError(path, limit, limit, at_least=True)
     finally:
@@ -185,8 +191,7 @@ def mapped(path: str) -> Iterator[mmap.mmap]:
     """The regular file at ``path`` mapped read-only (for large files searched in place: an
     installed client's binary). Raises as :func:`read_regular` does (``OSError``,
     :class:`NotRegularFileError`); ``ValueError`` for an empty file (nothing to map)."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
+    fd = os.open(path, _OPEN_FLAGS)
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):

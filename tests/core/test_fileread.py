@@ -73,6 +73,45 @@ def test_reads_whole_files_and_honours_max_bytes_plus_one(tmp_path):
     assert read_regular(str(empty)) == b""
 
 
+def test_a_short_read_at_the_fstat_size_ends_the_file_and_any_other_reads_on(tmp_path, monkeypatch):
+    import skillshelf.core.fileread as fileread
+
+    f = tmp_path / "s"
+    f.write_bytes(b"0123456789")
+    real_read, real_fstat = os.read, os.fstat
+    reads: list[int] = []
+
+    def counted(fd, n):
+        reads.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(fileread.os, "read", counted)
+    assert read_regular(str(f)) == b"0123456789" and reads == [11]  # one read: no second one to see the end
+    reads.clear()
+    assert read_regular(str(tmp_path / "s"), max_bytes=4) == b"01234" and reads == [5]
+
+    class Smaller:  # a size the kernel does not report (procfs) or a file that grew after fstat
+        def __init__(self, st, size):
+            self._st, self.st_size = st, size
+
+        def __getattr__(self, name):
+            return getattr(self._st, name)
+
+    for size in (0, 3, 9):
+        monkeypatch.setattr(fileread.os, "fstat", lambda fd, size=size: Smaller(real_fstat(fd), size))
+        reads.clear()
+        assert read_regular(str(f)) == b"0123456789"
+        assert reads[-1] > 0 and len(reads) >= 2
+
+    def short(fd, n):  # an OS that returns less than asked before the end
+        reads.append(n)
+        return real_read(fd, min(n, 4))
+
+    monkeypatch.setattr(fileread.os, "fstat", real_fstat)
+    monkeypatch.setattr(fileread.os, "read", short)
+    assert read_regular(str(f)) == b"0123456789"
+
+
 def test_mapped_maps_a_regular_file_and_refuses_a_fifo(tmp_path):
     f = tmp_path / "binary"
     f.write_bytes(b"\x00head\x00description text\x00")

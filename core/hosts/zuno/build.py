@@ -594,6 +594,8 @@ def _read_many(matches: Sequence[Match], cache: ParseCache,
     on its files only; the child's cache entries are adopted here)."""
     from skillshelf.core import forked
 
+    if matches:  # the YAML reader (:func:`_read_skill`), imported once before a fork, not in both processes
+        import skillshelf.core.frontmatter  # noqa: F401
     if now_ns is None:
         read: Callable[[Match], tuple[_DirKeys, _Parsed]] = lambda m: (None, _read(m, cache))  # noqa: E731
     else:
