@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from skillshelf.core.model import CatalogWarning, Diagnostic, Provenance, Root, Severity
+from skillshelf.core.model import CatalogWarning, Diagnostic, Provenance, Root, Severity, fast_init
 from skillshelf.core.paths import (
     AUTO_WORKTREE,
     Environment,
@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True)
 class Match:
     """One discovered ``SKILL.md`` (SPEC D4, D5).

@@ -38,7 +38,7 @@ from typing import Any
 
 from skillshelf.core import yamlload
 from skillshelf.core.fileread import error_kind_text, read_regular
-from skillshelf.core.model import CatalogWarning, Diagnostic, Severity
+from skillshelf.core.model import CatalogWarning, Diagnostic, Severity, fast_init
 from skillshelf.core.yamlload import Duplicates, YamlAliasLimit, YamlDuplicateKey, YamlError
 
 #: Largest frontmatter block accepted, in bytes of UTF-8 (SPEC F3).
@@ -56,6 +56,7 @@ _EMPTY: Mapping[str, Any] = {}
 # --------------------------------------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True)
 class Split:
     """How a decoded ``SKILL.md`` text divides into frontmatter and body (SPEC F2).
@@ -273,6 +274,7 @@ def sanitize(source: str) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True)
 class SkillParse:
     """What the host (Zuno) makes of one ``SKILL.md`` (SPEC F1–F3, F6).

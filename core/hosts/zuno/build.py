@@ -81,6 +81,7 @@ from skillshelf.core.model import (
     Severity,
     Source,
     Status,
+    fast_init,
 )
 from skillshelf.core.parsecache import NO_CACHE, ParseCache
 from skillshelf.core.paths import canonical
@@ -105,6 +106,7 @@ RELEVANT_NAMES = frozenset({"SKILL.md", "zuno.json", "zuno.jsonc"})
 SIDECAR_NAMES = frozenset({"openai.yaml", "zuno.yaml"})
 
 
+@fast_init
 @dataclass(frozen=True)
 class _Parsed:
     """What reading one skill directory gave: its sidecars, its ``SKILL.md`` parse, its mtime."""
@@ -114,6 +116,7 @@ class _Parsed:
     mtime: float
 
 
+@fast_init
 @dataclass(frozen=True)
 class _Output:
     """One match turned into a catalog entry (a :class:`Source` or :class:`Rejected`) plus its
