@@ -368,7 +368,7 @@ def read_sidecars(skill_dir: str, *, cache: ParseCache | None = None, agents: bo
     just looked (``None``: looked at here).
     """
     if agents is False or (agents is None and not os.path.lexists(os.path.join(skill_dir, SIDECAR_DIR))):
-        return _NO_SIDECAR  # fast path: most skills have no agents/ folder (one lstat, not two opens)
+        return NO_SIDECAR  # fast path: most skills have no agents/ folder (one lstat, not two opens)
     shared_path, native_path = sidecar_paths(skill_dir)
     if cache is None:
         return _read_one(shared_path, native=False).overlay(_read_one(native_path, native=True))
@@ -377,4 +377,5 @@ def read_sidecars(skill_dir: str, *, cache: ParseCache | None = None, agents: bo
     return shared.overlay(native)
 
 
-_NO_SIDECAR = Sidecar()
+#: What :func:`read_sidecars` gives a skill without an ``agents/`` folder.
+NO_SIDECAR = Sidecar()

@@ -607,3 +607,17 @@ def test_a_config_path_that_is_not_a_regular_file_is_reported_not_skipped_silent
     msgs = {d.path: d.message for d in cfg.diagnostics}
     assert "not a regular file (a FIFO)" in msgs[str(proj / "zuno.json")]
     assert "dangling symlink" in msgs[str(proj / "zuno.jsonc")]
+
+
+def test_rule_matching_normalises_paths_exactly_as_normpath() -> None:
+    import itertools
+
+    from skillshelf.core.config import _normpath
+
+    parts = ["", ".", "..", "a", ".a", "..b", "b.", "...", "x y"]
+    for k in range(1, 5):
+        for combo in itertools.product(parts, repeat=k):
+            for lead in ("/", "//", "///", ""):
+                for tail in ("", "/"):
+                    path = lead + "/".join(combo) + tail
+                    assert _normpath(path) == os.path.normpath(path), path

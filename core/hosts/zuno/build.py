@@ -87,7 +87,7 @@ from skillshelf.core.parsecache import NO_CACHE, ParseCache
 from skillshelf.core.paths import canonical
 from skillshelf.core.scan import ScanResult, ScanSeen, scan
 from skillshelf.core.scanproof import ScanProof, prove
-from skillshelf.core.sidecar import Sidecar, read_sidecars, sidecar_paths
+from skillshelf.core.sidecar import NO_SIDECAR, Sidecar, read_sidecars, sidecar_paths
 
 if TYPE_CHECKING:
     from skillshelf.core.frontmatter import SkillParse
@@ -578,8 +578,8 @@ def _read(m: Match, cache: ParseCache, st: os.stat_result | None = None, agents:
     location = m.location
     parse, st = cache.lookup("zuno-skill", m.canonical,
                              partial(_read_skill, location), label=location, st=st)
-    return _Parsed(read_sidecars(os.path.dirname(location), cache=cache, agents=agents), parse,
-                   st.st_mtime if st is not None else 0.0)
+    sidecar = NO_SIDECAR if agents is False else read_sidecars(os.path.dirname(location), cache=cache, agents=agents)
+    return _Parsed(sidecar, parse, st.st_mtime if st is not None else 0.0)
 
 
 def _keyed_read(m: Match, cache: ParseCache, now_ns: int) -> tuple[_DirKeys, _Parsed]:
@@ -781,13 +781,12 @@ def _assemble_one(m: Match, p: _Parsed, config: Config, rules: tuple[RuleEntry, 
             )
             return _Output(m, rules, kept, tuple(file_warnings))
 
-    skill_dir = os.path.dirname(m.location)
     if parse.warning is not None or parse.name is None:
         entry: Source | Rejected = Rejected(
             location=m.location,
             provenance=m.provenance,
             canonical=m.canonical,
-            name=os.path.basename(skill_dir),
+            name=os.path.basename(os.path.dirname(m.location)),
             root=m.root.path,
             aliases=tuple(m.aliases),
             warning=parse.warning,
