@@ -210,6 +210,9 @@ class MainScreen(Screen[None]):
         Binding("p", "unavailable('pull')", show=False, id="main.pull-unavailable"),
     ]
 
+    #: The list has the focus when the screen is shown, also when it is pushed over the start
+    #: screen (Textual would focus the first focusable widget: the filter, where ``q`` is a letter).
+    AUTO_FOCUS = "#catalog"
     #: Actions that apply only to hosts with a feature (others hide them).
     ACTION_FEATURES = {"pick_agent": Feature.AGENTS, "pull": Feature.REMOTE}
     #: What a key of :attr:`ACTION_FEATURES` says under a host without the feature.

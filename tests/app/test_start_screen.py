@@ -82,6 +82,11 @@ async def test_the_first_frame_is_the_start_screen_then_the_main_screen_lists_th
         assert app.screen is main
         assert [r.name for r in main.rows if not r.location.startswith("builtin://")] == ["alpha"]
         assert app.check_action("help", ()) is True
+        # the list has the focus (not the filter, the first focusable widget): q quits
+        assert app.focused is main.catalog_pane.catalog_list
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
     assert app.paused_until_ready is False  # the collector paused for the start is running again
 
 
