@@ -40,6 +40,7 @@ from textual.notifications import Notify
 from textual.screen import Screen
 
 from skillshelf.app.collector import pause, resume
+from skillshelf.app.keptpage import KeptPage, page_file, read_page
 from skillshelf.app.memory import limit_malloc_arenas
 from skillshelf.app.screens.start import StartScreen
 from skillshelf.app.session_budget import NO_WHAT_IF, SessionBudget
@@ -137,6 +138,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         open_host: Callable[[Host], AppCatalog] | None = None,
         quitting: threading.Event | None = None,
         start_screen: bool = False,
+        page_file: str | None = None,
     ) -> None:
         super().__init__()
         self._open_catalog = open_catalog
@@ -163,6 +165,10 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         #: main screen once drawn (``start_screen`` argument; :func:`app_for` sets it).
         self.start_screen = start_screen
         self._main_requested = False
+        #: Where the first page of the list is kept between runs (``page_file``; ``None``: not kept).
+        self.page_file = page_file
+        #: The page the last run kept, shown until the list has rows (read with the first screen).
+        self.kept_page: KeptPage | None = None
 
     def on_ready(self) -> None:
         """The first frame is drawn. With a start screen, the main screen replaces it now (its
@@ -194,15 +200,17 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.set_class(event.size.width < self.NARROW_BELOW, "-narrow")
 
     def get_default_screen(self) -> Screen[None]:
+        self.kept_page = read_page(self.page_file)
         if self.start_screen:
-            return StartScreen(self.host, self.cwd_display)
+            return StartScreen(self.host, self.cwd_display, self.kept_page)
         return self._main_screen()
 
     def _main_screen(self) -> MainScreen:
         from skillshelf.app.screens.main import MainScreen
 
         return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display, timings=self.timings,
-                          generation_after_write=self.generation_after_write, run_editor=lambda argv: self.run_editor(argv))
+                          generation_after_write=self.generation_after_write, run_editor=lambda argv: self.run_editor(argv),
+                          kept_page=self.kept_page, page_file=self.page_file)
 
     @property
     def main_screen(self) -> MainScreen:
@@ -639,6 +647,7 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
     The first frame is the start screen (:mod:`skillshelf.app.screens.start`): the main screen's
     modules are imported once it is drawn, and the catalog machinery (configuration, YAML, the
     parse cache) by the worker that opens the catalog, after that."""
+    from skillshelf.core.parsecache import default_cache_dir, workspace_parts
     from skillshelf.core.paths import Environment
 
     cwd = os.path.abspath(ns.cwd or os.getcwd())
@@ -663,8 +672,13 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
                             context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target,
                             cancel=quitting, defer_pull=True)
 
+    page = None if no_cache else page_file(
+        default_cache_dir(env.xdg_cache_home),
+        workspace_parts(cwd, env.home, env.xdg_config_home, env.xdg_cache_home, tuple(ns.path or ()),
+                        tuple(ns.config or ())), host.name)
     app = app_class(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
-                    watch=not ns.no_watch, open_host=open_host, quitting=quitting, start_screen=True)
+                    watch=not ns.no_watch, open_host=open_host, quitting=quitting, start_screen=True,
+                    page_file=page)
     # before any worker thread allocates: each would get a malloc arena of its own (app/memory.py)
     limit_malloc_arenas()
     # What is alive now (modules, classes, the app: ~0.1 M objects) lives as long as the process:
