@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from skillshelf.app.catalog_protocol import AppCatalog
+from skillshelf.app.session_budget import NO_WHAT_IF, SessionBudget
 from skillshelf.core.advice import FitAdvice, fit_advice
 from skillshelf.core.budget import index_budget_chars, selected_budget_rule
 from skillshelf.core.hosts.base import Feature, Host, HostCatalog
@@ -22,25 +23,6 @@ from skillshelf.core.tokens import TokenSpan, approx_tokens, shared_counter
 __all__ = ["NO_WHAT_IF", "SessionBudget", "TokenCount", "budget_advice", "count_tokens", "index_budget",
            "index_rule_words",
            "selected_budget", "selected_rule_words", "selected_words", "window_words"]
-
-
-@dataclass(frozen=True)
-class SessionBudget:
-    """What-if values applied to this session.
-
-    ``context_window`` in tokens (``None`` = the catalog's own, ``--context-window``);
-    ``max_context_tokens`` in tokens replaces the configuration's ``maxContextTokens`` when
-    ``replaces_max_context_tokens`` (``None`` then means unset for the session); otherwise the
-    configuration's value applies (it still wins over the window, SPEC U1).
-    """
-
-    context_window: int | None = None
-    max_context_tokens: int | None = None
-    replaces_max_context_tokens: bool = False
-
-
-#: No what-if values: the catalog's own window and the configuration's ``maxContextTokens``.
-NO_WHAT_IF = SessionBudget()
 
 
 def index_budget(catalog: AppCatalog, budget: SessionBudget = NO_WHAT_IF) -> int | None:

@@ -39,11 +39,11 @@ from textual.dom import DOMNode, NoScreen
 from textual.notifications import Notify
 from textual.screen import Screen
 
-from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
-from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.collector import pause, resume
+from skillshelf.app.keptpage import KeptPage, page_file, read_page
 from skillshelf.app.memory import limit_malloc_arenas
-from skillshelf.app.screens.main import CatalogOpened, MainScreen
+from skillshelf.app.screens.start import StartScreen
+from skillshelf.app.session_budget import NO_WHAT_IF, SessionBudget
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.hosts import DEFAULT_HOST_NAME, HOSTS, get_host, next_host
@@ -55,7 +55,9 @@ from skillshelf.widgets.notice_line import NoticeLine
 if TYPE_CHECKING:  # imported where used: the first frame waits for nothing it does not show
     from textual.command import Provider
 
+    from skillshelf.app.catalog_protocol import AppCatalog
     from skillshelf.app.live import LiveWatch
+    from skillshelf.app.screens.main import CatalogOpened, MainScreen
     from skillshelf.app.screens.picker import AmbiguityPicker
     from skillshelf.app.screens.whatif import WhatIfScreen
     from skillshelf.app.undo import Journal
@@ -135,6 +137,8 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         timings: Timings = DEFAULT_TIMINGS,
         open_host: Callable[[Host], AppCatalog] | None = None,
         quitting: threading.Event | None = None,
+        start_screen: bool = False,
+        page_file: str | None = None,
     ) -> None:
         super().__init__()
         self._open_catalog = open_catalog
@@ -154,12 +158,37 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.closing = False
         #: Set when the app exits, for the threads it started (a remote pull stops on it).
         self.quitting = quitting if quitting is not None else threading.Event()
-        #: The collector was paused for the first frame (:func:`app_for`); resumed on ready.
+        #: The collector was paused for the first frame (:func:`app_for`); resumed once the main
+        #: screen is up.
         self.paused_until_ready = False
+        #: The first frame is a :class:`~skillshelf.app.screens.start.StartScreen`, replaced by the
+        #: main screen once drawn (``start_screen`` argument; :func:`app_for` sets it).
+        self.start_screen = start_screen
+        self._main_requested = False
+        #: Where the first page of the list is kept between runs (``page_file``; ``None``: not kept).
+        self.page_file = page_file
+        #: The page the last run kept, shown until the list has rows (read with the first screen).
+        self.kept_page: KeptPage | None = None
 
     def on_ready(self) -> None:
-        """The first frame is drawn: what it made is frozen and the collector paused for it
-        (:func:`app_for`) is resumed."""
+        """The first frame is drawn. With a start screen, the main screen replaces it now (its
+        modules are imported here); then what the start made is frozen and the collector paused
+        for it (:func:`app_for`) is resumed."""
+        if self.start_screen and isinstance(self.screen, StartScreen):
+            if not self._main_requested:
+                self._main_requested = True
+                self.call_later(self._show_main)
+        else:
+            self._started()
+
+    async def _show_main(self) -> None:
+        if not self.closing:
+            # pushed over the start screen (the default screen cannot be switched away: Textual
+            # keeps no result callback for it); nothing pops the main screen, so it stays hidden
+            await self.push_screen(self._main_screen())
+        self._started()
+
+    def _started(self) -> None:
         if self.paused_until_ready:
             self.paused_until_ready = False
             gc.freeze()
@@ -171,14 +200,25 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.set_class(event.size.width < self.NARROW_BELOW, "-narrow")
 
     def get_default_screen(self) -> Screen[None]:
+        self.kept_page = read_page(self.page_file)
+        if self.start_screen:
+            return StartScreen(self.host, self.cwd_display, self.kept_page)
+        return self._main_screen()
+
+    def _main_screen(self) -> MainScreen:
+        from skillshelf.app.screens.main import MainScreen
+
         return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display, timings=self.timings,
-                          generation_after_write=self.generation_after_write, run_editor=lambda argv: self.run_editor(argv))
+                          generation_after_write=self.generation_after_write, run_editor=lambda argv: self.run_editor(argv),
+                          kept_page=self.kept_page, page_file=self.page_file)
 
     @property
     def main_screen(self) -> MainScreen:
-        """The catalog screen (bottom of the stack)."""
+        """The catalog screen (bottom of the stack). Raises ``LookupError`` before it is made
+        (the start screen is shown)."""
+        cls = _main_screen_class()
         for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
+            if cls is not None and isinstance(screen, cls):
                 return screen
         raise LookupError("main screen not mounted")
 
@@ -259,8 +299,8 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         """The catalog being watched, or ``None``."""
         return self.live_watch.catalog if self.live_watch is not None else None
 
-    @on(CatalogOpened)
-    def _catalog_opened(self, event: CatalogOpened) -> None:
+    def on_catalog_opened(self, event: CatalogOpened) -> None:
+        """The main screen opened a catalog: watch it; pull its remote indexes when deferred."""
         from skillshelf.core.catalog import Catalog  # (imported by the worker that opened it)
 
         catalog = event.catalog
@@ -354,13 +394,22 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The main-screen actions (``a`` ``i`` ``w`` ``e`` ``h`` ``ctrl+z``) are off while another
         screen is on top; ``a`` and ``ctrl+z`` only for hosts with a configuration."""
-        if action in self.MAIN_ONLY_ACTIONS and not isinstance(self.screen, MainScreen):
+        on_main = _is_main(self.screen)
+        if not on_main and action != "quit" and self._on_start_screen():
+            return False  # the start screen: only q until the main screen is up
+        if action in self.MAIN_ONLY_ACTIONS and not on_main:
             return False
         if action == "unavailable":
             feature = self.ACTION_FEATURES.get(str(parameters[0])) if parameters else None
-            return isinstance(self.screen, MainScreen) and feature is not None and feature not in self.host.features
+            return on_main and feature is not None and feature not in self.host.features
         feature = self.ACTION_FEATURES.get(action)
         return feature is None or feature in self.host.features
+
+    def _on_start_screen(self) -> bool:
+        try:
+            return isinstance(self.screen, StartScreen)
+        except ScreenStackError:
+            return False
 
     def action_unavailable(self, action: str) -> None:
         """A key whose action this host does not have: say so (:attr:`UNAVAILABLE`) on the main
@@ -554,6 +603,18 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
                         severity="warning", timeout=10, markup=False)
 
 
+def _main_screen_class() -> type[MainScreen] | None:
+    """:class:`MainScreen` once its module is imported, else ``None`` (none can exist yet)."""
+    module = sys.modules.get("skillshelf.app.screens.main")
+    return getattr(module, "MainScreen", None) if module is not None else None
+
+
+def _is_main(screen: object) -> bool:
+    """True when ``screen`` is the main screen (without importing its module)."""
+    cls = _main_screen_class()
+    return cls is not None and isinstance(screen, cls)
+
+
 def _screen_of(node: DOMNode | None) -> Screen[object] | None:
     """The screen a binding's namespace belongs to (``None`` for the app itself)."""
     if node is None or isinstance(node, App):
@@ -583,8 +644,10 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
     catalog there with its own ``HOME``. Raises ``OSError`` when the demo cannot be prepared.
     For the process that runs the app: what is alive once it is built is frozen (:func:`gc.freeze`)
     and malloc arenas are limited (:func:`~skillshelf.app.memory.limit_malloc_arenas`).
-    The catalog machinery (configuration, YAML, the parse cache) is imported by the worker that
-    opens the catalog, after the first frame."""
+    The first frame is the start screen (:mod:`skillshelf.app.screens.start`): the main screen's
+    modules are imported once it is drawn, and the catalog machinery (configuration, YAML, the
+    parse cache) by the worker that opens the catalog, after that."""
+    from skillshelf.core.parsecache import default_cache_dir, workspace_parts
     from skillshelf.core.paths import Environment
 
     cwd = os.path.abspath(ns.cwd or os.getcwd())
@@ -609,8 +672,13 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
                             context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target,
                             cancel=quitting, defer_pull=True)
 
+    page = None if no_cache else page_file(
+        default_cache_dir(env.xdg_cache_home),
+        workspace_parts(cwd, env.home, env.xdg_config_home, env.xdg_cache_home, tuple(ns.path or ()),
+                        tuple(ns.config or ())), host.name)
     app = app_class(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
-                    watch=not ns.no_watch, open_host=open_host, quitting=quitting)
+                    watch=not ns.no_watch, open_host=open_host, quitting=quitting, start_screen=True,
+                    page_file=page)
     # before any worker thread allocates: each would get a malloc arena of its own (app/memory.py)
     limit_malloc_arenas()
     # What is alive now (modules, classes, the app: ~0.1 M objects) lives as long as the process:

@@ -21,7 +21,7 @@ from skillshelf.core.config import Config
 from skillshelf.core.hosts import DEFAULT_HOST_NAME, get_host
 from skillshelf.core.hosts.base import Host, HostCatalog, HostContext, HostSession, WatchTargets
 from skillshelf.core.model import CatalogWarning, Generation
-from skillshelf.core.parsecache import ParseCacheStore, Product
+from skillshelf.core.parsecache import ParseCacheStore, Product, workspace_parts
 from skillshelf.core.paths import Environment
 
 __all__ = ["REBUILD_FAILED", "Catalog", "finish_saves", "rebuild_failed", "workspace_cache"]
@@ -77,8 +77,9 @@ def workspace_cache(cache_dir: str, cwd: str, env: Environment, paths: Sequence[
     """The parse cache store of one workspace under ``cache_dir``: one file per host, named by
     what decides which files a build reaches (working directory, home, configuration homes,
     extra paths and configuration layers)."""
-    return ParseCacheStore(cache_dir, [os.path.abspath(cwd), env.home, env.xdg_config_home, env.xdg_cache_home,
-                                       "paths", *paths, "config", *config_files])
+    return ParseCacheStore(cache_dir, workspace_parts(cwd, env.home, env.xdg_config_home, env.xdg_cache_home, paths,
+                                                      config_files))
+
 
 
 def _lazy_lint_product(target: str) -> Product:

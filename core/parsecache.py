@@ -59,6 +59,8 @@ __all__ = [
     "code_fingerprint",
     "default_cache_dir",
     "stat_key",
+    "workspace_key",
+    "workspace_parts",
 ]
 
 log = logging.getLogger(__name__)
@@ -496,6 +498,21 @@ class ParseCache:
 NO_CACHE = ParseCache(None, "", enabled=False)
 
 
+def workspace_parts(cwd: str, home: str, xdg_config_home: str, xdg_cache_home: str, paths: Sequence[str],
+                    config_files: Sequence[str]) -> list[str]:
+    """What names a workspace's cache files (:func:`workspace_key`): working directory, home,
+    configuration homes, extra paths and configuration layers (what decides which files a build
+    reaches)."""
+    return [os.path.abspath(cwd), home, xdg_config_home, xdg_cache_home, "paths", *paths, "config", *config_files]
+
+
+def workspace_key(workspace: Sequence[str]) -> str:
+    """The short hash (20 hex digits) that names a workspace's cache files (:class:`ParseCacheStore`)."""
+    import hashlib  # (OpenSSL's start-up only where a cache is opened)
+
+    return hashlib.blake2b("\0".join(workspace).encode("utf-8", "surrogateescape"), digest_size=10).hexdigest()
+
+
 class ParseCacheStore:
     """The parse caches of one workspace, one :class:`ParseCache` per host (SPEC-neutral).
 
@@ -506,10 +523,7 @@ class ParseCacheStore:
 
     def __init__(self, directory: str | None, workspace: Sequence[str]) -> None:
         self.directory = directory
-        import hashlib  # (OpenSSL's start-up only where a cache is opened)
-
-        self._workspace = hashlib.blake2b("\0".join(workspace).encode("utf-8", "surrogateescape"),
-                                          digest_size=10).hexdigest()
+        self._workspace = workspace_key(workspace)
         self._lock = threading.Lock()
         self._caches: dict[str, ParseCache] = {}
         self._products: dict[str, Product] = {}

@@ -95,10 +95,12 @@ def test_no_import_cycles_in_the_package():
 
 
 def test_the_tuis_first_frame_imports_no_catalog_machinery():
-    """What ``skillshelf`` imports before the first frame is drawn: the app, its main screen and
-    the host's name — not the catalog machinery (configuration, JSONC, YAML, walks, the catalog,
-    the other screens, the ``regex`` module), which the worker opening the catalog imports after
-    the first frame. Building the app as ``skillshelf`` does imports none of it either."""
+    """What ``skillshelf`` imports before the first frame is drawn: the app, its start screen and
+    the host's name — not the main screen and its widgets (the catalog list, the source pane's
+    text area, the meters and the token counter behind them: imported once the start screen is
+    drawn) nor the catalog machinery (configuration, JSONC, YAML, walks, the catalog, the other
+    screens, the ``regex`` module), which the worker opening the catalog imports after that.
+    Building the app as ``skillshelf`` does imports none of it either."""
     code = (
         "import sys\n"
         "from skillshelf.app.cli import build_parser, merged_options\n"
@@ -107,7 +109,9 @@ def test_the_tuis_first_frame_imports_no_catalog_machinery():
         "banned = ('yaml', 'regex', 'skillshelf.core.config', 'skillshelf.core.jsonc', 'skillshelf.core.catalog',\n"
         "          'skillshelf.core.sidecar', 'skillshelf.core.scan', 'skillshelf.core.discovery',\n"
         "          'skillshelf.core.hosts.zuno.build', 'skillshelf.core.render', 'skillshelf.app.screens.whatif',\n"
-        "          'skillshelf.app.screens.index_preview', 'skillshelf.app.screens.palette', 'tiktoken')\n"
+        "          'skillshelf.app.screens.index_preview', 'skillshelf.app.screens.palette', 'tiktoken',\n"
+        "          'skillshelf.app.screens.main', 'skillshelf.app.components.catalog_pane', 'skillshelf.app.budgets',\n"
+        "          'skillshelf.widgets.source_pane', 'skillshelf.core.tokens', 'textual.widgets._text_area')\n"
         "print(','.join(m for m in banned if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

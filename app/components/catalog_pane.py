@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.model import Generation, Rejected, Source
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.catalog_list import CatalogList, ValueColumn
+from skillshelf.widgets.kept_page import KeptPageView
 from skillshelf.widgets.rows import CatalogRow, build_rows, group_hits, next_sort, row_tokens, size_cell, sort_order
 
 if TYPE_CHECKING:
@@ -169,7 +171,23 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="no-match", markup=False)
+        yield KeptPageView(id="kept-page")
         yield CatalogList(id="catalog")
+
+    def show_kept_page(self, title: str, lines: Sequence[str]) -> None:
+        """Show the last run's first page (:mod:`skillshelf.app.keptpage`) in place of the list
+        until it has rows (:meth:`apply_filter` hides it)."""
+        if self.rows:
+            return
+        page = self.query_one(KeptPageView)
+        page.show(title, lines)
+        self.catalog_list.display = False
+        self.border_title = page.border_title or ""
+
+    @property
+    def kept_page_lines(self) -> tuple[str, ...]:
+        """The kept page's lines while it is shown, else ``()``."""
+        return self.query_one(KeptPageView).lines
 
     def on_mount(self) -> None:
         self.query_one("#no-match").display = False
@@ -313,6 +331,10 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         query lists every row in the current sort), keeping the cursor on the same row if shown.
         No match shows ``no skills match `…``` above the (empty) list. Posts :class:`RowShown`."""
         self._timer = None
+        page = self.query_one(KeptPageView)
+        if page.lines:
+            page.hide()
+            self.catalog_list.display = True
         query = self.query_text
         if keep_key is None:
             keep_key = self.selected_key()

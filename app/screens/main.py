@@ -52,6 +52,7 @@ from skillshelf.app.components.status_lines import ProblemsLine, WatchWarningLin
 from skillshelf.app.editor import editor_command, file_digest
 from skillshelf.app.empty_catalog import empty_catalog_text
 from skillshelf.app.generation_diff import generation_diff
+from skillshelf.app.keptpage import PAGE_LINES, KeptPage, write_page
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.problems import Problem
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
@@ -210,6 +211,9 @@ class MainScreen(Screen[None]):
         Binding("p", "unavailable('pull')", show=False, id="main.pull-unavailable"),
     ]
 
+    #: The list has the focus when the screen is shown, also when it is pushed over the start
+    #: screen (Textual would focus the first focusable widget: the filter, where ``q`` is a letter).
+    AUTO_FOCUS = "#catalog"
     #: Actions that apply only to hosts with a feature (others hide them).
     ACTION_FEATURES = {"pick_agent": Feature.AGENTS, "pull": Feature.REMOTE}
     #: What a key of :attr:`ACTION_FEATURES` says under a host without the feature.
@@ -223,7 +227,8 @@ class MainScreen(Screen[None]):
     def __init__(self, open_catalog: Callable[[], AppCatalog], *, host: Host = DEFAULT_HOST, cwd_display: str = "",
                  timings: Timings = DEFAULT_TIMINGS,
                  generation_after_write: Callable[[AppCatalog, int], Generation] | None = None,
-                 run_editor: Callable[[list[str]], None] | None = None) -> None:
+                 run_editor: Callable[[list[str]], None] | None = None, kept_page: KeptPage | None = None,
+                 page_file: str | None = None) -> None:
         super().__init__()
         self._open_catalog = open_catalog
         self.host = host
@@ -253,6 +258,12 @@ class MainScreen(Screen[None]):
         self._partial_sources: tuple[Source, ...] | None = None  # the provisional rows shown
         #: The generation whose rows are listed before its view came (:class:`_Listed`), else ``None``.
         self._listed: Generation | None = None
+        #: The last run's first page, shown until the list has rows (:mod:`skillshelf.app.keptpage`).
+        self.kept_page = kept_page
+        #: Where this host's first page is kept for the next start (``None``: nowhere).
+        self._page_file = page_file
+        self._page_host = host
+        self._page_lines: tuple[str, ...] = ()
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -286,6 +297,8 @@ class MainScreen(Screen[None]):
         self._share_lint_cache()
         self._show_header("loading…")
         self.catalog_pane.catalog_list.focus()
+        if self.kept_page is not None:
+            self.catalog_pane.show_kept_page(self.kept_page.title, self.kept_page.lines)
         self.load_catalog()
 
     @property
@@ -515,6 +528,21 @@ class MainScreen(Screen[None]):
         self.catalog_pane.home = catalog.context.env.home
         self.catalog_pane.show_generation(rows, lint=lint)
         self.query_one("#legend", Static).update(legend(self.catalog_pane.rows))
+        if self._page_file is not None and self.host is self._page_host:
+            self.call_after_refresh(self._keep_page)
+
+    def _keep_page(self) -> None:
+        """Keep the list's first page for the next start when it is what that start lists first
+        (a checked generation, the default order, no filter, no agent view)."""
+        pane = self.catalog_pane
+        if (self._page_file is None or self.generation is None or self.agent is not None
+                or pane.query_text.strip() or pane.sort != "catalog"):
+            return
+        lst = pane.catalog_list
+        lines = tuple(lst.line_content(i).plain for i in range(min(PAGE_LINES, lst.line_count)))
+        if lines and lines != self._page_lines:
+            self._page_lines = lines
+            write_page(self._page_file, KeptPage(str(pane.border_title or "Catalog"), lines))
 
     @on(_Shown)
     def _shown(self, event: _Shown) -> None:

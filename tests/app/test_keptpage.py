@@ -1,0 +1,186 @@
+"""The last run's first page of the list (:mod:`skillshelf.app.keptpage`): kept by one run of
+``skillshelf``, drawn with the next run's first frame and in the catalog pane until the list has
+rows; never trusted (made visible again), never an error, never kept with ``--no-cache``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from argparse import Namespace
+from pathlib import Path
+
+from conftest import settle
+
+from skillshelf.app import tui
+from skillshelf.app.cli import build_parser, merged_options
+from skillshelf.app.keptpage import PAGE_LINES, KeptPage, page_file, read_page, write_page
+from skillshelf.app.screens.main import MainScreen
+from skillshelf.widgets.kept_page import LAST_RUN, KeptPageView
+
+SIZE = (120, 36)
+
+
+# --------------------------------------------------------------------------- the file
+
+
+def test_a_page_written_is_read_back_exactly(tmp_path):
+    file = str(tmp_path / "c" / "tui" / "page.json")
+    page = KeptPage("Catalog (3) · sort catalog", ("✓  alpha  index", "✓  beta   index", "⇄  gamma  search"))
+    assert write_page(file, page) is True
+    assert read_page(file) == page
+    assert os.listdir(tmp_path / "c" / "tui") == ["page.json"]  # no temporary file left
+
+
+def test_only_the_first_page_lines_are_kept(tmp_path):
+    file = str(tmp_path / "page.json")
+    write_page(file, KeptPage("Catalog", tuple(f"row {i}" for i in range(PAGE_LINES + 20))))
+    page = read_page(file)
+    assert page is not None and len(page.lines) == PAGE_LINES and page.lines[-1] == f"row {PAGE_LINES - 1}"
+
+
+def test_what_is_read_is_made_visible_again(tmp_path):
+    file = tmp_path / "page.json"
+    file.write_text(json.dumps({"format": 1, "title": "Catalog\x1b[2J", "lines": ["\x1b]0;owned\x07name", "ok"]}),
+                    encoding="utf-8")
+    page = read_page(str(file))
+    assert page == KeptPage("Catalog␛[2J", ("␛]0;owned␇name", "ok"))
+
+
+def test_a_missing_damaged_or_foreign_file_is_no_page(tmp_path):
+    f = tmp_path / "page.json"
+    assert read_page(str(f)) is None
+    assert read_page(None) is None
+    for text in ("{", "[]", json.dumps({"format": 2, "title": "t", "lines": ["a"]}),
+                 json.dumps({"format": 1, "title": 3, "lines": ["a"]}),
+                 json.dumps({"format": 1, "title": "t", "lines": []}),
+                 json.dumps({"format": 1, "title": "t", "lines": ["a", 4]}),
+                 json.dumps({"format": 1, "title": "t", "lines": ["x" * 300_000]})):
+        f.write_text(text, encoding="utf-8")
+        assert read_page(str(f)) is None, text
+    f.write_bytes(b"\xff\xfe")
+    assert read_page(str(f)) is None
+
+
+def test_a_page_that_cannot_be_written_is_not_an_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    assert write_page(str(blocker / "tui" / "page.json"), KeptPage("t", ("a",))) is False
+
+
+def test_each_workspace_and_host_has_its_own_page(tmp_path):
+    a = page_file(str(tmp_path), ["/w1", "/home"], "zuno")
+    assert a == page_file(str(tmp_path), ["/w1", "/home"], "zuno")
+    assert len({a, page_file(str(tmp_path), ["/w2", "/home"], "zuno"),
+                page_file(str(tmp_path), ["/w1", "/home"], "claude")}) == 3
+    assert Path(a).parent == tmp_path / "tui"
+
+
+# --------------------------------------------------------------------------- the TUI
+
+
+class _FirstFrame(tui.SkillshelfApp):
+    """Records the kept page the first frame shows (at ``Ready``)."""
+
+    CSS_PATH = str(Path(tui.__file__).with_name(tui.SkillshelfApp.CSS_PATH))
+    seen: dict[str, object] = {}
+
+    def on_ready(self) -> None:
+        if "screen" in self.seen:
+            return
+        self.seen["screen"] = type(self.screen).__name__
+        pages = self.screen.query(KeptPageView)
+        page = pages.first() if pages else None
+        self.seen["lines"] = page.lines if page is not None else None
+        self.seen["title"] = str(page.border_title) if page is not None else None
+
+
+def _workspace(tmp_path, monkeypatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    for k in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "ZUNO_CONFIG", "ZUNO_CONFIG_DIR"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "proj" / ".git").mkdir(parents=True)
+    for name in ("alpha", "beta"):
+        skill = tmp_path / "proj" / ".zuno" / "skill" / name
+        skill.mkdir(parents=True)
+        (skill / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} skill\n---\nBody.\n",
+                                        encoding="utf-8")
+
+
+def _ns(tmp_path, *extra: str) -> Namespace:
+    return merged_options(build_parser().parse_args(["--cwd", str(tmp_path / "proj"), "--no-watch", *extra]))
+
+
+async def _run(ns: Namespace) -> tuple[tui.SkillshelfApp, list[str], dict[str, object]]:
+    """One ``skillshelf`` run until its list is complete: the app, its list lines, the first frame."""
+    _FirstFrame.seen = {}
+    app, _ = tui.app_for(ns, app_class=_FirstFrame)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(300):
+            if any(isinstance(s, MainScreen) and s.generation is not None for s in app.screen_stack):
+                break
+            await asyncio.sleep(0.01)
+        await settle(app, pilot)
+        lst = app.main_screen.catalog_pane.catalog_list
+        lines = [lst.line_content(i).plain for i in range(lst.line_count)]
+        assert app.main_screen.catalog_pane.kept_page_lines == ()  # the list has rows: the page is gone
+        assert lst.display is True
+    return app, lines, dict(_FirstFrame.seen)
+
+
+async def test_a_run_keeps_its_first_page_and_the_next_run_draws_it_with_its_first_frame(tmp_path, monkeypatch):
+    _workspace(tmp_path, monkeypatch)
+    first, lines, seen = await _run(_ns(tmp_path))
+    assert seen == {"screen": "StartScreen", "lines": None, "title": None}  # nothing kept yet
+    assert first.page_file is not None
+    kept = read_page(first.page_file)
+    assert kept is not None
+    # the list's lines when it was kept, in its order (their last columns are fitted to the width
+    # the list had then: the lint column came later)
+    assert [line.split()[:2] for line in kept.lines] == [line.split()[:2] for line in lines[:PAGE_LINES]]
+    assert [line.split()[1] for line in kept.lines][-2:] == ["alpha", "beta"]  # after the built-ins
+    assert kept.title == f"Catalog ({len(lines)}) · sort catalog"
+    _second, lines2, seen2 = await _run(_ns(tmp_path))
+    assert seen2 == {"screen": "StartScreen", "lines": kept.lines, "title": kept.title + LAST_RUN}
+    assert lines2 == lines
+
+
+async def test_the_catalog_pane_shows_the_kept_page_until_the_list_has_rows(tmp_path, monkeypatch):
+    _workspace(tmp_path, monkeypatch)
+    await _run(_ns(tmp_path))  # keeps the page
+    app, _ = tui.app_for(_ns(tmp_path), app_class=_FirstFrame)
+    gate = asyncio.Event()
+    opener = app._open_catalog
+
+    def slow_open():  # the catalog opens only once the pane has been looked at
+        while not gate.is_set():
+            time.sleep(0.01)
+        return opener()
+
+    app._open_catalog = slow_open
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(300):
+            if any(isinstance(s, MainScreen) for s in app.screen_stack):
+                break
+            await asyncio.sleep(0.01)
+        await pilot.pause()
+        pane = app.main_screen.catalog_pane
+        assert app.kept_page is not None
+        assert pane.kept_page_lines == app.kept_page.lines
+        assert pane.catalog_list.display is False
+        assert str(pane.border_title) == app.kept_page.title + LAST_RUN
+        gate.set()
+        await settle(app, pilot)
+        assert pane.kept_page_lines == () and pane.catalog_list.display is True
+        assert str(pane.border_title) == f"Catalog ({len(pane.rows)}) · sort catalog"
+
+
+async def test_no_page_is_kept_or_read_with_no_cache(tmp_path, monkeypatch):
+    _workspace(tmp_path, monkeypatch)
+    app, _lines, seen = await _run(_ns(tmp_path, "--no-cache"))
+    assert app.page_file is None
+    assert seen["lines"] is None
+    assert not (tmp_path / "home" / ".cache" / "skillshelf" / "tui").exists()
