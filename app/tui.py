@@ -214,8 +214,8 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
 
     @property
     def main_screen(self) -> MainScreen:
-        """The catalog screen (bottom of the stack). Raises ``LookupError`` before it is made
-        (the start screen is shown)."""
+        """The catalog screen (the bottom of the stack, or right above the start screen). Raises
+        ``LookupError`` before it is made (the start screen is shown)."""
         cls = _main_screen_class()
         for screen in self.screen_stack:
             if cls is not None and isinstance(screen, cls):

@@ -152,11 +152,12 @@ class Probe(tui.SkillshelfApp):
             main = self.main_screen
             pane = main.catalog_pane
             shown = pane.catalog_list.order
+            page = pane.kept_page_lines
         except Exception:  # not composed yet
             return
         if main.generation is not None:
             mark("catalog_shown")
-        if pane.kept_page_lines:
+        if page:
             mark("first_rows")
         if shown:
             mark("first_rows")
