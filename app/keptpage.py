@@ -8,7 +8,8 @@ dimmed — until the list has rows of its own (the last run's build while the fi
 checked, then the checked generation). Nothing in it can be selected or filtered.
 
 The page is written by the main screen once a checked generation is listed in the default order
-with no filter (so it is what the next start lists first), into skillshelf's cache directory,
+with no filter (so it is what the next start lists first; an empty list removes it), into
+skillshelf's cache directory,
 one JSON file per workspace and host (:func:`page_file`: the parse cache's workspace identity).
 Reading never raises: a missing, damaged or foreign file is no page. Writing is atomic
 (a temporary file renamed over the old one) and never raises. ``--no-cache`` keeps no page.
@@ -19,13 +20,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skillshelf.core.parsecache import workspace_key
 from skillshelf.core.textsafe import visible
 
-__all__ = ["PAGE_LINES", "KeptPage", "page_file", "read_page", "write_page"]
+__all__ = ["PAGE_LINES", "KeptPage", "forget_page", "page_file", "read_page", "write_page"]
 
 #: Lines kept: more than a tall terminal shows in the list.
 PAGE_LINES = 80
@@ -57,7 +59,11 @@ def read_page(file: str | None) -> KeptPage | None:
     if not file:
         return None
     try:
-        with open(file, "rb") as fh:
+        # never blocks: a FIFO or a device at that path is no page (it would hang the first frame)
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             raw = fh.read(_MAX_BYTES + 1)
         if len(raw) > _MAX_BYTES:
             return None
@@ -83,8 +89,14 @@ def write_page(file: str, page: KeptPage) -> bool:
             json.dump({"format": _FORMAT, "title": page.title, "lines": list(page.lines[:PAGE_LINES])}, fh,
                       ensure_ascii=False)
         os.replace(tmp, file)
-    except OSError:
+    except (OSError, ValueError):  # (ValueError: text that cannot be encoded, a lone surrogate)
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         return False
     return True
+
+
+def forget_page(file: str) -> None:
+    """No page is kept in ``file`` any more (the list is empty). Never raises."""
+    with contextlib.suppress(OSError):
+        os.unlink(file)

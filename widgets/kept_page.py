@@ -35,7 +35,7 @@ class KeptPageView(Static):
         """Show ``lines`` (plain text) under the border title ``title`` + :data:`LAST_RUN`."""
         self.lines = tuple(lines)
         self.update(Content("\n".join(self.lines)))
-        self.border_title = title + LAST_RUN
+        self.border_title = Content(title + LAST_RUN)  # plain text: a title is never markup
         self.add_class("-shown")
 
     def hide(self) -> None:

@@ -32,7 +32,7 @@ from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.model import Generation, Rejected, Source
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.catalog_list import CatalogList, ValueColumn
-from skillshelf.widgets.kept_page import KeptPageView
+from skillshelf.widgets.kept_page import LAST_RUN, KeptPageView
 from skillshelf.widgets.rows import CatalogRow, build_rows, group_hits, next_sort, row_tokens, size_cell, sort_order
 
 if TYPE_CHECKING:
@@ -182,7 +182,20 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         page = self.query_one(KeptPageView)
         page.show(title, lines)
         self.catalog_list.display = False
-        self.border_title = page.border_title or ""
+        self.border_title = Content(title + LAST_RUN)  # plain text: a kept title is never markup
+
+    def hide_kept_page(self) -> None:
+        """Show the list instead of the kept page (its rows came, or none will: the open failed)."""
+        page = self.query_one(KeptPageView)
+        if page.lines:
+            page.hide()
+            self.catalog_list.display = True
+            self.border_title = "Catalog"
+
+    @property
+    def lists_every_row(self) -> bool:
+        """The list shows every row in the current sort: no filter in force or waiting to be applied."""
+        return not self.query_text.strip() and self._timer is None and len(self.catalog_list.order) == len(self.rows)
 
     @property
     def kept_page_lines(self) -> tuple[str, ...]:
@@ -331,10 +344,10 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         query lists every row in the current sort), keeping the cursor on the same row if shown.
         No match shows ``no skills match `…``` above the (empty) list. Posts :class:`RowShown`."""
         self._timer = None
-        page = self.query_one(KeptPageView)
-        if page.lines:
-            page.hide()
-            self.catalog_list.display = True
+        if self.kept_page_lines:
+            if not self.rows and self._generation is None:
+                return  # nothing of its own to list yet: the query applies to the rows to come
+            self.hide_kept_page()
         query = self.query_text
         if keep_key is None:
             keep_key = self.selected_key()

@@ -52,7 +52,7 @@ from skillshelf.app.components.status_lines import ProblemsLine, WatchWarningLin
 from skillshelf.app.editor import editor_command, file_digest
 from skillshelf.app.empty_catalog import empty_catalog_text
 from skillshelf.app.generation_diff import generation_diff
-from skillshelf.app.keptpage import PAGE_LINES, KeptPage, write_page
+from skillshelf.app.keptpage import PAGE_LINES, KeptPage, forget_page, write_page
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.problems import Problem
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
@@ -454,6 +454,7 @@ class MainScreen(Screen[None]):
         error = event.worker.error
         message = f"cannot open the catalog: {error_detail(error)}"
         self.log.error(message, error)
+        self.catalog_pane.hide_kept_page()  # the last run's rows are not checked: they go
         self.catalog_pane.catalog_list.loading = False
         self._show_header(message)
         self.query_one(DetailsPanel).show_message(message)
@@ -536,13 +537,15 @@ class MainScreen(Screen[None]):
         (a checked generation, the default order, no filter, no agent view)."""
         pane = self.catalog_pane
         if (self._page_file is None or self.generation is None or self.agent is not None
-                or pane.query_text.strip() or pane.sort != "catalog"):
+                or not pane.lists_every_row or pane.sort != "catalog"):
             return
         lst = pane.catalog_list
         lines = tuple(lst.line_content(i).plain for i in range(min(PAGE_LINES, lst.line_count)))
-        if lines and lines != self._page_lines:
-            self._page_lines = lines
+        if not lines:
+            forget_page(self._page_file)  # an empty list: no last run's rows to show next time
+        elif lines != self._page_lines:
             write_page(self._page_file, KeptPage(str(pane.border_title or "Catalog"), lines))
+        self._page_lines = lines
 
     @on(_Shown)
     def _shown(self, event: _Shown) -> None:

@@ -12,6 +12,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from conftest import settle
+from textual.content import Content
 
 from skillshelf.app import tui
 from skillshelf.app.cli import build_parser, merged_options
@@ -93,7 +94,12 @@ class _FirstFrame(tui.SkillshelfApp):
         pages = self.screen.query(KeptPageView)
         page = pages.first() if pages else None
         self.seen["lines"] = page.lines if page is not None else None
-        self.seen["title"] = str(page.border_title) if page is not None else None
+        self.seen["title"] = _plain(page.border_title) if page is not None else None
+
+
+def _plain(title: str | None) -> str:
+    """A border title (Textual gives it as markup) as the terminal shows it."""
+    return Content.from_markup(title or "").plain
 
 
 def _workspace(tmp_path, monkeypatch) -> None:
@@ -156,7 +162,8 @@ async def test_the_catalog_pane_shows_the_kept_page_until_the_list_has_rows(tmp_
     opener = app._open_catalog
 
     def slow_open():  # the catalog opens only once the pane has been looked at
-        while not gate.is_set():
+        deadline = time.monotonic() + 30
+        while not gate.is_set() and time.monotonic() < deadline:
             time.sleep(0.01)
         return opener()
 
@@ -171,11 +178,11 @@ async def test_the_catalog_pane_shows_the_kept_page_until_the_list_has_rows(tmp_
         assert app.kept_page is not None
         assert pane.kept_page_lines == app.kept_page.lines
         assert pane.catalog_list.display is False
-        assert str(pane.border_title) == app.kept_page.title + LAST_RUN
+        assert _plain(pane.border_title) == app.kept_page.title + LAST_RUN
         gate.set()
         await settle(app, pilot)
         assert pane.kept_page_lines == () and pane.catalog_list.display is True
-        assert str(pane.border_title) == f"Catalog ({len(pane.rows)}) · sort catalog"
+        assert _plain(pane.border_title) == f"Catalog ({len(pane.rows)}) · sort catalog"
 
 
 async def test_no_page_is_kept_or_read_with_no_cache(tmp_path, monkeypatch):
@@ -184,3 +191,121 @@ async def test_no_page_is_kept_or_read_with_no_cache(tmp_path, monkeypatch):
     assert app.page_file is None
     assert seen["lines"] is None
     assert not (tmp_path / "home" / ".cache" / "skillshelf" / "tui").exists()
+
+
+def test_a_fifo_or_device_at_the_page_path_is_no_page_and_never_blocks(tmp_path):
+    fifo = tmp_path / "page.json"
+    os.mkfifo(fifo)
+    assert read_page(str(fifo)) is None  # (a plain open would wait for a writer forever)
+    assert read_page("/dev/zero") is None
+
+
+def test_text_that_cannot_be_encoded_is_not_kept_and_leaves_nothing(tmp_path):
+    file = str(tmp_path / "page.json")
+    assert write_page(file, KeptPage("Catalog", ("bad \udcff name",))) is False
+    assert os.listdir(tmp_path) == []
+
+
+async def _gated(tmp_path, fail: bool = False):
+    """An app whose catalog opens only once ``gate`` is set (raising when ``fail``)."""
+    app, _ = tui.app_for(_ns(tmp_path), app_class=_FirstFrame)
+    gate = asyncio.Event()
+    opener = app._open_catalog
+
+    def slow_open():
+        deadline = time.monotonic() + 30  # (a failed test that never opens the gate does not hang)
+        while not gate.is_set() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if fail:
+            raise OSError("the disk went away")
+        return opener()
+
+    app._open_catalog = slow_open
+    return app, gate
+
+
+async def _main_up(app, pilot) -> MainScreen:
+    for _ in range(300):
+        if any(isinstance(s, MainScreen) for s in app.screen_stack):
+            break
+        await asyncio.sleep(0.01)
+    await pilot.pause()
+    return app.main_screen
+
+
+async def test_a_title_with_markup_is_shown_as_text(tmp_path, monkeypatch):
+    _workspace(tmp_path, monkeypatch)
+    app, gate = await _gated(tmp_path)
+    assert app.page_file is not None
+    title = "Catalog [/oops] [@click=app.quit]x[/] [b]2[/b]"
+    write_page(app.page_file, KeptPage(title, ("✓  alpha",)))
+    _FirstFrame.seen = {}
+    async with app.run_test(size=SIZE) as pilot:
+        main = await _main_up(app, pilot)
+        assert _FirstFrame.seen["title"] == title + LAST_RUN
+        assert _plain(main.catalog_pane.border_title) == title + LAST_RUN
+        gate.set()
+        await settle(app, pilot)
+        assert main.catalog_pane.kept_page_lines == ()
+
+
+async def test_a_filter_typed_over_the_kept_page_applies_to_the_rows_to_come(tmp_path, monkeypatch):
+    _workspace(tmp_path, monkeypatch)
+    await _run(_ns(tmp_path))  # keeps the page
+    app, gate = await _gated(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        main = await _main_up(app, pilot)
+        pane = main.catalog_pane
+        page = app.kept_page
+        assert page is not None
+        pane.set_query("zzqx-nothing", now=True)
+        await pilot.pause()
+        assert pane.kept_page_lines == page.lines  # no false "no skills match" over the page
+        assert pane.query_one("#no-match").display is False
+        pane.set_query("alpha", now=True)
+        assert pane.lists_every_row is False
+        gate.set()
+        await settle(app, pilot)
+        assert pane.kept_page_lines == ()
+        assert [pane.rows[i].name for i in pane.catalog_list.order] == ["alpha"]
+
+
+async def test_a_catalog_that_cannot_be_opened_takes_the_kept_page_away(tmp_path, monkeypatch):
+    _workspace(tmp_path, monkeypatch)
+    await _run(_ns(tmp_path))  # keeps the page
+    app, gate = await _gated(tmp_path, fail=True)
+    async with app.run_test(size=SIZE) as pilot:
+        main = await _main_up(app, pilot)
+        assert main.catalog_pane.kept_page_lines != ()
+        gate.set()
+        await settle(app, pilot)
+        pane = main.catalog_pane
+        assert pane.kept_page_lines == () and pane.catalog_list.display is True
+        assert _plain(pane.border_title) == "Catalog"
+        assert "cannot open the catalog: " in main.query_one("#header").plain
+
+
+async def test_an_empty_list_removes_the_kept_page(tmp_path, monkeypatch):
+    _workspace(tmp_path, monkeypatch)
+    ns = _ns(tmp_path, "--host", "zhin")  # no Zhin skills here, and Zhin has no built-ins
+    app, _lines, _seen = await _run_empty(ns)
+    assert app.page_file is not None
+    assert not os.path.exists(app.page_file)
+    write_page(app.page_file, KeptPage("Catalog (2)", ("✓  alpha", "✓  beta")))  # an older run's
+    app, _lines, seen = await _run_empty(ns)
+    assert seen["lines"] == ("✓  alpha", "✓  beta")
+    assert not os.path.exists(app.page_file)
+
+
+async def _run_empty(ns: Namespace):
+    _FirstFrame.seen = {}
+    app, _ = tui.app_for(ns, app_class=_FirstFrame)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(300):
+            if any(isinstance(s, MainScreen) and s.generation is not None for s in app.screen_stack):
+                break
+            await asyncio.sleep(0.01)
+        await settle(app, pilot)
+        pane = app.main_screen.catalog_pane
+        assert pane.rows == [] and pane.kept_page_lines == ()
+    return app, [], dict(_FirstFrame.seen)
