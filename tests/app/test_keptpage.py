@@ -288,24 +288,11 @@ async def test_a_catalog_that_cannot_be_opened_takes_the_kept_page_away(tmp_path
 async def test_an_empty_list_removes_the_kept_page(tmp_path, monkeypatch):
     _workspace(tmp_path, monkeypatch)
     ns = _ns(tmp_path, "--host", "zhin")  # no Zhin skills here, and Zhin has no built-ins
-    app, _lines, _seen = await _run_empty(ns)
-    assert app.page_file is not None
+    app, lines, _seen = await _run(ns)
+    assert lines == [] and app.page_file is not None
     assert not os.path.exists(app.page_file)
     write_page(app.page_file, KeptPage("Catalog (2)", ("✓  alpha", "✓  beta")))  # an older run's
-    app, _lines, seen = await _run_empty(ns)
-    assert seen["lines"] == ("✓  alpha", "✓  beta")
+    app, lines, seen = await _run(ns)
+    assert lines == [] and seen["lines"] == ("✓  alpha", "✓  beta")
     assert not os.path.exists(app.page_file)
 
-
-async def _run_empty(ns: Namespace):
-    _FirstFrame.seen = {}
-    app, _ = tui.app_for(ns, app_class=_FirstFrame)
-    async with app.run_test(size=SIZE) as pilot:
-        for _ in range(300):
-            if any(isinstance(s, MainScreen) and s.generation is not None for s in app.screen_stack):
-                break
-            await asyncio.sleep(0.01)
-        await settle(app, pilot)
-        pane = app.main_screen.catalog_pane
-        assert pane.rows == [] and pane.kept_page_lines == ()
-    return app, [], dict(_FirstFrame.seen)
