@@ -9,10 +9,11 @@ checked, then the checked generation). Nothing in it can be selected or filtered
 
 The page is written by the main screen once a checked generation is listed in the default order
 with no filter (so it is what the next start lists first; an empty list removes it), into
-skillshelf's cache directory,
-one JSON file per workspace and host (:func:`page_file`: the parse cache's workspace identity).
-Reading never raises: a missing, damaged or foreign file is no page. Writing is atomic
-(a temporary file renamed over the old one) and never raises. ``--no-cache`` keeps no page.
+skillshelf's cache directory, one JSON file per workspace and host (:func:`page_file`: the parse
+cache's workspace identity). Reading never raises: a missing, damaged or foreign file is no page.
+Writing is atomic (a temporary file renamed over the old one, as the parse cache writes; no
+``fsync``: a page lost in a crash only means none is shown next time) and never raises.
+``--no-cache`` keeps no page.
 """
 
 from __future__ import annotations

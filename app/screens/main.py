@@ -544,7 +544,8 @@ class MainScreen(Screen[None]):
         if not lines:
             forget_page(self._page_file)  # an empty list: no last run's rows to show next time
         elif lines != self._page_lines:
-            write_page(self._page_file, KeptPage(str(pane.border_title or "Catalog"), lines))
+            # (Textual gives the border title as markup: kept as the plain text it shows)
+            write_page(self._page_file, KeptPage(Content.from_markup(pane.border_title or "Catalog").plain, lines))
         self._page_lines = lines
 
     @on(_Shown)

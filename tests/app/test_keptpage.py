@@ -13,6 +13,7 @@ from pathlib import Path
 
 from conftest import settle
 from textual.content import Content
+from tui_fixtures import project_workspace
 
 from skillshelf.app import tui
 from skillshelf.app.cli import build_parser, merged_options
@@ -103,17 +104,7 @@ def _plain(title: str | None) -> str:
 
 
 def _workspace(tmp_path, monkeypatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    for k in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "ZUNO_CONFIG", "ZUNO_CONFIG_DIR"):
-        monkeypatch.delenv(k, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    (tmp_path / "proj" / ".git").mkdir(parents=True)
-    for name in ("alpha", "beta"):
-        skill = tmp_path / "proj" / ".zuno" / "skill" / name
-        skill.mkdir(parents=True)
-        (skill / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} skill\n---\nBody.\n",
-                                        encoding="utf-8")
+    project_workspace(tmp_path, monkeypatch, ("alpha", "beta"))
 
 
 def _ns(tmp_path, *extra: str) -> Namespace:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from conftest import settle
 from textual.widgets import Static
+from tui_fixtures import project_workspace
 
 from skillshelf.app import tui
 from skillshelf.app.cli import build_parser, merged_options
@@ -47,15 +48,7 @@ def _ns(tmp_path, *extra: str) -> Namespace:
 
 
 def _workspace(tmp_path, monkeypatch) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    for k in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "ZUNO_CONFIG", "ZUNO_CONFIG_DIR"):
-        monkeypatch.delenv(k, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    skill = tmp_path / "proj" / ".zuno" / "skill" / "alpha"
-    skill.mkdir(parents=True)
-    (tmp_path / "proj" / ".git").mkdir()
-    (skill / "SKILL.md").write_text("---\nname: alpha\ndescription: The alpha skill\n---\nBody.\n", encoding="utf-8")
+    project_workspace(tmp_path, monkeypatch, ("alpha",))
 
 
 async def test_the_first_frame_is_the_start_screen_then_the_main_screen_lists_the_catalog(tmp_path, monkeypatch):

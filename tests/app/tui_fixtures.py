@@ -125,3 +125,20 @@ class FakeCatalog(FixedCatalog):
     def __init__(self, tmp: Path) -> None:
         super().__init__(make_generation(tmp), cwd=str(tmp / "w"), home=str(tmp / "home"),
                          successor=lambda g: make_generation(tmp, g.number + 1))
+
+
+def project_workspace(tmp_path: Path, monkeypatch, names: tuple[str, ...] = ("alpha",)) -> None:
+    """``tmp_path/proj`` (a worktree) with ``.zuno/skill/<name>/SKILL.md`` for each of ``names``;
+    ``HOME`` is ``tmp_path/home`` and no XDG or Zuno variable is set (what ``skillshelf`` run there
+    reads comes from ``tmp_path`` only)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for k in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "ZUNO_CONFIG", "ZUNO_CONFIG_DIR"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "proj" / ".git").mkdir(parents=True)
+    for name in names:
+        skill = tmp_path / "proj" / ".zuno" / "skill" / name
+        skill.mkdir(parents=True)
+        (skill / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} skill\n---\nBody.\n",
+                                        encoding="utf-8")
