@@ -12,6 +12,7 @@ counts tokens).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -153,11 +154,14 @@ def _required_bodies(catalog: AppCatalog, setup: AgentSetup,
 
 
 def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
-                 budget: SessionBudget = NO_WHAT_IF) -> CatalogView:
+                 budget: SessionBudget = NO_WHAT_IF, *, pause: Callable[[], None] | None = None) -> CatalogView:
     """The :class:`CatalogView` of ``generation`` for ``agent`` (``None`` = no agent) with the
     session's what-if ``budget``. ``agent`` is ignored for hosts without
     :attr:`Feature.AGENTS`. The catalog text counts as empty when the configuration says
-    ``includeInstructions: false`` (SPEC P7)."""
+    ``includeInstructions: false`` (SPEC P7). ``pause`` is called before the host's catalog is
+    made and before its tokens are counted (:class:`~skillshelf.core.foreground.Foreground`)."""
+    if pause is not None:
+        pause()
     features = catalog.host.features
     if Feature.AGENTS not in features:
         agent = None
@@ -174,6 +178,8 @@ def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
     shown = replace(generation, sources=listed)
     model = catalog.session.catalog(shown, context_window=budget.context_window, budget=override, agent=agent)
     text = model.text if catalog.config.include_instructions else ""
+    if pause is not None:
+        pause()  # (the first count loads the encoding: ~0.1 s that no other thread can run in)
     count = count_tokens(text, model.token_spans if text else ())
     states = [e.state for e in model.entries]
     own_unit = model.unit != "characters"  # the host counts its budget otherwise (Codex: tokens)

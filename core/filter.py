@@ -51,7 +51,7 @@ from __future__ import annotations
 import re
 import threading
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import compress, count, repeat
 from operator import contains
 from typing import Any, NamedTuple
@@ -239,13 +239,17 @@ class FilterIndex:
     def __len__(self) -> int:
         return len(self.names)
 
-    def prepare(self) -> None:
+    def prepare(self, pause: Callable[[], None] | None = None) -> None:
         """Build now what makes queries faster (the words of each row between spaces) and what
         the fuzzy tiers use (the vocabulary, the names and name words of the lengths short
-        queries compare), instead of at the first query needing it."""
-        self._name_parts()  # (in the order queries of growing length need them; the word texts,
-        self._vocab_by_length()  # which only make queries faster, last: nothing waits for them)
-        self._word_texts()
+        queries compare), instead of at the first query needing it. ``pause`` is called before
+        each part (never while a part's lock is held: :class:`~skillshelf.core.foreground.Foreground`)."""
+        # in the order queries of growing length need them; the word texts, which only make
+        # queries faster, last: nothing waits for them
+        for part in (self._name_parts, self._vocab_by_length, self._word_texts):
+            if pause is not None:
+                pause()
+            part()
 
     def vocabulary(self) -> frozenset[str]:
         """Every word (``\\w+``) of the rows' names and texts (of an index made with a

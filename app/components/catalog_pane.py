@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -29,6 +30,7 @@ from skillshelf.app.body_search import BodyCache, search_bodies
 from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.timings import Timings
 from skillshelf.app.worker_errors import ReportsWorkerErrors
+from skillshelf.core.foreground import Foreground
 from skillshelf.core.model import Generation, Rejected, Source
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.catalog_list import CatalogList, ValueColumn
@@ -165,9 +167,9 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self._basis: _IndexBuild | None = None
         self._timer: Timer | None = None
         self._lint_progress = ""
-        #: ``time.monotonic()`` of the last change of the filter text (the lint pauses after it);
-        #: ``-inf`` before any (``monotonic`` counts from boot: ``0.0`` is not long ago on a fresh machine).
-        self.typed_at = float("-inf")
+        #: Each change of the filter text touches it: the background work (the lint of every file,
+        #: the filter's fuzzy parts, the screen's view) waits until typing is quiet.
+        self.foreground = Foreground(timings.typing_quiet)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="no-match", markup=False)
@@ -265,7 +267,7 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
     def set_query(self, text: str, *, now: bool = False) -> None:
         """Filter by ``text`` after ``Timings.filter_debounce`` of quiet (``now``: at once)."""
         self.query_text = text
-        self.typed_at = time.monotonic()
+        self.foreground.touch()
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
@@ -310,10 +312,11 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         """Build the filter index of a generation's rows while nobody types (10,000 rows take
         about 0.1 s), so the first keystroke does not wait for it; kept only if that generation is
         still the one shown. Then what typo-tolerant queries use (:meth:`FilterIndex.prepare`)."""
+        worker = get_current_worker()
         index = building.get()
-        if not get_current_worker().is_cancelled:
+        if not worker.is_cancelled:
             self.post_message(self._IndexReady(building.generation, index))  # (dropped when the pane is gone)
-            index.prepare()
+            index.prepare(partial(self.foreground.pause, lambda: worker.is_cancelled))
 
     @work(thread=True, exclusive=True, group="filter-basis", exit_on_error=False, description="filter index")
     def prepare_basis(self, building: _IndexBuild) -> None:
@@ -512,7 +515,7 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
     def lint_all(self, generation: Generation) -> None:
         """Lint every listed file of ``generation`` (built-ins have none), posting progress after
         ``Timings.progress_after`` seconds and :class:`LintDone` at the end; paused while the
-        filter is being typed in (``Timings.typing_quiet``)."""
+        filter is being typed in (:attr:`foreground`)."""
         worker = get_current_worker()
         items: list[Source | Rejected] = [s for s in generation.sources if not s.location.startswith("builtin://")]
         items += list(generation.rejected)
@@ -520,10 +523,9 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         last = 0.0
         bad: set[str] = set()
         cache = self.lint_cache
-        quiet = self.timings.typing_quiet
+        pause = partial(self.foreground.pause, lambda: worker.is_cancelled)
         for n, item in enumerate(items, 1):
-            while quiet > 0 and time.monotonic() - self.typed_at < quiet and not worker.is_cancelled:
-                time.sleep(0.02)  # someone is typing in the filter: the keystrokes come first
+            pause()  # someone is typing in the filter: the keystrokes come first
             if worker.is_cancelled:
                 return
             cache.lint(item)

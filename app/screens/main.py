@@ -37,7 +37,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from skillshelf.app.budgets import NO_WHAT_IF, SessionBudget
 from skillshelf.app.catalog_protocol import AppCatalog
@@ -437,8 +437,11 @@ class MainScreen(Screen[None]):
         """The view of the shown generation for :attr:`agent` and :attr:`budget`."""
         catalog, generation = self.catalog, self.generation
         if catalog is not None and generation is not None:
-            self.post_message(_Shown(catalog, generation, catalog_view(catalog, generation, self.agent, self.budget),
-                                     self._epoch))
+            worker = get_current_worker()
+            # (while the filter is typed in, the keystrokes come first: the meters wait)
+            view = catalog_view(catalog, generation, self.agent, self.budget,
+                                pause=partial(self.catalog_pane.foreground.pause, lambda: worker.is_cancelled))
+            self.post_message(_Shown(catalog, generation, view, self._epoch))
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:

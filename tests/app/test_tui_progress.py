@@ -177,10 +177,10 @@ async def test_the_list_is_shown_before_its_view_is_computed(tmp_path, monkeypat
     real_view = main_module.catalog_view
     started: list[int] = []
 
-    def slow_view(catalog, generation, agent, budget):
+    def slow_view(catalog, generation, agent, budget, **kw):
         started.append(generation.number)
         release.wait(60)
-        return real_view(catalog, generation, agent, budget)
+        return real_view(catalog, generation, agent, budget, **kw)
 
     monkeypatch.setattr(main_module, "catalog_view", slow_view)
     from skillshelf.app.components.catalog_pane import CatalogPane
@@ -215,9 +215,10 @@ async def test_the_list_is_shown_before_its_view_is_computed(tmp_path, monkeypat
         await _until(pilot, lambda: main.rows[3].flag == "!", "the lint flag of code-review (no description)")
 
 
-async def test_the_lint_of_every_file_waits_while_the_filter_is_typed_in(tmp_path, monkeypatch):
-    """A keystroke never shares the CPU with the background lint: the lint pauses while the
-    filter is typed in and goes on once typing has been quiet for ``Timings.typing_quiet``."""
+async def test_the_view_and_the_lint_wait_while_the_filter_is_typed_in(tmp_path, monkeypatch):
+    """A keystroke never shares the CPU with background work: the view and the lint of every
+    file pause while the filter is typed in and go on once typing has been quiet for
+    ``Timings.typing_quiet``."""
     from dataclasses import replace
 
     from conftest import TEST_TIMINGS
@@ -228,9 +229,9 @@ async def test_the_lint_of_every_file_waits_while_the_filter_is_typed_in(tmp_pat
     release = threading.Event()
     real_view = main_module.catalog_view
 
-    def slow_view(catalog, generation, agent, budget):
+    def slow_view(catalog, generation, agent, budget, *, pause=None):
         release.wait(60)
-        return real_view(catalog, generation, agent, budget)
+        return real_view(catalog, generation, agent, budget, pause=pause)
 
     monkeypatch.setattr(main_module, "catalog_view", slow_view)
     app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w",
@@ -241,12 +242,13 @@ async def test_the_lint_of_every_file_waits_while_the_filter_is_typed_in(tmp_pat
         await _until(pilot, lambda: main.generation is not None, "the list")
         await pilot.press("slash", "p", "d")  # typing while the view is computed
         await _until(pilot, lambda: [main.rows[i].name for i in pane.catalog_list.order] == ["pdf", "pdf"], "the hits")
-        release.set()  # the view comes: the lint it put off starts, and waits for the typing to stop
-        await _until(pilot, lambda: main.view is not None, "the view")
-        await _until(pilot, lambda: any(w.group == "lint" for w in app.workers), "the lint worker")
+        release.set()  # the view goes on to its next step, and waits there for the typing to stop
         for _ in range(10):
             await pilot.pause(0.02)
+        assert main.view is None
+        assert any(w.group == "view" and not w.is_finished for w in app.workers)
+        assert not any(w.group == "lint" for w in app.workers)
         assert main.rows[3].name == "code-review" and main.rows[3].flag == " "  # not linted yet
-        assert any(w.group == "lint" and not w.is_finished for w in app.workers)
-        pane.typed_at = float("-inf")  # as if the typing had been quiet long enough (monotonic may be < 3600 s)
+        pane.foreground.touched_at = float("-inf")  # as if the typing had been quiet long enough
+        await _until(pilot, lambda: main.view is not None, "the view")
         await _until(pilot, lambda: main.rows[3].flag == "!", "the lint flag of code-review (no description)")
