@@ -17,9 +17,11 @@ class Timings:
     shows what the last generation changed; ``watcher_wait``: longest wait for the live watcher
     to publish the generation of a config write before the writer rescans itself;
     ``watch_step`` / ``watch_debounce``: the watcher's batching in milliseconds (watchfiles'
-    ``step`` and ``debounce``); ``typing_quiet``: the lint of every file pauses while the filter
-    is typed in, until this long after the last keystroke (a keystroke never shares the CPU
-    with it: one GIL).
+    ``step`` and ``debounce``); ``typing_quiet``: background work (the lint of every file, the
+    filter's fuzzy parts, the view) pauses while the filter is typed in, until this long after
+    the last keystroke (a keystroke never shares the CPU with it: one GIL); ``partial_after``:
+    with the last run's first page on screen, the last run's whole list (checked against the
+    files meanwhile) is drawn only when the check takes longer than this (``0``: at once).
     """
 
     filter_debounce: float = 0.12
@@ -30,6 +32,7 @@ class Timings:
     watch_step: int = 50
     watch_debounce: int = 1600
     typing_quiet: float = 0.4
+    partial_after: float = 0.5
 
 
 #: The delays the shipped app uses.

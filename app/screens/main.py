@@ -256,6 +256,9 @@ class MainScreen(Screen[None]):
         #: Bumped on a host switch: results of workers started before it are dropped.
         self._epoch = 0
         self._partial_sources: tuple[Source, ...] | None = None  # the provisional rows shown
+        #: the last run's whole list, drawn if its check outlasts ``Timings.partial_after``
+        self._late_partial: Generation | None = None
+        self._late_partial_timer: Timer | None = None
         #: The generation whose rows are listed before its view came (:class:`_Listed`), else ``None``.
         self._listed: Generation | None = None
         #: The last run's first page, shown until the list has rows (:mod:`skillshelf.app.keptpage`).
@@ -481,13 +484,37 @@ class MainScreen(Screen[None]):
         if progress.sources is not self._partial_sources or not progress.checking:
             self._partial_sources = progress.sources
             partial_gen = Generation(0, "", self.host.name, "", (), progress.sources, progress.rejected, ())
-            pane.catalog_list.loading = False
-            pane.show_partial(partial_gen, whole=progress.checking)
+            if progress.checking and pane.kept_page_lines and self.timings.partial_after > 0:
+                # the last run's first page is on screen: its whole list only when the check takes
+                # long (drawing 10,000 rows beside the check slows it by about as much)
+                self._late_partial = partial_gen
+                if self._late_partial_timer is None:
+                    self._late_partial_timer = self.set_timer(self.timings.partial_after,
+                                                              partial(self._show_late_partial, event.epoch))
+            else:
+                pane.catalog_list.loading = False
+                pane.show_partial(partial_gen, whole=progress.checking)
         if progress.checking:  # the last run's list, shown while the files are checked against it
             done = f" {progress.done:,} / {progress.total:,}" if progress.done else ""
             self._show_header(f"checking skill files for changes…{done}")
         else:
             self._show_header(f"reading skill files… {progress.done:,} / {progress.total:,}")
+
+    def _show_late_partial(self, epoch: int) -> None:
+        """The check outlasted ``Timings.partial_after``: the last run's whole list replaces its
+        first page (still provisional: the published generation replaces it)."""
+        self._late_partial_timer = None
+        late, self._late_partial = self._late_partial, None
+        if late is not None and epoch == self._epoch and self.generation is None:
+            self.catalog_pane.catalog_list.loading = False
+            self.catalog_pane.show_partial(late, whole=True)
+
+    def _drop_late_partial(self) -> None:
+        """No late provisional list any more (a generation came, or the host changed)."""
+        if self._late_partial_timer is not None:
+            self._late_partial_timer.stop()
+            self._late_partial_timer = None
+        self._late_partial = None
 
     @on(_Listed)
     def _list(self, event: _Listed) -> None:
@@ -520,6 +547,7 @@ class MainScreen(Screen[None]):
         it): the lines under the header, the header, the rows, the legend, the change summary;
         ``lint``: lint every listed file now."""
         self.catalog = catalog
+        self._drop_late_partial()
         self.catalog_pane.catalog_list.loading = False
         self._status = PULLING if self._pulling else ""  # a pull under way stays in the header
         previous = self.generation
@@ -597,6 +625,7 @@ class MainScreen(Screen[None]):
         self._epoch += 1
         thaw()  # the catalog left behind goes back to the collector (app/collector.py)
         self._listed = None
+        self._drop_late_partial()
         self._open_catalog = open_catalog
         self.host = host
         self.agent = None

@@ -9,6 +9,7 @@ import json
 import os
 import time
 from argparse import Namespace
+from dataclasses import replace
 from pathlib import Path
 
 from conftest import settle
@@ -287,3 +288,85 @@ async def test_an_empty_list_removes_the_kept_page(tmp_path, monkeypatch):
     assert lines == [] and seen["lines"] == ("✓  alpha", "✓  beta")
     assert not os.path.exists(app.page_file)
 
+
+
+async def _checked_slowly(tmp_path, monkeypatch, partial_after: float):
+    """An app over a workspace whose last run kept its build and its first page: the real build
+    reports the last run's whole list (``checking``), then the catalog is handed over only once
+    ``gate`` is set. Returns the app, the gate and the lists :meth:`show_partial` was given."""
+    from skillshelf.app.components.catalog_pane import CatalogPane
+
+    _workspace(tmp_path, monkeypatch)
+    await _run(_ns(tmp_path))  # keeps the build and the page
+    app, gate = await _gated_after_open(tmp_path)
+    app.timings = replace(app.timings, partial_after=partial_after)
+    partials: list[list[str]] = []
+    real = CatalogPane.show_partial
+
+    def show_partial(pane, generation, *, whole=False):
+        partials.append([s.name for s in generation.sources])
+        real(pane, generation, whole=whole)
+
+    monkeypatch.setattr(CatalogPane, "show_partial", show_partial)
+    return app, gate, partials
+
+
+async def _gated_after_open(tmp_path):
+    """An app whose catalog is built at once but handed over only once ``gate`` is set."""
+    app, _ = tui.app_for(_ns(tmp_path), app_class=_FirstFrame)
+    gate = asyncio.Event()
+    opener = app._open_catalog
+
+    def slow_open():
+        catalog = opener()
+        deadline = time.monotonic() + 30  # (a failed test that never opens the gate does not hang)
+        while not gate.is_set() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return catalog
+
+    app._open_catalog = slow_open
+    return app, gate
+
+
+async def test_over_the_kept_page_a_quick_check_draws_no_provisional_list(tmp_path, monkeypatch):
+    """With the last run's first page on screen, the last run's whole list is not drawn while
+    its files are checked (drawing it would slow the check): the page stays, with the check in
+    the header, until the published generation's rows replace it."""
+    app, gate, partials = await _checked_slowly(tmp_path, monkeypatch, partial_after=3600.0)
+    async with app.run_test(size=SIZE) as pilot:
+        main = await _main_up(app, pilot)
+        pane = main.catalog_pane
+        header = main.query_one("#header")
+        for _ in range(300):
+            if "checking skill files for changes" in header.plain:
+                break
+            await asyncio.sleep(0.01)
+        assert "checking skill files for changes" in header.plain
+        assert pane.kept_page_lines == app.kept_page.lines and pane.rows == [] and main.generation is None
+        gate.set()
+        await settle(app, pilot)
+        assert main.generation is not None and pane.kept_page_lines == ()
+        assert {"alpha", "beta"} <= {pane.rows[i].name for i in pane.catalog_list.order}
+    assert partials == []
+
+
+async def test_over_the_kept_page_a_long_check_draws_the_last_runs_list(tmp_path, monkeypatch):
+    """A check that outlasts ``Timings.partial_after`` gets the last run's whole list drawn in
+    place of its first page (provisional, no generation yet), then the published rows."""
+    app, gate, partials = await _checked_slowly(tmp_path, monkeypatch, partial_after=0.2)
+    async with app.run_test(size=SIZE) as pilot:
+        main = await _main_up(app, pilot)
+        pane = main.catalog_pane
+        for _ in range(300):
+            if partials:
+                break
+            await asyncio.sleep(0.01)
+        await pilot.pause()
+        assert partials == [["alpha", "beta"]]
+        assert main.generation is None and pane.kept_page_lines == ()
+        assert [pane.rows[i].name for i in pane.catalog_list.order] == ["alpha", "beta"]
+        gate.set()
+        await settle(app, pilot)
+        assert main.generation is not None
+        assert "checking" not in main.query_one("#header").plain
+    assert partials == [["alpha", "beta"]]
