@@ -70,8 +70,10 @@ class LintCache:
             return ()
         return found
 
-    def lint(self, item: Source | Rejected) -> tuple[Diagnostic, ...]:
-        """Findings of ``item`` under :attr:`target` (cached); ``()`` for built-ins."""
+    def lint(self, item: Source | Rejected, memo: dict[str, str | None] | None = None) -> tuple[Diagnostic, ...]:
+        """Findings of ``item`` under :attr:`target` (cached); ``()`` for built-ins. ``memo``:
+        the enclosing-skill answers per ancestor folder, shared by the files of one pass
+        (:func:`~skillshelf.core.lint.finish_lint`)."""
         key = self.key(item)
         if key is None:
             return ()
@@ -81,7 +83,7 @@ class LintCache:
             return found
         from skillshelf.core.hostlint import cached_lint
 
-        diags = tuple(cached_lint(item.location, item.canonical, self.target, self.parse_cache).diagnostics)
+        diags = tuple(cached_lint(item.location, item.canonical, self.target, self.parse_cache, memo).diagnostics)
         with self._lock:
             if diags:
                 self._reports[key] = diags

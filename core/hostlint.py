@@ -152,13 +152,15 @@ def cached_lint(location: str, canonical: str, target: str, cache: ParseCache | 
     Equal to :func:`~skillshelf.core.lint.lint_file` / :func:`host_lint_file`. Never raises."""
     host = host_target(target)
     if cache is None or not cache.enabled:
-        return host_lint_file(host, location) if host is not None else lint_file(location, target=Target(target))
+        return host_lint_file(host, location) if host is not None else lint_file(location, target=Target(target),
+                                                                                 memo=memo)
     try:
         st = os.stat(canonical)
     except (OSError, ValueError):
         st = None
     if st is None or not stat.S_ISREG(st.st_mode):
-        return host_lint_file(host, location) if host is not None else lint_file(location, target=Target(target))
+        return host_lint_file(host, location) if host is not None else lint_file(location, target=Target(target),
+                                                                                 memo=memo)
     kind = f"lint:{target}"
     if host is not None:
         report, _ = cache.lookup(kind, canonical, partial(_host_draft, host, location), label=location, st=st,

@@ -1118,11 +1118,12 @@ def finish_lint(path: str, draft: LintDraft, memo: dict[str, str | None] | None 
     return LintReport(path, draft.name, valid, tuple(diags))
 
 
-def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
+def lint_file(path: str, *, target: Target = Target.SPEC, memo: dict[str, str | None] | None = None) -> LintReport:
     """Parse and lint one file (``SKILL.md`` or a near-miss such as ``skill.md``). Never raises.
 
     Adds the file-system checks: ``not-a-file`` (a directory named ``SKILL.md``),
-    ``wrong-file-name``, ``nested-skill`` (naming the outer skill) and ``missing-reference``.
+    ``wrong-file-name``, ``nested-skill`` (naming the outer skill) and ``missing-reference``
+    (``memo``: as for :func:`finish_lint`).
     """
     target = Target(target)
     base = os.path.basename(path)
@@ -1135,7 +1136,7 @@ def lint_file(path: str, *, target: Target = Target.SPEC) -> LintReport:
         out.add("not-a-file", f"`{base}` is {special}, not a regular file; no host can read it")
         return LintReport(path, None, False, tuple(out.items))
     folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
-    return finish_lint(path, lint_draft(parse_skill_file(path), folder, target=target))
+    return finish_lint(path, lint_draft(parse_skill_file(path), folder, target=target), memo)
 
 
 def text_draft(text: str) -> tuple[tuple[Diagnostic, ...], tuple[Reference, ...]]:

@@ -524,11 +524,12 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         bad: set[str] = set()
         cache = self.lint_cache
         pause = partial(self.foreground.pause, lambda: worker.is_cancelled)
+        memo: dict[str, str | None] = {}  # (siblings share their ancestors: each folder looked at once)
         for n, item in enumerate(items, 1):
             pause()  # someone is typing in the filter: the keystrokes come first
             if worker.is_cancelled:
                 return
-            cache.lint(item)
+            cache.lint(item, memo)
             if cache.has_errors(item):
                 bad.add(item.location)
             now = time.monotonic()

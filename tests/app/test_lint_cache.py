@@ -46,3 +46,41 @@ def test_clean_and_flagged_versions_of_one_file_are_each_found_by_their_own_key(
     f.write_text(good, encoding="utf-8")
     assert cache.lint(replace(item, content_sha256="good again")) == ()
     assert cache.get(flagged) == found and cache.get(item) is None  # one clean key kept per file
+
+
+def test_a_pass_sharing_one_memo_finds_what_each_file_alone_finds_with_fewer_probes(tmp_path, monkeypatch):
+    """The lint of every listed file shares the enclosing-skill answers of one pass: the same
+    findings as each file linted alone (nested skills found, a ``.git`` stopping the search),
+    with each ancestor folder looked at once."""
+    from skillshelf.core import fsprobe
+
+    def skill(*parts: str) -> Source:
+        f = tmp_path.joinpath(*parts, "SKILL.md")
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(f"---\nname: {parts[-1]}\ndescription: Does {parts[-1]}\n---\nBody.\n", encoding="utf-8")
+        return Source(name=parts[-1], location=str(f), provenance=Provenance.PROJECT_AGENTS, canonical=str(f),
+                      content_sha256=parts[-1])
+
+    items = [skill("outer"), *(skill("outer", "group", f"inner-{i}") for i in range(5)),
+             *(skill("repo", "cat", f"plain-{i}") for i in range(5))]
+    (tmp_path / "repo" / ".git").mkdir()
+    calls = {"n": 0}
+    for name in ("exists", "isfile"):
+        real = getattr(fsprobe, name)
+
+        def counted(path, _real=real):
+            calls["n"] += 1
+            return _real(path)
+
+        monkeypatch.setattr(fsprobe, name, counted)
+    alone = [LintCache("spec").lint(item) for item in items]
+    probes_alone, calls["n"] = calls["n"], 0
+    memo: dict[str, str | None] = {}
+    cache = LintCache("spec")
+    shared = [cache.lint(item, memo) for item in items]
+    assert shared == alone
+    codes = [[d.code for d in found] for found in shared]
+    assert codes == [[]] + [["nested-skill"]] * 5 + [[]] * 5
+    # each later sibling asks only about its own folder: 4 × 3 probes (group, outer) and 4 × 4
+    # (cat, repo) fewer than alone
+    assert probes_alone - calls["n"] == 4 * 3 + 4 * 4
