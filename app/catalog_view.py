@@ -159,7 +159,8 @@ def catalog_view(catalog: AppCatalog, generation: Generation, agent: str | None,
     session's what-if ``budget``. ``agent`` is ignored for hosts without
     :attr:`Feature.AGENTS`. The catalog text counts as empty when the configuration says
     ``includeInstructions: false`` (SPEC P7). ``pause`` is called before the host's catalog is
-    made and before its tokens are counted (:class:`~skillshelf.core.foreground.Foreground`)."""
+    made and before its tokens are counted (:class:`~skillshelf.core.foreground.Foreground`); an
+    exception it raises abandons the view."""
     if pause is not None:
         pause()
     features = catalog.host.features

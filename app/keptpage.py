@@ -4,8 +4,9 @@ A start over 10,000 skills needs ~0.5 s after its first frame before the list ha
 screen's modules, the last run's build loaded from the parse cache, the rows made). Meanwhile
 the start screen and then the catalog pane show the page kept here — the list's first
 :data:`PAGE_LINES` lines as plain text, under the title it had, marked as the last run's and
-dimmed — until the list has rows of its own (the last run's build while the files are
-checked, then the checked generation). Nothing in it can be selected or filtered.
+dimmed — until the list has rows of its own: the checked generation, or the last run's whole
+build when checking the files against it outlasts ``Timings.partial_after``. Nothing in it can be
+selected or filtered.
 
 The page is written by the main screen once a checked generation is listed in the default order
 with no filter (so it is what the next start lists first; an empty list removes it), into

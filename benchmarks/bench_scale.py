@@ -20,7 +20,8 @@ fresh process (interpreter start-up and imports included), the median of ``--run
   drawn (the start screen: header and a loading line) and until the main screen lists the
   (empty) catalog, in a folder with no skills; *first rows* — start until catalog rows are on screen
   (the first page the last run kept, drawn with the first frame, :mod:`skillshelf.app.keptpage`);
-  *list has rows* — until the list itself has rows (the last run's build, checked meanwhile);
+  *list has rows* — until the list itself has rows (over a kept page: the checked generation,
+  unless the check outlasts ``Timings.partial_after`` and the last run's build is drawn first);
   *full list* — start until the complete generation is listed (warm cache, lint included: one
   unmeasured run first); the marks are taken by a 5 ms timer of the app while the driver
   sleeps (no ``pilot.pause``, which forces a screen update each time); peak RSS, read once the

@@ -239,16 +239,17 @@ class FilterIndex:
     def __len__(self) -> int:
         return len(self.names)
 
-    def prepare(self, pause: Callable[[], None] | None = None) -> None:
+    def prepare(self, pause: Callable[[], bool] | None = None) -> None:
         """Build now what makes queries faster (the words of each row between spaces) and what
         the fuzzy tiers use (the vocabulary, the names and name words of the lengths short
         queries compare), instead of at the first query needing it. ``pause`` is called before
-        each part (never while a part's lock is held: :class:`~skillshelf.core.foreground.Foreground`)."""
+        each part (never while a part's lock is held: :class:`~skillshelf.core.foreground.Foreground`);
+        it returning False stops the preparation (the first query needing a part builds it)."""
         # in the order queries of growing length need them; the word texts, which only make
         # queries faster, last: nothing waits for them
         for part in (self._name_parts, self._vocab_by_length, self._word_texts):
-            if pause is not None:
-                pause()
+            if pause is not None and not pause():
+                return
             part()
 
     def vocabulary(self) -> frozenset[str]:

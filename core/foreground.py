@@ -4,8 +4,9 @@ CPython runs one thread's Python at a time: a background thread computing beside
 takes every other 5 ms slice from it (``sys.getswitchinterval``). So work nobody waits for (the
 filter's fuzzy parts, the catalog view, the lint of every file) calls :meth:`Foreground.pause`
 between its steps, and a keystroke calls :meth:`Foreground.touch`: the next step then starts
-only once ``quiet`` seconds have passed without another. A step is never paused half-done, so
-nothing the keystroke may itself need stays locked meanwhile.
+only once ``quiet`` seconds have passed without another. A step already under way finishes
+first (never paused half-done, so nothing the keystroke may itself need stays locked
+meanwhile); a step is a few milliseconds to ~0.1 s at 10,000 skills.
 """
 
 from __future__ import annotations
@@ -37,8 +38,13 @@ class Foreground:
         """Whether the foreground acted less than ``quiet`` seconds ago."""
         return self.quiet > 0 and time.monotonic() - self.touched_at < self.quiet
 
-    def pause(self, cancelled: Callable[[], bool] | None = None, *, step: float = 0.02) -> None:
-        """Return once the foreground is quiet (at once when it is), or as soon as
-        ``cancelled()`` is true; checks every ``step`` seconds, sleeping meanwhile."""
-        while self.busy() and not (cancelled is not None and cancelled()):
+    def pause(self, cancelled: Callable[[], bool] | None = None, *, step: float = 0.02) -> bool:
+        """Wait until the foreground is quiet (no wait when it is); True to go on, False as soon
+        as ``cancelled()`` is true (the work is to stop). Checks every ``step`` seconds,
+        sleeping meanwhile."""
+        while True:
+            if cancelled is not None and cancelled():
+                return False
+            if not self.busy():
+                return True
             time.sleep(step)

@@ -57,6 +57,7 @@ from skillshelf.app.lint_cache import LintCache
 from skillshelf.app.problems import Problem
 from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.worker_errors import error_detail, report_failure
+from skillshelf.core.foreground import Foreground
 from skillshelf.core.hosts import DEFAULT_HOST
 from skillshelf.core.hosts.base import BuildProgress, Feature, Host, reporting_progress
 from skillshelf.core.model import Generation, Source
@@ -155,6 +156,10 @@ class _Shown(Message):
 def _run_suspended(argv: list[str]) -> None:
     """Placeholder until mounted: the app's ``run_editor`` is passed in by :class:`SkillshelfApp`."""
     raise SuspendNotSupported("no app to suspend")
+
+
+class _Abandoned(Exception):
+    """A view whose worker was cancelled while it waited (:meth:`MainScreen.recompute_view`)."""
 
 
 class _Building(Message):
@@ -256,6 +261,9 @@ class MainScreen(Screen[None]):
         #: Bumped on a host switch: results of workers started before it are dropped.
         self._epoch = 0
         self._partial_sources: tuple[Source, ...] | None = None  # the provisional rows shown
+        #: Touched by each keystroke in the filter; the view and the pane's background work wait
+        #: for it to be quiet.
+        self.foreground = Foreground(timings.typing_quiet)
         #: the last run's whole list, drawn if its check outlasts ``Timings.partial_after``
         self._late_partial: Generation | None = None
         self._late_partial_timer: Timer | None = None
@@ -276,7 +284,7 @@ class MainScreen(Screen[None]):
         yield AgentView(self.timings)
         yield Input(placeholder=FILTER_PLACEHOLDER[False], id="filter")
         with Horizontal(id="panes"):
-            yield CatalogPane(self.timings)
+            yield CatalogPane(self.timings, foreground=self.foreground)
             yield SourcePane(DetailsPanel(), BodyPager(), id="source")
         yield Static(LEGEND, id="legend", markup=False)
         # every notice shown over this screen (App.notify is routed here): never a toast over the rows
@@ -439,12 +447,22 @@ class MainScreen(Screen[None]):
     def recompute_view(self) -> None:
         """The view of the shown generation for :attr:`agent` and :attr:`budget`."""
         catalog, generation = self.catalog, self.generation
-        if catalog is not None and generation is not None:
+        if catalog is None or generation is None:
+            return
+        pause = None
+        if not self._view_filters_rows():  # (where the view decides the rows, the user waits for it)
             worker = get_current_worker()
-            # (while the filter is typed in, the keystrokes come first: the meters wait)
-            view = catalog_view(catalog, generation, self.agent, self.budget,
-                                pause=partial(self.catalog_pane.foreground.pause, lambda: worker.is_cancelled))
-            self.post_message(_Shown(catalog, generation, view, self._epoch))
+            foreground = self.foreground
+
+            def pause() -> None:  # while the filter is typed in, the keystrokes come first: the meters wait
+                if not foreground.pause(lambda: worker.is_cancelled):
+                    raise _Abandoned
+
+        try:
+            view = catalog_view(catalog, generation, self.agent, self.budget, pause=pause)
+        except _Abandoned:
+            return  # (a newer view is on its way)
+        self.post_message(_Shown(catalog, generation, view, self._epoch))
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:
@@ -460,7 +478,8 @@ class MainScreen(Screen[None]):
         error = event.worker.error
         message = f"cannot open the catalog: {error_detail(error)}"
         self.log.error(message, error)
-        self.catalog_pane.hide_kept_page()  # the last run's rows are not checked: they go
+        self._drop_late_partial()  # the last run's rows are not checked: they go, and do not come back
+        self.catalog_pane.hide_kept_page()
         self.catalog_pane.catalog_list.loading = False
         self._show_header(message)
         self.query_one(DetailsPanel).show_message(message)
@@ -505,7 +524,7 @@ class MainScreen(Screen[None]):
         first page (still provisional: the published generation replaces it)."""
         self._late_partial_timer = None
         late, self._late_partial = self._late_partial, None
-        if late is not None and epoch == self._epoch and self.generation is None:
+        if late is not None and epoch == self._epoch and self.generation is None and self.catalog_pane.kept_page_lines:
             self.catalog_pane.catalog_list.loading = False
             self.catalog_pane.show_partial(late, whole=True)
 

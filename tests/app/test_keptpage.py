@@ -290,7 +290,7 @@ async def test_an_empty_list_removes_the_kept_page(tmp_path, monkeypatch):
 
 
 
-async def _checked_slowly(tmp_path, monkeypatch, partial_after: float):
+async def _checked_slowly(tmp_path, monkeypatch, partial_after: float, fail: bool = False):
     """An app over a workspace whose last run kept its build and its first page: the real build
     reports the last run's whole list (``checking``), then the catalog is handed over only once
     ``gate`` is set. Returns the app, the gate and the lists :meth:`show_partial` was given."""
@@ -298,7 +298,7 @@ async def _checked_slowly(tmp_path, monkeypatch, partial_after: float):
 
     _workspace(tmp_path, monkeypatch)
     await _run(_ns(tmp_path))  # keeps the build and the page
-    app, gate = await _gated_after_open(tmp_path)
+    app, gate = await _gated_after_open(tmp_path, fail)
     app.timings = replace(app.timings, partial_after=partial_after)
     partials: list[list[str]] = []
     real = CatalogPane.show_partial
@@ -311,8 +311,9 @@ async def _checked_slowly(tmp_path, monkeypatch, partial_after: float):
     return app, gate, partials
 
 
-async def _gated_after_open(tmp_path):
-    """An app whose catalog is built at once but handed over only once ``gate`` is set."""
+async def _gated_after_open(tmp_path, fail: bool = False):
+    """An app whose catalog is built at once but handed over only once ``gate`` is set (then
+    raising when ``fail``)."""
     app, _ = tui.app_for(_ns(tmp_path), app_class=_FirstFrame)
     gate = asyncio.Event()
     opener = app._open_catalog
@@ -322,6 +323,8 @@ async def _gated_after_open(tmp_path):
         deadline = time.monotonic() + 30  # (a failed test that never opens the gate does not hang)
         while not gate.is_set() and time.monotonic() < deadline:
             time.sleep(0.01)
+        if fail:
+            raise OSError("the disk went away")
         return catalog
 
     app._open_catalog = slow_open
@@ -370,3 +373,27 @@ async def test_over_the_kept_page_a_long_check_draws_the_last_runs_list(tmp_path
         assert main.generation is not None
         assert "checking" not in main.query_one("#header").plain
     assert partials == [["alpha", "beta"]]
+
+
+async def test_a_check_that_fails_never_draws_the_last_runs_list_afterwards(tmp_path, monkeypatch):
+    """A catalog that cannot be opened after its check began takes the kept page away, and the
+    last run's list (never checked) is not drawn once ``Timings.partial_after`` has passed."""
+    app, gate, partials = await _checked_slowly(tmp_path, monkeypatch, partial_after=1.0, fail=True)
+    async with app.run_test(size=SIZE) as pilot:
+        main = await _main_up(app, pilot)
+        pane = main.catalog_pane
+        header = main.query_one("#header")
+        for _ in range(300):
+            if "checking skill files for changes" in header.plain:
+                break
+            await asyncio.sleep(0.01)
+        gate.set()
+        for _ in range(300):
+            if "cannot open the catalog" in header.plain:
+                break
+            await asyncio.sleep(0.01)
+        assert "cannot open the catalog: " in header.plain
+        await asyncio.sleep(1.3)  # past partial_after
+        await pilot.pause()
+        assert partials == [] and pane.rows == [] and pane.kept_page_lines == ()
+        assert "cannot open the catalog: " in header.plain

@@ -229,9 +229,18 @@ async def test_the_view_and_the_lint_wait_while_the_filter_is_typed_in(tmp_path,
     release = threading.Event()
     real_view = main_module.catalog_view
 
+    waits: list[tuple[bool, bool]] = []  # per call of the view's pause: (busy on entry, busy on return)
+
     def slow_view(catalog, generation, agent, budget, *, pause=None):
         release.wait(60)
-        return real_view(catalog, generation, agent, budget, pause=pause)
+        assert pause is not None
+
+        def logged() -> None:
+            busy = main.foreground.busy()
+            pause()
+            waits.append((busy, main.foreground.busy()))
+
+        return real_view(catalog, generation, agent, budget, pause=logged)
 
     monkeypatch.setattr(main_module, "catalog_view", slow_view)
     app = tui_app(lambda: FixedCatalog(make_generation(tmp_path)), host="zuno", cwd_display="/w",
@@ -249,6 +258,8 @@ async def test_the_view_and_the_lint_wait_while_the_filter_is_typed_in(tmp_path,
         assert any(w.group == "view" and not w.is_finished for w in app.workers)
         assert not any(w.group == "lint" for w in app.workers)
         assert main.rows[3].name == "code-review" and main.rows[3].flag == " "  # not linted yet
-        pane.foreground.touched_at = float("-inf")  # as if the typing had been quiet long enough
+        assert pane.foreground is main.foreground and main.foreground.busy()
+        main.foreground.touched_at = float("-inf")  # as if the typing had been quiet long enough
         await _until(pilot, lambda: main.view is not None, "the view")
         await _until(pilot, lambda: main.rows[3].flag == "!", "the lint flag of code-review (no description)")
+        assert waits[0] == (True, False) and all(not after for _, after in waits)
