@@ -20,9 +20,9 @@ class Timings:
     ``step`` and ``debounce``); ``typing_quiet``: background work (the lint of every file, the
     filter's fuzzy parts, the view) pauses while the filter is typed in, until this long after
     the last keystroke (one GIL: a keystroke shares the CPU only with a step already under way,
-:mod:`skillshelf.core.foreground`); ``partial_after``:
-    with the last run's first page on screen, the last run's whole list (checked against the
-    files meanwhile) is drawn only when the check takes longer than this (``0``: at once).
+    :mod:`skillshelf.core.foreground`); ``partial_after``: with the last run's first page on
+    screen, the last run's whole list (checked against the files meanwhile) is drawn only when
+    the check takes longer than this (``0``: at once).
     """
 
     filter_debounce: float = 0.12
