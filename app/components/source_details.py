@@ -58,6 +58,8 @@ class DetailsPanel(ReportsWorkerErrors, SourceDetails):
         #: What the worker computed for the shown row (``SourceExtras()`` while computing).
         self.extras = SourceExtras()
         self._row: CatalogRow | None = None
+        #: the worker was started for :attr:`row` (False for a provisional row shown without its catalog)
+        self._computing = False
 
     @property
     def row(self) -> CatalogRow | None:
@@ -66,19 +68,23 @@ class DetailsPanel(ReportsWorkerErrors, SourceDetails):
 
     def inspect(self, row: CatalogRow | None, catalog: AppCatalog | None) -> None:
         """Show ``row`` (``None``: nothing selected). The same file with the same entry only
-        re-renders (its flags or ambiguity may have changed); anything else starts the worker."""
-        old = self._row
+        re-renders (its flags or ambiguity may have changed); anything else starts the worker.
+        With no ``catalog`` yet (a provisional row, its build under way), what the row carries is
+        shown and the rest is computed once the row is shown again with its catalog."""
+        old, computing = self._row, self._computing
         self._row = row
-        if row is None or catalog is None:
+        self._computing = row is not None and catalog is not None
+        if row is None:
             self.extras = SourceExtras()
             self.show_row(None)
             return
-        if old is not None and row_key(old) == row_key(row) and old.item == row.item:
+        if computing and old is not None and row_key(old) == row_key(row) and old.item == row.item:
             self.show_row(row, self.extras, keep_scroll=True)
             return
         self.extras = SourceExtras(lint=self.lint_cache.get(row.item), lint_target=self.lint_cache.target)
         self.show_row(row, self.extras)
-        self.compute(row, catalog)
+        if catalog is not None:
+            self.compute(row, catalog)
 
     @work(thread=True, exclusive=True, group="details", exit_on_error=False, description="source details")
     def compute(self, row: CatalogRow, catalog: AppCatalog) -> None:

@@ -187,7 +187,9 @@ class MainScreen(Screen[None]):
     #: open screens over this one); ``?`` and ``q`` repeat the app's bindings (same ids) only to
     #: place them in this footer.
     BINDINGS = [
-        Binding("slash", "focus_filter", "Filter", id="main.filter"),
+        # (priority: handled as the key arrives, so the letters queued behind it go into the filter;
+        # off while the filter has the focus, where ``/`` is a letter: check_action)
+        Binding("slash", "focus_filter", "Filter", id="main.filter", priority=True),
         Binding("a", "app.resolve", "Resolve", id="app.resolve"),
         Binding("i", "app.index_preview", "Index", id="app.index-preview"),
         Binding("w", "app.whatif", "What-if", id="app.whatif"),
@@ -345,7 +347,10 @@ class MainScreen(Screen[None]):
         self.query_one(DetailsPanel).lint_cache = self.lint_cache
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide ``g`` / ``p`` for hosts without agents / remote indexes (their key then says why)."""
+        """Hide ``g`` / ``p`` for hosts without agents / remote indexes (their key then says why);
+        ``/`` is a letter while the filter has the focus."""
+        if action == "focus_filter":
+            return self.focused is not self.query_one("#filter", Input)  # (has_focus follows a message later)
         if action == "unavailable":
             feature = self.ACTION_FEATURES.get(str(parameters[0])) if parameters else None
             return feature is not None and feature not in self.host.features
@@ -881,10 +886,13 @@ class MainScreen(Screen[None]):
         self.rescan_after_write(before)
 
     def action_focus_filter(self) -> None:
-        self.query_one("#filter", Input).focus()
+        # at once (``Widget.focus`` waits for the messages already queued) and from a priority
+        # binding: the letters typed right after ``/`` while the screen is busy go into the filter,
+        # never to the list's keys (``w`` what-if, ``h`` host, ``o`` editor)
+        self.set_focus(self.query_one("#filter", Input))
 
     def action_focus_source(self) -> None:
-        self.query_one(DetailsPanel).focus()
+        self.set_focus(self.query_one(DetailsPanel))
 
     def action_escape(self) -> None:
         box = self.query_one("#filter", Input)
@@ -892,7 +900,7 @@ class MainScreen(Screen[None]):
             with box.prevent(Input.Changed):
                 box.value = ""
             self.catalog_pane.set_query("", now=True)
-        self.catalog_pane.catalog_list.focus()
+        self.set_focus(self.catalog_pane.catalog_list)  # (at once: the keys after esc are the list's)
 
     def action_refresh(self) -> None:
         if self.catalog is not None:

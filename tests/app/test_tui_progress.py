@@ -8,6 +8,7 @@ import time
 
 from conftest import tui_app
 
+from skillshelf.app.components.source_details import DetailsPanel
 from skillshelf.core.catalog import Catalog
 from skillshelf.core.hosts.base import BuildProgress, progress_sink
 from skillshelf.core.model import Provenance, Source
@@ -55,6 +56,10 @@ async def test_first_rows_are_shown_while_the_build_runs_then_the_generation(tmp
         assert [main.rows[i].name for i in lst.order] == ["alpha", "beta"]
         assert main.generation is None
         assert "reading skill files… 2 / 3" in main.query_one(CatalogHeader).plain
+        details = main.query_one(DetailsPanel)
+        await _until(pilot, lambda: details.row is not None and details.row.name == "alpha", "the cursor's row")
+        # what the provisional row carries, not "No source selected."
+        assert details.details_text.startswith("alpha\n") and "description alpha skill" in details.details_text
         release.set()
         await _until(pilot, lambda: main.generation is not None, "the published generation")
         await _until(pilot, lambda: {main.rows[i].name for i in lst.order} >= {"alpha", "beta", "gamma"},
@@ -263,3 +268,40 @@ async def test_the_view_and_the_lint_wait_while_the_filter_is_typed_in(tmp_path,
         await _until(pilot, lambda: main.view is not None, "the view")
         await _until(pilot, lambda: main.rows[3].flag == "!", "the lint flag of code-review (no description)")
         assert waits[0] == (True, False) and all(not after for _, after in waits)
+
+
+async def test_the_row_under_the_cursor_while_the_build_runs_gets_its_details_once_it_ends(tmp_path):
+    """A cold start: the cursor's row is shown before its catalog exists (nothing about it can be
+    computed yet); the very same entry in the published generation then gets its lint and the
+    rest computed, instead of "computing…" for good."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    for name in ("alpha", "beta"):
+        d = project / ".agents" / "skills" / name
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name} skill\n---\nbody\n", encoding="utf-8")
+    catalog = Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
+                           pull_remote=False)
+    read = tuple(s for s in catalog.current.sources if s.location.startswith(str(project)))
+    release = threading.Event()
+
+    def open_catalog() -> Catalog:
+        sink = progress_sink()
+        assert sink is not None
+        sink(BuildProgress(2, 2, read))  # the entries read so far: the very objects the generation holds
+        release.wait(60)
+        return catalog
+
+    app = tui_app(open_catalog, host="zuno", cwd_display="~/proj")
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        details = main.query_one(DetailsPanel)
+        await _until(pilot, lambda: details.row is not None and details.row.name == "alpha", "the cursor's row")
+        assert main.generation is None and details.extras.lint is None
+        release.set()
+        await _until(pilot, lambda: main.generation is not None, "the published generation")
+        lst = main.query_one(CatalogList)
+        main.catalog_pane.highlight(next(i for i in lst.order if main.rows[i].name == "alpha"))
+        await _until(pilot, lambda: details.row is not None and details.row.name == "alpha"
+                     and details.extras.lint is not None, "the lint of the row under the cursor")
+        assert "computing…" not in details.details_text
