@@ -188,14 +188,15 @@ class MainScreen(Screen[None]):
     #: place them in this footer.
     BINDINGS = [
         # (priority: handled as the key arrives, so the letters queued behind it go into the filter;
-        # off while the filter has the focus, where ``/`` is a letter: check_action)
+        # off while the filter has the focus, where ``/`` and ``q`` are letters: check_action)
         Binding("slash", "focus_filter", "Filter", id="main.filter", priority=True),
         Binding("a", "app.resolve", "Resolve", id="app.resolve"),
         Binding("i", "app.index_preview", "Index", id="app.index-preview"),
         Binding("w", "app.whatif", "What-if", id="app.whatif"),
         Binding("e", "app.problems", "Problems", id="app.problems"),
         Binding("question_mark", "app.help", "Help", id="app.help"),
-        Binding("q", "app.quit", "Quit", id="app.quit"),
+        # (priority too: a ``q`` queued before a ``/`` still quits, as typed)
+        Binding("q", "quit_app", "Quit", id="app.quit", priority=True),
         Binding("o", "open_editor", "Edit", id="main.edit"),
         Binding("n", "next_conflict(1)", "Conflict", id="main.next-conflict"),
         Binding("g", "pick_agent", "Agent", id="main.agent"),
@@ -348,8 +349,8 @@ class MainScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide ``g`` / ``p`` for hosts without agents / remote indexes (their key then says why);
-        ``/`` is a letter while the filter has the focus."""
-        if action == "focus_filter":
+        ``/`` and ``q`` are letters while the filter has the focus."""
+        if action in ("focus_filter", "quit_app"):
             return self.focused is not self.query_one("#filter", Input)  # (has_focus follows a message later)
         if action == "unavailable":
             feature = self.ACTION_FEATURES.get(str(parameters[0])) if parameters else None
@@ -890,6 +891,10 @@ class MainScreen(Screen[None]):
         # binding: the letters typed right after ``/`` while the screen is busy go into the filter,
         # never to the list's keys (``w`` what-if, ``h`` host, ``o`` editor)
         self.set_focus(self.query_one("#filter", Input))
+
+    async def action_quit_app(self) -> None:
+        """``q`` on this screen: the app's quit (:meth:`SkillshelfApp.action_quit`)."""
+        await self.app.action_quit()
 
     def action_focus_source(self) -> None:
         self.set_focus(self.query_one(DetailsPanel))

@@ -108,22 +108,22 @@ async def test_filter_narrows_and_escape_clears(catalog):
 async def test_keys_queued_behind_slash_go_into_the_filter_not_to_the_lists_keys(catalog):
     """``/`` then letters that arrive before the screen has handled the ``/`` (typed while it
     is busy, or pasted): every letter is typed into the filter, none acts as a key of the list
-    (``w`` would open the what-if screen, ``h`` switch the host); a ``/`` typed in the filter
-    is a letter."""
+    (``w`` would open the what-if screen, ``h`` switch the host); ``/`` and ``q`` typed in the
+    filter are letters."""
     from textual import events
 
     app = make_app(catalog)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         main = app.main_screen
-        for key, char in (("slash", "/"), ("w", "w"), ("h", "h"), ("a", "a"), ("slash", "/"), ("o", "o")):
+        for key, char in (("slash", "/"), ("w", "w"), ("h", "h"), ("a", "a"), ("slash", "/"), ("o", "o"), ("q", "q")):
             event = events.Key(key, char)  # all queued before the first is handled, as the terminal sends them
             event.set_sender(app)
             app._driver.send_message(event)
         await settle(app, pilot)
         assert app.screen is main and main.host.name == "zuno"
         assert isinstance(app.focused, Input)
-        assert main.query_one("#filter", Input).value == "wha/o"
+        assert main.query_one("#filter", Input).value == "wha/oq" and not app.closing
 
 
 async def test_select_row_shows_locator_description_and_body(catalog):
