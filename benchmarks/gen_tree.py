@@ -29,7 +29,14 @@ A ``project/.git`` marker file makes ``project/`` the worktree, and ``project/.z
 holds a few ``skills.config`` rules (search-only, explicit, disabled) so rule matching is
 exercised too.
 
-Run directly to inspect a tree: ``python benchmarks/gen_tree.py /tmp/tree 1000``.
+Run directly to inspect a tree: ``python benchmarks/gen_tree.py /tmp/tree 1000`` (prints the
+mapping below). To open it as the benchmarks do, run skillshelf in ``ROOT/project`` with
+``HOME``, ``XDG_CONFIG_HOME`` and ``XDG_CACHE_HOME`` set as ``env`` gives them and each of
+``paths`` plus ``ROOT/home/.cache/zuno/skills`` (the fake pulled cache) as a ``--path``::
+
+    cd /tmp/tree/project && HOME=/tmp/tree/home XDG_CONFIG_HOME=/tmp/tree/home/.config \
+        XDG_CACHE_HOME=/tmp/tree/home/.cache skillshelf --path /tmp/tree/shared-skills \
+        --path /tmp/tree/home/.cache/zuno/skills
 """
 
 from __future__ import annotations
