@@ -290,6 +290,14 @@ async def test_an_empty_list_removes_the_kept_page(tmp_path, monkeypatch):
 
 
 
+async def _header_says(header, text: str) -> None:
+    """Wait (at most 3 s) until the main screen's header holds ``text``."""
+    for _ in range(300):
+        if text in header.plain:
+            return
+        await asyncio.sleep(0.01)
+
+
 async def _checked_slowly(tmp_path, monkeypatch, partial_after: float, fail: bool = False):
     """An app over a workspace whose last run kept its build and its first page: the real build
     reports the last run's whole list (``checking``), then the catalog is handed over only once
@@ -340,10 +348,7 @@ async def test_over_the_kept_page_a_quick_check_draws_no_provisional_list(tmp_pa
         main = await _main_up(app, pilot)
         pane = main.catalog_pane
         header = main.query_one("#header")
-        for _ in range(300):
-            if "checking skill files for changes" in header.plain:
-                break
-            await asyncio.sleep(0.01)
+        await _header_says(header, "checking skill files for changes")
         assert "checking skill files for changes" in header.plain
         assert pane.kept_page_lines == app.kept_page.lines and pane.rows == [] and main.generation is None
         gate.set()
@@ -383,15 +388,9 @@ async def test_a_check_that_fails_never_draws_the_last_runs_list_afterwards(tmp_
         main = await _main_up(app, pilot)
         pane = main.catalog_pane
         header = main.query_one("#header")
-        for _ in range(300):
-            if "checking skill files for changes" in header.plain:
-                break
-            await asyncio.sleep(0.01)
+        await _header_says(header, "checking skill files for changes")
         gate.set()
-        for _ in range(300):
-            if "cannot open the catalog" in header.plain:
-                break
-            await asyncio.sleep(0.01)
+        await _header_says(header, "cannot open the catalog")
         assert "cannot open the catalog: " in header.plain
         await asyncio.sleep(1.3)  # past partial_after
         await pilot.pause()

@@ -24,6 +24,17 @@ def _source(name: str, loc: str) -> Source:
                   description=f"{name} skill")
 
 
+def _project(tmp_path, *names: str):
+    """A worktree ``tmp_path/proj`` with one skill per name under ``.agents/skills``."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    for name in names:
+        d = project / ".agents" / "skills" / name
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name} skill\n---\nbody\n", encoding="utf-8")
+    return project
+
+
 async def _until(pilot, condition, what: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -32,12 +43,7 @@ async def _until(pilot, condition, what: str, timeout: float = 60.0) -> None:
 
 
 async def test_first_rows_are_shown_while_the_build_runs_then_the_generation(tmp_path):
-    project = tmp_path / "proj"
-    (project / ".git").mkdir(parents=True)
-    for name in ("alpha", "beta", "gamma"):
-        d = project / ".agents" / "skills" / name
-        d.mkdir(parents=True)
-        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name} skill\n---\nbody\n", encoding="utf-8")
+    project = _project(tmp_path, "alpha", "beta", "gamma")
     release = threading.Event()
 
     def open_catalog() -> Catalog:
@@ -105,12 +111,7 @@ async def test_the_real_generations_filter_index_reuses_the_last_runs_list(tmp_p
     and ranks exactly as one made from scratch."""
     from skillshelf.core.filter import FilterIndex
 
-    project = tmp_path / "proj"
-    (project / ".git").mkdir(parents=True)
-    for name in ("alpha", "beta", "gamma-tools"):
-        d = project / ".agents" / "skills" / name
-        d.mkdir(parents=True)
-        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name} skill\n---\nbody\n", encoding="utf-8")
+    project = _project(tmp_path, "alpha", "beta", "gamma-tools")
     catalog = Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
                            pull_remote=False)
     kept = tuple(s for s in catalog.current.sources if s.location.startswith(str(project)))
@@ -147,12 +148,7 @@ async def test_the_filter_index_is_built_before_the_first_keystroke(tmp_path):
     """Once a generation is shown, its filter index is built in the background (the first
     keystroke at 10,000 rows would otherwise wait a few hundred milliseconds for it); a lint
     update of the rows' flags keeps it (it indexes items, not flags)."""
-    project = tmp_path / "proj"
-    (project / ".git").mkdir(parents=True)
-    for name in ("alpha", "beta"):
-        d = project / ".agents" / "skills" / name
-        d.mkdir(parents=True)
-        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name} skill\n---\nbody\n", encoding="utf-8")
+    project = _project(tmp_path, "alpha", "beta")
 
     def open_catalog() -> Catalog:
         return Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
@@ -274,12 +270,7 @@ async def test_the_row_under_the_cursor_while_the_build_runs_gets_its_details_on
     """A cold start: the cursor's row is shown before its catalog exists (nothing about it can be
     computed yet); the very same entry in the published generation then gets its lint and the
     rest computed, instead of "computing…" for good."""
-    project = tmp_path / "proj"
-    (project / ".git").mkdir(parents=True)
-    for name in ("alpha", "beta"):
-        d = project / ".agents" / "skills" / name
-        d.mkdir(parents=True)
-        (d / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {name} skill\n---\nbody\n", encoding="utf-8")
+    project = _project(tmp_path, "alpha", "beta")
     catalog = Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
                            pull_remote=False)
     read = tuple(s for s in catalog.current.sources if s.location.startswith(str(project)))
