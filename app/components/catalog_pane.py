@@ -59,6 +59,10 @@ def row_key(row: CatalogRow) -> RowKey:
     return RowKey(row.location, row.rejected)
 
 
+#: Under the last run's first page while a filter typed over it waits for the list's own rows.
+WAITING_FILTER = "filter: waiting for the list…"
+
+
 class _IndexBuild:
     """The filter index of one generation's rows, built once by whichever asks first: the
     background worker or a query typed before it has finished (which then waits for it).
@@ -355,16 +359,21 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         query lists every row in the current sort), keeping the cursor on the same row if shown.
         No match shows ``no skills match `…``` above the (empty) list. Posts :class:`RowShown`."""
         self._timer = None
+        # nothing of its own listed yet (its build is under way): the query applies to the rows to
+        # come, and says so under the list, never "no skills match"
+        waiting = not self.rows and self._generation is None
         if self.kept_page_lines:
-            if not self.rows and self._generation is None:
-                return  # nothing of its own to list yet: the query applies to the rows to come
+            if waiting:
+                self.border_subtitle = WAITING_FILTER if self.query_text.strip() else self.progress or self._lint_progress
+                return
             self.hide_kept_page()
+            self.border_subtitle = self.progress or self._lint_progress
         query = self.query_text
         if keep_key is None:
             keep_key = self.selected_key()
         matches: int | None = None
         spans: dict[int, tuple[tuple[int, int], ...]] = {}
-        if not query.strip():
+        if not query.strip() or waiting:
             order = sort_order(self.rows, range(len(self.rows)), self.sort, row_tokens)
         else:
             index = self._filter_index()
@@ -390,6 +399,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
             no_match.update(Content.assemble("no skills match ", (f"`{visible(query.strip())}`", "bold"),
                                              ("  (esc clears the filter)", "$foreground-muted")))
         no_match.display = matches == 0
+        if waiting and query.strip():
+            self.border_subtitle = WAITING_FILTER
         self.post_message(self.RowShown(self.selected_row()))
 
     def _title(self, shown: int, matches: int | None, in_bodies: int | None = None) -> None:

@@ -18,6 +18,7 @@ from tui_fixtures import project_workspace
 
 from skillshelf.app import tui
 from skillshelf.app.cli import build_parser, merged_options
+from skillshelf.app.components.catalog_pane import WAITING_FILTER
 from skillshelf.app.keptpage import PAGE_LINES, KeptPage, page_file, read_page, write_page
 from skillshelf.app.screens.main import MainScreen
 from skillshelf.widgets.kept_page import LAST_RUN, KeptPageView
@@ -254,12 +255,14 @@ async def test_a_filter_typed_over_the_kept_page_applies_to_the_rows_to_come(tmp
         await pilot.pause()
         assert pane.kept_page_lines == page.lines  # no false "no skills match" over the page
         assert pane.query_one("#no-match").display is False
+        assert _plain(pane.border_subtitle) == WAITING_FILTER  # the page says the filter waits
         pane.set_query("alpha", now=True)
         assert pane.lists_every_row is False
         gate.set()
         await settle(app, pilot)
         assert pane.kept_page_lines == ()
         assert [pane.rows[i].name for i in pane.catalog_list.order] == ["alpha"]
+        assert WAITING_FILTER not in _plain(pane.border_subtitle)
 
 
 async def test_a_catalog_that_cannot_be_opened_takes_the_kept_page_away(tmp_path, monkeypatch):
@@ -396,3 +399,24 @@ async def test_a_check_that_fails_never_draws_the_last_runs_list_afterwards(tmp_
         await pilot.pause()
         assert partials == [] and pane.rows == [] and pane.kept_page_lines == ()
         assert "cannot open the catalog: " in header.plain
+
+
+async def test_a_filter_typed_before_any_row_says_it_waits_never_no_match(tmp_path, monkeypatch):
+    """With no page kept (a first run), a filter typed while the catalog is still being opened
+    lists nothing and says it waits for the list, not "no skills match"; the rows that come are
+    filtered."""
+    _workspace(tmp_path, monkeypatch)
+    app, gate = await _gated(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        main = await _main_up(app, pilot)
+        pane = main.catalog_pane
+        assert pane.kept_page_lines == ()
+        pane.set_query("alpha", now=True)
+        await pilot.pause()
+        assert pane.query_one("#no-match").display is False
+        assert _plain(pane.border_subtitle) == WAITING_FILTER
+        assert "matches" not in _plain(pane.border_title)
+        gate.set()
+        await settle(app, pilot)
+        assert [pane.rows[i].name for i in pane.catalog_list.order] == ["alpha"]
+        assert WAITING_FILTER not in _plain(pane.border_subtitle)
