@@ -59,7 +59,8 @@ def row_key(row: CatalogRow) -> RowKey:
     return RowKey(row.location, row.rejected)
 
 
-#: Under the last run's first page while a filter typed over it waits for the list's own rows.
+#: Under the pane while a filter typed before the list has rows of its own (over the last run's
+#: first page, or on a first run with none) waits for them.
 WAITING_FILTER = "filter: waiting for the list…"
 
 
