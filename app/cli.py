@@ -159,6 +159,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(__version__)
         return 0
     if ns.command is None:
+        from skillshelf.app import ahead
+
+        ahead.start(ns)  # on a second core, before Textual is imported (app/ahead.py)
         from skillshelf.app.tui import run_tui
 
         return run_tui(ns)

@@ -39,6 +39,7 @@ from textual.dom import DOMNode, NoScreen
 from textual.notifications import Notify
 from textual.screen import Screen
 
+from skillshelf.app import ahead
 from skillshelf.app.collector import pause, resume
 from skillshelf.app.keptpage import KeptPage, page_file, read_page
 from skillshelf.app.memory import limit_malloc_arenas
@@ -662,15 +663,21 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
     host = get_host(ns.host)
     no_cache = ns.no_cache
     quitting = threading.Event()  # set on quit: a remote pull in progress stops (the process can end)
+    # the first catalog's check of the last run's kept build, started before Textual was imported
+    checks = [] if ns.demo else [c for c in (ahead.take(host.name),) if c is not None]
 
     def open_host(other: Host) -> AppCatalog:
         from skillshelf.core.catalog import Catalog
         from skillshelf.core.parsecache import default_cache_dir
 
         cache_dir = None if no_cache else default_cache_dir(env.xdg_cache_home)
+        check = checks.pop() if checks else None
+        if check is not None and other is not host:
+            check.cancel()
+            check = None
         return Catalog.open(cwd, env=env, host=other, paths=tuple(ns.path or ()), config_files=tuple(ns.config or ()),
                             context_window=ns.context_window, cache_dir=cache_dir, lint_target=other.lint_target,
-                            cancel=quitting, defer_pull=True)
+                            cancel=quitting, defer_pull=True, ahead=check)
 
     page = None if no_cache else page_file(
         default_cache_dir(env.xdg_cache_home),

@@ -133,8 +133,14 @@ t0 = float(os.environ.pop("SKILLSHELF_BENCH_T0"))
 out = os.environ.pop("SKILLSHELF_BENCH_OUT")
 queries = json.loads(os.environ.pop("SKILLSHELF_BENCH_QUERIES"))
 settle = bool(os.environ.pop("SKILLSHELF_BENCH_SETTLE", ""))
-from skillshelf.app import tui
 from skillshelf.app.cli import build_parser, merged_options
+# the options as `skillshelf --no-watch [--path P ...]` parses them, and what its main() does
+# before it imports the TUI (the kept build's check, forked: app/ahead.py)
+paths = sys.argv[1:]
+ns = merged_options(build_parser().parse_args(["--no-watch", *(a for p in paths for a in ("--path", p))]))
+from skillshelf.app import ahead
+ahead.start(ns)
+from skillshelf.app import tui
 
 marks = {}
 def mark(name):
@@ -168,8 +174,6 @@ class Probe(tui.SkillshelfApp):
 
 async def run():
     # the app exactly as `skillshelf --no-watch [--path P ...]` builds it, driven headless at 120x36
-    paths = sys.argv[1:]
-    ns = merged_options(build_parser().parse_args(["--no-watch", *(a for p in paths for a in ("--path", p))]))
     app, _ = tui.app_for(ns, app_class=Probe)
     async with app.run_test(size=(120, 36)) as pilot:
         deadline = time.time() + 600

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
+from typing import TYPE_CHECKING
 
 from skillshelf.core.config import Config
 from skillshelf.core.hosts import DEFAULT_HOST_NAME, get_host
@@ -24,7 +25,10 @@ from skillshelf.core.model import CatalogWarning, Generation
 from skillshelf.core.parsecache import ParseCacheStore, Product, workspace_parts
 from skillshelf.core.paths import Environment
 
-__all__ = ["REBUILD_FAILED", "Catalog", "finish_saves", "rebuild_failed", "workspace_cache"]
+if TYPE_CHECKING:
+    from skillshelf.core.forked import Ahead
+
+__all__ = ["REBUILD_FAILED", "Catalog", "check_ahead", "finish_saves", "rebuild_failed", "workspace_cache"]
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +86,21 @@ def workspace_cache(cache_dir: str, cwd: str, env: Environment, paths: Sequence[
 
 
 
+def check_ahead(cwd: str, *, env: Environment, host: Host | str, paths: Sequence[str] = (),
+                config_files: Sequence[str] = (), cache_dir: str | None = None) -> object | None:
+    """What the first build of :meth:`Catalog.open` with the same arguments checks against the
+    files (:meth:`~skillshelf.core.hosts.base.HostSession.check_ahead`), computed here without
+    building anything: for a forked child to compute while the opening process starts (pass
+    its :class:`~skillshelf.core.forked.Ahead` as ``ahead``). ``None`` without a cache."""
+    if cache_dir is None:
+        return None
+    cwd = os.path.abspath(cwd)
+    context = HostContext(cwd=cwd, env=env, paths=tuple(paths), config_files=tuple(config_files),
+                          cache=workspace_cache(cache_dir, cwd, env, paths, config_files))
+    resolved = get_host(host) if isinstance(host, str) else host
+    return resolved.open(context).check_ahead()
+
+
 def _lazy_lint_product(target: str) -> Product:
     """:func:`~skillshelf.core.hostlint.lint_product` for ``target``, made when the first file is
     read: a warm start that reads no file never imports the lint machinery (~15 ms)."""
@@ -135,6 +154,7 @@ class Catalog:
         lint_target: str | None = None,
         cancel: threading.Event | None = None,
         defer_pull: bool = False,
+        ahead: Ahead | None = None,
     ) -> Catalog:
         """Build the first generation (number 1) for ``cwd`` under ``host`` (a registered host
         or its name; :class:`~skillshelf.core.hosts.UnknownHostError` for an unknown name).
@@ -151,7 +171,9 @@ class Catalog:
         :func:`~skillshelf.core.hostlint.cached_lint`). ``cancel``: setting it stops a remote pull
         in progress, now or at a later refresh (the TUI sets it on quit). ``defer_pull``: the first
         generation is built without pulling ``skills.urls`` (the next build pulls: call
-        ``refresh(pull_remote=True)``). Never raises for bad
+        ``refresh(pull_remote=True)``). ``ahead``: :func:`check_ahead` of the same arguments,
+        being computed by a forked child (:func:`~skillshelf.core.forked.ahead`), for the first
+        build to adopt. Never raises for bad
         skills or bad config: those become diagnostics/warnings in the generation.
         """
         environment = env if env is not None else Environment.from_mapping(None)
@@ -166,6 +188,7 @@ class Catalog:
             cache=None if cache_dir is None else workspace_cache(cache_dir, cwd, environment, paths, config_files),
             cancel=cancel,
             defer_pull=defer_pull,
+            ahead=ahead,
         )
         if context.cache is not None and lint_target is not None:
             context.cache.produce(f"lint:{lint_target}", _lazy_lint_product(lint_target))
@@ -182,7 +205,7 @@ class Catalog:
 
     def reopen(self, host: Host | str) -> Catalog:
         """A new catalog over the same workspace inputs under another ``host`` (the TUI's ``h``)."""
-        return Catalog.from_context(host, self._session.context)
+        return Catalog.from_context(host, replace(self._session.context, ahead=None))
 
     # ------------------------------------------------------------------ public surface
     @property

@@ -4,10 +4,13 @@ A cold ``skillshelf index`` reads and parses every file and then writes the pars
 are pure Python, so a thread cannot run them beside the main thread. On a machine with a second
 core a forked child can: :func:`split_map` computes the second part of a list in a child while
 the parent computes the first, and :func:`spawn` runs a write in a child while the parent goes
-on (the parent waits for it before it exits, :func:`wait`).
+on (the parent waits for it before it exits, :func:`wait`). :func:`ahead` computes a value in a
+child for the parent to take later (the TUI's first build checks its kept build that way while
+the TUI imports Textual: :mod:`skillshelf.app.ahead`).
 
 Forking is only safe where nothing else runs: :data:`ENABLED` is set by the one-shot CLI (a
-process that ends with its command, like ``parsecache.FREEZE_LOADED``), and every helper falls
+process that ends with its command, like ``parsecache.FREEZE_LOADED``; :func:`ahead` is for a
+process that has started no thread yet), and every helper falls
 back to doing the work in the calling process when it is off, when the process has another
 thread (a lock held by it at the fork would stay held in the child), on one CPU or a busy
 machine, and on systems other than Linux (macOS system libraries are not safe to use after a
@@ -17,6 +20,7 @@ that part itself, so the results are the same whichever way they were made.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import pickle
@@ -28,7 +32,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-__all__ = ["ENABLED", "MIN_ITEMS", "available", "spawn", "split_map", "wait"]
+__all__ = ["ENABLED", "MIN_ITEMS", "Ahead", "ahead", "available", "may_fork", "spawn", "split_map", "wait"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -49,11 +53,17 @@ _children_lock = threading.Lock()
 
 
 def available() -> bool:
-    """Whether a fork may be used now (module docstring) and pays: a core is likely free (the
-    one-minute load average is below the CPU count less a quarter; on a busy machine the child
-    would only queue behind others, and pickling its work back costs more than it saves)."""
-    if not (ENABLED and sys.platform.startswith("linux") and hasattr(os, "fork")
-            and threading.active_count() == 1):
+    """Whether a fork may be used now by the one-shot CLI's helpers (:data:`ENABLED`, and
+    :func:`may_fork`)."""
+    return ENABLED and may_fork()
+
+
+def may_fork() -> bool:
+    """Whether a fork is safe now and pays (module docstring): Linux, no thread but this one,
+    and a core likely free (the one-minute load average is below the CPU count less a quarter;
+    on a busy machine the child would only queue behind others, and pickling its work back
+    costs more than it saves)."""
+    if not (sys.platform.startswith("linux") and hasattr(os, "fork") and threading.active_count() == 1):
         return False
     cpus = os.cpu_count() or 1
     try:
@@ -219,3 +229,92 @@ def wait(timeout: float | None = None) -> bool:
                 time.sleep(0.005)
         with _children_lock:
             _children.discard(pid)
+
+
+class Ahead:
+    """A value a forked child computes while this process goes on (:func:`ahead`)."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self._pid: int | None = pid
+        self._fd: int | None = fd
+        self._lock = threading.Lock()
+
+    def take(self, timeout: float) -> object | None:
+        """The child's value, waiting ``timeout`` seconds at most; ``None`` when the child
+        failed, sent something that does not unpickle, or has not answered by then (it is then
+        killed). Once only: every later call returns ``None`` (a value is of its moment)."""
+        with self._lock:
+            pid, fd = self._pid, self._fd
+            self._pid = self._fd = None
+        if pid is None or fd is None:
+            return None
+        done = False
+        try:
+            try:
+                answer = _read_all(fd, time.monotonic() + max(timeout, 0.0))
+            except OSError:
+                answer = None
+            if not answer:
+                return None
+            status = _reap(pid)
+            done = True
+            if status is None or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+                return None
+            try:
+                value: object = pickle.loads(answer)
+            except Exception:  # (anything the child sent that does not unpickle here)
+                return None
+            return value
+        finally:
+            os.close(fd)
+            if not done:
+                _kill(pid)
+
+    def cancel(self) -> None:
+        """Stop the child (if still running) and forget its value."""
+        with self._lock:
+            pid, fd = self._pid, self._fd
+            self._pid = self._fd = None
+        if fd is not None:
+            os.close(fd)
+        if pid is not None:
+            _kill(pid)
+
+
+def ahead(work: Callable[[], object]) -> Ahead | None:
+    """Start ``work()`` in a forked child now, its (picklable) value to be taken later with
+    :meth:`Ahead.take`; ``None`` when :func:`may_fork` says no (nothing ran). For a process
+    that has started no thread yet (the TUI before it imports Textual): unlike :func:`spawn`
+    and :func:`split_map`, it does not need :data:`ENABLED`. The child's standard streams are
+    the null device (the terminal stays this process's); it ends without running this
+    process's exit code, and is killed when this process exits first."""
+    if not may_fork():
+        return None
+    try:
+        r, w = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        return None
+    if pid == 0:
+        code = 1
+        try:
+            os.close(r)
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115  (whatever they were bound to; never closed)
+            data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+            _write_all(w, data)
+            os.close(w)
+            code = 0
+        finally:
+            _child_exit(code)
+    os.close(w)
+    pending = Ahead(pid, r)
+    atexit.register(pending.cancel)
+    return pending

@@ -28,6 +28,7 @@ from skillshelf.core.paths import Environment
 if TYPE_CHECKING:
     from skillshelf.core.agents import AgentSetup
     from skillshelf.core.config import Config
+    from skillshelf.core.forked import Ahead
     from skillshelf.core.tokens import TokenSpan
     from skillshelf.core.tool import ToolResult
 
@@ -207,7 +208,9 @@ class HostContext:
     persistent parse cache of this workspace (``None``: every build reads every file);
     ``cancel``: set it to stop a remote pull in progress (the TUI does on quit); ``defer_pull``:
     the first build skips the remote pull, the next one pulls (the TUI shows the local catalog
-    at once and pulls right after).
+    at once and pulls right after); ``ahead``: the value of :meth:`HostSession.check_ahead`
+    being computed by a forked child (:class:`~skillshelf.core.forked.Ahead`), taken by the
+    first build.
     """
 
     cwd: str
@@ -219,6 +222,7 @@ class HostContext:
     cache: ParseCacheStore | None = field(default=None, compare=False, repr=False)
     cancel: threading.Event | None = field(default=None, compare=False, repr=False)
     defer_pull: bool = field(default=False, compare=False)
+    ahead: Ahead | None = field(default=None, compare=False, repr=False)
 
     def parse_cache(self, host: str, rules: str) -> ParseCache:
         """Host ``host``'s parse cache (rules version ``rules``) for this workspace; a cache
@@ -535,6 +539,13 @@ class HostSession(Protocol):
 
     def request_pull(self) -> None:
         """Pull remote indexes again at the next build (no-op for hosts without them)."""
+        ...
+
+    def check_ahead(self) -> object | None:
+        """What the first build (no previous generation) checks against the files, computed
+        now, in a process of its own, for that build to adopt through
+        :attr:`HostContext.ahead`; ``None`` for a host with nothing to check ahead. The value is
+        picklable and the build adopts it only when it is about what the build itself found."""
         ...
 
     def index_budget(self, context_window: int | None = None) -> int | None:

@@ -336,6 +336,10 @@ class ClientSession:
     def request_pull(self) -> None:
         """Client hosts have no remote indexes."""
 
+    def check_ahead(self) -> None:
+        """Client hosts keep no first build: nothing to check ahead."""
+        return None
+
     def _window(self, context_window: int | None) -> int | None:
         return self._context.context_window if context_window is None else context_window
 

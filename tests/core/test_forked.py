@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 import pytest
 from test_catalog import SHARED, same, skill, write
@@ -103,6 +104,79 @@ def test_a_busy_machine_forks_nothing(monkeypatch):
 def test_spawn_off_runs_nothing(monkeypatch):
     monkeypatch.setattr(forked, "ENABLED", False)
     assert not forked.spawn(lambda: None)
+
+
+@pytest.fixture
+def fork_now(monkeypatch):
+    """:func:`forked.ahead` forks whatever the test process looks like (threads, load)."""
+    monkeypatch.setattr(forked, "may_fork", lambda: True)
+
+
+def test_ahead_hands_the_childs_value_over_once(fork_now):
+    parent = os.getpid()
+    pending = forked.ahead(lambda: {"pid": os.getpid(), "in_child": os.getpid() != parent})
+    assert pending is not None
+    value = pending.take(30)
+    assert isinstance(value, dict) and value["in_child"] is True and value["pid"] != parent
+    with pytest.raises(ChildProcessError):
+        os.waitpid(value["pid"], os.WNOHANG)  # reaped
+    assert pending.take(30) is None  # a value is of its moment: taken once
+
+
+def test_ahead_a_failing_or_unpicklable_child_gives_none(fork_now):
+    def fails() -> object:
+        raise RuntimeError("the child fails")
+
+    failing = forked.ahead(fails)
+    assert failing is not None and failing.take(30) is None
+    unpicklable = forked.ahead(lambda: (lambda: 1))
+    assert unpicklable is not None and unpicklable.take(30) is None
+
+
+def test_ahead_a_late_child_is_not_waited_for_and_is_killed(fork_now, tmp_path):
+    pid_file = tmp_path / "pid"
+
+    def slow() -> int:
+        pid_file.write_text(str(os.getpid()))
+        time.sleep(60)
+        return 1
+
+    pending = forked.ahead(slow)
+    assert pending is not None
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    t0 = time.monotonic()
+    assert pending.take(0.2) is None
+    assert time.monotonic() - t0 < 10
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)  # killed and reaped
+
+
+def test_ahead_the_child_writes_nothing_to_the_terminal(fork_now, capfd):
+    def noisy() -> str:
+        print("from the child")
+        os.write(2, b"to stderr\n")
+        return "quiet"
+
+    pending = forked.ahead(noisy)
+    assert pending is not None and pending.take(30) == "quiet"
+    assert capfd.readouterr() == ("", "")
+
+
+def test_ahead_cancel_stops_the_child(fork_now):
+    pending = forked.ahead(lambda: time.sleep(60))
+    assert pending is not None
+    pending.cancel()
+    assert pending.take(1) is None
+
+
+def test_ahead_forks_nothing_where_it_may_not(monkeypatch):
+    monkeypatch.setattr(forked.threading, "active_count", lambda: 2)  # another thread runs
+    ran: list[int] = []
+    assert forked.ahead(lambda: ran.append(1)) is None
+    assert ran == []
+    assert not forked.may_fork()
 
 
 def _tree(root: str) -> str:

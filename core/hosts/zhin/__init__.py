@@ -70,6 +70,10 @@ class ZhinSession:
     def request_pull(self) -> None:
         """Zhin has no remote indexes."""
 
+    def check_ahead(self) -> None:
+        """Zhin keeps no first build: nothing to check ahead."""
+        return None
+
     @property
     def context(self) -> HostContext:
         """The workspace inputs."""

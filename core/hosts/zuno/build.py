@@ -18,7 +18,9 @@ configuration, roots and the walk of every root are done afresh, then every ``SK
 sidecar is ``stat``-ed; a skill directory whose files all have the identity keys they had when
 they were read (:func:`_dir_keys`: size, times, inode, device — racy files never match) keeps
 its finished entry, every other one is read again. So a start over an unchanged tree reads no
-file, and the result is exactly a fresh build's.
+file, and the result is exactly a fresh build's. The proofs and keys of that check may be taken
+by another process (:meth:`ZunoSession.check_ahead`, :class:`KeptCheck`): the first build then
+adopts them for the very kept state it loaded, as if it had taken them at that moment.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ from skillshelf.core.model import (
     Status,
     fast_init,
 )
-from skillshelf.core.parsecache import NO_CACHE, ParseCache
+from skillshelf.core.parsecache import NO_CACHE, ParseCache, StateIdent
 from skillshelf.core.paths import canonical
 from skillshelf.core.scan import ScanResult, ScanSeen, scan
 from skillshelf.core.scanproof import ScanProof, prove
@@ -190,6 +192,44 @@ def _dir_keys(m: Match, now_ns: int, listed: _DirKeys | bool = False) -> _DirKey
     ``SKILL.md`` and, when ``agents/`` exists beside it, both sidecars). ``listed``: the keys
     kept for ``m`` when its folder's listing is proved unchanged."""
     return dir_keys(m.location, m.canonical, sidecar_paths, now_ns, listed)
+
+
+#: Seconds a first build waits for the check made ahead (:meth:`ZunoSession.check_ahead`) beyond
+#: the time it took itself to load the kept build: the child loads the same build and then checks
+#: it (about as long again), having started before this process imported its interface.
+AHEAD_SLACK_S = 0.1
+
+
+@dataclass(frozen=True)
+class KeptCheck:
+    """A kept first build checked against the files (:meth:`ZunoSession.check_ahead`): the
+    state checked (``ident``, :meth:`ParseCache.state_ident`); for each root's scan proof,
+    whether it held; when every root's held, the skill directories whose keys
+    (:func:`_dir_keys`, taken after the proofs) differ from the kept ones: locator → keys now
+    (``None`` otherwise: the build walks the roots whose proof failed and takes every key)."""
+
+    ident: StateIdent
+    holds: tuple[bool, ...]
+    changed: dict[str, _DirKeys] | None
+
+
+def _check_kept(kept: _Kept, ident: StateIdent) -> KeptCheck:
+    """What :meth:`ZunoSession.build` checks of ``kept`` before it uses it, done now: its
+    proofs, then (when every root's held) every skill directory's keys, exactly as the build
+    takes them (the same ``listed`` keys for a proved listing)."""
+    holds = tuple(p is not None and p.holds() for p in kept.proofs)
+    if len(holds) != len(kept.roots) or not all(holds):
+        return KeptCheck(ident, holds, None)
+    proven = {id(r) for r in kept.roots}
+    old = kept.keys
+    now = time.time_ns()
+    changed: dict[str, _DirKeys] = {}
+    for m in kept.matches:
+        was = old.get(m.location)
+        k = _dir_keys(m, now, was if id(m.root) in proven else False)
+        if k != was:
+            changed[m.location] = k
+    return KeptCheck(ident, holds, changed)
 
 
 class ZunoSession:
@@ -324,6 +364,36 @@ class ZunoSession:
         """Pull ``skills.urls`` again at the next build (``p`` in the TUI, ``refresh(pull_remote=True)``)."""
         self._pulled = False
 
+    def check_ahead(self) -> KeptCheck | None:
+        """The kept first build's check (:class:`KeptCheck`), for a first build in another
+        process to adopt (:meth:`~skillshelf.core.hosts.base.HostSession.check_ahead`);
+        ``None`` when no first build is kept. Reads the configuration of no layer: which kept
+        build is checked depends on the workspace's cache file only, and the build adopts the
+        check only for the very state it loads itself."""
+        if not self._cache.enabled or not self._cache.file:
+            return None
+        kept = self._cache.load_state(_KEPT, _Kept)
+        ident = self._cache.state_ident(_KEPT)
+        if kept is None or ident is None:
+            return None
+        return _check_kept(kept, ident)
+
+    def _take_check(self, kept: _Kept | None, waited_s: float) -> KeptCheck | None:
+        """The check made ahead (:attr:`HostContext.ahead`) when it is of ``kept``, the state
+        just loaded in ``waited_s`` seconds; ``None`` otherwise (the build checks itself). The
+        child is stopped when there is no kept build to check or it is late."""
+        ahead = self._context.ahead
+        if ahead is None:
+            return None
+        if kept is None:
+            ahead.cancel()
+            return None
+        check = ahead.take(waited_s + AHEAD_SLACK_S)
+        if (isinstance(check, KeptCheck) and check.ident == self._cache.state_ident(_KEPT)
+                and len(check.holds) == len(kept.proofs)):
+            return check
+        return None
+
     # ------------------------------------------------------------------ building
     def worktree(self) -> str | None:
         """The worktree, confirmed with git as Zuno does (conformance Z-T)."""
@@ -366,7 +436,9 @@ class ZunoSession:
         if snap is not None:  # keep the previous Root objects for equal roots (cheap identity checks)
             same = {r: r for r in snap.roots}
             roots = tuple(same.get(r, r) for r in roots)
+        loading = time.monotonic()
         kept = self._kept(roots) if previous is None else None
+        loading = time.monotonic() - loading
         shown: BuildProgress | None = None
         if kept is not None:
             roots = kept.roots
@@ -376,6 +448,8 @@ class ZunoSession:
                 shown = BuildProgress(0, len(entries), tuple(e for e in entries if isinstance(e, Source)),
                                       tuple(e for e in entries if isinstance(e, Rejected)), checking=True)
                 sink(shown)
+        # the kept build's proofs and keys, checked ahead by another process (a first build only)
+        check = self._take_check(kept, loading) if previous is None else None
         plan = None
         if changed is not None and snap is not None:
             plan = plan_patch(snap.roots, snap.scans, roots, changed)
@@ -393,7 +467,7 @@ class ZunoSession:
             for i, r in enumerate(roots):
                 if kept is not None and i < len(kept.proofs):
                     proof = kept.proofs[i]
-                    if proof is not None and proof.holds():
+                    if proof is not None and (check.holds[i] if check is not None else proof.holds()):
                         scans_now.append(kept.scans[i])
                         proofs[i] = proof
                         proven.add(id(r))
@@ -429,8 +503,13 @@ class ZunoSession:
             now = time.time_ns()  # before anything is read (a file changed while read is read again next time)
             if kept is not None and proven:
                 old_keys = kept.keys
-                keys = {m.location: _dir_keys(m, now, old_keys.get(m.location) if id(m.root) in proven else False)
-                        for m in matches}
+                if check is not None and check.changed is not None and matches is kept.matches:
+                    now_keys = check.changed  # (every root proven: the keys as the check took them)
+                    keys = {m.location: now_keys[m.location] if m.location in now_keys else old_keys.get(m.location)
+                            for m in matches}
+                else:
+                    keys = {m.location: _dir_keys(m, now, old_keys.get(m.location) if id(m.root) in proven else False)
+                            for m in matches}
             elif kept is None and progress_sink() is None:  # a cold first build: each read right after its keys
                 keys, pre = _read_many(matches, self._cache, now)
                 self._cache.save_forked()  # every entry is made: written while the entries are assembled

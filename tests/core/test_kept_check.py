@@ -1,0 +1,178 @@
+"""Zuno's kept first build checked ahead (:meth:`ZunoSession.check_ahead`, the TUI's second core):
+a first build that adopts the check makes neither the proofs nor the keys itself and equals the
+build without a cache; a check of another state, or none, changes nothing."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_catalog import Tree, same, skill, write
+from test_parsecache import WINDOW, opened, session_cache, settle_clock, short_racy_window  # noqa: F401
+
+from skillshelf.core.catalog import Catalog, check_ahead
+from skillshelf.core.hosts.zuno import build
+from skillshelf.core.scanproof import ScanProof
+
+
+class Handed:
+    """An :class:`~skillshelf.core.forked.Ahead` whose value was made in this process."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+        self.waits: list[float] = []
+        self.cancelled = False
+
+    def take(self, timeout: float) -> object:
+        self.waits.append(timeout)
+        value, self.value = self.value, None
+        return value
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def _tree(tmp_path) -> tuple[Tree, str, dict[str, str]]:
+    tree = Tree(tmp_path)
+    files = {
+        "edit": write(f"{tree.agents}/edit/SKILL.md", skill("edit", "Before the edit")),
+        "keep": write(f"{tree.agents}/keep/SKILL.md", skill("keep", "Never changes")),
+        "side": write(f"{tree.zuno}/side/SKILL.md", skill("side", "Has a sidecar")),
+        "sidecar": write(f"{tree.zuno}/side/agents/zuno.yaml", "policy:\n  exposure: search\n"),
+        "home": write(f"{tree.home}/.agents/skills/home-one/SKILL.md", skill("home-one", "Home copy")),
+    }
+    cache_dir = str(tmp_path / "cache")
+    settle_clock()
+    opened(tree, cache_dir).save_cache()  # the first build is kept
+    return tree, cache_dir, files
+
+
+def _check(tree: Tree, cache_dir: str) -> build.KeptCheck:
+    check = check_ahead(tree.project, env=tree.env, host="zuno", cache_dir=cache_dir)
+    assert isinstance(check, build.KeptCheck)
+    return check
+
+
+def _open(tree: Tree, cache_dir: str, ahead: object) -> Catalog:
+    return Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir,
+                        ahead=ahead)  # type: ignore[arg-type]
+
+
+def _forbid_checking(monkeypatch) -> None:
+    """The build may not check the kept build itself: it has the check."""
+    def refuse(*_a, **_k):
+        raise AssertionError("checked again")
+
+    monkeypatch.setattr(ScanProof, "holds", refuse)
+    monkeypatch.setattr(build, "_dir_keys", refuse)
+
+
+def test_an_unchanged_tree_adopted_check_makes_no_stat_and_equals_no_cache(tmp_path, monkeypatch):
+    tree, cache_dir, _ = _tree(tmp_path)
+    check = _check(tree, cache_dir)
+    assert check.holds == (True,) * len(check.holds) and len(check.holds) >= 3
+    assert check.changed == {}
+    handed = Handed(check)
+    _forbid_checking(monkeypatch)
+    cat = _open(tree, cache_dir, handed)
+    assert len(handed.waits) == 1 and not handed.cancelled
+    assert session_cache(cat).state_hits == 1 and session_cache(cat).misses == 0
+    monkeypatch.undo()
+    same(cat.current, opened(tree, None).current)
+
+
+def test_an_edit_seen_by_the_check_is_read_again(tmp_path, monkeypatch):
+    tree, cache_dir, files = _tree(tmp_path)
+    write(files["edit"], skill("edit", "After the edit, longer"))
+    settle_clock()
+    check = _check(tree, cache_dir)
+    assert all(check.holds)  # no listing changed
+    assert check.changed is not None and list(check.changed) == [files["edit"]]
+    _forbid_checking(monkeypatch)
+    cat = _open(tree, cache_dir, Handed(check))
+    monkeypatch.undo()
+    assert session_cache(cat).misses == 1
+    edited = cat.current.by_location(files["edit"])
+    assert edited is not None and edited.description == "After the edit, longer"
+    same(cat.current, opened(tree, None).current)
+
+
+def test_a_root_whose_proof_failed_is_walked_and_the_keys_taken_by_the_build(tmp_path, monkeypatch):
+    tree, cache_dir, _ = _tree(tmp_path)
+    added = write(f"{tree.agents}/added/SKILL.md", skill("added", "New here"))
+    settle_clock()
+    check = _check(tree, cache_dir)
+    assert check.holds.count(False) == 1 and check.changed is None
+    walked: list[str] = []
+    real_scan = build.scan
+
+    def counting(scan_dir, **kw):
+        walked.append(scan_dir)
+        return real_scan(scan_dir, **kw)
+
+    def refuse(*_a, **_k):
+        raise AssertionError("proved again")
+
+    monkeypatch.setattr(build, "scan", counting)
+    monkeypatch.setattr(ScanProof, "holds", refuse)  # the check's verdicts are used
+    cat = _open(tree, cache_dir, Handed(check))
+    monkeypatch.undo()
+    assert walked == [tree.agents]
+    assert cat.current.by_location(added) is not None
+    same(cat.current, opened(tree, None).current)
+
+
+def test_a_check_of_another_kept_state_is_not_adopted(tmp_path, monkeypatch):
+    tree, cache_dir, files = _tree(tmp_path)
+    stale = _check(tree, cache_dir)
+    write(files["edit"], skill("edit", "Edited after the check"))
+    settle_clock()
+    opened(tree, cache_dir).save_cache()  # another first build is kept: another state
+    assert _check(tree, cache_dir).ident != stale.ident
+    proved: list[str] = []
+    real_holds = ScanProof.holds
+
+    def counting(self):
+        proved.append(self.scan_dir)
+        return real_holds(self)
+
+    monkeypatch.setattr(ScanProof, "holds", counting)
+    cat = _open(tree, cache_dir, Handed(stale))
+    monkeypatch.undo()
+    assert len(proved) == len(stale.holds)  # checked by the build itself
+    same(cat.current, opened(tree, None).current)
+
+
+def test_without_a_kept_build_there_is_nothing_to_check_and_the_child_is_stopped(tmp_path):
+    tree = Tree(tmp_path)
+    write(f"{tree.agents}/one/SKILL.md", skill("one", "One"))
+    cache_dir = str(tmp_path / "cache")
+    assert check_ahead(tree.project, env=tree.env, host="zuno", cache_dir=cache_dir) is None
+    assert check_ahead(tree.project, env=tree.env, host="zuno", cache_dir=None) is None
+    handed = Handed("never used")
+    cat = _open(tree, cache_dir, handed)
+    assert handed.cancelled and handed.waits == []
+    same(cat.current, opened(tree, None).current)
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "opencode", "gemini", "zhin"])
+def test_hosts_without_a_kept_build_check_nothing(tmp_path, host):
+    tree, cache_dir, _ = _tree(tmp_path)
+    opened(tree, cache_dir, host).save_cache()
+    assert check_ahead(tree.project, env=tree.env, host=host, cache_dir=cache_dir) is None
+
+
+def test_the_wait_is_the_time_the_build_took_to_load_plus_the_slack(tmp_path, monkeypatch):
+    tree, cache_dir, _ = _tree(tmp_path)
+    check = _check(tree, cache_dir)
+    real_kept = build.ZunoSession._kept
+
+    def slow(self, roots):
+        time.sleep(0.2)
+        return real_kept(self, roots)
+
+    monkeypatch.setattr(build.ZunoSession, "_kept", slow)
+    handed = Handed(check)
+    _open(tree, cache_dir, handed)
+    assert len(handed.waits) == 1
+    assert 0.2 + build.AHEAD_SLACK_S <= handed.waits[0] < 1.0 + build.AHEAD_SLACK_S
