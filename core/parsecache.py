@@ -56,7 +56,6 @@ __all__ = [
     "ParseCache",
     "ParseCacheStore",
     "StatKey",
-    "StateIdent",
     "code_fingerprint",
     "default_cache_dir",
     "stat_key",
@@ -86,9 +85,6 @@ _HEADER = struct.Struct("<QI")  # payload length (bytes), CRC-32 of the payload
 
 #: ``(size, mtime_ns, ctime_ns, inode, device)`` of a file (symlinks followed).
 StatKey = tuple[int, int, int, int, int]
-#: ``(device, inode, size, mtime_ns, ctime_ns, CRC-32 of the payload)`` of a state file as read
-#: (:meth:`ParseCache.state_ident`).
-StateIdent = tuple[int, int, int, int, int, int]
 
 T = TypeVar("T")
 
@@ -179,7 +175,6 @@ class ParseCache:
         self._is_aux = False
         self._live: set[str] | None = None  # files a build that reused a kept state still reaches
         self._states: dict[str, object] = {}  # whole-build states to write at the next save
-        self._state_idents: dict[str, StateIdent | None] = {}  # of the states last loaded
         self.hits = 0
         self.misses = 0
         #: whole-build states handed back by :meth:`load_state`
@@ -397,19 +392,11 @@ class ParseCache:
         file = self._state_file(kind)
         if file is None:
             return None
-        ident: list[StateIdent] = []
-        value: T | None = _read_file(file, f"{self.namespace}|state:{kind}", kind=cls, ident=ident)
-        with self._lock:
-            if value is not None:
+        value: T | None = _read_file(file, f"{self.namespace}|state:{kind}", kind=cls)
+        if value is not None:
+            with self._lock:
                 self.state_hits += 1
-            self._state_idents[kind] = ident[0] if ident else None
         return value
-
-    def state_ident(self, kind: str) -> StateIdent | None:
-        """The identity of the ``kind`` state the last :meth:`load_state` returned (``None``:
-        it returned none): equal identities are the same bytes of the same file."""
-        with self._lock:
-            return self._state_idents.get(kind)
 
     def keep_state(self, kind: str, value: object) -> None:
         """Write ``value`` (picklable, never changed afterwards) as the ``kind`` state at the
@@ -604,14 +591,12 @@ class ParseCacheStore:
 # --------------------------------------------------------------------------------------------
 
 
-def _read_file(file: str, namespace: str, *, kind: type = dict, ident: list[StateIdent] | None = None) -> Any:
+def _read_file(file: str, namespace: str, *, kind: type = dict) -> Any:
     """The entries of ``file`` when it is a complete cache file of ``namespace``, else ``{}``
-    (``kind`` object: the value kept in it, else ``None``). ``ident``: the identity of what was
-    read is appended to it (:data:`StateIdent`), when a value is returned."""
+    (``kind`` object: the value kept in it, else ``None``)."""
     empty: dict[tuple[str, str, str], tuple[StatKey, object]] | None = {} if kind is dict else None
     try:
         with open(file, "rb") as fh:
-            st = os.fstat(fh.fileno())
             data = fh.read()
     except OSError:
         return empty
@@ -643,8 +628,6 @@ def _read_file(file: str, namespace: str, *, kind: type = dict, ident: list[Stat
         return empty
     if not isinstance(entries, kind):
         return empty
-    if ident is not None:
-        ident.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, crc))
     return entries
 
 

@@ -248,9 +248,11 @@ def _cold_builds(monkeypatch, project: str, env: Environment, paths: list[str], 
                 store = cat.context.cache
                 assert store is not None
                 cache = store.for_host(cat.host.name, cat.host.version)
-                namespace = cache.namespace + (f"|state:{zuno_build._KEPT}" if "-state-" in name else "")
+                kind, cls = ((zuno_build._KEPT_CHECK, zuno_build._CheckState) if name.endswith("_check.pickle")
+                             else (zuno_build._KEPT, zuno_build._Kept))
+                namespace = cache.namespace + (f"|state:{kind}" if "-state-" in name else "")
                 files[name] = parsecache._read_file(os.path.join(parse_dir, name), namespace,
-                                                    kind=zuno_build._Kept if "-state-" in name else dict)
+                                                    kind=cls if "-state-" in name else dict)
             out.append((cat, files))
     plain = Catalog.open(project, env=env, paths=paths, pull_remote=False).current
     return out, plain
@@ -265,6 +267,12 @@ def _assert_same_builds(monkeypatch, project: str, env: Environment, paths: list
     for name, value in forked_files.items():
         if isinstance(value, dict):
             assert value and value == plain_files[name], name  # every parse and sidecar entry, equal
+        elif isinstance(value, zuno_build._CheckState):  # (beside its kept build: the same token)
+            assert plain_files[name] is not None, name
+            assert (value.rows, value.keys, value.proofs) == (plain_files[name].rows, plain_files[name].keys,
+                                                              plain_files[name].proofs), name
+            kept = forked_files[name.removesuffix("_check.pickle") + ".pickle"]
+            assert value.token and value.token == kept.token, name
         else:
             assert value is not None and plain_files[name] is not None, name
             assert value.keys == plain_files[name].keys, name

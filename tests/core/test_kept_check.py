@@ -4,7 +4,9 @@ build without a cache; a check of another state, or none, changes nothing."""
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 import pytest
 from test_catalog import Tree, same, skill, write
@@ -128,7 +130,7 @@ def test_a_check_of_another_kept_state_is_not_adopted(tmp_path, monkeypatch):
     write(files["edit"], skill("edit", "Edited after the check"))
     settle_clock()
     opened(tree, cache_dir).save_cache()  # another first build is kept: another state
-    assert _check(tree, cache_dir).ident != stale.ident
+    assert _check(tree, cache_dir).token != stale.token
     proved: list[str] = []
     real_holds = ScanProof.holds
 
@@ -176,3 +178,43 @@ def test_the_wait_is_the_time_the_build_took_to_load_plus_the_slack(tmp_path, mo
     _open(tree, cache_dir, handed)
     assert len(handed.waits) == 1
     assert 0.2 + build.AHEAD_SLACK_S <= handed.waits[0] < 1.0 + build.AHEAD_SLACK_S
+
+
+def _check_file(cache_dir: str) -> str:
+    folder = os.path.join(cache_dir, "parse")
+    [name] = [f for f in os.listdir(folder) if f.endswith("-state-zuno_first_build_check.pickle")]
+    return os.path.join(folder, name)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "missing"])
+def test_a_damaged_check_state_checks_nothing_ahead(tmp_path, damage):
+    tree, cache_dir, _ = _tree(tmp_path)
+    file = _check_file(cache_dir)
+    data = Path(file).read_bytes()
+    if damage == "missing":
+        os.remove(file)
+    else:
+        with open(file, "wb") as fh:
+            fh.write({"garbage": b"\x00\xffnot a state" * 9, "truncated": data[: len(data) // 2], "empty": b""}[damage])
+    assert check_ahead(tree.project, env=tree.env, host="zuno", cache_dir=cache_dir) is None
+    same(opened(tree, cache_dir).current, opened(tree, None).current)
+
+
+def test_the_check_state_of_an_older_kept_build_is_not_adopted(tmp_path, monkeypatch):
+    tree, cache_dir, files = _tree(tmp_path)
+    file = _check_file(cache_dir)
+    older = Path(file).read_bytes()
+    write(files["edit"], skill("edit", "Edited, then the old check state put back"))
+    settle_clock()
+    opened(tree, cache_dir).save_cache()  # a new kept build and its check state
+    with open(file, "wb") as fh:
+        fh.write(older)  # (the new kept build's check state lost, an older one in its place)
+    check = _check(tree, cache_dir)
+    proved: list[str] = []
+    real_holds = ScanProof.holds
+    monkeypatch.setattr(ScanProof, "holds", lambda self: proved.append(self.scan_dir) or real_holds(self))
+    cat = _open(tree, cache_dir, Handed(check))
+    monkeypatch.undo()
+    assert len(proved) == len(check.holds)
+    assert cat.current.by_location(files["edit"]).description == "Edited, then the old check state put back"
+    same(cat.current, opened(tree, None).current)

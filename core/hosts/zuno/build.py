@@ -85,7 +85,7 @@ from skillshelf.core.model import (
     Status,
     fast_init,
 )
-from skillshelf.core.parsecache import NO_CACHE, ParseCache, StateIdent
+from skillshelf.core.parsecache import NO_CACHE, ParseCache
 from skillshelf.core.paths import canonical
 from skillshelf.core.scan import ScanResult, ScanSeen, scan
 from skillshelf.core.scanproof import ScanProof, prove
@@ -167,6 +167,8 @@ _DirKeys = DirKeys
 
 #: :meth:`ParseCache.keep_state` kind of the kept first build.
 _KEPT = "zuno-first-build"
+#: :meth:`ParseCache.keep_state` kind of what checking it needs (:class:`_CheckState`).
+_KEPT_CHECK = "zuno-first-build-check"
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,30 @@ class _Kept:
     #: per root (parallel to ``scans``): what its walk looked at, when that can be trusted
     #: (:mod:`skillshelf.core.scanproof`); a root whose proof holds is not walked again
     proofs: tuple[ScanProof | None, ...] = ()
+    #: random, new with each kept build: names it (its :class:`_CheckState` has the same)
+    token: bytes = b""
+
+
+@dataclass(frozen=True)
+class _CheckState:
+    """What checking a kept first build needs, kept beside it (a small part of it, loaded alone
+    by :meth:`ZunoSession.check_ahead`): its ``token``, its ``proofs`` and per match its locator,
+    canonical path, whether its root is one of the kept roots (its listing is then proved with
+    that root's) and its keys."""
+
+    token: bytes
+    proofs: tuple[ScanProof | None, ...]
+    rows: tuple[tuple[str, str, bool], ...]
+    keys: tuple[_DirKeys, ...]
+
+    @classmethod
+    def of(cls, kept: _Kept) -> _CheckState:
+        """The check state of ``kept`` (the root test by identity, as :meth:`ZunoSession.build`
+        makes it on the same objects)."""
+        roots = {id(r) for r in kept.roots}
+        return cls(kept.token, kept.proofs,
+                   tuple((m.location, m.canonical, id(m.root) in roots) for m in kept.matches),
+                   tuple(kept.keys.get(m.location) for m in kept.matches))
 
 
 def _dir_keys(m: Match, now_ns: int, listed: _DirKeys | bool = False) -> _DirKeys:
@@ -195,41 +221,39 @@ def _dir_keys(m: Match, now_ns: int, listed: _DirKeys | bool = False) -> _DirKey
 
 
 #: Seconds a first build waits for the check made ahead (:meth:`ZunoSession.check_ahead`) beyond
-#: the time it took itself to load the kept build: the child loads the same build and then checks
-#: it (about as long again), having started before this process imported its interface.
+#: the time it took itself to load the kept build: the child, started before this process imported
+#: its interface, loads the small :class:`_CheckState` and checks (about as long as the load).
 AHEAD_SLACK_S = 0.1
 
 
 @dataclass(frozen=True)
 class KeptCheck:
     """A kept first build checked against the files (:meth:`ZunoSession.check_ahead`): the
-    state checked (``ident``, :meth:`ParseCache.state_ident`); for each root's scan proof,
-    whether it held; when every root's held, the skill directories whose keys
-    (:func:`_dir_keys`, taken after the proofs) differ from the kept ones: locator → keys now
-    (``None`` otherwise: the build walks the roots whose proof failed and takes every key)."""
+    kept build checked (its ``token``); for each root's scan proof, whether it held; when every
+    root's held, the skill directories whose keys (:func:`_dir_keys`, taken after the proofs)
+    differ from the kept ones: locator → keys now (``None`` otherwise: the build walks the
+    roots whose proof failed and takes every key itself)."""
 
-    ident: StateIdent
+    token: bytes
     holds: tuple[bool, ...]
     changed: dict[str, _DirKeys] | None
 
 
-def _check_kept(kept: _Kept, ident: StateIdent) -> KeptCheck:
-    """What :meth:`ZunoSession.build` checks of ``kept`` before it uses it, done now: its
-    proofs, then (when every root's held) every skill directory's keys, exactly as the build
-    takes them (the same ``listed`` keys for a proved listing)."""
-    holds = tuple(p is not None and p.holds() for p in kept.proofs)
-    if len(holds) != len(kept.roots) or not all(holds):
-        return KeptCheck(ident, holds, None)
-    proven = {id(r) for r in kept.roots}
-    old = kept.keys
+def _check_kept(state: _CheckState) -> KeptCheck:
+    """What :meth:`ZunoSession.build` checks of a kept build before it uses it, done now from its
+    :class:`_CheckState` (one proof per root): the proofs, then (when every root's held) every
+    skill directory's keys, exactly as the build takes them (the kept keys as ``listed`` for a
+    match whose root is a kept root, proved)."""
+    holds = tuple(p is not None and p.holds() for p in state.proofs)
+    if not all(holds):
+        return KeptCheck(state.token, holds, None)
     now = time.time_ns()
     changed: dict[str, _DirKeys] = {}
-    for m in kept.matches:
-        was = old.get(m.location)
-        k = _dir_keys(m, now, was if id(m.root) in proven else False)
+    for (location, canon, proved), was in zip(state.rows, state.keys, strict=True):
+        k = dir_keys(location, canon, sidecar_paths, now, was if proved else False)
         if k != was:
-            changed[m.location] = k
-    return KeptCheck(ident, holds, changed)
+            changed[location] = k
+    return KeptCheck(state.token, holds, changed)
 
 
 class ZunoSession:
@@ -367,16 +391,15 @@ class ZunoSession:
     def check_ahead(self) -> KeptCheck | None:
         """The kept first build's check (:class:`KeptCheck`), for a first build in another
         process to adopt (:meth:`~skillshelf.core.hosts.base.HostSession.check_ahead`);
-        ``None`` when no first build is kept. Reads the configuration of no layer: which kept
-        build is checked depends on the workspace's cache file only, and the build adopts the
-        check only for the very state it loads itself."""
+        ``None`` when no first build is kept. Loads only the kept build's
+        :class:`_CheckState` and reads no configuration: the build adopts the check only for
+        the kept build it loads itself (the same token)."""
         if not self._cache.enabled or not self._cache.file:
             return None
-        kept = self._cache.load_state(_KEPT, _Kept)
-        ident = self._cache.state_ident(_KEPT)
-        if kept is None or ident is None:
+        state = self._cache.load_state(_KEPT_CHECK, _CheckState)
+        if state is None or not state.token:
             return None
-        return _check_kept(kept, ident)
+        return _check_kept(state)
 
     def _take_check(self, kept: _Kept | None, waited_s: float) -> KeptCheck | None:
         """The check made ahead (:attr:`HostContext.ahead`) when it is of ``kept``, the state
@@ -389,7 +412,7 @@ class ZunoSession:
             ahead.cancel()
             return None
         check = ahead.take(waited_s + AHEAD_SLACK_S)
-        if (isinstance(check, KeptCheck) and check.ident == self._cache.state_ident(_KEPT)
+        if (isinstance(check, KeptCheck) and kept.token and check.token == kept.token
                 and len(check.holds) == len(kept.proofs)):
             return check
         return None
@@ -581,8 +604,10 @@ class ZunoSession:
                     proofs[i] = prove(r.scan_dir, s_seen, since)
             if (kept is None or matches is not kept.matches or kept.rules != rules or keys != kept.keys
                     or tuple(proofs) != kept.proofs):
-                self._cache.keep_state(_KEPT, _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
-                                                    tuple(digest_cache.values()), tuple(proofs)))
+                made = _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
+                             tuple(digest_cache.values()), tuple(proofs), os.urandom(16))
+                self._cache.keep_state(_KEPT, made)
+                self._cache.keep_state(_KEPT_CHECK, _CheckState.of(made))
             self._cache.output_proof = None
             texts_identity = self._texts_identity
             if (texts_identity is not None and models_identity is not None and not ctx.defer_pull
