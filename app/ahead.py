@@ -9,9 +9,11 @@ this process imports and draws the interface; the first build adopts it when it 
 very state the build loads itself (:meth:`~skillshelf.core.hosts.base.HostSession.check_ahead`),
 and checks by itself otherwise (no fork on this system, no kept build, a late child).
 
-A file changed after the child checked it and before the first build is no different from one
-changed right after the build checked it: the watcher rescans every root once its watch is in
-place, and ``r`` rescans.
+What the build keeps on the child's word is looked at again by the watcher once its watches are
+in place (:meth:`~skillshelf.core.catalog.Catalog.changed_since_ahead`), so a file changed while
+the TUI starts is shown like any later change. Without watching (``--no-watch``) the list is the
+files as they were when the child looked, a few tenths of a second after ``skillshelf`` was
+started (``r`` rescans).
 """
 
 from __future__ import annotations
@@ -37,11 +39,14 @@ def start(ns: Namespace) -> None:
     from skillshelf.core.parsecache import default_cache_dir
     from skillshelf.core.paths import Environment
 
-    cwd = os.path.abspath(ns.cwd or os.getcwd())
-    env = Environment.from_mapping(None)
+    try:
+        cwd = os.path.abspath(ns.cwd or os.getcwd())
+        env = Environment.from_mapping(None)
+        cache_dir = default_cache_dir(env.xdg_cache_home)
+    except (OSError, ValueError):  # (a working directory gone: the TUI says so itself)
+        return
     host = str(ns.host)
     paths, config_files = tuple(ns.path or ()), tuple(ns.config or ())
-    cache_dir = default_cache_dir(env.xdg_cache_home)
 
     def work() -> object | None:
         from skillshelf.core.catalog import check_ahead  # (in the child: never imported here for this)

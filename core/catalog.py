@@ -199,7 +199,11 @@ class Catalog:
         """:meth:`open` from a ready :class:`HostContext`."""
         resolved = get_host(host) if isinstance(host, str) else host
         cat = cls(resolved, resolved.open(context))
-        cat._publish(cat._session.build(None, None, ()))
+        try:
+            cat._publish(cat._session.build(None, None, ()))
+        finally:
+            if context.ahead is not None:  # (not taken by the build: a host without one, a failure)
+                context.ahead.cancel()
         cat._save_cache_soon()
         return cat
 
@@ -275,6 +279,11 @@ class Catalog:
     def subscribe(self, callback: Callable[[Generation], None]) -> None:
         """Call ``callback(generation)`` after every publish (from the publishing thread)."""
         self._listeners.append(callback)
+
+    def changed_since_ahead(self) -> frozenset[str] | None:
+        """:meth:`HostSession.changed_since_ahead`: what to rescan, now that a watcher's watches
+        are in place, for a first build that adopted a check made ahead (``None``: everything)."""
+        return self._session.changed_since_ahead()
 
     def refresh(self, *, pull_remote: bool = False, publish_unchanged: bool = True) -> Generation:
         """Rescan everything and publish a new generation (number + 1), SPEC H2–H3.

@@ -287,7 +287,7 @@ def ahead(work: Callable[[], object]) -> Ahead | None:
     that has started no thread yet (the TUI before it imports Textual): unlike :func:`spawn`
     and :func:`split_map`, it does not need :data:`ENABLED`. The child's standard streams are
     the null device (the terminal stays this process's); it ends without running this
-    process's exit code, and is killed when this process exits first."""
+    process's exit code, and is killed at this process's normal exit if it is still running."""
     if not may_fork():
         return None
     try:

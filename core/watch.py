@@ -17,8 +17,12 @@ is watched through its nearest existing ancestor, non-recursively, and the plan 
 after every batch and every ``poll_interval`` seconds, so the watch moves closer as directories
 appear and turns recursive only at the exact root (H4, Z153, Z168); a watched directory whose
 identity (device, inode) changed is watched again; every reported path is rescanned from disk as
-a subtree by ``refresh_paths``, and a newly watched root is rescanned whole right after its
-watch is in place (so nothing written in between is lost).
+a subtree by ``refresh_paths``, and a root watched after the first pass is rescanned whole
+right after its watch is in place (so nothing written in between is lost). The first pass's
+watches start after the first build, which checked the files itself, or adopted a check made
+earlier by another process: then what that check let the build keep is looked at again once
+they are in place (:meth:`Catalog.changed_since_ahead
+<skillshelf.core.catalog.Catalog.changed_since_ahead>`), and what changed meanwhile is rescanned.
 
 Threads: one coordinator (:meth:`CatalogWatcher.run`) plus one small pump thread per watched
 directory, each iterating :func:`watchfiles.watch` for that directory. The TUI runs :meth:`CatalogWatcher.run` inside ``@work(thread=True)`` with a
@@ -428,6 +432,13 @@ class CatalogWatcher:
                     newly = self._reconcile()
                     if first:
                         first = False
+                        # the watches are in place: what changed since a check the first build
+                        # adopted from another process was made is looked for now
+                        since = self.catalog.changed_since_ahead()
+                        if since is None:
+                            full = True
+                        else:
+                            pending |= since
                         self.ready.set()
                     else:
                         pending |= newly

@@ -548,6 +548,14 @@ class HostSession(Protocol):
         picklable and the build adopts it only when it is about what the build itself found."""
         ...
 
+    def changed_since_ahead(self) -> frozenset[str] | None:
+        """What changed, since the check the first build adopted (:meth:`check_ahead`) was
+        made, of what the build took from it, found now (once; a watcher asks when its watches
+        are in place): directories to rescan (:meth:`Catalog.refresh_paths
+        <skillshelf.core.catalog.Catalog.refresh_paths>`), ``None`` to rescan everything; empty
+        when no check was adopted or it was asked already."""
+        ...
+
     def index_budget(self, context_window: int | None = None) -> int | None:
         """The catalog budget in characters for ``context_window`` tokens (``None`` = the
         context's); ``None`` when the host has no budget."""

@@ -340,6 +340,10 @@ class ClientSession:
         """Client hosts keep no first build: nothing to check ahead."""
         return None
 
+    def changed_since_ahead(self) -> frozenset[str]:
+        """Nothing was checked ahead."""
+        return frozenset()
+
     def _window(self, context_window: int | None) -> int | None:
         return self._context.context_window if context_window is None else context_window
 

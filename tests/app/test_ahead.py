@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -52,6 +53,15 @@ def test_nothing_is_started_for_the_demo_or_without_a_cache(recorded):
     assert ahead.take("zuno") is None
 
 
+def test_a_working_directory_gone_starts_nothing(recorded, monkeypatch):
+    def gone() -> str:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(ahead.os, "getcwd", gone)
+    ahead.start(_ns())  # (no error: the TUI reports it itself)
+    assert recorded == []
+
+
 def test_a_check_is_taken_once_by_its_own_host(recorded):
     ahead.start(_ns())
     ahead.start(_ns())  # (one only)
@@ -72,7 +82,8 @@ raise SystemExit(main(["index"]))
 
 _TUI_OPEN = """
 import json, os, sys
-os.getloadavg = lambda: (0.0, 0.0, 0.0)  # (a busy test machine forks nothing: forked.may_fork)
+os.getloadavg = lambda: (0.0, 0.0, 0.0)  # (a busy or one-CPU test machine forks nothing: forked.may_fork)
+os.cpu_count = lambda: 2
 from skillshelf.core import parsecache
 parsecache.RACY_NS = 30_000_000
 from skillshelf.app.cli import build_parser, merged_options
@@ -108,13 +119,15 @@ def test_the_tuis_first_catalog_adopts_the_check_made_by_the_child(tmp_path):
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "ZUNO_"))}
     env.update(HOME=str(home), XDG_CACHE_HOME=str(tmp_path / "cache"))
-    run = dict(env=env, cwd=project, capture_output=True, text=True, timeout=120)
-    import time
+
+    def run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", code, *args], env=env, cwd=project, capture_output=True,
+                              text=True, timeout=120)
 
     time.sleep(0.05)  # out of the (shortened) racy window: the files' keys are kept
-    subprocess.run([sys.executable, "-c", _KEEP], check=True, **run)  # type: ignore[call-overload]
+    assert run(_KEEP).returncode == 0
     time.sleep(0.05)
-    out = subprocess.run([sys.executable, "-c", textwrap.dedent(_TUI_OPEN), "--no-watch"], **run)  # type: ignore[call-overload]
+    out = run(textwrap.dedent(_TUI_OPEN), "--no-watch")
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result == {"started": True, "checked_here": 0, "sources": result["sources"], "same": True}

@@ -77,7 +77,7 @@ def test_an_unchanged_tree_adopted_check_makes_no_stat_and_equals_no_cache(tmp_p
     handed = Handed(check)
     _forbid_checking(monkeypatch)
     cat = _open(tree, cache_dir, handed)
-    assert len(handed.waits) == 1 and not handed.cancelled
+    assert len(handed.waits) == 1  # (taken by the build; then cancelled by the catalog: a no-op once taken)
     assert session_cache(cat).state_hits == 1 and session_cache(cat).misses == 0
     monkeypatch.undo()
     same(cat.current, opened(tree, None).current)
@@ -218,3 +218,63 @@ def test_the_check_state_of_an_older_kept_build_is_not_adopted(tmp_path, monkeyp
     assert len(proved) == len(check.holds)
     assert cat.current.by_location(files["edit"]).description == "Edited, then the old check state put back"
     same(cat.current, opened(tree, None).current)
+
+
+# ---------------------------------------------------------------- looked at again (the watcher)
+
+
+def test_what_the_build_kept_on_the_checks_word_is_looked_at_again(tmp_path):
+    tree, cache_dir, files = _tree(tmp_path)
+    write(files["edit"], skill("edit", "Edited before the check"))  # read by the build itself
+    settle_clock()
+    check = _check(tree, cache_dir)
+    assert check.changed is not None and list(check.changed) == [files["edit"]]
+    write(files["keep"], skill("keep", "Edited after the check"))  # the build keeps it on the check's word
+    write(files["sidecar"], "policy:\n  exposure: index\n")
+    settle_clock()
+    cat = _open(tree, cache_dir, Handed(check))
+    assert cat.current.by_location(files["keep"]).description == "Never changes"  # (as the check saw it)
+    since = cat.changed_since_ahead()
+    assert since == frozenset({os.path.dirname(files["keep"]), os.path.dirname(files["side"])})
+    assert cat.changed_since_ahead() == frozenset()  # once
+    cat.refresh_paths(since)
+    assert cat.current.by_location(files["keep"]).description == "Edited after the check"
+    fresh = opened(tree, None)
+    assert cat.current.sources == fresh.current.sources and cat.current.digest == fresh.current.digest
+
+
+def test_a_listing_changed_after_the_check_asks_for_everything(tmp_path):
+    tree, cache_dir, _ = _tree(tmp_path)
+    check = _check(tree, cache_dir)
+    write(f"{tree.agents}/late/SKILL.md", skill("late", "Added after the check"))
+    settle_clock()
+    cat = _open(tree, cache_dir, Handed(check))
+    assert cat.current.by_location(f"{tree.agents}/late/SKILL.md") is None
+    assert cat.changed_since_ahead() is None
+
+
+def test_nothing_changed_or_nothing_adopted_asks_for_nothing(tmp_path):
+    tree, cache_dir, _ = _tree(tmp_path)
+    cat = _open(tree, cache_dir, Handed(_check(tree, cache_dir)))
+    assert cat.changed_since_ahead() == frozenset()
+    assert opened(tree, cache_dir).changed_since_ahead() == frozenset()  # (checked by the build itself)
+    for host in ("claude", "zhin"):
+        assert opened(tree, cache_dir, host).changed_since_ahead() == frozenset()
+
+
+def test_the_watcher_shows_an_edit_made_between_the_check_and_its_watches(tmp_path):
+    from test_watch import wait_for, watcher
+
+    tree, cache_dir, files = _tree(tmp_path)
+    check = _check(tree, cache_dir)
+    write(files["keep"], skill("keep", "Edited while the TUI started"))
+    settle_clock()
+    cat = _open(tree, cache_dir, Handed(check))
+    assert cat.current.by_location(files["keep"]).description == "Never changes"
+    w = watcher(cat).start()
+    try:
+        gen = wait_for(cat, lambda g: g.by_location(files["keep"]).description == "Edited while the TUI started")
+    finally:
+        w.stop()
+    fresh = opened(tree, None).current
+    assert gen.sources == fresh.sources and gen.digest == fresh.digest

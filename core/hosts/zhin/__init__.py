@@ -74,6 +74,10 @@ class ZhinSession:
         """Zhin keeps no first build: nothing to check ahead."""
         return None
 
+    def changed_since_ahead(self) -> frozenset[str]:
+        """Nothing was checked ahead."""
+        return frozenset()
+
     @property
     def context(self) -> HostContext:
         """The workspace inputs."""

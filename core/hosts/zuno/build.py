@@ -19,8 +19,10 @@ sidecar is ``stat``-ed; a skill directory whose files all have the identity keys
 they were read (:func:`_dir_keys`: size, times, inode, device — racy files never match) keeps
 its finished entry, every other one is read again. So a start over an unchanged tree reads no
 file, and the result is exactly a fresh build's. The proofs and keys of that check may be taken
-by another process (:meth:`ZunoSession.check_ahead`, :class:`KeptCheck`): the first build then
-adopts them for the very kept state it loaded, as if it had taken them at that moment.
+by another process (:meth:`ZunoSession.check_ahead`, :class:`KeptCheck`) a little earlier: the
+first build adopts them for the very kept build it loaded, and what it kept on their word is
+looked at again when asked (:meth:`ZunoSession.changed_since_ahead`: a watcher, once its watches
+are in place).
 """
 
 from __future__ import annotations
@@ -256,6 +258,19 @@ def _check_kept(state: _CheckState) -> KeptCheck:
     return KeptCheck(state.token, holds, changed)
 
 
+@dataclass(frozen=True)
+class _Adopted:
+    """A check made ahead that a first build adopted, with what it decided from it: the kept
+    roots and their proofs, the matches and the keys the build used (until
+    :meth:`ZunoSession.changed_since_ahead` looks again)."""
+
+    check: KeptCheck
+    roots: tuple[Root, ...]
+    proofs: tuple[ScanProof | None, ...]
+    matches: tuple[Match, ...]
+    keys: dict[str, _DirKeys] | None
+
+
 class ZunoSession:
     """Host ``zuno`` over one workspace (a :class:`~skillshelf.core.hosts.base.HostSession`).
 
@@ -275,6 +290,7 @@ class ZunoSession:
         self._pulled = False
         self._deferred = False
         self._snap: _Snapshot | None = None
+        self._adopted: _Adopted | None = None
         self._texts: ZunoTexts | None = None
         self._texts_identity: tuple[object, ...] | None = None
         self._pack: BuiltinPack | None = None
@@ -401,6 +417,35 @@ class ZunoSession:
             return None
         return _check_kept(state)
 
+    def changed_since_ahead(self) -> frozenset[str] | None:
+        """What changed since the check the first build adopted, of what the build took from
+        it (:meth:`~skillshelf.core.hosts.base.HostSession.changed_since_ahead`): ``None`` when a
+        root's walk it kept no longer holds; else the directories of the skills whose keys it
+        kept and that now differ (not those the build read itself). Once: the next call
+        answers ``frozenset()``."""
+        adopted, self._adopted = self._adopted, None
+        if adopted is None:
+            return frozenset()
+        check = adopted.check
+        for held, proof in zip(check.holds, adopted.proofs, strict=True):
+            if held and (proof is None or not proof.holds()):
+                return None
+        keys = adopted.keys
+        if check.changed is None or keys is None:  # (the build took every key itself)
+            return frozenset()
+        read = check.changed
+        proven = {id(r) for r in adopted.roots}
+        now = time.time_ns()
+        stale: set[str] = set()
+        for m in adopted.matches:
+            loc = m.location
+            if loc in read:
+                continue
+            was = keys.get(loc)
+            if dir_keys(loc, m.canonical, sidecar_paths, now, was if id(m.root) in proven else False) != was:
+                stale.add(os.path.dirname(loc))
+        return frozenset(stale)
+
     def _take_check(self, kept: _Kept | None, waited_s: float) -> KeptCheck | None:
         """The check made ahead (:attr:`HostContext.ahead`) when it is of ``kept``, the state
         just loaded in ``waited_s`` seconds; ``None`` otherwise (the build checks itself). The
@@ -473,6 +518,8 @@ class ZunoSession:
                 sink(shown)
         # the kept build's proofs and keys, checked ahead by another process (a first build only)
         check = self._take_check(kept, loading) if previous is None else None
+        if check is not None and kept is not None:  # (its proofs are used: looked at again later)
+            self._adopted = _Adopted(check, kept.roots, kept.proofs, (), None)
         plan = None
         if changed is not None and snap is not None:
             plan = plan_patch(snap.roots, snap.scans, roots, changed)
@@ -530,6 +577,7 @@ class ZunoSession:
                     now_keys = check.changed  # (every root proven: the keys as the check took them)
                     keys = {m.location: now_keys[m.location] if m.location in now_keys else old_keys.get(m.location)
                             for m in matches}
+                    self._adopted = _Adopted(check, kept.roots, kept.proofs, kept.matches, keys)
                 else:
                     keys = {m.location: _dir_keys(m, now, old_keys.get(m.location) if id(m.root) in proven else False)
                             for m in matches}
