@@ -278,3 +278,23 @@ def test_the_watcher_shows_an_edit_made_between_the_check_and_its_watches(tmp_pa
         w.stop()
     fresh = opened(tree, None).current
     assert gen.sources == fresh.sources and gen.digest == fresh.digest
+
+
+def test_looked_at_again_after_the_first_build_rewrote_the_kept_build(tmp_path):
+    tree, cache_dir, files = _tree(tmp_path)
+    write(files["edit"], skill("edit", "Edited before the check"))
+    settle_clock()
+    cat = _open(tree, cache_dir, Handed(_check(tree, cache_dir)))
+    cat.save_cache()  # (the check saw an edit: this first build keeps a new kept build)
+    write(files["home"], skill("home-one", "Edited after the first build was kept"))
+    settle_clock()
+    assert cat.changed_since_ahead() == frozenset({os.path.dirname(files["home"])})
+
+
+def test_a_kept_build_written_by_another_run_meanwhile_asks_for_everything(tmp_path):
+    tree, cache_dir, files = _tree(tmp_path)
+    write(files["edit"], skill("edit", "Edited before the check"))
+    settle_clock()
+    cat = _open(tree, cache_dir, Handed(_check(tree, cache_dir)))
+    opened(tree, cache_dir).save_cache()  # another run keeps its own first build
+    assert cat.changed_since_ahead() is None

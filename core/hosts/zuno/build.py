@@ -258,19 +258,6 @@ def _check_kept(state: _CheckState) -> KeptCheck:
     return KeptCheck(state.token, holds, changed)
 
 
-@dataclass(frozen=True)
-class _Adopted:
-    """A check made ahead that a first build adopted, with what it decided from it: the kept
-    roots and their proofs, the matches and the keys the build used (until
-    :meth:`ZunoSession.changed_since_ahead` looks again)."""
-
-    check: KeptCheck
-    roots: tuple[Root, ...]
-    proofs: tuple[ScanProof | None, ...]
-    matches: tuple[Match, ...]
-    keys: dict[str, _DirKeys] | None
-
-
 class ZunoSession:
     """Host ``zuno`` over one workspace (a :class:`~skillshelf.core.hosts.base.HostSession`).
 
@@ -290,7 +277,8 @@ class ZunoSession:
         self._pulled = False
         self._deferred = False
         self._snap: _Snapshot | None = None
-        self._adopted: _Adopted | None = None
+        self._adopted: KeptCheck | None = None  # the check made ahead the first build adopted
+        self._kept_token = b""  # of the kept build the first build wrote (if it wrote one)
         self._texts: ZunoTexts | None = None
         self._texts_identity: tuple[object, ...] | None = None
         self._pack: BuiltinPack | None = None
@@ -419,32 +407,32 @@ class ZunoSession:
 
     def changed_since_ahead(self) -> frozenset[str] | None:
         """What changed since the check the first build adopted, of what the build took from
-        it (:meth:`~skillshelf.core.hosts.base.HostSession.changed_since_ahead`): ``None`` when a
-        root's walk it kept no longer holds; else the directories of the skills whose keys it
-        kept and that now differ (not those the build read itself). Once: the next call
-        answers ``frozenset()``."""
-        adopted, self._adopted = self._adopted, None
-        if adopted is None:
+        it (:meth:`~skillshelf.core.hosts.base.HostSession.changed_since_ahead`), found by
+        checking again the kept build's :class:`_CheckState` on disk: the one the check was
+        made of (its kept keys: those of the skill directories the build read itself are not
+        looked at), or the one the first build wrote (its keys are the build's). ``None`` —
+        rescan everything — when a root's kept walk no longer holds, or the state on disk is
+        another's; else the directories of the skills whose keys differ now. Once: the next
+        call answers ``frozenset()``."""
+        check, self._adopted = self._adopted, None
+        if check is None:
             return frozenset()
-        check = adopted.check
-        for held, proof in zip(check.holds, adopted.proofs, strict=True):
-            if held and (proof is None or not proof.holds()):
+        state = self._cache.load_state(_KEPT_CHECK, _CheckState)
+        if state is None or not state.token or state.token not in (check.token, self._kept_token):
+            return None
+        again = _check_kept(state)
+        if state.token == check.token:  # the kept build the check was made of (not rewritten yet)
+            if any(held and not now for held, now in zip(check.holds, again.holds, strict=True)):
                 return None
-        keys = adopted.keys
-        if check.changed is None or keys is None:  # (the build took every key itself)
-            return frozenset()
-        read = check.changed
-        proven = {id(r) for r in adopted.roots}
-        now = time.time_ns()
-        stale: set[str] = set()
-        for m in adopted.matches:
-            loc = m.location
-            if loc in read:
-                continue
-            was = keys.get(loc)
-            if dir_keys(loc, m.canonical, sidecar_paths, now, was if id(m.root) in proven else False) != was:
-                stale.add(os.path.dirname(loc))
-        return frozenset(stale)
+            if check.changed is None:  # (the build took every key itself)
+                return frozenset()
+            if again.changed is None:
+                return None
+            read = check.changed
+            return frozenset(os.path.dirname(loc) for loc in again.changed if loc not in read)
+        if again.changed is None:  # the first build's own (its walks, its keys)
+            return None
+        return frozenset(os.path.dirname(loc) for loc in again.changed)
 
     def _take_check(self, kept: _Kept | None, waited_s: float) -> KeptCheck | None:
         """The check made ahead (:attr:`HostContext.ahead`) when it is of ``kept``, the state
@@ -518,8 +506,7 @@ class ZunoSession:
                 sink(shown)
         # the kept build's proofs and keys, checked ahead by another process (a first build only)
         check = self._take_check(kept, loading) if previous is None else None
-        if check is not None and kept is not None:  # (its proofs are used: looked at again later)
-            self._adopted = _Adopted(check, kept.roots, kept.proofs, (), None)
+        self._adopted = check  # (what the build takes from it is looked at again later)
         plan = None
         if changed is not None and snap is not None:
             plan = plan_patch(snap.roots, snap.scans, roots, changed)
@@ -577,7 +564,6 @@ class ZunoSession:
                     now_keys = check.changed  # (every root proven: the keys as the check took them)
                     keys = {m.location: now_keys[m.location] if m.location in now_keys else old_keys.get(m.location)
                             for m in matches}
-                    self._adopted = _Adopted(check, kept.roots, kept.proofs, kept.matches, keys)
                 else:
                     keys = {m.location: _dir_keys(m, now, old_keys.get(m.location) if id(m.root) in proven else False)
                             for m in matches}
@@ -656,6 +642,7 @@ class ZunoSession:
                              tuple(digest_cache.values()), tuple(proofs), os.urandom(16))
                 self._cache.keep_state(_KEPT, made)
                 self._cache.keep_state(_KEPT_CHECK, _CheckState.of(made))
+                self._kept_token = made.token
             self._cache.output_proof = None
             texts_identity = self._texts_identity
             if (texts_identity is not None and models_identity is not None and not ctx.defer_pull
