@@ -301,3 +301,17 @@ def test_a_kept_build_written_by_another_run_meanwhile_asks_for_everything(tmp_p
     settle_clock()
     opened(tree, cache_dir).save_cache()  # another run keeps its own first build
     assert cat.changed_since_ahead() is None
+
+
+def test_an_incremental_rebuild_keeps_what_is_to_be_looked_at_again_a_full_rescan_does_not(tmp_path):
+    tree, cache_dir, files = _tree(tmp_path)
+    check = _check(tree, cache_dir)
+    write(files["keep"], skill("keep", "Edited after the check"))
+    settle_clock()
+    cat = _open(tree, cache_dir, Handed(check))
+    cat.refresh_paths([os.path.dirname(files["home"])])  # (another folder reported meanwhile)
+    assert cat.changed_since_ahead() == frozenset({os.path.dirname(files["keep"])})
+    again = _open(tree, cache_dir, Handed(_check(tree, cache_dir)))
+    again.refresh()  # everything looked at again: nothing left to look at
+    assert again.changed_since_ahead() == frozenset()
+    assert again.current.by_location(files["keep"]).description == "Edited after the check"

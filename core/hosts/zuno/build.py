@@ -506,7 +506,10 @@ class ZunoSession:
                 sink(shown)
         # the kept build's proofs and keys, checked ahead by another process (a first build only)
         check = self._take_check(kept, loading) if previous is None else None
-        self._adopted = check  # (what the build takes from it is looked at again later)
+        if previous is None:
+            self._adopted = check  # (what the build takes from it is looked at again later)
+        elif changed is None:
+            self._adopted = None  # (a full rescan looks at everything again)
         plan = None
         if changed is not None and snap is not None:
             plan = plan_patch(snap.roots, snap.scans, roots, changed)
