@@ -210,7 +210,7 @@ class HostContext:
     the first build skips the remote pull, the next one pulls (the TUI shows the local catalog
     at once and pulls right after); ``ahead``: the value of :meth:`HostSession.check_ahead`
     being computed by a forked child (:class:`~skillshelf.core.forked.Ahead`), taken by the
-    first build.
+    first build (stopped by the catalog after it, for a host that has nothing to check ahead).
     """
 
     cwd: str

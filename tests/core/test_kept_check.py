@@ -75,11 +75,11 @@ def test_an_unchanged_tree_adopted_check_makes_no_stat_and_equals_no_cache(tmp_p
     assert check.holds == (True,) * len(check.holds) and len(check.holds) >= 3
     assert check.changed == {}
     handed = Handed(check)
-    _forbid_checking(monkeypatch)
-    cat = _open(tree, cache_dir, handed)
-    assert len(handed.waits) == 1  # (taken by the build; then cancelled by the catalog: a no-op once taken)
-    assert session_cache(cat).state_hits == 1 and session_cache(cat).misses == 0
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        _forbid_checking(m)
+        cat = _open(tree, cache_dir, handed)
+        assert len(handed.waits) == 1  # (taken by the build; then cancelled by the catalog: a no-op once taken)
+        assert session_cache(cat).state_hits == 1 and session_cache(cat).misses == 0
     same(cat.current, opened(tree, None).current)
 
 
@@ -90,9 +90,9 @@ def test_an_edit_seen_by_the_check_is_read_again(tmp_path, monkeypatch):
     check = _check(tree, cache_dir)
     assert all(check.holds)  # no listing changed
     assert check.changed is not None and list(check.changed) == [files["edit"]]
-    _forbid_checking(monkeypatch)
-    cat = _open(tree, cache_dir, Handed(check))
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        _forbid_checking(m)
+        cat = _open(tree, cache_dir, Handed(check))
     assert session_cache(cat).misses == 1
     edited = cat.current.by_location(files["edit"])
     assert edited is not None and edited.description == "After the edit, longer"
@@ -115,10 +115,10 @@ def test_a_root_whose_proof_failed_is_walked_and_the_keys_taken_by_the_build(tmp
     def refuse(*_a, **_k):
         raise AssertionError("proved again")
 
-    monkeypatch.setattr(build, "scan", counting)
-    monkeypatch.setattr(ScanProof, "holds", refuse)  # the check's verdicts are used
-    cat = _open(tree, cache_dir, Handed(check))
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(build, "scan", counting)
+        m.setattr(ScanProof, "holds", refuse)  # the check's verdicts are used
+        cat = _open(tree, cache_dir, Handed(check))
     assert walked == [tree.agents]
     assert cat.current.by_location(added) is not None
     same(cat.current, opened(tree, None).current)
@@ -138,9 +138,9 @@ def test_a_check_of_another_kept_state_is_not_adopted(tmp_path, monkeypatch):
         proved.append(self.scan_dir)
         return real_holds(self)
 
-    monkeypatch.setattr(ScanProof, "holds", counting)
-    cat = _open(tree, cache_dir, Handed(stale))
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(ScanProof, "holds", counting)
+        cat = _open(tree, cache_dir, Handed(stale))
     assert len(proved) == len(stale.holds)  # checked by the build itself
     same(cat.current, opened(tree, None).current)
 
@@ -212,12 +212,27 @@ def test_the_check_state_of_an_older_kept_build_is_not_adopted(tmp_path, monkeyp
     check = _check(tree, cache_dir)
     proved: list[str] = []
     real_holds = ScanProof.holds
-    monkeypatch.setattr(ScanProof, "holds", lambda self: proved.append(self.scan_dir) or real_holds(self))
-    cat = _open(tree, cache_dir, Handed(check))
-    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(ScanProof, "holds", lambda self: proved.append(self.scan_dir) or real_holds(self))
+        cat = _open(tree, cache_dir, Handed(check))
     assert len(proved) == len(check.holds)
     assert cat.current.by_location(files["edit"]).description == "Edited, then the old check state put back"
     same(cat.current, opened(tree, None).current)
+    cat.save_cache()  # the pair is made whole again: the next start adopts its check
+    repaired = _check(tree, cache_dir)
+    assert repaired.token != check.token and repaired.changed == {}
+    with monkeypatch.context() as m:
+        _forbid_checking(m)
+        adopted = _open(tree, cache_dir, Handed(repaired))
+    same(adopted.current, opened(tree, None).current)
+
+
+def test_a_lost_check_state_is_kept_again_when_the_child_has_no_answer(tmp_path):
+    tree, cache_dir, _ = _tree(tmp_path)
+    os.remove(_check_file(cache_dir))
+    cat = _open(tree, cache_dir, Handed(None))
+    cat.save_cache()
+    assert _check(tree, cache_dir).changed == {}
 
 
 # ---------------------------------------------------------------- looked at again (the watcher)
@@ -315,3 +330,46 @@ def test_an_incremental_rebuild_keeps_what_is_to_be_looked_at_again_a_full_resca
     again.refresh()  # everything looked at again: nothing left to look at
     assert again.changed_since_ahead() == frozenset()
     assert again.current.by_location(files["keep"]).description == "Edited after the check"
+
+
+def test_a_root_that_is_never_proved_asks_for_nothing_more_than_its_proved_roots(tmp_path):
+    tree, cache_dir, files = _tree(tmp_path)
+    write(f"{tree.zuno}/.gitkeep", "")  # (a dot entry: that root's walk is never proved)
+    settle_clock()
+    opened(tree, cache_dir).save_cache()
+    write(files["keep"], skill("keep", "Edited since the last run"))
+    settle_clock()
+    check = _check(tree, cache_dir)
+    assert False in check.holds and check.changed is None
+    cat = _open(tree, cache_dir, Handed(check))
+    cat.save_cache()  # (its own kept build: the keys changed)
+    assert cat.changed_since_ahead() == frozenset()
+
+
+def test_a_folder_the_build_read_itself_is_looked_at_again_too(tmp_path, monkeypatch):
+    tree, cache_dir, files = _tree(tmp_path)
+    write(files["edit"], skill("edit", "Edited before the check"))
+    settle_clock()
+    check = _check(tree, cache_dir)
+    monkeypatch.setattr(Catalog, "_save_cache_soon", lambda self: None)  # (the state checked stays on disk)
+    cat = _open(tree, cache_dir, Handed(check))
+    write(files["edit"], skill("edit", "Edited again after the build read it"))
+    settle_clock()
+    assert cat.changed_since_ahead() == frozenset({os.path.dirname(files["edit"])})
+
+
+def test_a_full_rescan_that_fails_leaves_what_is_to_be_looked_at_again(tmp_path, monkeypatch):
+    tree, cache_dir, files = _tree(tmp_path)
+    check = _check(tree, cache_dir)
+    write(files["keep"], skill("keep", "Edited after the check"))
+    settle_clock()
+    cat = _open(tree, cache_dir, Handed(check))
+
+    def fails(*_a, **_k):
+        raise OSError("the tree changed under the scan")
+
+    with monkeypatch.context() as m:
+        m.setattr(build, "scan", fails)
+        with pytest.raises(OSError):
+            cat.refresh()
+    assert cat.changed_since_ahead() == frozenset({os.path.dirname(files["keep"])})

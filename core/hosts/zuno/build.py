@@ -406,38 +406,44 @@ class ZunoSession:
         return _check_kept(state)
 
     def changed_since_ahead(self) -> frozenset[str] | None:
-        """What changed since the check the first build adopted, of what the build took from
-        it (:meth:`~skillshelf.core.hosts.base.HostSession.changed_since_ahead`), found by
-        checking again the kept build's :class:`_CheckState` on disk: the one the check was
-        made of (its kept keys: those of the skill directories the build read itself are not
-        looked at), or the one the first build wrote (its keys are the build's). ``None`` —
-        rescan everything — when a root's kept walk no longer holds, or the state on disk is
-        another's; else the directories of the skills whose keys differ now. Once: the next
-        call answers ``frozenset()``."""
+        """What changed since the check the first build adopted, of what the build took on its
+        word (:meth:`~skillshelf.core.hosts.base.HostSession.changed_since_ahead`), looked at
+        again from the kept build's :class:`_CheckState` on disk — the one the check was made
+        of, or the one the first build wrote (its keys are those the build recorded): the
+        walks of the roots whose proof the check found holding, then (when it held for every
+        root: the build took the keys from it) every skill directory's keys, against those the
+        build recorded. ``None`` — rescan everything — when such a walk no longer holds, or no
+        such state is on disk (another run's, damaged, gone); else the directories of the
+        skills whose keys differ now. Once: the next call answers ``frozenset()``."""
         check, self._adopted = self._adopted, None
         if check is None:
             return frozenset()
         state = self._cache.load_state(_KEPT_CHECK, _CheckState)
-        if state is None or not state.token or state.token not in (check.token, self._kept_token):
+        if (state is None or not state.token or state.token not in (check.token, self._kept_token)
+                or len(state.proofs) != len(check.holds)):
             return None
-        again = _check_kept(state)
-        if state.token == check.token:  # the kept build the check was made of (not rewritten yet)
-            if any(held and not now for held, now in zip(check.holds, again.holds, strict=True)):
+        # (the proofs of the roots the check found holding are the kept ones in either state)
+        for held, proof in zip(check.holds, state.proofs, strict=True):
+            if held and (proof is None or not proof.holds()):
                 return None
-            if check.changed is None:  # (the build took every key itself)
-                return frozenset()
-            if again.changed is None:
-                return None
-            read = check.changed
-            return frozenset(os.path.dirname(loc) for loc in again.changed if loc not in read)
-        if again.changed is None:  # the first build's own (its walks, its keys)
-            return None
-        return frozenset(os.path.dirname(loc) for loc in again.changed)
+        recorded = check.changed
+        if recorded is None:  # (the build took every key itself)
+            return frozenset()
+        checked = state.token == check.token  # (else the state the build wrote: its keys are the recorded ones)
+        now = time.time_ns()
+        stale: set[str] = set()
+        for (location, canon, proved), was in zip(state.rows, state.keys, strict=True):
+            if checked and location in recorded:
+                was = recorded[location]
+            if dir_keys(location, canon, sidecar_paths, now, was if proved else False) != was:
+                stale.add(os.path.dirname(location))
+        return frozenset(stale)
 
     def _take_check(self, kept: _Kept | None, waited_s: float) -> KeptCheck | None:
         """The check made ahead (:attr:`HostContext.ahead`) when it is of ``kept``, the state
         just loaded in ``waited_s`` seconds; ``None`` otherwise (the build checks itself). The
-        child is stopped when there is no kept build to check or it is late."""
+        child is stopped when there is no kept build to check or it is late. When the check
+        state kept beside ``kept`` is not its own, it is kept again (written at the next save)."""
         ahead = self._context.ahead
         if ahead is None:
             return None
@@ -448,6 +454,17 @@ class ZunoSession:
         if (isinstance(check, KeptCheck) and kept.token and check.token == kept.token
                 and len(check.holds) == len(kept.proofs)):
             return check
+        if not kept.token:
+            return None
+        if isinstance(check, KeptCheck):
+            token: bytes | None = check.token
+        else:  # (no answer: is the kept build's own check state there?)
+            state = self._cache.load_state(_KEPT_CHECK, _CheckState)
+            token = state.token if state is not None else None
+        if token != kept.token:
+            # the kept build's check state is gone, damaged or another's (two runs saving at once,
+            # a run ended between the two writes): kept again, so that the next start can adopt
+            self._cache.keep_state(_KEPT_CHECK, _CheckState.of(kept))
         return None
 
     # ------------------------------------------------------------------ building
@@ -508,8 +525,6 @@ class ZunoSession:
         check = self._take_check(kept, loading) if previous is None else None
         if previous is None:
             self._adopted = check  # (what the build takes from it is looked at again later)
-        elif changed is None:
-            self._adopted = None  # (a full rescan looks at everything again)
         plan = None
         if changed is not None and snap is not None:
             plan = plan_patch(snap.roots, snap.scans, roots, changed)
@@ -662,6 +677,8 @@ class ZunoSession:
                     sidecars=[sidecar_paths(m.location.rsplit("/", 1)[0] or "/")
                               if (k := keys[m.location]) is not None and len(k) > 1 else ("", "") for m in matches],
                     keys=[keys[m.location] for m in matches])
+        if previous is not None and changed is None:
+            self._adopted = None  # (this full rescan looked at everything again)
         return gen
 
     def _kept(self, roots: tuple[Root, ...]) -> _Kept | None:
