@@ -294,15 +294,22 @@ def ahead(work: Callable[[], object]) -> Ahead | None:
         r, w = os.pipe()
     except OSError:
         return None
+    # Ctrl-C before the TUI takes the terminal reaches both processes: the child dies of it
+    # silently (no handler of this process's runs there); held back over the fork so that it
+    # never finds the child still running this process's code
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         pid = os.fork()
     except OSError:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         os.close(r)
         os.close(w)
         return None
     if pid == 0:
         code = 1
         try:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
             os.close(r)
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
@@ -314,6 +321,7 @@ def ahead(work: Callable[[], object]) -> Ahead | None:
             code = 0
         finally:
             _child_exit(code)
+    signal.pthread_sigmask(signal.SIG_SETMASK, held)
     os.close(w)
     pending = Ahead(pid, r)
     atexit.register(pending.cancel)

@@ -5,6 +5,7 @@ is the build made without them — on the corpus, the bug-report cases, and file
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 
@@ -162,6 +163,26 @@ def test_ahead_the_child_writes_nothing_to_the_terminal(fork_now, capfd):
     pending = forked.ahead(noisy)
     assert pending is not None and pending.take(30) == "quiet"
     assert capfd.readouterr() == ("", "")
+
+
+def test_ahead_ctrl_c_ends_the_child_silently(fork_now, tmp_path, capfd):
+    pid_file = tmp_path / "pid"
+
+    def waits() -> int:
+        pid_file.write_text(str(os.getpid()))
+        time.sleep(60)
+        return 1
+
+    pending = forked.ahead(waits)
+    assert pending is not None
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(int(pid_file.read_text()), signal.SIGINT)  # (what a Ctrl-C before the TUI starts sends it)
+    t0 = time.monotonic()
+    assert pending.take(30) is None
+    assert time.monotonic() - t0 < 10
+    assert capfd.readouterr() == ("", "")  # no traceback
 
 
 def test_ahead_cancel_stops_the_child(fork_now):
