@@ -31,9 +31,15 @@ _pending: dict[str, Ahead] = {}
 def start(ns: Namespace) -> None:
     """Start the check for the catalog the TUI run with parsed options ``ns`` opens first
     (:func:`~skillshelf.app.tui.app_for` opens it with the same inputs). Nothing for
-    ``--demo`` (a fresh workspace, nothing kept) or ``--no-cache``. Call it before anything
-    starts a thread."""
+    ``--demo`` (a fresh workspace, nothing kept), ``--no-cache`` or a host without
+    ``Feature.CHECK_AHEAD``. Call it before anything starts a thread."""
     if ns.demo or ns.no_cache or _pending:
+        return
+    from skillshelf.core.hosts import get_host
+    from skillshelf.core.hosts.base import Feature
+
+    host = str(ns.host)
+    if Feature.CHECK_AHEAD not in get_host(host).features:  # (nothing kept to check)
         return
     from skillshelf.core import forked
     from skillshelf.core.parsecache import default_cache_dir
@@ -45,7 +51,6 @@ def start(ns: Namespace) -> None:
         cache_dir = default_cache_dir(env.xdg_cache_home)
     except (OSError, ValueError):  # (a working directory gone: the TUI says so itself)
         return
-    host = str(ns.host)
     paths, config_files = tuple(ns.path or ()), tuple(ns.config or ())
 
     def work() -> object | None:

@@ -18,6 +18,7 @@ from typing import TextIO
 from skillshelf.app.keptrun import KEPT_COMMANDS
 from skillshelf.app.output import print_json, safe_output
 from skillshelf.core.hosts import DEFAULT_HOST_NAME, host_names
+from skillshelf.core.paths import working_directory
 
 #: subcommand name -> module under skillshelf.app.commands
 COMMANDS = {
@@ -159,12 +160,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(__version__)
         return 0
     if ns.command is None:
-        from skillshelf.app import ahead
+        if not ns.demo:  # (the demo makes its own workspace)
+            try:
+                working_directory(ns.cwd)
+            except OSError as exc:
+                print(f"skillshelf: {exc}", file=sys.stderr)
+                return 2
+        try:
+            from skillshelf.app import ahead
 
-        ahead.start(ns)  # on a second core, before Textual is imported (app/ahead.py)
-        from skillshelf.app.tui import run_tui
+            ahead.start(ns)  # on a second core, before Textual is imported (app/ahead.py)
+            from skillshelf.app.tui import run_tui
 
-        return run_tui(ns)
+            return run_tui(ns)
+        except KeyboardInterrupt:  # (Ctrl-C before the TUI has the terminal: as the commands do)
+            return 130
     one_shot = getattr(ns, "one_shot", True)
     collecting = gc.isenabled()
     if one_shot:

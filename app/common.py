@@ -13,7 +13,7 @@ from typing import TextIO
 from skillshelf.core.catalog import Catalog, workspace_cache
 from skillshelf.core.hosts.base import HostContext
 from skillshelf.core.parsecache import default_cache_dir
-from skillshelf.core.paths import Environment
+from skillshelf.core.paths import Environment, working_directory
 from skillshelf.core.textsafe import visible
 
 
@@ -64,12 +64,14 @@ def context_from(ns: Namespace, *, env: Mapping[str, str] | None = None, pull_re
     """The :class:`~skillshelf.core.hosts.base.HostContext` of the COMMON options (SPEC C1).
 
     The persistent parse cache lives in skillshelf's user cache directory unless ``--no-cache``.
-    Raises ``SystemExit(2)`` with a message on stderr when ``--cwd`` is not a directory or a
-    ``--config`` is not a readable regular file (SPEC C2)."""
-    cwd = os.path.abspath(ns.cwd or os.getcwd())
-    if not os.path.isdir(cwd):
-        print(f"skillshelf: --cwd {cwd}: not a directory", file=sys.stderr)
-        raise SystemExit(2)
+    Raises ``SystemExit(2)`` with a message on stderr when ``--cwd`` is not a directory (or,
+    without it, the current directory was deleted) or a ``--config`` is not a readable regular
+    file (SPEC C2)."""
+    try:
+        cwd = working_directory(ns.cwd)
+    except OSError as exc:
+        print(f"skillshelf: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     for f in ns.config or []:
         problem = _config_file_problem(f)
         if problem is not None:

@@ -19,7 +19,6 @@ from skillshelf.app import startup  # first: the collector is off while the rest
 
 # isort: split
 import gc
-import os
 import shutil
 import subprocess
 import sys
@@ -50,6 +49,7 @@ from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.hosts import DEFAULT_HOST_NAME, HOSTS, get_host, next_host
 from skillshelf.core.hosts.base import Feature, Host
 from skillshelf.core.model import Generation, Severity
+from skillshelf.core.paths import working_directory
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.notice_line import NoticeLine
 
@@ -642,7 +642,9 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
     ``context_window``, ``path``, ``config``, ``demo``, ``no_watch``, ``no_cache``) as an
     ``app_class``, and the demo workspace to delete once it has run (``None`` without ``--demo``).
     ``--demo`` copies the shipped workspace to a temporary directory (SPEC C3) and opens the
-    catalog there with its own ``HOME``. Raises ``OSError`` when the demo cannot be prepared.
+    catalog there with its own ``HOME``. Raises ``OSError`` when the demo cannot be prepared, or
+    (without ``--demo``) the working directory is not a directory or no longer exists
+    (:func:`~skillshelf.core.paths.working_directory`: its ``str`` is the message).
     For the process that runs the app: what is alive once it is built is frozen (:func:`gc.freeze`)
     and malloc arenas are limited (:func:`~skillshelf.app.memory.limit_malloc_arenas`).
     The first frame is the start screen (:mod:`skillshelf.app.screens.start`): the main screen's
@@ -651,7 +653,6 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
     from skillshelf.core.parsecache import default_cache_dir, workspace_parts
     from skillshelf.core.paths import Environment
 
-    cwd = os.path.abspath(ns.cwd or os.getcwd())
     env_map: dict[str, str] | None = None
     demo_root: str | None = None
     if ns.demo:
@@ -659,6 +660,8 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
 
         demo = prepare_demo()
         cwd, env_map, demo_root = str(demo.cwd), dict(demo.env), demo.root
+    else:
+        cwd = working_directory(ns.cwd)
     env = Environment.from_mapping(env_map)
     host = get_host(ns.host)
     no_cache = ns.no_cache
@@ -704,7 +707,8 @@ def run_tui(ns: Namespace) -> int:
     try:
         app, demo_root = app_for(ns)
     except OSError as exc:
-        print(f"skillshelf: cannot prepare the demo workspace: {exc}", file=sys.stderr)
+        what = "cannot prepare the demo workspace: " if ns.demo else ""
+        print(f"skillshelf: {what}{exc}", file=sys.stderr)
         return 2
     try:
         app.run()

@@ -25,6 +25,7 @@ __all__ = [
     "find_worktree",
     "is_within",
     "project_walk",
+    "working_directory",
 ]
 
 
@@ -101,6 +102,22 @@ AUTO_WORKTREE = AutoWorktree()
 
 #: A ``worktree=`` argument: a directory, ``None`` (no worktree) or :data:`AUTO_WORKTREE`.
 WorktreeArg = str | AutoWorktree | None
+
+
+def working_directory(cwd: str | None) -> str:
+    """The absolute working directory a command works in: ``cwd`` (``--cwd``) made absolute,
+    else the process's current directory. Raises ``OSError`` whose ``str`` is the message to
+    show: ``NotADirectoryError`` (``--cwd /x: not a directory``) or ``FileNotFoundError`` (the
+    current directory was deleted: ``the current directory no longer exists …``)."""
+    try:
+        path = os.path.abspath(cwd or os.getcwd())
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            "the current directory no longer exists: run skillshelf from an existing directory or give "
+            "--cwd DIR") from None
+    if not os.path.isdir(path):
+        raise NotADirectoryError(f"--cwd {path}: not a directory")
+    return path
 
 
 def resolve_worktree(cwd: str, worktree: WorktreeArg) -> str | None:

@@ -84,6 +84,9 @@ class Feature(str, enum.Enum):
     AMBIGUITY = "ambiguity"
     #: ``debug skill`` / ``debug agent`` can print the agent's own report shapes (``--format zuno``).
     NATIVE_REPORTS = "native-reports"
+    #: a first build kept for the next run, whose check can be made ahead
+    #: (:meth:`HostSession.check_ahead`; the TUI forks for it only then).
+    CHECK_AHEAD = "check-ahead"
 
 
 @dataclass(frozen=True)

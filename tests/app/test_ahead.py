@@ -68,8 +68,14 @@ def test_a_check_is_taken_once_by_its_own_host(recorded):
     assert len(recorded) == 1
     assert ahead.take("zuno") is recorded[0]
     assert ahead.take("zuno") is None
-    ahead.start(_ns("--host", "claude"))
-    assert ahead.take("zuno") is None and recorded[1].cancelled  # another host's: stopped
+    ahead.start(_ns())
+    assert ahead.take("claude") is None and recorded[1].cancelled  # another host's: stopped
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "opencode", "gemini", "zhin"])
+def test_nothing_is_started_for_a_host_that_keeps_no_first_build(recorded, host):
+    ahead.start(_ns("--host", host))
+    assert recorded == []
 
 
 _KEEP = """

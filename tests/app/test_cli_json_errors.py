@@ -59,3 +59,53 @@ def test_a_command_that_writes_its_own_document_is_left_alone(workspace, capsys)
     code, out, _ = run(capsys, "tool", '{"action":"load","name":"nope"}', "--json", "--cwd", str(workspace))
     assert code == 1
     assert json.loads(out)["error"]["code"] == "unknown-skill"  # the tool's own error, once
+
+
+GONE = ("skillshelf: the current directory no longer exists: run skillshelf from an existing directory or "
+        "give --cwd DIR\n")
+
+
+@pytest.fixture
+def deleted_cwd(tmp_path):
+    """The process's current directory deleted under it (a shell left in a removed folder)."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    before = os.getcwd()
+    os.chdir(gone)
+    gone.rmdir()
+    yield
+    os.chdir(before)
+
+
+def test_a_deleted_current_directory_is_a_usage_error_not_a_traceback(workspace, deleted_cwd, capsys):
+    for argv in (["index"], ["debug", "skill"], ["compare"], ["disable", "pdf"]):
+        with pytest.raises(SystemExit) as stopped:  # (as for any unusable input, SPEC C2)
+            main(argv)
+        assert stopped.value.code == 2 and capsys.readouterr() == ("", GONE), argv
+    code, out, err = run(capsys, "index", "--json")
+    assert code == 2 and err == GONE
+    assert json.loads(out) == {"error": {"code": "usage", "exit": 2, "message": GONE.removeprefix("skillshelf: ").strip()}}
+    code, out, _ = run(capsys, "index", "--json", "--cwd", str(workspace))  # (--cwd: fine)
+    assert code == 0 and json.loads(out)
+
+
+def test_the_tui_refuses_a_working_directory_that_is_gone_or_no_directory_before_it_starts(
+        workspace, deleted_cwd, tmp_path, capsys, monkeypatch):
+    from skillshelf.app import ahead
+
+    started: list[object] = []
+    monkeypatch.setattr(ahead, "start", started.append)  # (nothing of the TUI may start)
+    assert run(capsys, "--no-watch") == (2, "", GONE)
+    assert run(capsys, "--cwd", str(tmp_path / "missing")) == (
+        2, "", f"skillshelf: --cwd {tmp_path / 'missing'}: not a directory\n")
+    assert started == []
+
+
+def test_ctrl_c_while_the_tui_starts_is_exit_130_without_a_traceback(workspace, capsys, monkeypatch):
+    from skillshelf.app import ahead
+
+    def interrupted(_ns):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ahead, "start", interrupted)
+    assert run(capsys, "--cwd", str(workspace)) == (130, "", "")

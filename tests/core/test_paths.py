@@ -175,3 +175,23 @@ def test_canonical_falls_back_on_error(monkeypatch):
 )
 def test_is_within_is_component_wise(path, directory, expected):
     assert is_within(path, directory) is expected
+
+
+def test_working_directory_is_cwd_made_absolute_or_the_current_one_and_says_what_is_wrong(tmp_path, monkeypatch):
+    from skillshelf.core.paths import working_directory
+
+    monkeypatch.chdir(tmp_path)
+    assert working_directory(None) == str(tmp_path)
+    (tmp_path / "sub").mkdir()
+    assert working_directory("sub") == str(tmp_path / "sub")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(NotADirectoryError) as wrong:
+        working_directory(str(tmp_path / "file"))
+    assert str(wrong.value) == f"--cwd {tmp_path / 'file'}: not a directory"
+    monkeypatch.chdir(tmp_path / "sub")
+    (tmp_path / "sub").rmdir()
+    with pytest.raises(FileNotFoundError) as gone:
+        working_directory(None)
+    assert str(gone.value) == ("the current directory no longer exists: run skillshelf from an existing directory "
+                               "or give --cwd DIR")
+    assert working_directory(str(tmp_path)) == str(tmp_path)  # (an absolute --cwd needs no current directory)

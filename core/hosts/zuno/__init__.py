@@ -45,7 +45,8 @@ class ZunoHost:
         '{"action":"list"}', '{"action":"search","query":"pdf"}', '{"action":"load","name":"pdf"}',
         '{"action":"read_resource","name":"pdf","path":"references/forms.md"}'))
     features = frozenset({Feature.CONFIG, Feature.AGENTS, Feature.REMOTE, Feature.EXPOSURE, Feature.FORMS,
-                          Feature.SELECTED_BUDGET, Feature.AMBIGUITY, Feature.NATIVE_REPORTS})
+                          Feature.SELECTED_BUDGET, Feature.AMBIGUITY, Feature.NATIVE_REPORTS,
+                          Feature.CHECK_AHEAD})
     #: Zuno's own slash commands (``skillshelf.core.resolve.NATIVE_COMMANDS``; spelled there, read
     #: when first asked for: a kept output's proof imports this package and not the resolver)
     @functools.cached_property
