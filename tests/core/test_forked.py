@@ -134,24 +134,28 @@ def test_ahead_a_failing_or_unpicklable_child_gives_none(fork_now):
     assert unpicklable is not None and unpicklable.take(30) is None
 
 
-def test_ahead_a_late_child_is_not_waited_for_and_is_killed(fork_now, tmp_path):
-    pid_file = tmp_path / "pid"
-
-    def slow() -> int:
+def _sleeping_child(pid_file) -> tuple[forked.Ahead, int]:
+    """A child started with :func:`forked.ahead` that sleeps a minute, once it runs; its pid."""
+    def sleeps() -> int:
         pid_file.write_text(str(os.getpid()))
         time.sleep(60)
         return 1
 
-    pending = forked.ahead(slow)
+    pending = forked.ahead(sleeps)
     assert pending is not None
     deadline = time.monotonic() + 30
     while not pid_file.exists() and time.monotonic() < deadline:
         time.sleep(0.01)
+    return pending, int(pid_file.read_text())
+
+
+def test_ahead_a_late_child_is_not_waited_for_and_is_killed(fork_now, tmp_path):
+    pending, pid = _sleeping_child(tmp_path / "pid")
     t0 = time.monotonic()
     assert pending.take(0.2) is None
     assert time.monotonic() - t0 < 10
     with pytest.raises(ProcessLookupError):
-        os.kill(int(pid_file.read_text()), 0)  # killed and reaped
+        os.kill(pid, 0)  # killed and reaped
 
 
 def test_ahead_the_child_writes_nothing_to_the_terminal(fork_now, capfd):
@@ -166,19 +170,8 @@ def test_ahead_the_child_writes_nothing_to_the_terminal(fork_now, capfd):
 
 
 def test_ahead_ctrl_c_ends_the_child_silently(fork_now, tmp_path, capfd):
-    pid_file = tmp_path / "pid"
-
-    def waits() -> int:
-        pid_file.write_text(str(os.getpid()))
-        time.sleep(60)
-        return 1
-
-    pending = forked.ahead(waits)
-    assert pending is not None
-    deadline = time.monotonic() + 30
-    while not pid_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    os.kill(int(pid_file.read_text()), signal.SIGINT)  # (what a Ctrl-C before the TUI starts sends it)
+    pending, pid = _sleeping_child(tmp_path / "pid")
+    os.kill(pid, signal.SIGINT)  # (what a Ctrl-C before the TUI starts sends it)
     t0 = time.monotonic()
     assert pending.take(30) is None
     assert time.monotonic() - t0 < 10

@@ -295,25 +295,26 @@ def test_the_watcher_shows_an_edit_made_between_the_check_and_its_watches(tmp_pa
     assert gen.sources == fresh.sources and gen.digest == fresh.digest
 
 
-def test_looked_at_again_after_the_first_build_rewrote_the_kept_build(tmp_path):
+def _kept_anew(tmp_path, home_text: str) -> tuple[Tree, str, dict[str, str], Catalog]:
+    """A first build that adopted a check which saw an edit, so kept a new kept build (saved),
+    then ``home-one`` edited."""
     tree, cache_dir, files = _tree(tmp_path)
     write(files["edit"], skill("edit", "Edited before the check"))
     settle_clock()
     cat = _open(tree, cache_dir, Handed(_check(tree, cache_dir)))
-    cat.save_cache()  # (the check saw an edit: this first build keeps a new kept build)
-    write(files["home"], skill("home-one", "Edited after the first build was kept"))
+    cat.save_cache()  # (as it would soon by itself)
+    write(files["home"], skill("home-one", home_text))
     settle_clock()
+    return tree, cache_dir, files, cat
+
+
+def test_looked_at_again_after_the_first_build_rewrote_the_kept_build(tmp_path):
+    _, _, files, cat = _kept_anew(tmp_path, "Edited after the first build was kept")
     assert cat.changed_since_ahead() == frozenset({os.path.dirname(files["home"])})
 
 
 def test_a_kept_build_written_by_another_run_meanwhile_asks_for_everything(tmp_path):
-    tree, cache_dir, files = _tree(tmp_path)
-    write(files["edit"], skill("edit", "Edited before the check"))
-    settle_clock()
-    cat = _open(tree, cache_dir, Handed(_check(tree, cache_dir)))
-    cat.save_cache()  # (this first build keeps its own, as it would soon by itself)
-    write(files["home"], skill("home-one", "Edited, then seen by another run"))
-    settle_clock()
+    tree, cache_dir, _, cat = _kept_anew(tmp_path, "Edited, then seen by another run")
     opened(tree, cache_dir).save_cache()  # another run keeps its own first build
     assert cat.changed_since_ahead() is None
 
