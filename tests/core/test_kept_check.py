@@ -277,14 +277,19 @@ def test_nothing_changed_or_nothing_adopted_asks_for_nothing(tmp_path):
         assert opened(tree, cache_dir, host).changed_since_ahead() == frozenset()
 
 
+def _edited_after_check(tmp_path, text: str) -> tuple[Tree, str, dict[str, str], Catalog]:
+    """A first build that adopted a check made before ``keep`` was edited to ``text``."""
+    tree, cache_dir, files = _tree(tmp_path)
+    check = _check(tree, cache_dir)
+    write(files["keep"], skill("keep", text))
+    settle_clock()
+    return tree, cache_dir, files, _open(tree, cache_dir, Handed(check))
+
+
 def test_the_watcher_shows_an_edit_made_between_the_check_and_its_watches(tmp_path):
     from test_watch import wait_for, watcher
 
-    tree, cache_dir, files = _tree(tmp_path)
-    check = _check(tree, cache_dir)
-    write(files["keep"], skill("keep", "Edited while the TUI started"))
-    settle_clock()
-    cat = _open(tree, cache_dir, Handed(check))
+    tree, _, files, cat = _edited_after_check(tmp_path, "Edited while the TUI started")
     assert cat.current.by_location(files["keep"]).description == "Never changes"
     w = watcher(cat).start()
     try:
@@ -320,11 +325,7 @@ def test_a_kept_build_written_by_another_run_meanwhile_asks_for_everything(tmp_p
 
 
 def test_an_incremental_rebuild_keeps_what_is_to_be_looked_at_again_a_full_rescan_does_not(tmp_path):
-    tree, cache_dir, files = _tree(tmp_path)
-    check = _check(tree, cache_dir)
-    write(files["keep"], skill("keep", "Edited after the check"))
-    settle_clock()
-    cat = _open(tree, cache_dir, Handed(check))
+    tree, cache_dir, files, cat = _edited_after_check(tmp_path, "Edited after the check")
     cat.refresh_paths([os.path.dirname(files["home"])])  # (another folder reported meanwhile)
     assert cat.changed_since_ahead() == frozenset({os.path.dirname(files["keep"])})
     again = _open(tree, cache_dir, Handed(_check(tree, cache_dir)))
@@ -360,11 +361,7 @@ def test_a_folder_the_build_read_itself_is_looked_at_again_too(tmp_path, monkeyp
 
 
 def test_a_full_rescan_that_fails_leaves_what_is_to_be_looked_at_again(tmp_path, monkeypatch):
-    tree, cache_dir, files = _tree(tmp_path)
-    check = _check(tree, cache_dir)
-    write(files["keep"], skill("keep", "Edited after the check"))
-    settle_clock()
-    cat = _open(tree, cache_dir, Handed(check))
+    _, _, files, cat = _edited_after_check(tmp_path, "Edited after the check")
 
     def fails(*_a, **_k):
         raise OSError("the tree changed under the scan")
