@@ -352,8 +352,11 @@ def scan(scan_dir: str, *, dot: bool, seen: ScanSeen | None = None) -> ScanResul
         seen.canon = top
         seen.exact = True
     walk.run(scan_dir, top)
-    if walk.hidden and seen is not None:
-        seen.exact = False  # the counts below read folders the record does not cover
+    if seen is not None and any(os.path.isdir(p) or os.path.islink(p) for p in walk.hidden):
+        # the counts below read folders the record does not cover (a symlink may come to name
+        # one without the listing changing); a plain dot file is never read: as any entry, it
+        # can only become a folder through the listing the record keeps
+        seen.exact = False
     for folder in walk.hidden:
         if os.path.isdir(folder):
             count, complete = count_skill_files(folder)

@@ -12,7 +12,7 @@ device, type — symlinks followed, as the walk follows them) and each symlink e
 Like the parse cache (:data:`skillshelf.core.parsecache.RACY_NS`), a directory whose times are
 younger than the racy window *before the scan started* is never trusted (a change in the same
 timestamp tick as the kept time would keep the key), so no proof is made for that scan. A scan
-that depended on anything else (an unreadable folder, dot folders it counted, a scan directory
+that depended on anything else (an unreadable folder, dot folders it counted or dot symlinks, a scan directory
 that is not a directory: ``ScanSeen.exact`` False) gets no proof and is walked again every time.
 A scan directory that does not exist at all (no entry, not even a dangling symlink: an empty
 result) is proved by its absence (:attr:`ScanProof.absent`).

@@ -336,7 +336,7 @@ def test_an_incremental_rebuild_keeps_what_is_to_be_looked_at_again_a_full_resca
 
 def test_a_root_that_is_never_proved_asks_for_nothing_more_than_its_proved_roots(tmp_path):
     tree, cache_dir, files = _tree(tmp_path)
-    write(f"{tree.zuno}/.gitkeep", "")  # (a dot entry: that root's walk is never proved)
+    os.makedirs(f"{tree.zuno}/.drafts")  # (a dot folder, counted: that root's walk is never proved)
     settle_clock()
     opened(tree, cache_dir).save_cache()
     write(files["keep"], skill("keep", "Edited since the last run"))

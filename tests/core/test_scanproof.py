@@ -164,3 +164,26 @@ def test_seen_changes_nothing_in_the_result(tmp_path):
     os.symlink(root, root / "cat" / "loop")
     assert scan(str(root), dot=False, seen=ScanSeen()) == scan(str(root), dot=False)
     assert scan(str(root), dot=True, seen=ScanSeen()) == scan(str(root), dot=True)
+
+
+def test_a_dot_file_is_proved_past_and_becoming_a_dot_folder_breaks_the_proof(tmp_path):
+    root = tree(tmp_path)
+    (root / ".gitkeep").write_text("")
+    (root / "cat" / ".DS_Store").write_bytes(b"\0\1")
+    settle()
+    before, proof = proved(root)
+    assert proof is not None and proof.holds()  # (never read: only a folder is counted)
+    os.remove(root / ".gitkeep")
+    write(root / ".gitkeep" / "x" / "SKILL.md")
+    settle()
+    after = scan(str(root), dot=False)
+    assert "dot-folder-skipped" in [w.kind for w in after.warnings] and after != before
+    assert not proof.holds()
+
+
+def test_a_dot_symlink_gets_no_proof(tmp_path):
+    root = tree(tmp_path)
+    (tmp_path / "plain").write_text("x")
+    os.symlink(tmp_path / "plain", root / ".linked")  # may come to name a folder, the listing unchanged
+    settle()
+    assert proved(root)[1] is None
