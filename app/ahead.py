@@ -18,7 +18,6 @@ started (``r`` rescans).
 
 from __future__ import annotations
 
-import os
 from argparse import Namespace
 
 from skillshelf.core.forked import Ahead
@@ -43,10 +42,10 @@ def start(ns: Namespace) -> None:
         return
     from skillshelf.core import forked
     from skillshelf.core.parsecache import default_cache_dir
-    from skillshelf.core.paths import Environment
+    from skillshelf.core.paths import Environment, working_directory
 
     try:
-        cwd = os.path.abspath(ns.cwd or os.getcwd())
+        cwd = working_directory(ns.cwd)  # (as app_for takes it)
         env = Environment.from_mapping(None)
         cache_dir = default_cache_dir(env.xdg_cache_home)
     except (OSError, ValueError):  # (a working directory gone: the TUI says so itself)

@@ -57,7 +57,7 @@ def test_a_working_directory_gone_starts_nothing(recorded, monkeypatch):
     def gone() -> str:
         raise FileNotFoundError(2, "No such file or directory")
 
-    monkeypatch.setattr(ahead.os, "getcwd", gone)
+    monkeypatch.setattr(os, "getcwd", gone)
     ahead.start(_ns())  # (no error: the TUI reports it itself)
     assert recorded == []
 
