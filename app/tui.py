@@ -140,6 +140,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         quitting: threading.Event | None = None,
         start_screen: bool = False,
         page_file: str | None = None,
+        home: str | None = None,
     ) -> None:
         super().__init__()
         self._open_catalog = open_catalog
@@ -170,6 +171,9 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.page_file = page_file
         #: The page the last run kept, shown until the list has rows (read with the first screen).
         self.kept_page: KeptPage | None = None
+        #: The home folder the catalog is opened with (``home`` argument), shown as ``~`` in the
+        #: rows before the catalog is open (``None``: known once it is).
+        self.home = home
 
     def on_ready(self) -> None:
         """The first frame is drawn. With a start screen, the main screen replaces it now (its
@@ -211,7 +215,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
 
         return MainScreen(self._open_catalog, host=self.host, cwd_display=self.cwd_display, timings=self.timings,
                           generation_after_write=self.generation_after_write, run_editor=lambda argv: self.run_editor(argv),
-                          kept_page=self.kept_page, page_file=self.page_file)
+                          kept_page=self.kept_page, page_file=self.page_file, home=self.home)
 
     @property
     def main_screen(self) -> MainScreen:
@@ -688,7 +692,7 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
                         tuple(ns.config or ())), host.name)
     app = app_class(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),
                     watch=not ns.no_watch, open_host=open_host, quitting=quitting, start_screen=True,
-                    page_file=page)
+                    page_file=page, home=env.home)
     # before any worker thread allocates: each would get a malloc arena of its own (app/memory.py)
     limit_malloc_arenas()
     # What is alive now (modules, classes, the app: ~0.1 M objects) lives as long as the process:

@@ -51,7 +51,7 @@ from __future__ import annotations
 import re
 import threading
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from itertools import compress, count, repeat
 from operator import contains
 from typing import Any, NamedTuple
@@ -245,9 +245,9 @@ class FilterIndex:
         queries compare), instead of at the first query needing it. ``pause`` is called before
         each part (never while a part's lock is held: :class:`~skillshelf.core.foreground.Foreground`);
         it returning False stops the preparation (the first query needing a part builds it)."""
-        # in the order queries of growing length need them; the word texts, which only make
-        # queries faster, last: nothing waits for them
-        for part in (self._name_parts, self._vocab_by_length, self._word_texts):
+        # the word texts first (every query is faster with them, and the vocabulary is made of
+        # them), then in the order queries of growing length need them
+        for part in (self._word_texts, self._name_parts, self._vocab_by_length):
             if pause is not None and not pause():
                 return
             part()
@@ -261,14 +261,14 @@ class FilterIndex:
                 vocabulary = self._vocabulary
                 if vocabulary is None:
                     basis = self._prepared_basis()
+                    texts, names = self._word_texts()
                     if basis is not None and basis._vocabulary is not None:
                         # the basis's words and those of the rows it did not have: words of rows
                         # it had that are gone stay (a near-miss candidate no row holds finds no row)
                         new = [i for i, k in enumerate(self._from_basis) if k < 0]
-                        vocabulary = basis._vocabulary | _words_of(self._texts[i] for i in new) | _words_of(
-                            self.names_cf[i] for i in new)
+                        vocabulary = basis._vocabulary | _words_of([texts[i] for i in new] + [names[i] for i in new])
                     else:
-                        vocabulary = frozenset(_words_of(self._texts) | _words_of(self.names_cf))
+                        vocabulary = frozenset(_words_of(texts) | _words_of(names))
                     self._vocabulary = vocabulary
                     self._release_basis()
         return vocabulary
@@ -292,16 +292,17 @@ class FilterIndex:
         the whole name (word, row, start), in catalog order."""
         return self._name_parts()[0]
 
-    def _window_at(self) -> tuple[array[int], array[int], dict[tuple[int, str], array[int]]]:
+    def _window_at(self) -> tuple[array[int], array[int], tuple[str, ...]]:
         """Row and start of every word start of every name (row order, then start order), and
-        for each ``(offset, character)`` with offset 0–2 the positions in those arrays of the
-        word starts with that character that far after them."""
+        for each offset 0–2 a string holding, at each position of those arrays, the character
+        that far after that word start (a space past the name's end: never a query's first
+        character)."""
         return self._name_parts()[1]
 
     def _name_parts(self) -> _NameParts:
-        """:meth:`_short_parts` and :meth:`_window_at`, made in one pass over the names (carried
-        over from a prepared basis: its rows renumbered, -1 for a row gone, and the rows it did
-        not have added)."""
+        """:meth:`_short_parts` and :meth:`_window_at`, made in a few passes over the names, most
+        at C speed (carried over from a prepared basis: its rows renumbered, -1 for a row gone,
+        and the rows it did not have added)."""
         parts = self._parts
         if parts is not None:
             return parts
@@ -316,42 +317,40 @@ class FilterIndex:
                 for i, k in enumerate(self._from_basis):
                     if k >= 0:
                         renumber[k] = i
-                new = [i for i, k in enumerate(self._from_basis) if k < 0]
-                old_short, (old_rows, old_starts, old_by_char) = basis._parts
+                new: Sequence[int] = [i for i, k in enumerate(self._from_basis) if k < 0]
+                old_short, (old_rows, old_starts, columns) = basis._parts
                 short = {}
                 for length, (whole, words, word_rows, word_at) in old_short.items():
                     short[length] = ({renumber[k]: name for k, name in whole.items() if renumber[k] >= 0},
                                      list(words), array("i", map(renumber.__getitem__, word_rows)), array("i", word_at))
                 rows = array("i", map(renumber.__getitem__, old_rows))
                 starts = array("i", old_starts)
-                by_char = {key: array("i", ks) for key, ks in old_by_char.items()}
             else:
-                new = list(range(len(self.names_cf)))
+                new = range(len(self.names_cf))
                 short = {length: ({}, [], array("i"), array("i")) for length in lengths}
-                rows, starts, by_char = array("i"), array("i"), {}
-            names_cf, word_starts_of = self.names_cf, self.starts
+                rows, starts, columns = array("i"), array("i"), ("",) * _OFFSETS
+            names_cf, starts_of = self.names_cf, self.starts
             for i in new:
-                name_cf = names_cf[i]
-                size = len(name_cf)
-                if size in lengths:
-                    short[size][0][i] = name_cf
-                for s in word_starts_of[i]:
-                    end = name_cf.find(" ", s)
-                    word = name_cf[s:end] if end >= 0 else name_cf[s:]
-                    if len(word) in lengths and len(word) != size:
-                        _whole, words, word_rows, word_at = short[len(word)]
-                        words.append(word)
-                        word_rows.append(i)
-                        word_at.append(s)
-                    k = len(rows)
-                    rows.append(i)
-                    starts.append(s)
-                    for offset, ch in enumerate(name_cf[s:s + _OFFSETS]):
-                        found = by_char.get((offset, ch))
-                        if found is None:
-                            found = by_char[(offset, ch)] = array("i")
-                        found.append(k)
-            parts = self._parts = (short, (rows, starts, by_char))
+                if len(names_cf[i]) in lengths:
+                    short[len(names_cf[i])][0][i] = names_cf[i]
+            # every word start of the new rows, flat: its row, where it starts, its word (the
+            # non-empty words of a name split at spaces are its words, in start order)
+            flat_rows = [i for i in new for _ in starts_of[i]]
+            flat_starts = [s for i in new for s in starts_of[i]]
+            flat_words = [w for i in new for w in names_cf[i].split(" ") if w]
+            for word, i, s in zip(flat_words, flat_rows, flat_starts, strict=True):
+                size = len(word)
+                if size in lengths and size != len(names_cf[i]):
+                    _whole, words, word_rows, word_at = short[size]
+                    words.append(word)
+                    word_rows.append(i)
+                    word_at.append(s)
+            heads = [names_cf[i][s:s + _OFFSETS] for i, s in zip(flat_rows, flat_starts, strict=True)]
+            columns = tuple(col + "".join([h[offset:offset + 1] or " " for h in heads])
+                            for offset, col in enumerate(columns))
+            rows.extend(array("i", flat_rows))
+            starts.extend(array("i", flat_starts))
+            parts = self._parts = (short, (rows, starts, columns))
             self._release_basis()
         return parts
 
@@ -399,8 +398,8 @@ class FilterIndex:
                 texts = [old[0][k] if k >= 0 else _between_spaces(self._texts[i]) for i, k in enumerate(self._from_basis)]
                 names = [old[1][k] if k >= 0 else _between_spaces(self.names_cf[i]) for i, k in enumerate(self._from_basis)]
             else:
-                texts = list(map(_between_spaces, self._texts))
-                names = list(map(_between_spaces, self.names_cf))
+                texts = _all_between_spaces(self._texts)
+                names = _all_between_spaces(self.names_cf)
             words = self._words = (texts, names)
             self._release_basis()
         return words
@@ -560,11 +559,12 @@ class FilterIndex:
             # candidates at C speed: from each word start the longest window a near miss can use
             # (n + allowed characters) is within Indel distance allowed + 2 of the query (2: one
             # swap); the exact rule then runs on the few candidates only
-            rows, starts, by_char = self._window_at()
+            rows, starts, columns = self._window_at()
             if allowed < _OFFSETS:
                 # a near miss keeps the query's first letter within its first allowed + 1 letters
                 # (letters left out before it, or a swap of the first two): only those word starts
-                picked = sorted(k for offset in range(allowed + 1) for k in by_char.get((offset, q[0]), ()))
+                initial = re.compile(re.escape(q[0]))
+                picked = sorted(m.start() for offset in range(allowed + 1) for m in initial.finditer(columns[offset]))
             else:
                 picked = list(range(len(rows)))
             picked = [k for k in picked if rows[k] >= 0]  # (-1: a row of a basis that is gone)
@@ -618,7 +618,7 @@ class FilterIndex:
 #: The names' short words by length, and every word start of every name with its first letters
 #: (:meth:`FilterIndex._short_parts`, :meth:`FilterIndex._window_at`).
 _NameParts = tuple[dict[int, tuple[dict[int, str], list[str], "array[int]", "array[int]"]],
-                   tuple["array[int]", "array[int]", dict[tuple[int, str], "array[int]"]]]
+                   tuple["array[int]", "array[int]", tuple[str, ...]]]
 
 
 class _Ranking(NamedTuple):
@@ -630,33 +630,50 @@ class _Ranking(NamedTuple):
     total: int
 
 
-def _words_of(texts: Iterable[str]) -> set[str]:
-    """Every word (``\\w+``) of ``texts``. Words never hold white space, so each distinct
-    whitespace-separated token is looked at once (one that is all letters and digits is one
-    word); a ``findall`` over all the text at once would hold a list of every word."""
-    tokens: set[str] = set()
-    for text in texts:
-        tokens.update(text.split())
+def _words_of(spaced: Sequence[str]) -> set[str]:
+    """Every word of ``spaced``, texts made by :func:`_between_spaces` (words between spaces: a
+    split at white space gives them), a few thousand texts at a time (a split of all of them at
+    once would hold a list of every word)."""
     words: set[str] = set()
-    findall = _TEXT_WORD.findall
-    for token in tokens:
-        if token.isalnum():
-            words.add(token)
-        else:
-            words.update(findall(token))
+    for j in range(0, len(spaced), _CHUNK):
+        words.update(" ".join(spaced[j:j + _CHUNK]).split())
     return words
 
 
 #: ASCII characters that are not ``\\w``, as spaces (:func:`_between_spaces`).
 _NOT_WORD_ASCII = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")}
+#: The same but for ``\\x01``, which separates the texts :func:`_all_between_spaces` joins.
+_NOT_WORD_JOINED = {c: " " for c in _NOT_WORD_ASCII if c != 1}
+#: Texts joined at once by :func:`_all_between_spaces` and :func:`_words_of` (bounds the size of
+#: what is made at once; larger chunks are no faster).
+_CHUNK = 1024
 
 
 def _between_spaces(text: str) -> str:
-    """The words (``\\w+``) of ``text`` joined by single spaces, with a space before the first
-    and after the last (``"  "`` for none)."""
+    """The words (``\\w+``) of ``text`` each between spaces: a space before the first and after
+    the last, one or more between two (``" "`` or more for none)."""
     if text.isascii():  # (several times faster than the pattern, same words)
-        return " " + " ".join(text.translate(_NOT_WORD_ASCII).split()) + " "
+        return " " + text.translate(_NOT_WORD_ASCII) + " "
     return " " + " ".join(_TEXT_WORD.findall(text)) + " "
+
+
+def _all_between_spaces(texts: Sequence[str]) -> list[str]:
+    """:func:`_between_spaces` of each of ``texts``, the ASCII ones a few thousand at a time
+    (joined by ``\\x01``, translated in one pass, split again: C speed)."""
+    out: list[str] = []
+    for j in range(0, len(texts), _CHUNK):
+        chunk = texts[j:j + _CHUNK]
+        joined = " \x01 ".join(chunk)
+        if joined.count("\x01") != len(chunk) - 1:  # (a text holding the separator itself)
+            out.extend(map(_between_spaces, chunk))
+            continue
+        parts = (" " + joined + " ").translate(_NOT_WORD_JOINED).split("\x01")
+        if not joined.isascii():
+            for k, text in enumerate(chunk):
+                if not text.isascii():
+                    parts[k] = _between_spaces(text)
+        out.extend(parts)
+    return out
 
 
 def _holding(values: Sequence[str], needle: str, *, rows: list[int] | None = None) -> list[int]:

@@ -9,6 +9,7 @@ cursor changes (or is re-shown for a new generation), with ``chosen`` True on ``
 
 from __future__ import annotations
 
+import operator
 import threading
 import time
 from collections.abc import Sequence
@@ -67,29 +68,45 @@ WAITING_FILTER = "filter: waiting for the list…"
 class _IndexBuild:
     """The filter index of one generation's rows, built once by whichever asks first: the
     background worker or a query typed before it has finished (which then waits for it).
-    ``basis``: an index of the provisional rows of the same build, whose work is reused."""
+    ``basis``: the build of the provisional rows of the same build, whose work is reused when
+    it has begun by the time this index is built (it is waited for then, not built twice)."""
 
-    def __init__(self, generation: Generation, items: list[Source | Rejected], basis: FilterIndex | None = None) -> None:
+    def __init__(self, generation: Generation, items: list[Source | Rejected], basis: _IndexBuild | None = None) -> None:
         self.generation = generation
         self._items = items
         self._basis = basis
         self._lock = threading.Lock()
         self._index: FilterIndex | None = None
+        #: someone has asked for the index (it is built or being built)
+        self.started = False
 
     def get(self) -> FilterIndex:
         """The index (built now if nobody has yet)."""
+        self.started = True
         with self._lock:
             if self._index is None:
                 from skillshelf.core.filter import FilterIndex  # rapidfuzz: loaded at the first query
 
-                self._index = FilterIndex(self._items, basis=self._basis)
+                basis = self._basis.get() if self._basis is not None and self._basis.started else None
+                self._index = FilterIndex(self._items, basis=basis)
                 self._items = []
                 self._basis = None
             return self._index
 
+    def taken_by(self, generation: Generation) -> _IndexBuild:
+        """This build, now the index of ``generation``, whose rows are the very same (the
+        provisional list turned out to be the generation's: nothing to build again)."""
+        self.generation = generation
+        return self
+
     def built(self) -> FilterIndex | None:
         """The index when it is built, without waiting."""
         return self._index
+
+
+def _same_objects(a: Sequence[object], b: Sequence[object]) -> bool:
+    """Whether ``a`` and ``b`` hold the very same objects in the same order (C speed)."""
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 class CatalogPane(ReportsWorkerErrors, Vertical):
@@ -171,6 +188,10 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self._building: _IndexBuild | None = None
         #: the filter index of a provisional whole list (:meth:`show_partial`)
         self._basis: _IndexBuild | None = None
+        #: the provisional whole list shown and the rows made of it, with the home folder and
+        #: the lint flags they were made with (the real generation reuses them when its entries
+        #: are the very same: :meth:`show_generation`)
+        self._provisional: tuple[Generation, list[CatalogRow], str | None, set[str]] | None = None
         self._timer: Timer | None = None
         self._lint_progress = ""
         #: Each change of the filter text touches it: the background work (the lint of every file,
@@ -238,11 +259,19 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         :meth:`lint_all` itself, later)."""
         keep = self.selected_key()
         self._generation = generation
-        self.rows = build_rows(generation, self._lint_bad, self.home) if generation is not None else []
+        provisional, self._provisional = self._provisional, None
+        basis, self._basis = self._basis, None
         self._index = None
-        basis = self._basis.built() if self._basis is not None else None
-        self._basis = None
-        self._building = _IndexBuild(generation, [r.item for r in self.rows], basis) if generation is not None else None
+        if generation is None:
+            self.rows = []
+            self._building = None
+        elif provisional is not None and basis is not None and self._same_rows(provisional, generation):
+            # the last run's list, checked: its rows and their filter index (built or under way) stay
+            self.rows = provisional[1]
+            self._building = basis.taken_by(generation)
+        else:
+            self.rows = build_rows(generation, self._lint_bad, self.home)
+            self._building = _IndexBuild(generation, [r.item for r in self.rows], basis)
         self.apply_filter(keep_key=keep)
         if generation is not None and self._building is not None:
             if lint:
@@ -257,13 +286,26 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         in the background and the real generation's reuses it."""
         keep = self.selected_key()
         self._generation = None
-        self.rows = build_rows(generation, self._lint_bad)
+        self.rows = build_rows(generation, self._lint_bad, self.home)
         self._index = None
         self._basis = None
+        self._provisional = None
         self.apply_filter(keep_key=keep)
         if whole:
             self._basis = _IndexBuild(generation, [r.item for r in self.rows])
+            self._provisional = (generation, self.rows, self.home, self._lint_bad)
             self.prepare_basis(self._basis)
+
+    def _same_rows(self, provisional: tuple[Generation, list[CatalogRow], str | None, set[str]],
+                   generation: Generation) -> bool:
+        """Whether ``generation`` would be listed exactly as ``provisional`` was: the very same
+        entry objects in the same order, no root label (a provisional list has no roots), the
+        same home folder and lint flags (rows are made of nothing else: :func:`build_rows`)."""
+        shown, _rows, home, lint_bad = provisional
+        return (home == self.home and lint_bad is self._lint_bad
+                and not any(r.label for r in generation.roots)
+                and _same_objects(shown.sources, generation.sources)
+                and _same_objects(shown.rejected, generation.rejected))
 
     def reset(self, lint_cache: LintCache) -> None:
         """Forget lint results (another host lints with another target) and every row."""

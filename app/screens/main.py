@@ -177,7 +177,8 @@ class MainScreen(Screen[None]):
     ``open_catalog`` is called once in a worker thread; ``host`` and ``cwd_display`` go into the
     header; ``timings`` are the app's delays; ``generation_after_write(catalog, before)`` gives
     the generation that shows a config write (one generation step per write, SPEC H2);
-    ``run_editor(argv)`` runs an editor on a file with the terminal handed over (``o``).
+    ``run_editor(argv)`` runs an editor on a file with the terminal handed over (``o``);
+    ``home``: the home folder the catalog is opened with (rows show it as ``~`` before it is open).
     :attr:`generation` is always the whole published generation; :attr:`view` says what the
     current agent view lists.
     """
@@ -236,9 +237,10 @@ class MainScreen(Screen[None]):
                  timings: Timings = DEFAULT_TIMINGS,
                  generation_after_write: Callable[[AppCatalog, int], Generation] | None = None,
                  run_editor: Callable[[list[str]], None] | None = None, kept_page: KeptPage | None = None,
-                 page_file: str | None = None) -> None:
+                 page_file: str | None = None, home: str | None = None) -> None:
         super().__init__()
         self._open_catalog = open_catalog
+        self._home = home
         self.host = host
         self.cwd_display = cwd_display
         self.timings = timings
@@ -287,7 +289,9 @@ class MainScreen(Screen[None]):
         yield AgentView(self.timings)
         yield Input(placeholder=FILTER_PLACEHOLDER[False], id="filter")
         with Horizontal(id="panes"):
-            yield CatalogPane(self.timings, foreground=self.foreground)
+            pane = CatalogPane(self.timings, foreground=self.foreground)
+            pane.home = self._home  # (the catalog's own, once it is open)
+            yield pane
             yield SourcePane(DetailsPanel(), BodyPager(), id="source")
         yield Static(LEGEND, id="legend", markup=False)
         # every notice shown over this screen (App.notify is routed here): never a toast over the rows

@@ -144,6 +144,59 @@ async def test_the_real_generations_filter_index_reuses_the_last_runs_list(tmp_p
         await _until(pilot, lambda: [main.rows[i].name for i in pane.catalog_list.order] == ["gamma-tools"], "the hit")
 
 
+async def test_the_last_runs_list_found_unchanged_keeps_its_rows_and_filter_index(tmp_path):
+    """When the published generation lists the very entries of the last run's list shown while
+    the files were checked (nothing changed), its rows and their filter index are that list's:
+    nothing is made again, and the filter ranks exactly as an index made from scratch. Another
+    home folder than the rows were made with (``~`` in them) or another entry makes them anew."""
+    from skillshelf.core.filter import FilterIndex
+
+    project = _project(tmp_path, "alpha", "beta", "gamma-tools")
+    home = str(tmp_path / "home")
+    catalog = Catalog.open(str(project), env=Environment.from_mapping({"HOME": home}), pull_remote=False)
+    gen = catalog.current
+
+    async def shown(progress: BuildProgress, app_home: str | None):
+        release = threading.Event()
+
+        def open_catalog() -> Catalog:
+            sink = progress_sink()
+            assert sink is not None
+            sink(progress)
+            release.wait(60)
+            return catalog
+
+        app = tui_app(open_catalog, host="zuno", cwd_display="~/proj", home=app_home)
+        async with app.run_test(size=SIZE) as pilot:
+            main = app.main_screen
+            pane = main.catalog_pane
+            await _until(pilot, lambda: pane._basis is not None and pane._basis.built() is not None,
+                         "the provisional list's index")
+            provisional_rows, provisional_index = pane.rows, pane._basis.built()
+            release.set()
+            await _until(pilot, lambda: main.generation is not None and pane._index is not None, "the index")
+            items = [r.item for r in pane.rows]
+            assert len(items) == len(gen.sources) + len(gen.rejected)
+            index = pane._index
+            fresh = FilterIndex(items)
+            for query in ("alpha", "gam", "tols", "gamma-tool", "skill", "bta", "alpah"):
+                assert index.search(query) == fresh.search(query), query
+            await pilot.press("slash", "g", "a", "m")
+            await _until(pilot, lambda: [main.rows[i].name for i in pane.catalog_list.order] == ["gamma-tools"],
+                         "the hit")
+            return pane.rows is provisional_rows, index is provisional_index
+
+    same = BuildProgress(0, len(gen.sources), gen.sources, gen.rejected, checking=True)
+    assert await shown(same, home) == (True, True)
+    assert await shown(same, None) == (False, False)  # rows made before the home folder was known
+    other = next(s for s in gen.sources if s.name == "beta")
+    copy = Source(name=other.name, location=other.location, provenance=other.provenance,
+                  canonical=other.canonical, root=other.root, description=other.description)
+    changed = BuildProgress(0, len(gen.sources), tuple(copy if s is other else s for s in gen.sources),
+                            gen.rejected, checking=True)
+    assert await shown(changed, home) == (False, False)
+
+
 async def test_the_filter_index_is_built_before_the_first_keystroke(tmp_path):
     """Once a generation is shown, its filter index is built in the background (the first
     keystroke at 10,000 rows would otherwise wait a few hundred milliseconds for it); a lint

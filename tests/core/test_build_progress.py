@@ -93,8 +93,33 @@ def test_a_kept_first_build_is_reported_whole_before_the_files_are_checked(tmp_p
         cat = Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir)
     first = seen[0]
     assert first.checking and first.done == 0 and first.total == 6
-    assert sorted(s.name for s in first.sources) == [f"s{i}" for i in range(5)] and len(first.rejected) == 1
+    builtins = [s for s in first.sources if s.location.startswith("builtin://")]
+    assert builtins and first.sources[:len(builtins)] == tuple(builtins)  # the built-ins first, as listed
+    assert sorted(s.name for s in first.sources[len(builtins):]) == [f"s{i}" for i in range(5)]
+    assert len(first.rejected) == 1
     assert next(s for s in first.sources if s.name == "s0").description == "Skill 0"  # the last run's
     assert all(p.checking and p.sources is first.sources for p in seen[1:]) and seen[-1].done == 6
     fresh = Catalog.open(tree.project, env=tree.env, pull_remote=False).current
     assert cat.current.sources == fresh.sources and cat.current.digest == fresh.digest
+
+
+def test_an_unchanged_kept_build_is_reported_as_the_very_objects_the_generation_lists(tmp_path, monkeypatch):
+    """When the check finds nothing changed, the last run's list reported first holds the very
+    same entry objects, in the same order, as the published generation (the built-ins too): a
+    view can keep what it made of that list."""
+    from skillshelf.core import parsecache
+
+    monkeypatch.setattr(parsecache, "RACY_NS", 0)
+    tree = Tree(tmp_path)
+    for i in range(4):
+        write(f"{tree.agents}/s{i}/SKILL.md", skill(f"s{i}", f"Skill {i}"))
+    write(f"{tree.agents}/broken/SKILL.md", "---\ndescription: no name\n---\n")
+    cache_dir = str(tmp_path / "cache")
+    Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir).save_cache()
+    seen: list[BuildProgress] = []
+    with reporting_progress(seen.append):
+        gen = Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir).current
+    first = seen[0]
+    assert first.checking and len(gen.sources) == 4 + len([s for s in gen.sources if s.location.startswith("builtin://")])
+    assert len(first.sources) == len(gen.sources) and all(a is b for a, b in zip(first.sources, gen.sources, strict=True))
+    assert len(first.rejected) == 1 and first.rejected[0] is gen.rejected[0]

@@ -297,6 +297,25 @@ def test_the_index_equals_a_row_by_row_scan_on_random_rows():
             assert index.count(query) == (len(rows) if not query.strip() else len(expected))
 
 
+def test_the_word_texts_of_many_rows_equal_those_made_one_by_one():
+    """Rows' words between spaces made a few thousand at a time (joined by \\x01, translated
+    at once) are each row's own, whatever the rows hold: the joining character itself, other
+    control characters, non-ASCII words and white space, nothing at all."""
+    import re
+
+    from skillshelf.core import filter as f
+
+    odd = ["", " ", "a\x01b", "\x01", "déjà vu—ça", "x\ty\nz", "under_score c++ a.b", "\x00\x1f\x7f", "中文 技能", "İstanbul"]
+    rows = [odd[k % len(odd)] + f" w{k}" * (k % 3) for k in range(2 * f._CHUNK + 7)]
+    for texts in (rows, [r for r in rows if "\x01" not in r], [r for r in rows if r.isascii() and "\x01" not in r]):
+        made = f._all_between_spaces(texts)
+        assert made == [f._between_spaces(t) for t in texts]
+        for text, spaced in zip(texts, made, strict=True):
+            words = re.findall(r"\w+", text)
+            assert spaced.split() == words and spaced.startswith(" ") and spaced.endswith(" "), text
+        assert f._words_of(made) == {w for t in texts for w in re.findall(r"\w+", t)}
+
+
 def test_the_vocabulary_is_every_word_of_the_rows_whether_prepared_or_not():
     import random
     import re

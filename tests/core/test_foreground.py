@@ -92,15 +92,15 @@ def test_prepare_pauses_before_each_part_with_no_part_lock_held():
     seen: list[tuple[bool, ...]] = []
 
     def pause() -> bool:
-        seen.append((*(_held_elsewhere(lock) for lock in locks), index._parts is not None,
+        seen.append((*(_held_elsewhere(lock) for lock in locks), index._words is not None, index._parts is not None,
                      index._vocabulary_by_length is not None))
         return True
 
     index.prepare(pause)
     assert [s[:3] for s in seen] == [(False, False, False)] * 3
-    # before the name parts, before the vocabulary, before the word texts
-    assert [s[3:] for s in seen] == [(False, False), (True, False), (True, True)]
-    assert index._words is not None
+    # before the word texts, before the name parts, before the vocabulary
+    assert [s[3:] for s in seen] == [(False, False, False), (True, False, False), (True, True, False)]
+    assert index._vocabulary_by_length is not None
     assert [h.index for h in index.search("depoly")] == [0]  # (prepared: the same answers)
 
 
@@ -114,5 +114,5 @@ def test_prepare_stops_when_pause_says_so():
 
     index.prepare(pause)
     assert len(calls) == 2
-    assert index._parts is not None and index._vocabulary_by_length is None and index._words is None
+    assert index._words is not None and index._parts is None and index._vocabulary_by_length is None
     assert [h.index for h in index.search("depoly")] == [0]  # the query builds what it needs

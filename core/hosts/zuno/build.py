@@ -517,8 +517,11 @@ class ZunoSession:
             roots = kept.roots
             sink = progress_sink()
             if sink is not None:  # the last run's list at once, while the files are checked against it
+                # (as the generation will list it: the built-ins first, the same objects, so a view
+                # can keep what it made of this list when the check finds nothing changed)
                 entries = [o.entry for o in kept.outputs.values()]
-                shown = BuildProgress(0, len(entries), tuple(e for e in entries if isinstance(e, Source)),
+                shown = BuildProgress(0, len(entries), (*self.builtins.sources,
+                                                        *(e for e in entries if isinstance(e, Source))),
                                       tuple(e for e in entries if isinstance(e, Rejected)), checking=True)
                 sink(shown)
         # the kept build's proofs and keys, checked ahead by another process (a first build only)
