@@ -300,9 +300,10 @@ class FilterIndex:
         return self._name_parts()[1]
 
     def _name_parts(self) -> _NameParts:
-        """:meth:`_short_parts` and :meth:`_window_at`, made in a few passes over the names, most
-        at C speed (carried over from a prepared basis: its rows renumbered, -1 for a row gone,
-        and the rows it did not have added)."""
+        """:meth:`_short_parts` and :meth:`_window_at`, made in a few flat passes over the names'
+        word starts (list comprehensions; the columns joined at C speed), not a loop per word
+        start and character (carried over from a prepared basis: its rows renumbered, -1 for a
+        row gone, and the rows it did not have added)."""
         parts = self._parts
         if parts is not None:
             return parts
@@ -632,7 +633,7 @@ class _Ranking(NamedTuple):
 
 def _words_of(spaced: Sequence[str]) -> set[str]:
     """Every word of ``spaced``, texts made by :func:`_between_spaces` (words between spaces: a
-    split at white space gives them), a few thousand texts at a time (a split of all of them at
+    split at white space gives them), :data:`_CHUNK` texts at a time (a split of all of them at
     once would hold a list of every word)."""
     words: set[str] = set()
     for j in range(0, len(spaced), _CHUNK):
@@ -658,7 +659,7 @@ def _between_spaces(text: str) -> str:
 
 
 def _all_between_spaces(texts: Sequence[str]) -> list[str]:
-    """:func:`_between_spaces` of each of ``texts``, the ASCII ones a few thousand at a time
+    """:func:`_between_spaces` of each of ``texts``, the ASCII ones :data:`_CHUNK` at a time
     (joined by ``\\x01``, translated in one pass, split again: C speed)."""
     out: list[str] = []
     for j in range(0, len(texts), _CHUNK):

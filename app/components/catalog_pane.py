@@ -81,7 +81,8 @@ class _IndexBuild:
         self.started = False
 
     def get(self) -> FilterIndex:
-        """The index (built now if nobody has yet)."""
+        """The index (built now if nobody has yet, over the basis, waited for, when that has
+        begun)."""
         self.started = True
         with self._lock:
             if self._index is None:
@@ -290,10 +291,11 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         self._index = None
         self._basis = None
         self._provisional = None
-        self.apply_filter(keep_key=keep)
-        if whole:
+        if whole:  # (before the filter in force is applied: a query uses this index too)
             self._basis = _IndexBuild(generation, [r.item for r in self.rows])
             self._provisional = (generation, self.rows, self.home, self._lint_bad)
+        self.apply_filter(keep_key=keep)
+        if self._basis is not None:
             self.prepare_basis(self._basis)
 
     def _same_rows(self, provisional: tuple[Generation, list[CatalogRow], str | None, set[str]],
@@ -345,11 +347,14 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
 
     def _filter_index(self) -> FilterIndex:
         """The filter index of the rows shown (built once per set of rows: a query typed while
-        the background build runs waits for it rather than building another)."""
+        the background build runs waits for it rather than building another; over a provisional
+        whole list, that list's own)."""
         if self._index is None:
             building = self._building
             if building is not None and building.generation is self._generation and self._generation is not None:
                 self._index = building.get()
+            elif self._generation is None and self._basis is not None:
+                self._index = self._basis.get()
             else:
                 from skillshelf.core.filter import FilterIndex  # rapidfuzz: loaded at the first query
 

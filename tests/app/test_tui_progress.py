@@ -173,6 +173,10 @@ async def test_the_last_runs_list_found_unchanged_keeps_its_rows_and_filter_inde
             await _until(pilot, lambda: pane._basis is not None and pane._basis.built() is not None,
                          "the provisional list's index")
             provisional_rows, provisional_index = pane.rows, pane._basis.built()
+            pane.set_query("gam", now=True)  # a query over the provisional list uses its index
+            assert pane._index is provisional_index
+            assert [main.rows[i].name for i in pane.catalog_list.order] == ["gamma-tools"]
+            pane.set_query("", now=True)
             release.set()
             await _until(pilot, lambda: main.generation is not None and pane._index is not None, "the index")
             items = [r.item for r in pane.rows]

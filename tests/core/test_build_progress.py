@@ -3,6 +3,9 @@ published): zuno and the shared client pipeline, at growing intervals, only when
 
 from __future__ import annotations
 
+import shutil
+import time
+
 import pytest
 from test_catalog import Tree, skill, write
 
@@ -123,3 +126,36 @@ def test_an_unchanged_kept_build_is_reported_as_the_very_objects_the_generation_
     assert first.checking and len(gen.sources) == 4 + len([s for s in gen.sources if s.location.startswith("builtin://")])
     assert len(first.sources) == len(gen.sources) and all(a is b for a, b in zip(first.sources, gen.sources, strict=True))
     assert len(first.rejected) == 1 and first.rejected[0] is gen.rejected[0]
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="needs /bin/sh for the fake zuno")
+def test_the_last_runs_list_does_not_wait_for_a_slow_zuno(tmp_path, monkeypatch):
+    """An installed Zuno is run for its texts beside the kept build's load: a quick one's
+    built-ins head the last run's list reported first; a slow one's do not hold that report
+    back (it comes without them, the generation has them)."""
+    from skillshelf.core import parsecache
+    from skillshelf.core.paths import Environment
+
+    monkeypatch.setattr(parsecache, "RACY_NS", 0)
+    tree = Tree(tmp_path)
+    for i in range(3):
+        write(f"{tree.agents}/s{i}/SKILL.md", skill(f"s{i}", f"Skill {i}"))
+    cache_dir = str(tmp_path / "cache")
+    Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir).save_cache()
+    for pause, with_builtins in ((0, True), (3, False)):
+        zuno = tmp_path / f"zuno-{pause}"
+        zuno.write_text(f"#!/bin/sh\nsleep {pause}\necho '{{\"skills\": []}}'\n", encoding="utf-8")
+        zuno.chmod(0o755)
+        env = Environment.from_mapping({"HOME": tree.home, "SKILLSHELF_ZUNO_BIN": str(zuno)})
+        reports: list[tuple[float, BuildProgress]] = []
+        start = time.monotonic()
+        with reporting_progress(lambda p, reports=reports, start=start: reports.append((time.monotonic() - start, p))):
+            gen = Catalog.open(tree.project, env=env, pull_remote=False, cache_dir=cache_dir).current
+        builtins = [s for s in gen.sources if s.location.startswith("builtin://")]
+        at, first = reports[0]
+        assert first.checking and builtins and gen.sources[:len(builtins)] == tuple(builtins)
+        if with_builtins:
+            assert first.sources == gen.sources and all(a is b for a, b in zip(first.sources, gen.sources, strict=True))
+        else:
+            assert at < 1.5 and [s.name for s in first.sources] == ["s0", "s1", "s2"]
+            assert time.monotonic() - start >= 3  # (the build itself waits for the texts)

@@ -298,7 +298,7 @@ def test_the_index_equals_a_row_by_row_scan_on_random_rows():
 
 
 def test_the_word_texts_of_many_rows_equal_those_made_one_by_one():
-    """Rows' words between spaces made a few thousand at a time (joined by \\x01, translated
+    """Rows' words between spaces made a chunk of rows at a time (joined by \\x01, translated
     at once) are each row's own, whatever the rows hold: the joining character itself, other
     control characters, non-ASCII words and white space, nothing at all."""
     import re

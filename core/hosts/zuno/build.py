@@ -28,6 +28,7 @@ are in place).
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -226,6 +227,10 @@ def _dir_keys(m: Match, now_ns: int, listed: _DirKeys | bool = False) -> _DirKey
 #: the time it took itself to load the kept build: the child, started before this process imported
 #: its interface, loads the small :class:`_CheckState` and checks (about as long as the load).
 AHEAD_SLACK_S = 0.1
+#: Seconds the first report of a kept build (the last run's list, shown while the files are
+#: checked) waits for Zuno's texts being read beside the kept build's load (an installed ``zuno``
+#: is run for them) before it goes without the built-ins.
+TEXTS_SLACK_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -282,6 +287,7 @@ class ZunoSession:
         self._texts: ZunoTexts | None = None
         self._texts_identity: tuple[object, ...] | None = None
         self._pack: BuiltinPack | None = None
+        self._texts_lock = threading.RLock()  # (read once: by a build, or beside a first one)
         self._window: ContextWindow = flag_window(context.context_window)
         self._cache = cache
 
@@ -298,18 +304,37 @@ class ZunoSession:
     @property
     def texts(self) -> ZunoTexts:
         """What was read from an installed Zuno (read once, at the first build)."""
-        if self._texts is None:
-            # what the texts are read from, taken before they are read (the kept-output proof)
-            self._texts_identity = executable_identity(zuno_executable(self._context.env), time.time_ns())
-            self._texts = zuno_texts(self._context.env)
-        return self._texts
+        with self._texts_lock:
+            if self._texts is None:
+                # what the texts are read from, taken before they are read (the kept-output proof)
+                self._texts_identity = executable_identity(zuno_executable(self._context.env), time.time_ns())
+                self._texts = zuno_texts(self._context.env)
+            return self._texts
 
     @property
     def builtins(self) -> BuiltinPack:
         """Zuno's built-ins for this session (conformance Z-B)."""
-        if self._pack is None:
-            self._pack = builtin_pack(self.texts)
-        return self._pack
+        with self._texts_lock:
+            if self._pack is None:
+                self._pack = builtin_pack(self.texts)
+            return self._pack
+
+    def _builtins_beside(self) -> threading.Thread | None:
+        """Read Zuno's texts and make the built-ins in a thread (``None``: made already), for a
+        first build that reports progress: the last run's list is reported with them, as its
+        generation lists it, when they are made in time (:data:`TEXTS_SLACK_S`)."""
+        if self._pack is not None:
+            return None
+
+        def make() -> None:
+            try:
+                self.builtins  # noqa: B018  (made here; the build makes them itself if this fails)
+            except Exception:  # pragma: no cover - zuno_texts never raises
+                return
+
+        thread = threading.Thread(target=make, name="skillshelf-zuno-texts", daemon=True)
+        thread.start()
+        return thread
 
     def window(self, context_window: int | None = None, *, agent: str | None = None) -> ContextWindow:
         """The context window (conformance Z-W): ``context_window`` tokens when given, else
@@ -509,6 +534,8 @@ class ZunoSession:
         if snap is not None:  # keep the previous Root objects for equal roots (cheap identity checks)
             same = {r: r for r in snap.roots}
             roots = tuple(same.get(r, r) for r in roots)
+        # (a first build in a view: an installed Zuno is run for its texts while the kept build loads)
+        texts = self._builtins_beside() if previous is None and progress_sink() is not None else None
         loading = time.monotonic()
         kept = self._kept(roots) if previous is None else None
         loading = time.monotonic() - loading
@@ -517,10 +544,14 @@ class ZunoSession:
             roots = kept.roots
             sink = progress_sink()
             if sink is not None:  # the last run's list at once, while the files are checked against it
-                # (as the generation will list it: the built-ins first, the same objects, so a view
-                # can keep what it made of this list when the check finds nothing changed)
+                # as the generation will list it when the built-ins are made in time: the built-ins
+                # first, the same objects, so a view can keep what it made of this list when the
+                # check finds nothing changed (else without them: a view makes the list again)
+                if texts is not None:
+                    texts.join(TEXTS_SLACK_S)
+                pack = self._pack
                 entries = [o.entry for o in kept.outputs.values()]
-                shown = BuildProgress(0, len(entries), (*self.builtins.sources,
+                shown = BuildProgress(0, len(entries), (*(pack.sources if pack is not None else ()),
                                                         *(e for e in entries if isinstance(e, Source))),
                                       tuple(e for e in entries if isinstance(e, Rejected)), checking=True)
                 sink(shown)
