@@ -54,7 +54,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from itertools import compress, count, repeat
 from operator import contains
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein, Indel, Levenshtein
@@ -72,6 +72,8 @@ __all__ = [
     "keywords_of",
     "near_miss",
 ]
+
+T = TypeVar("T")
 
 #: Shortest query (word) that gets fuzzy matching beyond transpositions.
 FUZZY_MIN = 5
@@ -153,6 +155,58 @@ def _spaced(text: str) -> str:
     return text
 
 
+def _all_casefolded(names: Sequence[str]) -> list[str]:
+    """``_spaced(name.casefold())`` of each of ``names``, all at once when no name holds the
+    ``\\x01`` they are joined by (casefolding and the separators work character by character)."""
+    joined = "\x01".join(names)
+    if joined.count("\x01") != max(len(names) - 1, 0):
+        return [_spaced(n.casefold()) for n in names]
+    return joined.casefold().translate(_SPACED).split("\x01") if names else []
+
+
+def _merged(theirs: Sequence[T], fresh: Sequence[T], taking: Sequence[int]) -> list[T]:
+    """Per row, ``theirs[k]`` for a row taken from basis row ``k``, else the next of ``fresh``
+    (made for the rows not taken, in row order)."""
+    made = iter(fresh)
+    return [theirs[k] if k >= 0 else next(made) for k in taking]
+
+
+def _word_starts(name_cf: str) -> tuple[int, ...]:
+    """Where the words (runs between spaces) of a casefolded, spaced name start."""
+    if " " not in name_cf:
+        return (0,) if name_cf else ()
+    at: list[int] = []
+    pos = 0
+    for word in name_cf.split(" "):
+        if word:
+            at.append(pos)
+        pos += len(word) + 1
+    return tuple(at)
+
+
+def _marked(name_cf: str) -> str:
+    """``name_cf`` with :data:`_SEP` before its first character and after each space: every
+    word start, as a word starts at the beginning or after a space (``""`` for no name). A
+    normalised query (no leading, trailing or double space) starts at a word start of the name
+    exactly where :func:`_marked_query` of it occurs (a name holding :data:`_SEP` itself can
+    give a false hit, never a missed one: such rows are confirmed)."""
+    return _SEP + name_cf.replace(" ", " " + _SEP) if name_cf else ""
+
+
+def _all_marked(names_cf: Sequence[str]) -> list[str]:
+    """:func:`_marked` of each of ``names_cf``, all at once when none holds ``\\x01``."""
+    joined = "\x01".join(names_cf)
+    if not names_cf or joined.count("\x01") != len(names_cf) - 1:
+        return list(map(_marked, names_cf))
+    marked = (_SEP + joined.replace("\x01", "\x01" + _SEP)).replace(" ", " " + _SEP).split("\x01")
+    return [m if len(m) > 1 else "" for m in marked]
+
+
+def _marked_query(q: str) -> str:
+    """A normalised query as :func:`_marked` marks a name."""
+    return _SEP + q.replace(" ", " " + _SEP)
+
+
 class FilterIndex:
     """The rows of one generation, prepared once for many queries: casefolded names, the starts of
     their words, each name's word tails and each row's other text, so a keystroke runs a few
@@ -177,51 +231,38 @@ class FilterIndex:
         self.names_cf: list[str] = []
         #: per row: where the words of the name start
         self.starts: list[tuple[int, ...]] = []
-        #: per row: each word of the name to the end of the name, each after a ``\0`` (one ``in``
-        #: test tells whether a word of the name starts with a query)
+        #: per row: the name with a ``\0`` before each of its words (:func:`_marked`): a word of
+        #: the name starts with a query where the query, marked alike, occurs (one ``in`` test)
         self._tails: list[str] = []
         #: per row: everything but the name a query may match (:func:`_text_of`)
         self._texts: list[str] = []
         #: ``basis``, and per row the basis row it was taken from (-1: made here)
         self._basis: FilterIndex | None = None
         self._from_basis: list[int] = []
-        known: dict[int, int] = {}
         if basis is not None:
             self._basis = basis
             known = {id(item): k for k, item in enumerate(basis.sources)}
-        for item in sources:
-            k = known.pop(id(item), -1)  # (each basis row is taken once)
-            if basis is not None:
-                self._from_basis.append(k)
-            if k >= 0 and basis is not None and basis.sources[k] is item:
-                self.names.append(basis.names[k])
-                self.names_cf.append(basis.names_cf[k])
-                self.starts.append(basis.starts[k])
-                self._tails.append(basis._tails[k])
-                self._texts.append(basis._texts[k])
-                continue
-            if basis is not None:
-                self._from_basis[-1] = -1
-            name = item.name
-            name_cf = _spaced(name.casefold())
-            words = name_cf.split(" ")
-            if len(words) == 1:  # a name of one word
-                starts: tuple[int, ...] = (0,) if name_cf else ()
-                tails = _SEP + name_cf if name_cf else ""
-            else:
-                at: list[int] = []
-                pos = 0
-                for word in words:
-                    if word:
-                        at.append(pos)
-                    pos += len(word) + 1
-                starts = tuple(at)
-                tails = "".join([_SEP + name_cf[s:] for s in starts])
-            self.names.append(name)
-            self.names_cf.append(name_cf)
-            self.starts.append(starts)
-            self._tails.append(tails)
-            self._texts.append(_text_of(item))
+            taken = basis.sources
+            # (each basis row is taken once; an ``is`` check, as ids are only unique among live objects)
+            self._from_basis = [k if k >= 0 and taken[k] is item else -1
+                                for item, k in zip(sources, map(known.pop, map(id, sources), repeat(-1)), strict=True)]
+            made = [item for item, k in zip(sources, self._from_basis, strict=True) if k < 0]
+        else:
+            made = list(sources)
+        names = [item.name for item in made]
+        names_cf = _all_casefolded(names)
+        starts = list(map(_word_starts, names_cf))
+        tails = _all_marked(names_cf)
+        texts = list(map(_text_of, made))
+        if basis is None:
+            self.names, self.names_cf, self.starts, self._tails, self._texts = names, names_cf, starts, tails, texts
+        else:
+            taking = self._from_basis
+            self.names = _merged(basis.names, names, taking)
+            self.names_cf = _merged(basis.names_cf, names_cf, taking)
+            self.starts = _merged(basis.starts, starts, taking)
+            self._tails = _merged(basis._tails, tails, taking)
+            self._texts = _merged(basis._texts, texts, taking)
         #: rows whose name holds the separator itself (untrusted text): their tails are confirmed
         self._odd = frozenset(i for i, n in enumerate(self.names_cf) if _SEP in n)
         self._vocabulary: frozenset[str] | None = None
@@ -412,7 +453,7 @@ class FilterIndex:
 
     def _name_word_start(self, i: int, needle: str) -> int:
         """Where a word of row ``i``'s name starts with ``needle`` (the first such), or -1."""
-        if _SEP + needle not in self._tails[i]:
+        if _marked_query(needle) not in self._tails[i]:
             return -1
         name_cf = self.names_cf[i]
         # a name may hold the separator itself (untrusted text): confirm at a real word start
@@ -459,7 +500,7 @@ class FilterIndex:
         tier99: list[int] = []
         tier98: list[int] = []
         tier97: list[int] = []
-        sep_q = _SEP + q
+        sep_q = _marked_query(q)
         confirm = _SEP in q
         hold = _holding(names_cf, q)
         for i in hold:
@@ -475,6 +516,9 @@ class FilterIndex:
         scored = set(hold)
         prefixes: dict[str, set[int]] = {}
         in_name = [set(_holding(tails, _SEP + w)) for w in words]
+        if odd:  # (a name holding the separator itself: each row confirmed at a real word start)
+            in_name = [found - {i for i in found & odd if self._name_word_start(i, w) < 0}
+                       for w, found in zip(words, in_name, strict=True)]
         tier96: list[int] = []
         if len(words) > 1:
             tier96 = sorted(set.intersection(*in_name) - scored)

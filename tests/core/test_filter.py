@@ -381,3 +381,16 @@ def test_an_index_made_over_a_basis_ranks_exactly_as_a_fresh_one():
             assert index.search(query) == fresh.search(query), query
             assert index.count(query) == fresh.count(query), query
         assert index.vocabulary() >= fresh.vocabulary()
+
+
+def test_a_name_holding_the_separator_never_makes_a_word_start_of_its_own():
+    """A name may hold ``\\0``, the character the index marks word starts with: a query word
+    that only follows such a character inside a word does not start a word of the name (no
+    every-word tier), whether the index was made anew or over a basis."""
+    rows = [src("x\x00deploy zz"), src("zz-deploy"), src("ab\x00 cd", "cd\x00 ab notes")]
+    for index in (FilterIndex(rows), FilterIndex(rows, basis=FilterIndex(list(reversed(rows))))):
+        # (row 0: "deploy" starts a word of letters and digits there, not a word of the name)
+        assert [(h.index, h.score) for h in index.search("zz deploy")] == [(1, 100.0), (0, 95.0)]
+        assert [(h.index, h.score) for h in index.search("deploy zz")] == [(0, 97.0), (1, 96.0)]  # (0: contains it)
+        for query in ("zz deploy", "deploy zz", "deploy", "x deploy", "cd ab", "\x00 cd", "ab \x00", "\x00"):
+            assert [(h.index, h.score) for h in index.search(query)] == _reference(rows, query), query
