@@ -454,7 +454,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
     def _title(self, shown: int, matches: int | None, in_bodies: int | None = None) -> None:
         """``Catalog (1,104) · sort name``; filtered: ``Catalog (12 matches · 1,104 rows)``, or
         ``Catalog (500 shown of 812 matches · 1,104 rows)`` when the list is capped; with the body
-        search on, ``Catalog (12 matches + 3 in bodies · 1,104 rows)``."""
+        search on, ``Catalog (12 matches + 3 in bodies · 1,104 rows)``; the last run's whole list
+        (:meth:`show_partial` ``whole``) ends with :data:`~skillshelf.widgets.kept_page.LAST_RUN`."""
         total = len(self.rows)
         if matches is None:
             count = f"{total:,}"
@@ -466,7 +467,9 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
             count = count.replace(" · ", f" + {in_bodies:,} in bodies · ", 1)
         sort = "relevance" if matches is not None else self.sort
         bodies = " · bodies searched" if self.bodies and matches is not None else ""
-        self.border_title = f"Catalog ({count}) · sort {sort}{bodies}"
+        # (the last run's whole list, shown while its files are checked, says so as its page did)
+        provisional = LAST_RUN if self._provisional is not None else ""
+        self.border_title = f"Catalog ({count}) · sort {sort}{bodies}{provisional}"
 
     # ------------------------------------------------------------------ body search
     def toggle_bodies(self) -> bool:

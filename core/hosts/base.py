@@ -271,8 +271,8 @@ class BuildProgress:
     ``done`` files read of ``total`` (the files discovery found); ``sources`` and ``rejected``:
     the entries made so far in discovery order, before the host's precedence and order apply
     (so a view can show the first rows at once and mark them provisional). ``checking``: the
-    entries are an earlier run's whole list in the order its generation listed them (after this
-    session's built-ins, when the host has made them in time), shown while the files are checked
+    entries are an earlier run's whole list in the order its generation listed them (the host's
+    built-ins first: this session's when made in time, else that run's), shown while the files are checked
     against it (``done`` of ``total`` files checked or read again so far); a later report with
     the very same ``sources`` object only moves the count on."""
 

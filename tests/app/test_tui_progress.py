@@ -173,12 +173,14 @@ async def test_the_last_runs_list_found_unchanged_keeps_its_rows_and_filter_inde
             await _until(pilot, lambda: pane._basis is not None and pane._basis.built() is not None,
                          "the provisional list's index")
             provisional_rows, provisional_index = pane.rows, pane._basis.built()
+            assert pane.border_title.endswith(" · last run, checking…")  # (it is the last run's list)
             pane.set_query("gam", now=True)  # a query over the provisional list uses its index
             assert pane._index is provisional_index
             assert [main.rows[i].name for i in pane.catalog_list.order] == ["gamma-tools"]
             pane.set_query("", now=True)
             release.set()
             await _until(pilot, lambda: main.generation is not None and pane._index is not None, "the index")
+            assert "last run" not in str(pane.border_title)
             items = [r.item for r in pane.rows]
             assert len(items) == len(gen.sources) + len(gen.rejected)
             index = pane._index

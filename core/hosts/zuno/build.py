@@ -192,6 +192,9 @@ class _Kept:
     proofs: tuple[ScanProof | None, ...] = ()
     #: random, new with each kept build: names it (its :class:`_CheckState` has the same)
     token: bytes = b""
+    #: the built-ins its generation listed first (the last run's list is shown with them when
+    #: this run's are not made in time)
+    builtins: tuple[Source, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -544,14 +547,14 @@ class ZunoSession:
             roots = kept.roots
             sink = progress_sink()
             if sink is not None:  # the last run's list at once, while the files are checked against it
-                # as the generation will list it when the built-ins are made in time: the built-ins
-                # first, the same objects, so a view can keep what it made of this list when the
-                # check finds nothing changed (else without them: a view makes the list again)
+                # as the generation will list it: the built-ins first, when they are made in time the
+                # very objects, so a view can keep what it made of this list when the check finds
+                # nothing changed (else the last run's: a view makes the list again)
                 if texts is not None:
                     texts.join(TEXTS_SLACK_S)
                 pack = self._pack
                 entries = [o.entry for o in kept.outputs.values()]
-                shown = BuildProgress(0, len(entries), (*(pack.sources if pack is not None else ()),
+                shown = BuildProgress(0, len(entries), (*(pack.sources if pack is not None else kept.builtins),
                                                         *(e for e in entries if isinstance(e, Source))),
                                       tuple(e for e in entries if isinstance(e, Rejected)), checking=True)
                 sink(shown)
@@ -691,7 +694,7 @@ class ZunoSession:
             if (kept is None or matches is not kept.matches or kept.rules != rules or keys != kept.keys
                     or tuple(proofs) != kept.proofs):
                 made = _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
-                             tuple(digest_cache.values()), tuple(proofs), os.urandom(16))
+                             tuple(digest_cache.values()), tuple(proofs), os.urandom(16), tuple(builtins))
                 self._cache.keep_state(_KEPT, made)
                 self._cache.keep_state(_KEPT_CHECK, _CheckState.of(made))
                 self._kept_token = made.token
