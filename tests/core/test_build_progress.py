@@ -75,20 +75,29 @@ def test_the_throttle_reports_at_growing_intervals(monkeypatch):
     assert [d for d in due if d is not None] == [0.2, 0.6, 1.3, 3.2]
 
 
+def _kept_tree(tmp_path, monkeypatch, skills: int, *, broken: bool = True) -> tuple[Tree, str]:
+    """A tree of ``skills`` skills (and one broken file) whose first build is kept in a parse
+    cache; the tree and the cache folder."""
+    from skillshelf.core import parsecache
+
+    monkeypatch.setattr(parsecache, "RACY_NS", 0)
+    tree = Tree(tmp_path)
+    for i in range(skills):
+        write(f"{tree.agents}/s{i}/SKILL.md", skill(f"s{i}", f"Skill {i}"))
+    if broken:
+        write(f"{tree.agents}/broken/SKILL.md", "---\ndescription: no name\n---\n")
+    cache_dir = str(tmp_path / "cache")
+    Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir).save_cache()
+    return tree, cache_dir
+
+
 def test_a_kept_first_build_is_reported_whole_before_the_files_are_checked(tmp_path, monkeypatch):
     """With Zuno's kept first build (parse cache), the last run's whole list is reported at once
     (``checking``), before any file is checked; later reports of that build only move the count
     on (the very same ``sources``); the published generation is exactly a fresh build's."""
     import skillshelf.core.hosts.zuno.build as zuno_build
-    from skillshelf.core import parsecache
 
-    monkeypatch.setattr(parsecache, "RACY_NS", 0)
-    tree = Tree(tmp_path)
-    for i in range(5):
-        write(f"{tree.agents}/s{i}/SKILL.md", skill(f"s{i}", f"Skill {i}"))
-    write(f"{tree.agents}/broken/SKILL.md", "---\ndescription: no name\n---\n")
-    cache_dir = str(tmp_path / "cache")
-    Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir).save_cache()
+    tree, cache_dir = _kept_tree(tmp_path, monkeypatch, 5)
     write(f"{tree.agents}/s0/SKILL.md", skill("s0", "Changed since"))
     monkeypatch.setattr(zuno_build, "Throttle", _Always)
     seen: list[BuildProgress] = []
@@ -110,15 +119,7 @@ def test_an_unchanged_kept_build_is_reported_as_the_very_objects_the_generation_
     """When the check finds nothing changed, the last run's list reported first holds the very
     same entry objects, in the same order, as the published generation (the built-ins too): a
     view can keep what it made of that list."""
-    from skillshelf.core import parsecache
-
-    monkeypatch.setattr(parsecache, "RACY_NS", 0)
-    tree = Tree(tmp_path)
-    for i in range(4):
-        write(f"{tree.agents}/s{i}/SKILL.md", skill(f"s{i}", f"Skill {i}"))
-    write(f"{tree.agents}/broken/SKILL.md", "---\ndescription: no name\n---\n")
-    cache_dir = str(tmp_path / "cache")
-    Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir).save_cache()
+    tree, cache_dir = _kept_tree(tmp_path, monkeypatch, 4)
     seen: list[BuildProgress] = []
     with reporting_progress(seen.append):
         gen = Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir).current
@@ -133,15 +134,9 @@ def test_the_last_runs_list_does_not_wait_for_a_slow_zuno(tmp_path, monkeypatch)
     """An installed Zuno is run for its texts beside the kept build's load: a quick one's
     built-ins head the last run's list reported first; a slow one's do not hold that report
     back (it comes with the built-ins the last run listed; the generation has this run's)."""
-    from skillshelf.core import parsecache
     from skillshelf.core.paths import Environment
 
-    monkeypatch.setattr(parsecache, "RACY_NS", 0)
-    tree = Tree(tmp_path)
-    for i in range(3):
-        write(f"{tree.agents}/s{i}/SKILL.md", skill(f"s{i}", f"Skill {i}"))
-    cache_dir = str(tmp_path / "cache")
-    Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir).save_cache()
+    tree, cache_dir = _kept_tree(tmp_path, monkeypatch, 3, broken=False)
     for pause, with_builtins in ((0, True), (3, False)):
         zuno = tmp_path / f"zuno-{pause}"
         zuno.write_text(f"#!/bin/sh\nsleep {pause}\necho '{{\"skills\": []}}'\n", encoding="utf-8")
