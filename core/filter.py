@@ -82,7 +82,7 @@ SHORT_QUERY = (3, 4)
 #: Scores of a short-query Damerau–Levenshtein hit on the whole name / on one word of it.
 TRANSPOSED_NAME_SCORE, TRANSPOSED_PART_SCORE = 90.0, 88.0
 _NAME_WORD = re.compile(r"[^-_./: ]+")
-#: Separates the word tails of a name in the index (``\w`` never matches it).
+#: Marks each word start of a name in the index (``\w`` never matches it; :func:`_marked`).
 _SEP = "\0"
 #: Queries whose rankings an index keeps.
 _MEMO = 32
@@ -209,7 +209,7 @@ def _marked_query(q: str) -> str:
 
 class FilterIndex:
     """The rows of one generation, prepared once for many queries: casefolded names, the starts of
-    their words, each name's word tails and each row's other text, so a keystroke runs a few
+    their words, each name marked at its word starts and each row's other text, so a keystroke runs a few
     C-speed passes (``in`` and compiled patterns mapped over the rows) instead of Python work per
     row.
 
@@ -233,7 +233,7 @@ class FilterIndex:
         self.starts: list[tuple[int, ...]] = []
         #: per row: the name with a ``\0`` before each of its words (:func:`_marked`): a word of
         #: the name starts with a query where the query, marked alike, occurs (one ``in`` test)
-        self._tails: list[str] = []
+        self._marks: list[str] = []
         #: per row: everything but the name a query may match (:func:`_text_of`)
         self._texts: list[str] = []
         #: ``basis``, and per row the basis row it was taken from (-1: made here)
@@ -252,18 +252,18 @@ class FilterIndex:
         names = [item.name for item in made]
         names_cf = _all_casefolded(names)
         starts = list(map(_word_starts, names_cf))
-        tails = _all_marked(names_cf)
+        marks = _all_marked(names_cf)
         texts = list(map(_text_of, made))
         if basis is None:
-            self.names, self.names_cf, self.starts, self._tails, self._texts = names, names_cf, starts, tails, texts
+            self.names, self.names_cf, self.starts, self._marks, self._texts = names, names_cf, starts, marks, texts
         else:
             taking = self._from_basis
             self.names = _merged(basis.names, names, taking)
             self.names_cf = _merged(basis.names_cf, names_cf, taking)
             self.starts = _merged(basis.starts, starts, taking)
-            self._tails = _merged(basis._tails, tails, taking)
+            self._marks = _merged(basis._marks, marks, taking)
             self._texts = _merged(basis._texts, texts, taking)
-        #: rows whose name holds the separator itself (untrusted text): their tails are confirmed
+        #: rows whose name holds the separator itself (untrusted text): their marks are confirmed
         self._odd = frozenset(i for i, n in enumerate(self.names_cf) if _SEP in n)
         self._vocabulary: frozenset[str] | None = None
         self._vocabulary_by_length: dict[int, list[str]] | None = None
@@ -453,7 +453,7 @@ class FilterIndex:
 
     def _name_word_start(self, i: int, needle: str) -> int:
         """Where a word of row ``i``'s name starts with ``needle`` (the first such), or -1."""
-        if _marked_query(needle) not in self._tails[i]:
+        if _marked_query(needle) not in self._marks[i]:
             return -1
         name_cf = self.names_cf[i]
         # a name may hold the separator itself (untrusted text): confirm at a real word start
@@ -492,9 +492,9 @@ class FilterIndex:
         return found
 
     def _rank(self, q: str) -> _Ranking:
-        """The precise tiers found with C-speed passes over the names, word tails and texts, then
+        """The precise tiers found with C-speed passes over the names, marked names and texts, then
         the fuzzy tiers over what is left."""
-        names_cf, tails, odd = self.names_cf, self._tails, self._odd
+        names_cf, marks, odd = self.names_cf, self._marks, self._odd
         words = q.split()
         tier100: list[int] = []
         tier99: list[int] = []
@@ -509,13 +509,13 @@ class FilterIndex:
                 tier100.append(i)
             elif name_cf.startswith(q):
                 tier99.append(i)
-            elif sep_q in tails[i] and ((not confirm and i not in odd) or self._name_word_start(i, q) >= 0):
+            elif sep_q in marks[i] and ((not confirm and i not in odd) or self._name_word_start(i, q) >= 0):
                 tier98.append(i)
             else:
                 tier97.append(i)
         scored = set(hold)
         prefixes: dict[str, set[int]] = {}
-        in_name = [set(_holding(tails, _SEP + w)) for w in words]
+        in_name = [set(_holding(marks, _SEP + w)) for w in words]
         if odd:  # (a name holding the separator itself: each row confirmed at a real word start)
             in_name = [found - {i for i in found & odd if self._name_word_start(i, w) < 0}
                        for w, found in zip(words, in_name, strict=True)]
