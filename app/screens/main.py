@@ -171,6 +171,10 @@ class _Building(Message):
         self.epoch = epoch
 
 
+#: The source pane while the last run's first page is shown (its rows are a picture, not a list).
+KEPT_PAGE_DETAILS = "The last run's list, shown while the skill files are checked: a skill opens here once the list is live."
+
+
 class MainScreen(Screen[None]):
     """The catalog browser (DESIGN "The TUI").
 
@@ -317,6 +321,8 @@ class MainScreen(Screen[None]):
         self.catalog_pane.catalog_list.focus()
         if self.kept_page is not None:
             self.catalog_pane.show_kept_page(self.kept_page.title, self.kept_page.lines)
+            # (a picture of the last run's list: no row to show yet, and not "nothing selected")
+            self.query_one(DetailsPanel).show_message(KEPT_PAGE_DETAILS)
         self.load_catalog()
 
     @property
@@ -700,6 +706,8 @@ class MainScreen(Screen[None]):
             self.query_one(Meters).show_selected(None, None)
             if not self.rows and self.generation is not None:
                 details.show_message(empty_catalog_text(self.generation))
+            elif self.catalog_pane.kept_page_lines:
+                details.show_message(KEPT_PAGE_DETAILS)
         else:
             same = details.row is not None and details.row.location == row.location
             details.inspect(row, self.catalog)

@@ -356,9 +356,15 @@ async def test_over_the_kept_page_a_quick_check_draws_no_provisional_list(tmp_pa
         await _header_says(header, "checking skill files for changes")
         assert "checking skill files for changes" in header.plain
         assert pane.kept_page_lines == app.kept_page.lines and pane.rows == [] and main.generation is None
+        from skillshelf.app.components.source_details import DetailsPanel
+        from skillshelf.app.screens.main import KEPT_PAGE_DETAILS
+
+        details = main.query_one(DetailsPanel)
+        assert details.details_text == KEPT_PAGE_DETAILS  # (a picture of a list: not "No source selected.")
         gate.set()
         await settle(app, pilot)
         assert main.generation is not None and pane.kept_page_lines == ()
+        assert details.row is not None and details.details_text.startswith(details.row.name)
         assert {"alpha", "beta"} <= {pane.rows[i].name for i in pane.catalog_list.order}
     assert partials == []
 
