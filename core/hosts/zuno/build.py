@@ -232,7 +232,7 @@ def _dir_keys(m: Match, now_ns: int, listed: _DirKeys | bool = False) -> _DirKey
 AHEAD_SLACK_S = 0.1
 #: Seconds the first report of a kept build (the last run's list, shown while the files are
 #: checked) waits for Zuno's texts being read beside the kept build's load (an installed ``zuno``
-#: is run for them) before it goes without the built-ins.
+#: is run for them) before it goes with the last run's built-ins instead of this run's.
 TEXTS_SLACK_S = 0.1
 
 
@@ -692,7 +692,7 @@ class ZunoSession:
                 if s_seen is not None:
                     proofs[i] = prove(r.scan_dir, s_seen, since)
             if (kept is None or matches is not kept.matches or kept.rules != rules or keys != kept.keys
-                    or tuple(proofs) != kept.proofs):
+                    or tuple(proofs) != kept.proofs or kept.builtins != tuple(builtins)):
                 made = _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
                              tuple(digest_cache.values()), tuple(proofs), os.urandom(16), tuple(builtins))
                 self._cache.keep_state(_KEPT, made)
