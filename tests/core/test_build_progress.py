@@ -3,6 +3,7 @@ published): zuno and the shared client pipeline, at growing intervals, only when
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 
@@ -157,3 +158,28 @@ def test_the_last_runs_list_does_not_wait_for_a_slow_zuno(tmp_path, monkeypatch)
             assert [s.location for s in last] == [s.location for s in builtins]  # the last run's
             assert not any(a is b for a, b in zip(last, builtins, strict=True))
             assert time.monotonic() - start >= 3  # (the build itself waits for the texts)
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="needs /bin/sh for the fake zuno")
+def test_the_kept_build_is_kept_again_when_its_built_ins_change(tmp_path, monkeypatch):
+    """The built-ins kept with the last run's build are the ones its generation listed: a run
+    whose built-ins differ (an installed Zuno's texts now read) keeps the build again, a run
+    with the same ones does not."""
+    from skillshelf.core.parsecache import ParseCache
+    from skillshelf.core.paths import Environment
+
+    tree, cache_dir = _kept_tree(tmp_path, monkeypatch, 2, broken=False)
+    listed = [{"name": "codemap", "location": "builtin://zuno-orchestration/0.10.3/codemap", "description": "Maps code."}]
+    zuno = tmp_path / "zuno"
+    zuno.write_text(f"#!/bin/sh\ncat <<'EOF'\n{json.dumps({'skills': listed})}\nEOF\n", encoding="utf-8")
+    zuno.chmod(0o755)
+    env = Environment.from_mapping({"HOME": tree.home, "SKILLSHELF_ZUNO_BIN": str(zuno)})
+    kept: list[str] = []
+    real = ParseCache.keep_state
+    monkeypatch.setattr(ParseCache, "keep_state", lambda self, kind, value: (kept.append(kind), real(self, kind, value)))
+    for expected in (["zuno-first-build", "zuno-first-build-check"], []):
+        kept.clear()
+        cat = Catalog.open(tree.project, env=env, pull_remote=False, cache_dir=cache_dir)
+        cat.save_cache()
+        assert next(s for s in cat.current.sources if s.name == "codemap").description == "Maps code."
+        assert kept == expected
