@@ -11,8 +11,11 @@ fresh process (interpreter start-up and imports included), the median of ``--run
   *walk + stat* (one ``stat`` per ``SKILL.md``) and *walk + read* (every ``SKILL.md`` read);
   and for the TUI a Textual *hello-world* (one ``Static``, headless 120×36) from start to its
   first frame;
-- ``skillshelf index``: *cold* (skillshelf's parse cache deleted first: every file is read,
-  parsed and the cache written) and *warm* (the cache from the run before, the tree unchanged);
+- ``skillshelf index``: *cold* (skillshelf's parse cache deleted first: every file is read and
+  parsed; the cache is written by forked writers that finish after the command has ended, as
+  the ``skillshelf`` console script does: :func:`skillshelf.app.cli.console`) and *warm* (the
+  cache from the run before, the tree unchanged); each process starts once the writers of the
+  one before have finished, as they have by the time a person types the next command;
 - ``skillshelf debug skill --json`` (warm, with its lint of every file: one unmeasured run first
   keeps the lint in the cache) against warm ``index``;
 - ``skillshelf compare --json`` (every host, warm: one unmeasured run first);
@@ -119,12 +122,11 @@ out = os.environ.pop("SKILLSHELF_BENCH_OUT")
 def report():
     with open(out, "w") as fh:
         json.dump({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}, fh)
-atexit.register(report)  # after the parse cache's writer thread has finished
-from skillshelf.app.cli import main
+atexit.register(report)  # after the parse cache's writes in threads have finished
+from skillshelf.app.cli import console  # what the `skillshelf` console script runs
 sys.stdout = open(os.devnull, "w")
-rc = main(sys.argv[1:])
-sys.stdout.flush()
-raise SystemExit(rc)
+sys.argv = ["skillshelf", *sys.argv[1:]]
+console()
 """
 
 _TUI = r"""
@@ -228,8 +230,18 @@ def _timed(argv: list[str], env: dict[str, str], cwd: str) -> float:
     return time.perf_counter() - start
 
 
+def _settled(info: dict) -> None:
+    """Wait until the cache writers the last command left running have finished (a one-shot
+    command ends before its forked writers do: :mod:`skillshelf.core.cachelock`), as they have
+    by the time a person types the next command."""
+    from skillshelf.core.cachelock import await_writers
+
+    await_writers(os.path.join(info["env"]["XDG_CACHE_HOME"], "skillshelf"), timeout=60.0)
+
+
 def _cli(args: list[str], info: dict) -> tuple[float, float]:
     """(seconds, peak RSS MB) of one ``skillshelf ARGS`` process."""
+    _settled(info)
     fd, out = tempfile.mkstemp(suffix=".json")
     os.close(fd)
     env = {**_env(info), "SKILLSHELF_BENCH_OUT": out}
@@ -243,6 +255,8 @@ def _cli(args: list[str], info: dict) -> tuple[float, float]:
 
 
 def _tui(info: dict, paths: list[str], cwd: str, queries: list[str], *, settle: bool = False) -> dict:
+    if "XDG_CACHE_HOME" in info["env"]:
+        _settled(info)
     fd, out = tempfile.mkstemp(suffix=".json")
     os.close(fd)
     env = {**_env(info), "SKILLSHELF_BENCH_OUT": out, "SKILLSHELF_BENCH_QUERIES": json.dumps(queries)}
@@ -310,6 +324,7 @@ def bench(n: int, runs: int, base: str) -> dict:
     r["walk_read"] = _median([floor("read") for _ in range(runs)])
     cold = []
     for _ in range(runs):
+        _settled(info)
         shutil.rmtree(cache, ignore_errors=True)
         cold.append(_cli(["index", *common], info)[0])
     r["cold_index"] = _median(cold)

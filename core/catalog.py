@@ -15,14 +15,13 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from functools import partial
 from typing import TYPE_CHECKING
 
 from skillshelf.core.config import Config
 from skillshelf.core.hosts import DEFAULT_HOST_NAME, get_host
 from skillshelf.core.hosts.base import Host, HostCatalog, HostContext, HostSession, WatchTargets
 from skillshelf.core.model import CatalogWarning, Generation
-from skillshelf.core.parsecache import ParseCacheStore, Product, workspace_parts
+from skillshelf.core.parsecache import ParseCacheStore, Product, spawn_writes, workspace_parts
 from skillshelf.core.paths import Environment
 
 if TYPE_CHECKING:
@@ -56,12 +55,14 @@ def _save(store: ParseCacheStore) -> None:
             _saves.discard(threading.current_thread())
 
 
-def finish_saves(timeout: float | None = None) -> bool:
+def finish_saves(timeout: float | None = None, *, forked_writers: bool = True) -> bool:
     """Wait for the parse-cache writes catalogs of this process started (at most ``timeout``
     seconds in all; ``None``: until done); True when none is left. A one-shot command waits
     (its write is what makes the next run fast); an interactive exit waits a moment at most:
     a write cut short by the exit leaves the previous cache file whole (writes are atomic
-    renames), so the next run only reads again what it would have kept."""
+    renames), so the next run only reads again what it would have kept. ``forked_writers``
+    False: only the writes in threads (a forked writer outlives this process and holds the
+    cache's writer lock, :mod:`skillshelf.core.cachelock`; True when only such are left)."""
     from skillshelf.core import forked
 
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -69,6 +70,8 @@ def finish_saves(timeout: float | None = None) -> bool:
         with _saves_lock:
             running = next(iter(_saves), None)
         if running is None:
+            if not forked_writers:
+                return True
             return forked.wait(None if deadline is None else max(0.0, deadline - time.monotonic()))
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
@@ -394,7 +397,7 @@ class Catalog:
 
         if forked.available():  # a one-shot command: pickled and written beside its report, on a second core
             writes = store.plan_save()
-            if not writes or forked.spawn(partial(store.write_planned, writes)):
+            if not writes or spawn_writes(writes, store.write_planned):
                 return
             store.write_planned(writes)  # (the fork failed)
             return

@@ -4,7 +4,8 @@ A cold ``skillshelf index`` reads and parses every file and then writes the pars
 are pure Python, so a thread cannot run them beside the main thread. On a machine with a second
 core a forked child can: :func:`split_map` computes the second part of a list in a child while
 the parent computes the first, and :func:`spawn` runs a write in a child while the parent goes
-on (the parent waits for it before it exits, :func:`wait`). :func:`ahead` computes a value in a
+on (the parent waits for it, :func:`wait`, unless it ends as the console script does:
+:func:`skillshelf.app.cli.console`). :func:`ahead` computes a value in a
 child for the parent to take later (the TUI's first build checks its kept build that way while
 the TUI imports Textual: :mod:`skillshelf.app.ahead`).
 
@@ -186,7 +187,9 @@ def split_map(fn: Callable[[T], R], items: Sequence[T], *, extra: Callable[[], A
 def spawn(work: Callable[[], object]) -> bool:
     """Run ``work()`` in a forked child while the caller goes on; True when a child was started
     (:func:`wait` waits for it), False when :func:`available` says no (nothing ran: the caller
-    does the work its own way). ``work`` must not need anything back (a file write)."""
+    does the work its own way). ``work`` must not need anything back (a file write). The
+    child's standard output is the null device: a child outliving this process never holds a
+    pipe the caller's caller reads to its end (``$(skillshelf index)``)."""
     if not available():
         return False
     try:
@@ -196,6 +199,10 @@ def spawn(work: Callable[[], object]) -> bool:
     if pid == 0:
         code = 1
         try:
+            with contextlib.suppress(OSError):
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 1)
+                os.close(null)
             work()
             code = 0
         finally:

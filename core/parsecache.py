@@ -46,6 +46,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
+from skillshelf.core import cachelock
 from skillshelf.core.fileread import tap_reads
 
 __all__ = [
@@ -449,7 +450,7 @@ class ParseCache:
         if not self.file or not self.enabled or self.produces or not forked.available():
             return False
         writes = self.plan_save()
-        if writes and not forked.spawn(partial(_write_planned, writes)):
+        if writes and not spawn_writes(writes, _write_planned):
             _write_planned(writes)
         return True
 
@@ -595,6 +596,7 @@ def _read_file(file: str, namespace: str, *, kind: type = dict) -> Any:
     """The entries of ``file`` when it is a complete cache file of ``namespace``, else ``{}``
     (``kind`` object: the value kept in it, else ``None``)."""
     empty: dict[tuple[str, str, str], tuple[StatKey, object]] | None = {} if kind is dict else None
+    cachelock.await_writers(_cache_root(file))  # (a command that just ended may still be writing it)
     try:
         with open(file, "rb") as fh:
             data = fh.read()
@@ -629,6 +631,22 @@ def _read_file(file: str, namespace: str, *, kind: type = dict) -> Any:
     if not isinstance(entries, kind):
         return empty
     return entries
+
+
+def _cache_root(file: str) -> str:
+    """The cache directory of a cache file (``<directory>/parse/<name>``)."""
+    return os.path.dirname(os.path.dirname(file))
+
+
+def spawn_writes(writes: Sequence[_Write], write: Callable[[Sequence[_Write]], object]) -> bool:
+    """``write(writes)`` in a forked child (:func:`skillshelf.core.forked.spawn`) that holds the
+    cache directory's writer lock (:mod:`skillshelf.core.cachelock`: a run started before it
+    ends waits for it); False when no child was started (nothing was written)."""
+    from skillshelf.core import forked
+
+    if writes and forked.available():
+        cachelock.hold(_cache_root(writes[0][0]))
+    return forked.spawn(partial(write, writes))
 
 
 def _write_planned(writes: Sequence[_Write]) -> int:

@@ -1,0 +1,101 @@
+"""The writer lock of skillshelf's cache directory (SPEC-neutral; POSIX ``flock``).
+
+A one-shot command writes its parse cache in forked children (:func:`skillshelf.core.forked.spawn`),
+and the ``skillshelf`` console script ends without waiting for them
+(:func:`skillshelf.app.cli.console`). A run started meanwhile waits for those writers before
+it reads a cache file (:func:`await_writers`, :data:`WAIT_S` at most), so a command typed right
+after another still finds the cache the other was writing.
+
+The lock is ``flock(2)`` on ``<cache directory>/.writing``. A command takes it exclusively
+(:func:`hold`) before it forks its first writer and lets go of its own descriptor when it ends
+(:func:`release`). The lock belongs to the open file, which every writer forked meanwhile
+shares, so it lasts until the last of them has exited. Readers take it shared for an instant.
+Where ``flock`` is missing (not POSIX) or fails, or a writer outlasts :data:`WAIT_S`, nothing
+waits: every cache write is an atomic rename, so a reader sees the old file or the new one,
+never part of one — at worst the next run reads the skill files again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+
+try:
+    import fcntl
+except ImportError:  # (not POSIX: no lock, nothing waits)
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["LOCK_NAME", "WAIT_S", "await_writers", "hold", "release"]
+
+#: The lock file's name in the cache directory.
+LOCK_NAME = ".writing"
+#: Longest wait (seconds) of a reader for another command's writers.
+WAIT_S = 2.0
+_POLL_S = 0.005
+
+_held: dict[str, int] = {}  # cache directory → this process's descriptor holding the lock
+_lock = threading.Lock()
+
+
+def _try(fd: int, op: int, timeout: float) -> bool:
+    assert fcntl is not None
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, op | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(_POLL_S)
+        except OSError:  # (a file system without flock)
+            return False
+
+
+def hold(directory: str) -> bool:
+    """Take the writer lock of cache ``directory`` for this process and the writers it forks
+    from now on; True when held. Never waits: while another command's writers hold it, this
+    process's write without it (a later run then may not wait for them). Never raises."""
+    if fcntl is None:
+        return False
+    with _lock:
+        if directory in _held:
+            return True
+        try:
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+            fd = os.open(os.path.join(directory, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return False
+        if not _try(fd, fcntl.LOCK_EX, 0.0):
+            os.close(fd)
+            return False
+        _held[directory] = fd
+        return True
+
+
+def release() -> None:
+    """Close this process's lock descriptors: the lock ends when the writers forked while it
+    was held have exited too."""
+    with _lock:
+        fds = list(_held.values())
+        _held.clear()
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def await_writers(directory: str, timeout: float = WAIT_S) -> bool:
+    """Wait until no other command's writers hold the lock of cache ``directory`` (``timeout``
+    seconds at most); True when none does (or there is no lock to look at). Never raises."""
+    if fcntl is None or directory in _held:
+        return True
+    try:
+        fd = os.open(os.path.join(directory, LOCK_NAME), os.O_RDONLY)
+    except OSError:
+        return True  # (no writer has ever locked this directory)
+    try:
+        return _try(fd, fcntl.LOCK_SH, timeout)
+    finally:
+        os.close(fd)  # (closing lets go of the shared lock)

@@ -1,0 +1,137 @@
+"""The cache's writer lock (core/cachelock.py): a command's forked writers hold it after the
+command has ended, a run started meanwhile waits for them before it reads a cache file, and
+the ``skillshelf`` console script ends before its writers do without the next run losing
+their cache."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from skillshelf.core import cachelock
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="flock and fork on Linux")
+
+# A command that takes the lock, forks a writer that runs until `go` exists, lets go of its own
+# descriptor and ends (as cli._end does), printing the writer's pid.
+_COMMAND = textwrap.dedent("""
+    import os, sys, time
+    from skillshelf.core import cachelock
+    directory, go = sys.argv[1], sys.argv[2]
+    assert cachelock.hold(directory)
+    pid = os.fork()
+    if pid == 0:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(go) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os._exit(0)
+    cachelock.release()
+    print(pid, flush=True)
+""")
+
+
+def _gone(pid: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} still running")
+
+
+def test_a_reader_waits_for_the_writers_a_finished_command_left_running(tmp_path):
+    directory, go = str(tmp_path / "cache"), str(tmp_path / "go")
+    out = subprocess.run([sys.executable, "-c", _COMMAND, directory, go], capture_output=True, text=True, check=True)
+    writer = int(out.stdout)
+    assert cachelock.await_writers(directory, timeout=0.05) is False  # the command is gone, its writer is not
+    assert cachelock.hold(directory) is False  # nor does a second command wait to take it
+    open(go, "w").close()
+    _gone(writer)
+    assert cachelock.await_writers(directory, timeout=0.05) is True
+    assert cachelock.hold(directory) is True
+    cachelock.release()
+
+
+def test_the_holder_never_waits_for_itself_and_no_lock_file_means_no_wait(tmp_path):
+    assert cachelock.await_writers(str(tmp_path / "never-written"), timeout=0.0) is True
+    directory = str(tmp_path / "cache")
+    assert cachelock.hold(directory) is True
+    assert cachelock.hold(directory) is True  # (held already: the same descriptor)
+    assert cachelock.await_writers(directory, timeout=0.0) is True
+    assert os.stat(os.path.join(directory, cachelock.LOCK_NAME)).st_mode & 0o777 == 0o600
+    cachelock.release()
+    assert cachelock.await_writers(directory, timeout=0.0) is True
+
+
+# `skillshelf index` as the console script runs it, forking allowed; its forked cache writer
+# waits for `go` before it writes, and every SKILL.md parse is counted on stderr.
+_CONSOLE = textwrap.dedent("""
+    import os, sys, time
+    from skillshelf.core import forked, parsecache, frontmatter
+    forked.may_fork = lambda: True
+    parsecache.RACY_NS = 30_000_000  # (the test's files are 30 ms old or more when read)
+    go = os.environ["TEST_GO"]
+    write_file = parsecache._write_file
+    def slow_write(*args):
+        if os.getpid() != PARENT:
+            deadline = time.monotonic() + 30
+            while not os.path.exists(go) and time.monotonic() < deadline:
+                time.sleep(0.01)
+        write_file(*args)
+    PARENT = os.getpid()
+    parsecache._write_file = slow_write
+    parse = frontmatter.parse_skill_file
+    count = [0]
+    def counted(*a, **k):
+        count[0] += 1
+        return parse(*a, **k)
+    frontmatter.parse_skill_file = counted
+    import atexit
+    atexit.register(lambda: print("parsed", count[0], file=sys.stderr))
+    from skillshelf.app.cli import console
+    sys.argv = ["skillshelf", *sys.argv[1:]]
+    console()
+""")
+
+
+def test_the_console_script_ends_before_its_writers_and_the_next_run_still_finds_their_cache(tmp_path):
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    for i in range(3):
+        d = proj / ".agents" / "skills" / f"s{i}"
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: s{i}\ndescription: skill {i}\n---\nbody\n")
+    (proj / ".git").mkdir()
+    time.sleep(0.05)
+    go = tmp_path / "go"
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"),
+           "XDG_CONFIG_HOME": str(home / ".config"), "TEST_GO": str(go)}
+    cache = str(home / ".cache" / "skillshelf")
+
+    out1, err1 = tmp_path / "out1", tmp_path / "err1"  # (files: the writer keeps standard error open)
+    with open(out1, "w") as o, open(err1, "w") as e:
+        first = subprocess.run([sys.executable, "-c", _CONSOLE, "index"], cwd=proj, env=env, stdout=o, stderr=e,
+                               timeout=25)
+    assert first.returncode == 0 and "s0" in out1.read_text() and "parsed 3" in err1.read_text()
+    # the command has ended (within the writer's 30 s), its writer has not written yet
+    assert cachelock.await_writers(cache, timeout=0.0) is False
+    assert not os.path.exists(os.path.join(cache, "parse")) or not [
+        f for f in os.listdir(os.path.join(cache, "parse")) if f.endswith(".pickle")]
+
+    # another command (not the kept output of the first) started now waits for the writer
+    second = subprocess.Popen([sys.executable, "-c", _CONSOLE, "index", "--budget", "5000"], cwd=proj, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    go.touch()
+    out, err = second.communicate(timeout=30)
+    assert second.returncode == 0 and "s0" in out
+    assert "parsed 0" in err  # every parse came from the cache the first command's writer wrote
