@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 import random
 import shutil
 import threading
@@ -13,7 +14,7 @@ import pytest
 from conftest import SHARED
 
 from skillshelf.core.catalog import Catalog
-from skillshelf.core.digest import compute_digest
+from skillshelf.core.digest import PackedDigests, cached_digest, compute_digest, source_digest_bytes
 from skillshelf.core.hosts.zuno import build as zuno_build
 from skillshelf.core.hosts.zuno.build import ZunoSession
 from skillshelf.core.hosts.zuno.roots import zuno_discover
@@ -115,6 +116,20 @@ def test_h1_disabled_sources_and_warnings_in_digest():
     w = CatalogWarning("Frontmatter", "/r/c/SKILL.md", "bad")
     assert compute_digest([a, off], []) == compute_digest([a], [])
     assert compute_digest([a], [w]) != compute_digest([a], [])
+
+
+def test_packed_digests_give_back_the_very_bytes_and_the_same_digest_after_a_pickle():
+    sources = [Source(name=n, location=f"/r/{n}/SKILL.md", provenance=Provenance.CONFIGURED_PATH,
+                      canonical=f"/r/{n}/SKILL.md", description=d)
+               for n, d in (("a", "Edit sheets"), ("b", ""), ("c", "é\u2028 long " * 40))]
+    digest, cache = cached_digest(sources, [], {})
+    packed = pickle.loads(pickle.dumps(PackedDigests.of(cache.values()), protocol=pickle.HIGHEST_PROTOCOL))
+    assert list(packed.ends) == [len(source_digest_bytes(s)) for s in sources[:1]] + [
+        sum(len(source_digest_bytes(s)) for s in sources[:2]), sum(len(source_digest_bytes(s)) for s in sources)]
+    again = packed.cache()  # (keyed by the unpickled sources' identities)
+    assert [data for _, data in again.values()] == [source_digest_bytes(s) for s in sources]
+    assert cached_digest(packed.sources, [], again) == (digest, again)
+    assert PackedDigests.of(()).cache() == {}
 
 
 def test_z150_body_only_edits_change_the_snapshot_digest(tmp_path):

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from skillshelf.core.agents import AgentSetup, agent_view
 from skillshelf.core.budget import index_budget_chars, selected_budget_bytes
 from skillshelf.core.config import Config, RuleEntry
-from skillshelf.core.digest import DigestCache, cached_digest, is_host_warning
+from skillshelf.core.digest import DigestCache, PackedDigests, cached_digest, is_host_warning
 from skillshelf.core.discovery import Match, discover
 from skillshelf.core.hosts.base import (
     BuildProgress,
@@ -186,7 +186,7 @@ class _Kept:
     outputs: dict[str, _Output]
     rules: tuple[RuleEntry, ...]
     keys: dict[str, _DirKeys]
-    digests: tuple[tuple[Source, bytes], ...]
+    digests: PackedDigests
     #: per root (parallel to ``scans``): what its walk looked at, when that can be trusted
     #: (:mod:`skillshelf.core.scanproof`); a root whose proof holds is not walked again
     proofs: tuple[ScanProof | None, ...] = ()
@@ -661,7 +661,7 @@ class ZunoSession:
         all_sources = tuple(builtins) + tuple(sources)
         # a first build reuses the digest bytes kept with an earlier run's first build (read with
         # it anyway); they are not kept for later builds (module docstring)
-        old_digests: DigestCache = {id(s): (s, b) for s, b in kept.digests} if kept is not None else {}
+        old_digests: DigestCache = kept.digests.cache() if kept is not None else {}
         digest, digest_cache = cached_digest(all_sources, [w for w in warnings if is_host_warning(w)], old_digests)
         number = 1 if previous is None else previous.number + 1
         gen = Generation(
@@ -694,7 +694,8 @@ class ZunoSession:
             if (kept is None or matches is not kept.matches or kept.rules != rules or keys != kept.keys
                     or tuple(proofs) != kept.proofs or kept.builtins != tuple(builtins)):
                 made = _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
-                             tuple(digest_cache.values()), tuple(proofs), os.urandom(16), tuple(builtins))
+                             PackedDigests.of(digest_cache.values()), tuple(proofs), os.urandom(16),
+                             tuple(builtins))
                 self._cache.keep_state(_KEPT, made)
                 self._cache.keep_state(_KEPT_CHECK, _CheckState.of(made))
                 self._kept_token = made.token
