@@ -110,6 +110,24 @@ class PackedDigests:
             ends.append(end)
         return cls(tuple(s for s, _ in pairs), b"".join(data for _, data in pairs), ends)
 
+    def digest_of(self, sources: Sequence[Source], warnings: Iterable[CatalogWarning]) -> str | None:
+        """:func:`compute_digest` of ``sources`` and ``warnings`` from the packed bytes when the
+        enabled ``sources`` are the packed ones, in order (each the very object or an equal
+        one: its digest bytes are then the packed ones), else ``None``."""
+        packed = self.sources
+        i, n = 0, len(packed)
+        for s in sources:
+            if s.enabled:
+                if i == n or (packed[i] is not s and packed[i] != s):
+                    return None
+                i += 1
+        if i != n:
+            return None
+        h = hashlib.sha256(self.blob)
+        for w in warnings:
+            h.update(warning_digest_bytes(w))
+        return h.hexdigest()
+
     def cache(self) -> dict[int, tuple[Source, bytes]]:
         """The :data:`DigestCache` packed (the same sources and bytes)."""
         blob = self.blob

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import pickle
@@ -130,6 +131,23 @@ def test_packed_digests_give_back_the_very_bytes_and_the_same_digest_after_a_pic
     assert [data for _, data in again.values()] == [source_digest_bytes(s) for s in sources]
     assert cached_digest(packed.sources, [], again) == (digest, again)
     assert PackedDigests.of(()).cache() == {}
+
+
+def test_packed_digests_give_the_digest_of_the_same_list_and_none_for_another():
+    sources = [Source(name=n, location=f"/r/{n}/SKILL.md", provenance=Provenance.CONFIGURED_PATH,
+                      canonical=f"/r/{n}/SKILL.md", description=f"does {n}") for n in "abc"]
+    off = Source(name="z", location="/r/z/SKILL.md", provenance=Provenance.CONFIGURED_PATH,
+                 canonical="/r/z/SKILL.md", enabled=False, status=Status.DISABLED)
+    w = CatalogWarning("Frontmatter", "/r/c/SKILL.md", "bad")
+    packed = PackedDigests.of(cached_digest(sources, [], {})[1].values())
+    assert packed.digest_of(sources, []) == compute_digest(sources, [])
+    assert packed.digest_of(sources, [w]) == compute_digest(sources, [w])
+    equal = [dataclasses.replace(s) for s in sources]  # other objects, the same fields
+    assert packed.digest_of([off, *equal[:2], off, equal[2]], [w]) == compute_digest(sources, [w])
+    assert packed.digest_of(sources[:2], []) is None
+    assert packed.digest_of([*sources, sources[0]], []) is None
+    assert packed.digest_of([sources[1], sources[0], sources[2]], []) is None
+    assert packed.digest_of([*sources[:2], dataclasses.replace(sources[2], description="other")], []) is None
 
 
 def test_z150_body_only_edits_change_the_snapshot_digest(tmp_path):

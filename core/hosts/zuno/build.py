@@ -661,8 +661,12 @@ class ZunoSession:
         all_sources = tuple(builtins) + tuple(sources)
         # a first build reuses the digest bytes kept with an earlier run's first build (read with
         # it anyway); they are not kept for later builds (module docstring)
-        old_digests: DigestCache = kept.digests.cache() if kept is not None else {}
-        digest, digest_cache = cached_digest(all_sources, [w for w in warnings if is_host_warning(w)], old_digests)
+        host_warnings = [w for w in warnings if is_host_warning(w)]
+        packed = kept.digests if kept is not None else None
+        digest = packed.digest_of(all_sources, host_warnings) if packed is not None else None
+        digest_cache: DigestCache | None = None  # (None: the kept list's sources, their bytes as kept)
+        if digest is None:
+            digest, digest_cache = cached_digest(all_sources, host_warnings, packed.cache() if packed is not None else {})
         number = 1 if previous is None else previous.number + 1
         gen = Generation(
             number=number,
@@ -693,8 +697,11 @@ class ZunoSession:
                     proofs[i] = prove(r.scan_dir, s_seen, since)
             if (kept is None or matches is not kept.matches or kept.rules != rules or keys != kept.keys
                     or tuple(proofs) != kept.proofs or kept.builtins != tuple(builtins)):
+                if digest_cache is not None:
+                    packed = PackedDigests.of(digest_cache.values())
+                assert packed is not None
                 made = _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
-                             PackedDigests.of(digest_cache.values()), tuple(proofs), os.urandom(16),
+                             packed, tuple(proofs), os.urandom(16),
                              tuple(builtins))
                 self._cache.keep_state(_KEPT, made)
                 self._cache.keep_state(_KEPT_CHECK, _CheckState.of(made))
