@@ -33,7 +33,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-__all__ = ["ENABLED", "MIN_ITEMS", "Ahead", "ahead", "available", "may_fork", "spawn", "split_map", "wait"]
+__all__ = ["ENABLED", "MIN_ITEMS", "Ahead", "ahead", "available", "claim_map", "may_fork", "spawn", "split_map",
+           "wait"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -179,6 +180,79 @@ def split_map(fn: Callable[[T], R], items: Sequence[T], *, extra: Callable[[], A
             adopt(got[1])
         return mine + got[0]
     finally:
+        os.close(r)
+        if not done:
+            _kill(pid)
+
+
+def claim_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """``[fn(x) for x in items]`` with this process and a forked child taking the items one at
+    a time, each the next one not yet taken (a shared pipe of item numbers), so items of very
+    different sizes — the roots of a walk — still share the work evenly; when
+    :func:`available` and there are 2 to 255 items. ``fn`` must be a pure function of its item
+    and the files it reads (results are pickled back). Whatever the child does not answer
+    (it failed, or after :data:`PATIENCE_S` seconds or four times what this process's part
+    took) is computed here."""
+    n = len(items)
+    if not 2 <= n <= 255 or not available():
+        return [fn(x) for x in items]
+    try:
+        claims_r, claims_w = os.pipe()
+    except OSError:
+        return [fn(x) for x in items]
+    try:
+        os.write(claims_w, bytes(range(n)))  # (n < 256 bytes: within the pipe's buffer)
+        os.close(claims_w)
+        r, w = os.pipe()
+    except OSError:
+        os.close(claims_r)
+        return [fn(x) for x in items]
+
+    def take() -> dict[int, R]:
+        done: dict[int, R] = {}
+        while claim := os.read(claims_r, 1):  # (one read of a pipe is atomic: no item is taken twice)
+            done[claim[0]] = fn(items[claim[0]])
+        return done
+
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(claims_r)
+        os.close(r)
+        os.close(w)
+        return [fn(x) for x in items]
+    if pid == 0:  # the child: take items until none is left, send them, end
+        code = 1
+        try:
+            os.close(r)
+            _write_all(w, pickle.dumps(take(), protocol=pickle.HIGHEST_PROTOCOL))
+            os.close(w)
+            code = 0
+        finally:
+            _child_exit(code)
+    os.close(w)
+    done = False
+    try:
+        start = time.monotonic()
+        mine = take()
+        deadline = time.monotonic() + max(PATIENCE_S, 4 * (time.monotonic() - start))
+        try:
+            answer = _read_all(r, deadline)
+        except OSError:
+            answer = b""
+        theirs: dict[int, R] = {}
+        if answer is not None:
+            status = _reap(pid)
+            done = True
+            if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and answer:
+                with contextlib.suppress(Exception):
+                    got = pickle.loads(answer)
+                    if isinstance(got, dict):
+                        theirs = got
+        both = {**theirs, **mine}
+        return [both[i] if i in both else fn(items[i]) for i in range(n)]
+    finally:
+        os.close(claims_r)
         os.close(r)
         if not done:
             _kill(pid)

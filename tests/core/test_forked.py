@@ -82,6 +82,44 @@ def test_split_map_off_runs_in_this_process(monkeypatch):
     assert not forked.available()
 
 
+def test_claim_map_equals_map_and_the_processes_share_uneven_items(forking):
+    parent = os.getpid()
+
+    def fn(x: int) -> tuple[int, bool]:
+        if x == 0:  # one item far longer than all the others together
+            time.sleep(0.5)
+        return x * 3, os.getpid() != parent
+
+    out = forked.claim_map(fn, list(range(40)))
+    assert [v for v, _ in out] == [x * 3 for x in range(40)]
+    # whichever process took item 0 was busy with it while the other took nearly every other one
+    holder = out[0][1]
+    assert sum(1 for _, in_child in out if in_child == holder) <= 3
+    assert forked.claim_map(fn, [7]) == [(21, False)]  # (one item: no fork)
+
+
+def test_claim_map_a_failing_or_stuck_child_changes_nothing(forking, monkeypatch):
+    parent = os.getpid()
+
+    def failing(x: int) -> int:
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        time.sleep(0.01)
+        return x + 1
+
+    assert forked.claim_map(failing, list(range(30))) == list(range(1, 31))
+    monkeypatch.setattr(forked, "PATIENCE_S", 0.2)
+
+    def stuck(x: int) -> int:
+        if os.getpid() != parent:
+            time.sleep(60)
+        return -x
+
+    t0 = time.monotonic()
+    assert forked.claim_map(stuck, list(range(20))) == [-x for x in range(20)]
+    assert time.monotonic() - t0 < 10
+
+
 def test_spawn_runs_the_work_and_wait_waits_for_it(forking, tmp_path):
     target = tmp_path / "written"
     assert forked.spawn(lambda: target.write_text("done"))

@@ -36,6 +36,7 @@ from functools import partial
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from skillshelf.core import forked
 from skillshelf.core.agents import AgentSetup, agent_view
 from skillshelf.core.budget import index_budget_chars, selected_budget_bytes
 from skillshelf.core.config import Config, RuleEntry
@@ -575,7 +576,8 @@ class ZunoSession:
         proven: set[int] = set()  # ids of the roots whose kept walk is reused
         since = time.time_ns()  # before any walk (scanproof's racy window)
         if plan is None:
-            scans_now: list[ScanResult] = []
+            scans_now: list[ScanResult | None] = []
+            walks: list[int] = []  # the roots walked again
             for i, r in enumerate(roots):
                 if kept is not None and i < len(kept.proofs):
                     proof = kept.proofs[i]
@@ -584,10 +586,14 @@ class ZunoSession:
                         proofs[i] = proof
                         proven.add(id(r))
                         continue
-                if keeping:
-                    seen[i] = ScanSeen()
-                scans_now.append(scan(r.scan_dir, dot=r.dot, seen=seen[i]))
-            root_scans = tuple(scans_now)
+                scans_now.append(None)
+                walks.append(i)
+            walked = forked.claim_map(partial(_walk, keeping=keeping), [roots[i] for i in walks])
+            for i, (result, root_seen) in zip(walks, walked, strict=True):
+                scans_now[i] = result
+                seen[i] = root_seen
+            root_scans = tuple(s for s in scans_now if s is not None)
+            assert len(root_scans) == len(roots)
         else:
             assert snap is not None
             root_scans, touched, touched_paths = plan
@@ -763,6 +769,12 @@ class ZunoSession:
             sidecars=SIDECAR_NAMES,
             start_only=(shared,),
         )
+
+
+def _walk(root: Root, keeping: bool) -> tuple[ScanResult, ScanSeen | None]:
+    """:func:`scan` of ``root``, with what it looked at when ``keeping`` (for its proof)."""
+    seen = ScanSeen() if keeping else None
+    return scan(root.scan_dir, dot=root.dot, seen=seen), seen
 
 
 def _read_skill(location: str) -> SkillParse:
