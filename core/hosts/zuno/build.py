@@ -571,7 +571,6 @@ class ZunoSession:
         edited: set[str] | None = None
         touched: Callable[[str], bool] | None = None
         keeping = previous is None and self._cache.enabled and bool(self._cache.file)
-        seen: list[ScanSeen | None] = [None] * len(roots)
         proofs: list[ScanProof | None] = [None] * len(roots)
         proven: set[int] = set()  # ids of the roots whose kept walk is reused
         since = time.time_ns()  # before any walk (scanproof's racy window)
@@ -588,10 +587,10 @@ class ZunoSession:
                         continue
                 scans_now.append(None)
                 walks.append(i)
-            walked = forked.claim_map(partial(_walk, keeping=keeping), [roots[i] for i in walks])
-            for i, (result, root_seen) in zip(walks, walked, strict=True):
+            walked = forked.claim_map(partial(_walk, since=since if keeping else None), [roots[i] for i in walks])
+            for i, (result, proof) in zip(walks, walked, strict=True):
                 scans_now[i] = result
-                seen[i] = root_seen
+                proofs[i] = proof
             root_scans = tuple(s for s in scans_now if s is not None)
             assert len(root_scans) == len(roots)
         else:
@@ -697,10 +696,6 @@ class ZunoSession:
             basis=previous,
         )
         if keys is not None:
-            for i, r in enumerate(roots):
-                s_seen = seen[i]
-                if s_seen is not None:
-                    proofs[i] = prove(r.scan_dir, s_seen, since)
             if (kept is None or matches is not kept.matches or kept.rules != rules or keys != kept.keys
                     or tuple(proofs) != kept.proofs or kept.builtins != tuple(builtins)):
                 if digest_cache is not None:
@@ -771,10 +766,12 @@ class ZunoSession:
         )
 
 
-def _walk(root: Root, keeping: bool) -> tuple[ScanResult, ScanSeen | None]:
-    """:func:`scan` of ``root``, with what it looked at when ``keeping`` (for its proof)."""
-    seen = ScanSeen() if keeping else None
-    return scan(root.scan_dir, dot=root.dot, seen=seen), seen
+def _walk(root: Root, since: int | None) -> tuple[ScanResult, ScanProof | None]:
+    """:func:`scan` of ``root`` and, when ``since`` (:func:`time.time_ns` before the first walk
+    of the build) is given, its proof (:func:`prove`, taken right after the walk)."""
+    seen = ScanSeen() if since is not None else None
+    result = scan(root.scan_dir, dot=root.dot, seen=seen)
+    return result, prove(root.scan_dir, seen, since) if seen is not None and since is not None else None
 
 
 def _read_skill(location: str) -> SkillParse:
