@@ -104,3 +104,23 @@ def test_the_per_file_records_have_every_field_as_a_parameter_in_order(cls):
     assert [p.name for p in params] == [f.name for f in own]
     assert [p.default is inspect.Parameter.empty for p in params] == [
         f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING for f in own]
+
+
+def test_a_pickled_source_keeps_only_its_fields_that_are_not_defaults_and_comes_back_equal():
+    from skillshelf.core.model import Exposure, Provenance, Status
+
+    plain = Source(name="a", location="/r/a/SKILL.md", provenance=Provenance.CONFIGURED_PATH,
+                   canonical="/r/a/SKILL.md", description="does a")
+    _ = plain.entry  # (a cached entry is never pickled)
+    state = plain.__getstate__()
+    assert sorted(state) == ["canonical", "description", "frontmatter", "location", "name", "provenance"]
+    back = pickle.loads(pickle.dumps(plain))
+    assert back == plain and hash(back) == hash(plain) and repr(back) == repr(plain)
+    assert (back.aliases, back.enabled, back.status, back.size, back.mtime) == ((), True, Status.OK, 0, 0.0)
+    assert dataclasses.asdict(back) == dataclasses.asdict(plain) and back.entry == plain.entry
+    # a value equal to its default but of another type, and every changed default, are kept
+    odd = dataclasses.replace(plain, size=0.0, enabled=False, status=Status.DISABLED, exposure=Exposure.EXPLICIT,
+                              aliases=("/r/b/SKILL.md",))
+    assert {"size", "enabled", "status", "exposure", "aliases"} <= set(odd.__getstate__())
+    again = pickle.loads(pickle.dumps(odd))
+    assert again == odd and type(again.size) is float and again.aliases == ("/r/b/SKILL.md",)
