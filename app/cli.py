@@ -216,6 +216,9 @@ def main(argv: Sequence[str] | None = None, *, ending: bool = False) -> int:
             gc.unfreeze()
             if collecting:
                 gc.enable()
+            cachelock = sys.modules.get("skillshelf.core.cachelock")
+            if cachelock is not None:  # (however the command ended: no process keeps the writer lock)
+                cachelock.release()
     if keeper is not None:
         keeper.keep(code)  # after the output: keeping it never delays what was asked for
     if ending and one_shot:
@@ -229,12 +232,21 @@ def _end(code: int) -> NoReturn:
     forked writers left to finish on their own (a run started meanwhile waits for them,
     :mod:`skillshelf.core.cachelock`), exit handlers run and the standard streams flushed, but
     not the interpreter's teardown, which frees the command's objects one by one (tens of
-    milliseconds at 10,000 skills)."""
+    milliseconds at 10,000 skills). Output that cannot be written ends it with 120 and a message,
+    as the interpreter's own exit would (a reader that has gone, ``| head``, is not an error)."""
     finish_cache_writes(None, forked_writers=False)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):  # (a closed pipe: the output is gone either way)
+        try:
             stream.flush()
+        except BrokenPipeError:
+            pass
+        except (OSError, ValueError) as exc:
+            if stream is sys.stdout:
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stderr.write(f"skillshelf: writing the output failed: {exc}\n")
+                    sys.stderr.flush()
+            code = 120
     os._exit(code)
 
 

@@ -236,7 +236,7 @@ def _settled(info: dict) -> None:
     by the time a person types the next command."""
     from skillshelf.core.cachelock import await_writers
 
-    await_writers(os.path.join(info["env"]["XDG_CACHE_HOME"], "skillshelf"), timeout=60.0)
+    await_writers(os.path.join(info["env"]["XDG_CACHE_HOME"], "skillshelf"), timeout=60.0, again=True)
 
 
 def _cli(args: list[str], info: dict) -> tuple[float, float]:

@@ -3,8 +3,10 @@
 A one-shot command writes its parse cache in forked children (:func:`skillshelf.core.forked.spawn`),
 and the ``skillshelf`` console script ends without waiting for them
 (:func:`skillshelf.app.cli.console`). A run started meanwhile waits for those writers before
-it reads a cache file (:func:`await_writers`, :data:`WAIT_S` at most), so a command typed right
-after another still finds the cache the other was writing.
+it reads its first cache file (:func:`await_writers`, :data:`WAIT_S` at most, once per cache
+directory), so a command typed right after another still finds the cache the other was
+writing. (A script that deletes the cache directory right after a command may race with its
+writers, which can make the directory again: it is a cache, read only when its stamps match.)
 
 The lock is ``flock(2)`` on ``<cache directory>/.writing``. A command takes it exclusively
 (:func:`hold`) before it forks its first writer and lets go of its own descriptor when it ends
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import threading
 import time
 
@@ -36,7 +39,24 @@ WAIT_S = 2.0
 _POLL_S = 0.005
 
 _held: dict[str, int] = {}  # cache directory → this process's descriptor holding the lock
+_awaited: set[str] = set()  # cache directories whose writers this process has waited for once
 _lock = threading.Lock()
+
+
+def _open(path: str, flags: int) -> int | None:
+    """A descriptor of the regular file ``path`` (made 0600 with ``O_CREAT``; never blocks: a
+    FIFO in its place is refused)."""
+    try:
+        fd = os.open(path, flags | os.O_NONBLOCK, 0o600)
+    except OSError:
+        return None
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
 
 
 def _try(fd: int, op: int, timeout: float) -> bool:
@@ -65,8 +85,10 @@ def hold(directory: str) -> bool:
             return True
         try:
             os.makedirs(directory, mode=0o700, exist_ok=True)
-            fd = os.open(os.path.join(directory, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
         except OSError:
+            return False
+        fd = _open(os.path.join(directory, LOCK_NAME), os.O_RDWR | os.O_CREAT)
+        if fd is None:
             return False
         if not _try(fd, fcntl.LOCK_EX, 0.0):
             os.close(fd)
@@ -86,14 +108,16 @@ def release() -> None:
             os.close(fd)
 
 
-def await_writers(directory: str, timeout: float = WAIT_S) -> bool:
+def await_writers(directory: str, timeout: float = WAIT_S, *, again: bool = False) -> bool:
     """Wait until no other command's writers hold the lock of cache ``directory`` (``timeout``
-    seconds at most); True when none does (or there is no lock to look at). Never raises."""
-    if fcntl is None or directory in _held:
+    seconds at most); True when none does (or there is no lock to look at). A process waits so
+    once per directory — its later reads find the writes it waited for, and a writer that
+    outlasted the wait is not waited for again — unless ``again``. Never raises."""
+    if fcntl is None or directory in _held or (directory in _awaited and not again):
         return True
-    try:
-        fd = os.open(os.path.join(directory, LOCK_NAME), os.O_RDONLY)
-    except OSError:
+    _awaited.add(directory)
+    fd = _open(os.path.join(directory, LOCK_NAME), os.O_RDONLY)
+    if fd is None:
         return True  # (no writer has ever locked this directory)
     try:
         return _try(fd, fcntl.LOCK_SH, timeout)

@@ -27,6 +27,7 @@ import os
 import pickle
 import select
 import signal
+import stat
 import sys
 import threading
 import time
@@ -79,13 +80,13 @@ def _child_exit(code: int) -> None:
     os._exit(code)  # no exit handlers, no flush of buffers the parent also holds
 
 
-def _read_all(fd: int, deadline: float) -> bytes | None:
-    """Everything written to ``fd`` until its end, or ``None`` once ``deadline`` (monotonic)
-    passes first."""
+def _read_all(fd: int, deadline: float | None) -> bytes | None:
+    """Everything written to ``fd`` until its end, or ``None`` once ``deadline`` (monotonic;
+    ``None``: none) passes first."""
     parts: list[bytes] = []
     while True:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and (left <= 0 or not select.select([fd], [], [], left)[0]):
             return None
         chunk = os.read(fd, 1 << 20)
         if not chunk:
@@ -190,9 +191,9 @@ def claim_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     a time, each the next one not yet taken (a shared pipe of item numbers), so items of very
     different sizes — the roots of a walk — still share the work evenly; when
     :func:`available` and there are 2 to 255 items. ``fn`` must be a pure function of its item
-    and the files it reads (results are pickled back). Whatever the child does not answer
-    (it failed, or after :data:`PATIENCE_S` seconds or four times what this process's part
-    took) is computed here."""
+    and the files it reads (results are pickled back). What a child that failed did not answer
+    is computed here; a child still at work is waited for as long as it lives (one item may be
+    most of the work: a root of 100,000 skills)."""
     n = len(items)
     if not 2 <= n <= 255 or not available():
         return [fn(x) for x in items]
@@ -233,11 +234,9 @@ def claim_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     os.close(w)
     done = False
     try:
-        start = time.monotonic()
         mine = take()
-        deadline = time.monotonic() + max(PATIENCE_S, 4 * (time.monotonic() - start))
         try:
-            answer = _read_all(r, deadline)
+            answer = _read_all(r, None)
         except OSError:
             answer = b""
         theirs: dict[int, R] = {}
@@ -258,12 +257,26 @@ def claim_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
             _kill(pid)
 
 
+def _detach_streams() -> None:
+    """In a :func:`spawn` child: standard input, output and a piped standard error → the null device."""
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        with contextlib.suppress(OSError):
+            if stat.S_ISFIFO(mode := os.fstat(2).st_mode) or stat.S_ISSOCK(mode):
+                os.dup2(null, 2)
+        os.close(null)
+
+
 def spawn(work: Callable[[], object]) -> bool:
     """Run ``work()`` in a forked child while the caller goes on; True when a child was started
     (:func:`wait` waits for it), False when :func:`available` says no (nothing ran: the caller
     does the work its own way). ``work`` must not need anything back (a file write). The
-    child's standard output is the null device: a child outliving this process never holds a
-    pipe the caller's caller reads to its end (``$(skillshelf index)``)."""
+    child's standard input and output are the null device, and so is its standard error when
+    that is a pipe or a socket (a terminal or a file keeps its messages): a child outliving this
+    process never holds a pipe the caller's caller reads to its end (``$(skillshelf index
+    2>&1)``)."""
     if not available():
         return False
     try:
@@ -273,10 +286,7 @@ def spawn(work: Callable[[], object]) -> bool:
     if pid == 0:
         code = 1
         try:
-            with contextlib.suppress(OSError):
-                null = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(null, 1)
-                os.close(null)
+            _detach_streams()
             work()
             code = 0
         finally:

@@ -53,24 +53,43 @@ def test_a_reader_waits_for_the_writers_a_finished_command_left_running(tmp_path
     directory, go = str(tmp_path / "cache"), str(tmp_path / "go")
     out = subprocess.run([sys.executable, "-c", _COMMAND, directory, go], capture_output=True, text=True, check=True)
     writer = int(out.stdout)
-    assert cachelock.await_writers(directory, timeout=0.05) is False  # the command is gone, its writer is not
+    assert cachelock.await_writers(directory, timeout=0.05, again=True) is False  # the command is gone, its writer is not
     assert cachelock.hold(directory) is False  # nor does a second command wait to take it
     open(go, "w").close()
     _gone(writer)
-    assert cachelock.await_writers(directory, timeout=0.05) is True
+    assert cachelock.await_writers(directory, timeout=0.05, again=True) is True
     assert cachelock.hold(directory) is True
     cachelock.release()
+
+
+def test_a_process_waits_once_per_cache_directory_and_never_for_a_fifo(tmp_path):
+    directory, go = str(tmp_path / "cache"), str(tmp_path / "go")
+    writer = int(subprocess.run([sys.executable, "-c", _COMMAND, directory, go], capture_output=True, text=True,
+                                check=True).stdout)
+    try:
+        assert cachelock.await_writers(directory, timeout=0.05) is False  # the first read waits (here: in vain)
+        started = time.monotonic()
+        assert cachelock.await_writers(directory, timeout=5.0) is True  # later reads do not wait again
+        assert time.monotonic() - started < 1.0
+    finally:
+        open(go, "w").close()
+        _gone(writer)
+    fifo = tmp_path / "fifo-cache"
+    fifo.mkdir()
+    os.mkfifo(fifo / cachelock.LOCK_NAME)  # (opening a FIFO blocks until a writer comes: never done)
+    assert cachelock.await_writers(str(fifo), timeout=5.0, again=True) is True
+    assert cachelock.hold(str(fifo)) is False
 
 
 def test_the_holder_never_waits_for_itself_and_no_lock_file_means_no_wait(tmp_path):
-    assert cachelock.await_writers(str(tmp_path / "never-written"), timeout=0.0) is True
+    assert cachelock.await_writers(str(tmp_path / "never-written"), timeout=0.0, again=True) is True
     directory = str(tmp_path / "cache")
     assert cachelock.hold(directory) is True
     assert cachelock.hold(directory) is True  # (held already: the same descriptor)
-    assert cachelock.await_writers(directory, timeout=0.0) is True
+    assert cachelock.await_writers(directory, timeout=0.0, again=True) is True
     assert os.stat(os.path.join(directory, cachelock.LOCK_NAME)).st_mode & 0o777 == 0o600
     cachelock.release()
-    assert cachelock.await_writers(directory, timeout=0.0) is True
+    assert cachelock.await_writers(directory, timeout=0.0, again=True) is True
 
 
 # `skillshelf index` as the console script runs it, forking allowed; its forked cache writer
@@ -117,13 +136,12 @@ def test_the_console_script_ends_before_its_writers_and_the_next_run_still_finds
            "XDG_CONFIG_HOME": str(home / ".config"), "TEST_GO": str(go)}
     cache = str(home / ".cache" / "skillshelf")
 
-    out1, err1 = tmp_path / "out1", tmp_path / "err1"  # (files: the writer keeps standard error open)
-    with open(out1, "w") as o, open(err1, "w") as e:
-        first = subprocess.run([sys.executable, "-c", _CONSOLE, "index"], cwd=proj, env=env, stdout=o, stderr=e,
-                               timeout=25)
-    assert first.returncode == 0 and "s0" in out1.read_text() and "parsed 3" in err1.read_text()
+    # (pipes: the command's reader gets their end when the command ends, not when its writer does)
+    first = subprocess.run([sys.executable, "-c", _CONSOLE, "index"], cwd=proj, env=env, capture_output=True,
+                           text=True, timeout=25)
+    assert first.returncode == 0 and "s0" in first.stdout and "parsed 3" in first.stderr
     # the command has ended (within the writer's 30 s), its writer has not written yet
-    assert cachelock.await_writers(cache, timeout=0.0) is False
+    assert cachelock.await_writers(cache, timeout=0.0, again=True) is False
     assert not os.path.exists(os.path.join(cache, "parse")) or not [
         f for f in os.listdir(os.path.join(cache, "parse")) if f.endswith(".pickle")]
 
@@ -135,3 +153,58 @@ def test_the_console_script_ends_before_its_writers_and_the_next_run_still_finds
     out, err = second.communicate(timeout=30)
     assert second.returncode == 0 and "s0" in out
     assert "parsed 0" in err  # every parse came from the cache the first command's writer wrote
+
+
+def test_the_console_script_ends_with_the_commands_code_and_says_when_its_output_could_not_be_written(tmp_path):
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    d = proj / ".agents" / "skills" / "bad"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text("---\nname: bad\ndescription: [unclosed\n---\nbody\n")
+    (proj / ".git").mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # (as people run it: buffered)
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), XDG_CONFIG_HOME=str(home / ".config"))
+    run = [sys.executable, "-m", "skillshelf.app.cli"]
+    lint = subprocess.run([*run, "lint", str(d)], cwd=proj, env=env, capture_output=True, text=True, timeout=60)
+    assert lint.returncode == 1 and "error[yaml-error]" in lint.stdout
+    with open(os.devnull, "w") as null:
+        assert subprocess.run([*run, "index"], cwd=proj, env=env, stdout=null, timeout=60).returncode == 0
+    with open("/dev/full", "w") as full:
+        failed = subprocess.run([*run, "index"], cwd=proj, env=env, stdout=full, stderr=subprocess.PIPE, text=True,
+                                timeout=60)
+    assert failed.returncode == 120
+    assert "skillshelf: writing the output failed: [Errno 28] No space left on device" in failed.stderr
+
+
+
+def test_a_command_run_in_process_lets_go_of_the_lock_however_it_ends(tmp_path, monkeypatch):
+    from skillshelf.app.cli import main
+    from skillshelf.core import forked
+
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    d = proj / ".agents" / "skills" / "one"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text("---\nname: one\ndescription: a skill\n---\nbody\n")
+    (proj / ".git").mkdir()
+    for key, value in (("HOME", home), ("XDG_CACHE_HOME", home / ".cache"), ("XDG_CONFIG_HOME", home / ".config")):
+        monkeypatch.setenv(key, str(value))
+    monkeypatch.setattr(forked, "may_fork", lambda: True)  # (its cache writer is forked: the lock is taken)
+
+    class GoneReader:  # a reader that has gone (`| head`): the command returns 0 early
+        def write(self, text: str) -> int:
+            raise BrokenPipeError
+
+        def flush(self) -> None:
+            pass
+
+        def isatty(self) -> bool:
+            return False
+
+    monkeypatch.setattr(sys, "stdout", GoneReader())
+    assert main(["index", "--cwd", str(proj)]) == 0
+    assert forked.wait(30)
+    cache = str(home / ".cache" / "skillshelf")
+    assert os.path.exists(os.path.join(cache, cachelock.LOCK_NAME))  # (the lock was taken)
+    other = subprocess.run([sys.executable, "-c", "import sys; from skillshelf.core import cachelock; "
+                            "print(cachelock.await_writers(sys.argv[1], timeout=0.05))", cache],
+                           capture_output=True, text=True, check=True)
+    assert other.stdout.strip() == "True"

@@ -587,7 +587,12 @@ class ZunoSession:
                         continue
                 scans_now.append(None)
                 walks.append(i)
-            walked = forked.claim_map(partial(_walk, since=since if keeping else None), [roots[i] for i in walks])
+            walk = partial(_walk, since=since if keeping else None)
+            if kept is not None and sum(len(kept.scans[i].matches) if i < len(kept.scans) else forked.MIN_ITEMS
+                                        for i in walks) < forked.MIN_ITEMS:
+                walked = [walk(roots[i]) for i in walks]  # (small walks last time: a fork costs more)
+            else:
+                walked = forked.claim_map(walk, [roots[i] for i in walks])
             for i, (result, proof) in zip(walks, walked, strict=True):
                 scans_now[i] = result
                 proofs[i] = proof
