@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 __all__ = ["ENABLED", "MIN_ITEMS", "Ahead", "ahead", "available", "claim_map", "may_fork", "spawn", "split_map",
            "wait"]
@@ -76,7 +76,7 @@ def may_fork() -> bool:
     return cpus >= 2 and load < cpus - 0.25
 
 
-def _child_exit(code: int) -> None:
+def _child_exit(code: int) -> NoReturn:
     os._exit(code)  # no exit handlers, no flush of buffers the parent also holds
 
 
@@ -99,6 +99,19 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         n = os.write(fd, view)
         view = view[n:]
+
+
+def _answer(r: int, w: int, make: Callable[[], object]) -> NoReturn:
+    """In a forked child: send ``make()`` pickled through the pipe ``(r, w)`` and end (exit 0;
+    1 when anything failed) without running the parent's exit code."""
+    code = 1
+    try:
+        os.close(r)
+        _write_all(w, pickle.dumps(make(), protocol=pickle.HIGHEST_PROTOCOL))
+        os.close(w)
+        code = 0
+    finally:
+        _child_exit(code)
 
 
 def _reap(pid: int) -> int | None:
@@ -144,16 +157,7 @@ def split_map(fn: Callable[[T], R], items: Sequence[T], *, extra: Callable[[], A
         os.close(w)
         return [fn(x) for x in items]
     if pid == 0:  # the child: compute the tail, send it, end without running the parent's exit code
-        code = 1
-        try:
-            os.close(r)
-            theirs = [fn(x) for x in items[cut:]]
-            data = pickle.dumps((theirs, extra() if extra is not None else None), protocol=pickle.HIGHEST_PROTOCOL)
-            _write_all(w, data)
-            os.close(w)
-            code = 0
-        finally:
-            _child_exit(code)
+        _answer(r, w, lambda: ([fn(x) for x in items[cut:]], extra() if extra is not None else None))
     os.close(w)
     done = False
     try:
@@ -223,14 +227,7 @@ def claim_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
         os.close(w)
         return [fn(x) for x in items]
     if pid == 0:  # the child: take items until none is left, send them, end
-        code = 1
-        try:
-            os.close(r)
-            _write_all(w, pickle.dumps(take(), protocol=pickle.HIGHEST_PROTOCOL))
-            os.close(w)
-            code = 0
-        finally:
-            _child_exit(code)
+        _answer(r, w, take)
     os.close(w)
     done = False
     try:
