@@ -707,8 +707,7 @@ class ZunoSession:
                     packed = PackedDigests.of(digest_cache.values())
                 assert packed is not None
                 made = _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
-                             packed, tuple(proofs), os.urandom(16),
-                             tuple(builtins))
+                             packed, tuple(proofs), os.urandom(16), tuple(builtins))
                 self._cache.keep_state(_KEPT, made)
                 self._cache.keep_state(_KEPT_CHECK, _CheckState.of(made))
                 self._kept_token = made.token
