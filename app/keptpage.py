@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skillshelf.core.parsecache import workspace_key
+from skillshelf.core.paths import private_dirs
 from skillshelf.core.textsafe import visible
 
 __all__ = ["PAGE_LINES", "KeptPage", "forget_page", "page_file", "read_page", "write_page"]
@@ -82,12 +83,12 @@ def read_page(file: str | None) -> KeptPage | None:
 
 
 def write_page(file: str, page: KeptPage) -> bool:
-    """Keep ``page`` in ``file`` (atomically; the directory is made); True when written.
+    """Keep ``page`` in ``file`` (atomically, private: 0600 in folders made 0700); True when written.
     Never raises: a read-only or full disk keeps no page."""
     tmp = f"{file}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(file), exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as fh:
+        private_dirs(os.path.dirname(file))
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as fh:
             json.dump({"format": _FORMAT, "title": page.title, "lines": list(page.lines[:PAGE_LINES])}, fh,
                       ensure_ascii=False)
         os.replace(tmp, file)

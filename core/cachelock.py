@@ -25,6 +25,8 @@ import stat
 import threading
 import time
 
+from skillshelf.core.paths import private_dirs
+
 try:
     import fcntl
 except ImportError:  # (not POSIX: no lock, nothing waits)
@@ -84,7 +86,7 @@ def hold(directory: str) -> bool:
         if directory in _held:
             return True
         try:
-            os.makedirs(directory, mode=0o700, exist_ok=True)
+            private_dirs(directory)
         except OSError:
             return False
         fd = _open(os.path.join(directory, LOCK_NAME), os.O_RDWR | os.O_CREAT)

@@ -35,6 +35,8 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skillshelf.core.paths import private_dirs
+
 __all__ = ["FORMAT", "IGNORED_VARIABLES", "Identity", "KeptOutput", "code_stamp", "environment_items", "keep", "kept_file", "load"]
 
 #: Bumped whenever the layout of a kept-output file changes.
@@ -189,7 +191,7 @@ def keep(file: str, ident: Identity, kept: KeptOutput) -> bool:
         return False
     directory = os.path.dirname(file)
     try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
+        private_dirs(directory)
         fd, tmp = tempfile.mkstemp(prefix=".kept-", suffix=".tmp", dir=directory)
     except OSError:
         return False

@@ -48,6 +48,7 @@ from typing import Any, TypeVar
 
 from skillshelf.core import cachelock
 from skillshelf.core.fileread import tap_reads
+from skillshelf.core.paths import private_dirs
 
 __all__ = [
     "CACHE_FORMAT",
@@ -665,7 +666,7 @@ def _write_planned(writes: Sequence[_Write]) -> int:
 def _write_file(file: str, namespace: str, entries: object) -> None:
     """Write ``entries`` to ``file`` atomically (temporary file + rename, directory 0700)."""
     directory = os.path.dirname(file)
-    os.makedirs(directory, mode=0o700, exist_ok=True)
+    private_dirs(directory)
     payload = pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
     header = _MAGIC + namespace.encode("utf-8") + b"\n" + _HEADER.pack(len(payload), zlib.crc32(payload))
     fd, tmp = tempfile.mkstemp(prefix=".parse-", suffix=".tmp", dir=directory)

@@ -24,6 +24,7 @@ __all__ = [
     "expand_path",
     "find_worktree",
     "is_within",
+    "private_dirs",
     "project_walk",
     "working_directory",
 ]
@@ -219,3 +220,25 @@ def is_within(path: str, directory: str) -> bool:
     if d == "/":
         return p.startswith("/")
     return p.startswith(d + "/")
+
+
+def private_dirs(directory: str) -> None:
+    """``os.makedirs(directory, exist_ok=True)`` with every folder it makes private (0700) —
+    ``makedirs`` gives its ``mode`` to the last folder only, and a cache holds the user's skill
+    paths and texts. Folders that exist are left as they are. Raises ``OSError`` as ``makedirs``
+    does."""
+    missing: list[str] = []
+    d = os.path.abspath(directory)
+    while not os.path.isdir(d):
+        missing.append(d)
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            if not os.path.isdir(d):
+                raise
+

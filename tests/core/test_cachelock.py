@@ -208,3 +208,33 @@ def test_a_command_run_in_process_lets_go_of_the_lock_however_it_ends(tmp_path, 
                             "print(cachelock.await_writers(sys.argv[1], timeout=0.05))", cache],
                            capture_output=True, text=True, check=True)
     assert other.stdout.strip() == "True"
+
+
+def test_every_cache_folder_a_writer_makes_is_private_and_so_is_the_tui_page(tmp_path):
+    from skillshelf.app.keptpage import KeptPage, read_page, write_page
+    from skillshelf.core import keptoutput, parsecache
+
+    def mode(path) -> int:
+        return os.stat(path).st_mode & 0o777
+
+    old = os.umask(0o022)  # (a usual umask: folders 0755 and files 0644 unless made private)
+    try:
+        cache = tmp_path / "a" / "cache" / "skillshelf"
+        parsecache._write_file(str(cache / "parse" / "x.pickle"), "ns", {})
+        assert [mode(p) for p in (tmp_path / "a", tmp_path / "a" / "cache", cache, cache / "parse")] == [0o700] * 4
+        assert keptoutput.keep(str(tmp_path / "b" / "skillshelf" / "output" / "y.kept"),
+                               ("code", ("index",), "/", {}, ()), keptoutput.KeptOutput([(1, "out\n")], 0, "zuno", None))
+        assert [mode(tmp_path / "b"), mode(tmp_path / "b" / "skillshelf"), mode(tmp_path / "b" / "skillshelf" / "output")
+                ] == [0o700] * 3
+        page = tmp_path / "c" / "skillshelf" / "tui" / "page.json"
+        assert write_page(str(page), KeptPage("title", ("a row",)))
+        assert (mode(tmp_path / "c" / "skillshelf"), mode(page.parent), mode(page)) == (0o700, 0o700, 0o600)
+        assert read_page(str(page)) == KeptPage("title", ("a row",))
+        assert cachelock.hold(str(tmp_path / "d" / "skillshelf")) and mode(tmp_path / "d") == 0o700
+        cachelock.release()
+        existing = tmp_path / "e"
+        existing.mkdir(mode=0o755)
+        parsecache._write_file(str(existing / "skillshelf" / "parse" / "x.pickle"), "ns", {})
+        assert mode(existing) == 0o755 and mode(existing / "skillshelf") == 0o700  # (what exists is left as it is)
+    finally:
+        os.umask(old)

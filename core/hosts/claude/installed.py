@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from skillshelf.core.fileread import mapped, read_regular
 from skillshelf.core.hosts.claude.builtins import BUILTIN_SKILLS, BuiltinSkill
-from skillshelf.core.paths import Environment
+from skillshelf.core.paths import Environment, private_dirs
 
 __all__ = ["BuiltinTexts", "builtin_texts", "candidates", "read_texts"]
 
@@ -181,7 +181,7 @@ def _load_cache(path: str) -> dict[str, object]:
 
 def _save_cache(path: str, doc: Mapping[str, object]) -> None:
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        private_dirs(os.path.dirname(path))
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(doc, fh)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from skillshelf.core.fileread import mapped, read_regular
-from skillshelf.core.paths import Environment
+from skillshelf.core.paths import Environment, private_dirs
 
 __all__ = ["PROSE", "Texts", "find_binary", "find_texts", "marker"]
 
@@ -154,7 +154,7 @@ def _from_binary(path: str, cache_file: str | None) -> dict[str, str] | None:
                 if texts is not None and cache_file:
                     cache[ident] = offsets
                     try:
-                        os.makedirs(os.path.dirname(cache_file), exist_ok=True)
+                        private_dirs(os.path.dirname(cache_file))
                         tmp = cache_file + f".{os.getpid()}.tmp"
                         with open(tmp, "w", encoding="utf-8") as out:
                             json.dump(cache, out)
