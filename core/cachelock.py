@@ -79,7 +79,7 @@ def _try(fd: int, op: int, timeout: float) -> bool:
 def hold(directory: str) -> bool:
     """Take the writer lock of cache ``directory`` for this process and the writers it forks
     from now on; True when held. Never waits: while another command's writers hold it, this
-    process's write without it (a later run then may not wait for them). Never raises."""
+    process writes without it (a later run then may not wait for them). Never raises."""
     if fcntl is None:
         return False
     with _lock:

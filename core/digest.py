@@ -92,8 +92,8 @@ def cached_digest(
 @dataclass(frozen=True)
 class PackedDigests:
     """The values of a :data:`DigestCache` packed to be kept on disk: the sources, their digest
-    bytes joined into one ``bytes`` and each one's end offset (bytes). Pickled, that is one
-    memory copy instead of one object per source (10,000 sources: ~1 ms to load, not ~50)."""
+    bytes joined into one ``bytes`` and each one's end offset (bytes). Pickled, the bytes of
+    10,000 sources are one memory copy (~1 ms to load) instead of 10,000 objects (~50 ms)."""
 
     sources: tuple[Source, ...]
     blob: bytes
