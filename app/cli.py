@@ -214,10 +214,12 @@ def main(argv: Sequence[str] | None = None, *, ending: bool = False) -> int:
             parsecache.FREEZE_LOADED = False
             forked.ENABLED = False
             gc.unfreeze()
-            if collecting:
+            if collecting and not ending:  # (a process that ends with the command never collects again)
                 gc.enable()
+            # however the command ended, no process keeps the writer lock (one that ends with its
+            # command hands it to the writers it forks last: _end)
             cachelock = sys.modules.get("skillshelf.core.cachelock")
-            if cachelock is not None:  # (however the command ended: no process keeps the writer lock)
+            if cachelock is not None and not ending:
                 cachelock.release()
     if keeper is not None:
         keeper.keep(code)  # after the output: keeping it never delays what was asked for
@@ -228,13 +230,18 @@ def main(argv: Sequence[str] | None = None, *, ending: bool = False) -> int:
 
 
 def _end(code: int) -> NoReturn:
-    """End a one-shot command's process with ``code``: the cache writes in threads finished, the
-    forked writers left to finish on their own (a run started meanwhile waits for them,
-    :mod:`skillshelf.core.cachelock`), exit handlers run and the standard streams flushed, but
-    not the interpreter's teardown, which frees the command's objects one by one (tens of
-    milliseconds at 10,000 skills). Output that cannot be written ends it with 120 and a message,
-    as the interpreter's own exit would (a reader that has gone, ``| head``, is not an error)."""
-    finish_cache_writes(None, forked_writers=False)
+    """End a one-shot command's process with ``code``: the cache writes in threads finished,
+    exit handlers run and the standard streams flushed, then the cache writers forked
+    (:func:`skillshelf.core.forked.start_pending`) and left to finish on their own — they hold
+    the cache's writer lock, so a run started meanwhile waits for them
+    (:mod:`skillshelf.core.cachelock`) — but not the interpreter's teardown, which frees the
+    command's objects one by one (tens of milliseconds at 10,000 skills). Output that cannot be
+    written ends it with 120 and a message, as the interpreter's own exit would (a reader that
+    has gone, ``| head``, is not an error)."""
+    catalog = sys.modules.get("skillshelf.core.catalog")
+    if catalog is not None:
+        with contextlib.suppress(KeyboardInterrupt):
+            catalog.finish_saves(None, forked_writers=False)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -247,18 +254,22 @@ def _end(code: int) -> NoReturn:
                     sys.stderr.write(f"skillshelf: writing the output failed: {exc}\n")
                     sys.stderr.flush()
             code = 120
+    forked = sys.modules.get("skillshelf.core.forked")
+    if forked is not None:
+        with contextlib.suppress(KeyboardInterrupt):
+            forked.start_pending()
     os._exit(code)
 
 
-def finish_cache_writes(timeout: float | None, *, forked_writers: bool = True) -> None:
+def finish_cache_writes(timeout: float | None) -> None:
     """Let the parse-cache writes of the catalogs this process opened finish (``timeout``
     seconds at most; ``None``: until done — a one-shot command's write is what makes the next
-    run fast; ``forked_writers`` False: not those in forked children), then let go of the
-    cache's writer lock (:func:`skillshelf.core.cachelock.release`); Ctrl-C stops waiting."""
+    run fast), then let go of the cache's writer lock
+    (:func:`skillshelf.core.cachelock.release`); Ctrl-C stops waiting."""
     catalog = sys.modules.get("skillshelf.core.catalog")
     if catalog is not None:
         with contextlib.suppress(KeyboardInterrupt):
-            catalog.finish_saves(timeout, forked_writers=forked_writers)
+            catalog.finish_saves(timeout)
     cachelock = sys.modules.get("skillshelf.core.cachelock")
     if cachelock is not None:
         cachelock.release()

@@ -389,13 +389,14 @@ class Catalog:
     def _save_cache_soon(self) -> None:
         """Write the parse cache in a thread after a publish, so it never delays what the
         generation is shown in (:func:`finish_saves` waits for it); in a one-shot command, in a
-        forked child (:mod:`skillshelf.core.forked`) — pickling runs on a second core then."""
+        forked child (:func:`skillshelf.core.forked.spawn`), which pickles and writes once the
+        command has made its output."""
         store = self._session.context.cache
         if store is None or not store.dirty:
             return
         from skillshelf.core import forked
 
-        if forked.available():  # a one-shot command: pickled and written beside its report, on a second core
+        if forked.available():  # a one-shot command: pickled and written after its report, by a child
             writes = store.plan_save()
             if not writes or spawn_writes(writes, store.write_planned):
                 return

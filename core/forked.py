@@ -2,10 +2,10 @@
 
 A cold ``skillshelf index`` reads and parses every file and then writes the parse cache; both
 are pure Python, so a thread cannot run them beside the main thread. On a machine with a second
-core a forked child can: :func:`split_map` computes the second part of a list in a child while
-the parent computes the first, and :func:`spawn` runs a write in a child while the parent goes
-on (the parent waits for it, :func:`wait`, unless it ends as the console script does:
-:func:`skillshelf.app.cli.console`). :func:`ahead` computes a value in a
+core a forked child can: :func:`chunk_map` and :func:`claim_map` share a list's items with a
+child, and :func:`spawn` has a write made in a child forked once the command has made its
+output (:func:`start_pending`; the parent waits for it, :func:`wait`, unless it ends as the
+console script does: :func:`skillshelf.app.cli.console`). :func:`ahead` computes a value in a
 child for the parent to take later (the TUI's first build checks its kept build that way while
 the TUI imports Textual: :mod:`skillshelf.app.ahead`).
 
@@ -34,25 +34,29 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeVar
 
-__all__ = ["ENABLED", "MIN_ITEMS", "Ahead", "ahead", "available", "claim_map", "may_fork", "spawn", "split_map",
-           "wait"]
+__all__ = ["ENABLED", "MIN_ITEMS", "Ahead", "ahead", "available", "chunk_map", "claim_map", "may_fork", "spawn",
+           "start_pending", "wait"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 #: Forking allowed (set by the one-shot CLI for the length of its command; off by default).
 ENABLED = False
-#: Fewest items :func:`split_map` hands part of to a child (below that the fork costs more).
+#: Fewest items :func:`chunk_map` hands part of to a child (below that the fork costs more).
 MIN_ITEMS = 1500
-#: Least time (seconds) :func:`split_map` waits for its child after its own part (else four
-#: times what its own part took) before making the child's part itself.
+#: Least time (seconds) :func:`chunk_map` waits for its child's next chunk once its own are
+#: made (else four times its slowest chunk) before making the rest itself.
 PATIENCE_S = 5.0
-#: Share of the items the child computes: it also pickles its results (the parent unpickles
-#: them, a little faster) and pays the copy-on-write of the pages it touches.
-CHILD_SHARE = 0.46
+#: Fewest items in a chunk of :func:`chunk_map` (each costs a claim, a pickle and a frame).
+CHUNK = 200
+#: The pipe buffer (bytes) asked for the frames of :func:`chunk_map`: room for a few chunks
+#: written ahead while the reader makes its own (Linux allows up to 1 MiB unprivileged).
+PIPE_BYTES = 1 << 20
 
 _children: set[int] = set()
 _children_lock = threading.Lock()
+_pending: list[Callable[[], object]] = []  # works spawn() holds until start_pending()
+_handed: list[Callable[[], object]] = []  # works handed to a child still running (never freed meanwhile)
 
 
 def available() -> bool:
@@ -132,62 +136,184 @@ def _kill(pid: int) -> None:
     _reap(pid)
 
 
-def split_map(fn: Callable[[T], R], items: Sequence[T], *, extra: Callable[[], Any] | None = None,
-              adopt: Callable[[Any], object] | None = None) -> list[R]:
-    """``[fn(x) for x in items]``, with the last part computed in a forked child when
-    :func:`available` and there are at least :data:`MIN_ITEMS` items. ``fn`` must be a pure
-    function of its item and the files it reads (results are pickled back); ``extra()`` runs
-    in the child after its part and its (picklable) value is given to ``adopt`` in the parent —
-    for state ``fn`` kept there (cache entries). When the child fails, or has not answered
-    after :data:`PATIENCE_S` seconds (or four times what the parent's part took, if longer),
-    the parent computes its part itself (then ``adopt`` is not called and ``fn``'s state is the
-    parent's own; a child still running is killed)."""
+def chunk_map(fn: Callable[[T], R], items: Sequence[T], each: Callable[[int, R], object], *,
+              extra: Callable[[], Any] | None = None, adopt: Callable[[Any], object] | None = None) -> None:
+    """``each(i, fn(items[i]))`` in this process for every ``i`` (in no set order), with this
+    process and a forked child taking chunks of :data:`CHUNK` items or more in turn, each the
+    next one not yet taken (as :func:`claim_map` takes items), when :func:`available` and there
+    are at least :data:`MIN_ITEMS` items. The child sends each chunk's results as soon as they
+    are made and this process hands them to ``each`` between its own chunks, so what ``each``
+    does (an entry made from a read) runs beside the child's work, and the share each process
+    takes follows what its items cost it. ``fn`` must be a pure function of its item and the
+    files it reads (results are pickled back); ``extra()`` runs in the child after each of its
+    chunks (state ``fn`` kept since the last call, picklable) and its value is given to
+    ``adopt`` here before that chunk's results. What a child that failed did not send is made
+    here; a child that sends nothing for :data:`PATIENCE_S` seconds (or four times this
+    process's slowest chunk, if longer) once this process has made its own chunks is killed.
+    An exception from ``fn`` or ``each`` here propagates (the child is killed)."""
     n = len(items)
     if n < MIN_ITEMS or not available():
-        return [fn(x) for x in items]
-    cut = n - int(n * CHILD_SHARE)
+        for i, x in enumerate(items):
+            each(i, fn(x))
+        return
+    size = max(CHUNK, -(-n // 255))  # (at most 255 chunks: one byte a claim)
+    chunks = -(-n // size)
     try:
+        claims_r, claims_w = os.pipe()
+    except OSError:
+        claims_r = claims_w = -1
+    try:
+        if claims_r < 0:
+            raise OSError
+        os.write(claims_w, bytes(range(chunks)))  # (≤ 255 bytes: within the pipe's buffer)
+        os.close(claims_w)
         r, w = os.pipe()
     except OSError:
-        return [fn(x) for x in items]
+        if claims_r >= 0:
+            os.close(claims_r)
+        for i, x in enumerate(items):
+            each(i, fn(x))
+        return
+    with contextlib.suppress(OSError, AttributeError):  # (room for the frames the child writes ahead)
+        import fcntl
+
+        fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+
+    def part(c: int) -> list[R]:
+        return [fn(x) for x in items[c * size:(c + 1) * size]]
+
+    def send() -> None:
+        os.close(r)
+        while claim := os.read(claims_r, 1):  # (one read of a pipe is atomic: no chunk is taken twice)
+            data = pickle.dumps((claim[0], part(claim[0]), extra() if extra is not None else None),
+                                protocol=pickle.HIGHEST_PROTOCOL)
+            _write_all(w, len(data).to_bytes(8, "little"))
+            _write_all(w, data)
+        os.close(w)
+
     try:
         pid = os.fork()
     except OSError:
+        os.close(claims_r)
         os.close(r)
         os.close(w)
-        return [fn(x) for x in items]
-    if pid == 0:  # the child: compute the tail, send it, end without running the parent's exit code
-        _answer(r, w, lambda: ([fn(x) for x in items[cut:]], extra() if extra is not None else None))
-    os.close(w)
-    done = False
-    try:
-        start = time.monotonic()
-        mine = [fn(x) for x in items[:cut]]
-        # a child far slower than this process (stopped, starved) is not waited for: its part is
-        # made here
-        deadline = time.monotonic() + max(PATIENCE_S, 4 * (time.monotonic() - start))
-        answer: bytes | None
+        for i, x in enumerate(items):
+            each(i, fn(x))
+        return
+    if pid == 0:  # the child: take chunks until none is left, send each as it is made, end
+        code = 1
         try:
-            answer = _read_all(r, deadline)
-        except OSError:
-            answer = b""
-        if answer is None:
-            return mine + [fn(x) for x in items[cut:]]
-        status = _reap(pid)
-        done = True
-        got: tuple[list[R], Any] | None = None
-        if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and answer:
-            with contextlib.suppress(Exception):
-                got = pickle.loads(answer)
-        if got is None or len(got[0]) != n - cut:
-            return mine + [fn(x) for x in items[cut:]]
+            send()
+            code = 0
+        finally:
+            _child_exit(code)
+    os.close(w)
+    made: set[int] = set()
+    frames = _Frames(r)
+    reaped = False
+
+    def take(c: int, results: list[R], state: Any) -> None:
         if adopt is not None:
-            adopt(got[1])
-        return mine + got[0]
+            adopt(state)
+        for i, value in enumerate(results, c * size):
+            each(i, value)
+        made.add(c)
+
+    try:
+        slowest = 0.0
+        while claim := os.read(claims_r, 1):
+            start = time.monotonic()
+            c = claim[0]
+            for i, value in enumerate(part(c), c * size):
+                each(i, value)
+            made.add(c)
+            slowest = max(slowest, time.monotonic() - start)
+            for frame in frames.ready(chunks, size, n, made):
+                take(*frame)
+        patience = max(PATIENCE_S, 4 * slowest)
+        while not frames.ended:
+            got = frames.wait(time.monotonic() + patience, chunks, size, n, made)
+            if got is None:  # (nothing for that long: the rest is made here)
+                break
+            for frame in got:
+                take(*frame)
+        if frames.ended:
+            _reap(pid)
+            reaped = True
+        for c in range(chunks):
+            if c not in made:
+                for i, value in enumerate(part(c), c * size):
+                    each(i, value)
     finally:
+        os.close(claims_r)
         os.close(r)
-        if not done:
+        if not reaped:
             _kill(pid)
+
+
+class _Frames:
+    """The frames a :func:`chunk_map` child writes (8 bytes of length, then ``(chunk, results,
+    state)`` pickled), read as they come; one that is cut short or does not unpickle ends them
+    (its chunk and the later ones are made by the reader)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buf = bytearray()
+        self.ended = False
+
+    def _read(self, timeout: float) -> bool:
+        """Read what the pipe holds, after waiting ``timeout`` seconds at most for it; False when
+        nothing came."""
+        if not select.select([self._fd], [], [], max(timeout, 0.0))[0]:
+            return False
+        try:
+            data = os.read(self._fd, 1 << 20)
+        except OSError:
+            data = b""
+        if not data:
+            self.ended = True
+        self._buf += data
+        return True
+
+    def _complete(self, chunks: int, size: int, n: int, made: set[int]) -> list[tuple[int, list[Any], Any]]:
+        out = []
+        buf = self._buf
+        while len(buf) >= 8:
+            length = int.from_bytes(buf[:8], "little")
+            if len(buf) < 8 + length:
+                break
+            data = bytes(buf[8:8 + length])
+            del buf[:8 + length]
+            try:
+                c, results, state = pickle.loads(data)
+                ok = (isinstance(c, int) and 0 <= c < chunks and c not in made and isinstance(results, list)
+                      and len(results) == min(size, n - c * size))
+            except Exception:  # (anything the child sent that does not unpickle here)
+                ok = False
+            if not ok:
+                self.ended = True
+                buf.clear()
+                break
+            out.append((c, results, state))
+        return out
+
+    def ready(self, chunks: int, size: int, n: int, made: set[int]) -> list[tuple[int, list[Any], Any]]:
+        """The whole frames the pipe holds now (no wait)."""
+        while not self.ended and self._read(0.0):
+            pass
+        return self._complete(chunks, size, n, made)
+
+    def wait(self, deadline: float, chunks: int, size: int, n: int,
+             made: set[int]) -> list[tuple[int, list[Any], Any]] | None:
+        """The next whole frames (waiting until ``deadline``, monotonic), ``[]`` at the end of
+        the frames; ``None`` when none came in time."""
+        while not self.ended:
+            if not self._read(deadline - time.monotonic()):
+                return None
+            got = self._complete(chunks, size, n, made)
+            if got:
+                return got
+        return self._complete(chunks, size, n, made)
 
 
 def claim_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
@@ -267,41 +393,72 @@ def _detach_streams() -> None:
 
 
 def spawn(work: Callable[[], object]) -> bool:
-    """Run ``work()`` in a forked child while the caller goes on; True when a child was started
-    (:func:`wait` waits for it), False when :func:`available` says no (nothing ran: the caller
-    does the work its own way). ``work`` must not need anything back (a file write). The
-    child's standard input and output are the null device, and so is its standard error when
-    that is a pipe or a socket (a terminal or a file keeps its messages): a child outliving this
-    process never holds a pipe the caller's caller reads to its end (``$(skillshelf index
-    2>&1)``)."""
+    """Have ``work()`` run in a forked child, once this process has made everything else it
+    was asked for (:func:`start_pending`, or the next :func:`wait`); True when it will be, False
+    when :func:`available` says no (nothing will run: the caller does the work its own way).
+    ``work`` must not need anything back (a file write), and what it reads must not change
+    meanwhile. Forked at once, the child would share every page of this process copy-on-write
+    while this process goes on: each page it then writes to (reference counts are writes) is
+    copied, and letting go of the work's objects here costs as much (~70 ms in all at 10,000
+    skills, half of what a cold ``index`` does after its reads). The child's standard input
+    and output are the null device, and so is its standard error when that is a pipe or a
+    socket (a terminal or a file keeps its messages): a child outliving this process never
+    holds a pipe the caller's caller reads to its end (``$(skillshelf index 2>&1)``)."""
     if not available():
         return False
-    try:
-        pid = os.fork()
-    except OSError:
-        return False
+    with _children_lock:
+        _pending.append(work)
+    return True
+
+
+def start_pending() -> bool:
+    """Fork one child that runs every work :func:`spawn` holds, in the order given, and hand
+    them over (they stay referenced here: this process is about to end or to wait for the
+    child); True when none is left here. Where no fork is safe (another thread runs: a lock
+    it holds would stay held in the child) or the fork fails, the works run here instead."""
+    with _children_lock:
+        works = list(_pending)
+        _pending.clear()
+    if not works:
+        return True
+    safe = sys.platform.startswith("linux") and hasattr(os, "fork") and threading.active_count() == 1
+    pid = -1
+    if safe:
+        try:
+            pid = os.fork()
+        except OSError:
+            pid = -1
     if pid == 0:
         code = 1
         try:
             _detach_streams()
-            work()
+            for work in works:
+                work()
             code = 0
         finally:
             _child_exit(code)
+    if pid < 0:
+        for work in works:
+            work()
+        return True
     with _children_lock:
         _children.add(pid)
+        _handed.extend(works)
     return True
 
 
 def wait(timeout: float | None = None) -> bool:
-    """Wait for the children :func:`spawn` started (``timeout`` seconds at most in all; ``None``:
-    until they end); True when none is left."""
+    """Start the works :func:`spawn` holds (:func:`start_pending`), then wait for the children
+    running them (``timeout`` seconds at most in all; ``None``: until they end); True when
+    none is left."""
+    start_pending()
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
         with _children_lock:
             pid = next(iter(_children), None)
-        if pid is None:
-            return True
+            if pid is None:
+                _handed.clear()
+                return True
         if deadline is None:
             _reap(pid)
         else:
@@ -373,7 +530,7 @@ def ahead(work: Callable[[], object]) -> Ahead | None:
     """Start ``work()`` in a forked child now, its (picklable) value to be taken later with
     :meth:`Ahead.take`; ``None`` when :func:`may_fork` says no (nothing ran). For a process
     that has started no thread yet (the TUI before it imports Textual): unlike :func:`spawn`
-    and :func:`split_map`, it does not need :data:`ENABLED`. The child's standard streams are
+    and :func:`chunk_map`, it does not need :data:`ENABLED`. The child's standard streams are
     the null device (the terminal stays this process's); it ends without running this
     process's exit code, and is killed at this process's normal exit if it is still running."""
     if not may_fork():

@@ -441,11 +441,11 @@ class ParseCache:
         return writes
 
     def save_forked(self) -> bool:
-        """:meth:`save` in a forked child (:func:`skillshelf.core.forked.spawn`) while this process
-        goes on, when one may be forked and no products are made; True when the write was
-        planned (then made in the child, or here when the fork failed). A one-shot cold build
-        starts it as soon as every file is read; its whole-build state follows at the next
-        save."""
+        """:meth:`save` in a forked child (:func:`skillshelf.core.forked.spawn`: forked once the
+        command has made its output), when one may be forked and no products are made; True
+        when the write was planned (then made in the child, or here when it could not be
+        forked). A one-shot cold build plans it as soon as every file is read; its whole-build
+        state follows at the next save."""
         from skillshelf.core import forked
 
         if not self.file or not self.enabled or self.produces or not forked.available():

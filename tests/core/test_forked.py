@@ -5,6 +5,7 @@ is the build made without them — on the corpus, the bug-report cases, and file
 from __future__ import annotations
 
 import os
+import pathlib
 import signal
 import sys
 import time
@@ -31,54 +32,144 @@ def forking(monkeypatch):
     monkeypatch.setattr(forked, "MIN_ITEMS", 1)
 
 
-def test_split_map_equals_map_and_hands_the_childs_state_over(forking):
-    items = list(range(101))
-    adopted: list[object] = []
+def _both_take_part(tmp_path, fn):
+    """``fn`` made so that this process's first item waits until the child has made one (each
+    process then surely computes some of the items)."""
     parent = os.getpid()
-    out = forked.split_map(lambda x: (x * x, os.getpid() != parent), items,
-                           extra=lambda: ("from", os.getpid() != parent), adopt=adopted.append)
-    assert [v for v, _ in out] == [x * x for x in items]
-    assert any(in_child for _, in_child in out) and not all(in_child for _, in_child in out)
-    assert adopted == [("from", True)]
+
+    def wrapped(x, **kw):
+        if os.getpid() != parent:
+            (tmp_path / f"child-{id(x)}").touch()
+        elif not (tmp_path / "parent-waited").exists():
+            (tmp_path / "parent-waited").touch()
+            deadline = time.monotonic() + 30
+            while not list(tmp_path.glob("child-*")) and time.monotonic() < deadline:
+                time.sleep(0.002)
+        return fn(x, **kw)
+
+    return wrapped
 
 
-def test_split_map_a_failing_child_changes_nothing(forking):
+def test_chunk_map_gives_each_result_once_and_hands_the_childs_state_over_before_its_chunk(forking, monkeypatch,
+                                                                                         tmp_path):
+    monkeypatch.setattr(forked, "CHUNK", 3)
+    parent = os.getpid()
+    log: list[tuple] = []
+    made = {"n": 0}
+
+    def extra():  # (in the child: what it made since the last call)
+        n, made["n"] = made["n"], 0
+        return ("state", n)
+
+    def fn(x):
+        if os.getpid() != parent:
+            made["n"] += 1
+        return (x * x, os.getpid() != parent)
+
+    forked.chunk_map(_both_take_part(tmp_path, fn), list(range(101)),
+                     lambda i, r: log.append(("each", i, r)), extra=extra, adopt=lambda s: log.append(s))
+    results = {e[1]: e[2] for e in log if e[0] == "each"}
+    assert len([e for e in log if e[0] == "each"]) == 101 == len(results)  # each index once
+    assert results == {x: (x * x, results[x][1]) for x in range(101)}
+    in_child = sorted(i for i, (_, child) in results.items() if child)
+    assert in_child and len(in_child) < 101
+    # every chunk the child made is announced by its state, then its 3 (or fewer) results follow
+    states = [k for k, e in enumerate(log) if e[0] == "state"]
+    assert states and all(log[k] == ("state", len(run)) for k, run in
+                          ((k, [e for e in log[k + 1:k + 4] if e[0] == "each" and e[2][1]]) for k in states))
+    assert sum(e[1] for e in log if e[0] == "state") == len(in_child)
+    assert [e[1] for e in log if e[0] == "each" and not e[2][1]] == sorted(
+        e[1] for e in log if e[0] == "each" and not e[2][1])  # (this process's own in order)
+
+
+def test_chunk_map_a_failing_child_changes_nothing(forking, monkeypatch):
+    monkeypatch.setattr(forked, "CHUNK", 2)
     parent = os.getpid()
 
     def fn(x: int) -> int:
         if os.getpid() != parent:
             raise RuntimeError("the child fails")
+        time.sleep(0.002)
         return x + 1
 
     adopted: list[object] = []
-    assert forked.split_map(fn, list(range(40)), extra=lambda: 1, adopt=adopted.append) == list(range(1, 41))
-    assert adopted == []
+    got: dict[int, int] = {}
+    forked.chunk_map(fn, list(range(40)), got.__setitem__, extra=lambda: 1, adopt=adopted.append)
+    assert got == {x: x + 1 for x in range(40)} and adopted == []
 
 
-def test_split_map_a_stuck_child_is_not_waited_for(forking, monkeypatch):
+def test_chunk_map_a_child_killed_part_way_keeps_what_it_sent(forking, monkeypatch, tmp_path):
+    monkeypatch.setattr(forked, "CHUNK", 2)
+    parent = os.getpid()
+
+    def dying(x: int) -> int:
+        if os.getpid() != parent and len(list(tmp_path.glob("child-*"))) >= 5:
+            os.kill(os.getpid(), signal.SIGKILL)  # (killed with a chunk taken and not sent)
+        time.sleep(0.002)
+        return -x
+
+    got: dict[int, int] = {}
+    adopted: list[object] = []
+    forked.chunk_map(_both_take_part(tmp_path, dying), list(range(40)), got.__setitem__, extra=lambda: "s",
+                     adopt=adopted.append)
+    assert got == {x: -x for x in range(40)}
+    assert adopted == ["s", "s"]  # the child's two whole chunks before it died (its fifth item) are not made again
+
+
+def test_chunk_map_a_stuck_child_is_not_waited_for(forking, monkeypatch):
     monkeypatch.setattr(forked, "PATIENCE_S", 0.2)
+    monkeypatch.setattr(forked, "CHUNK", 2)
     parent = os.getpid()
 
     def fn(x: int) -> int:
         if os.getpid() != parent:
-            __import__("time").sleep(60)
+            time.sleep(60)
         return -x
 
-    t0 = __import__("time").monotonic()
-    assert forked.split_map(fn, list(range(20))) == [-x for x in range(20)]
-    assert __import__("time").monotonic() - t0 < 10
+    t0 = time.monotonic()
+    got: dict[int, int] = {}
+    forked.chunk_map(fn, list(range(20)), got.__setitem__)
+    assert got == {x: -x for x in range(20)}
+    assert time.monotonic() - t0 < 10
 
 
-def test_split_map_an_unpicklable_result_is_made_in_the_parent(forking):
+def test_chunk_map_an_unpicklable_result_is_made_in_the_parent(forking, monkeypatch, tmp_path):
+    monkeypatch.setattr(forked, "CHUNK", 2)
     parent = os.getpid()
-    out = forked.split_map(lambda x: (lambda: x) if os.getpid() != parent else x, list(range(10)))
-    assert [o if isinstance(o, int) else None for o in out] == list(range(10))
+    got: dict[int, object] = {}
+    fn = _both_take_part(tmp_path, lambda x: (lambda: x) if os.getpid() != parent else x)
+    forked.chunk_map(fn, list(range(10)), got.__setitem__)
+    assert got == {x: x for x in range(10)}
 
 
-def test_split_map_off_runs_in_this_process(monkeypatch):
+def test_chunk_map_an_error_here_propagates_and_ends_the_child(forking, monkeypatch, tmp_path):
+    monkeypatch.setattr(forked, "CHUNK", 1)
+    parent = os.getpid()
+
+    def fn(x: int) -> int:
+        if os.getpid() != parent:
+            (tmp_path / "child-pid").write_text(str(os.getpid()))
+            time.sleep(60)
+        return x
+
+    def each(i: int, r: int) -> None:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "child-pid").exists() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        raise ValueError("each fails")
+
+    with pytest.raises(ValueError, match="each fails"):
+        forked.chunk_map(fn, list(range(10)), each)
+    with pytest.raises(ProcessLookupError):
+        os.kill(int((tmp_path / "child-pid").read_text()), 0)  # killed and reaped
+
+
+def test_chunk_map_off_runs_in_this_process_in_order(monkeypatch):
     monkeypatch.setattr(forked, "ENABLED", False)
     parent = os.getpid()
-    assert forked.split_map(lambda x: os.getpid() == parent, list(range(5000))) == [True] * 5000
+    log: list[tuple[int, bool]] = []
+    forked.chunk_map(lambda x: os.getpid() == parent, list(range(5000)), lambda i, r: log.append((i, r)))
+    assert log == [(i, True) for i in range(5000)]
     assert not forked.available()
 
 
@@ -135,6 +226,22 @@ def test_spawn_runs_the_work_and_wait_waits_for_it(forking, tmp_path):
     assert forked.wait(None)
     assert target.read_text() == "done"
     assert forked.wait(0)  # none left
+
+
+def test_spawn_forks_when_the_command_is_done_in_one_child_and_runs_here_beside_a_thread(forking, tmp_path,
+                                                                                          monkeypatch):
+    parent = os.getpid()
+    for name in ("first", "second"):
+        assert forked.spawn(lambda name=name: (tmp_path / name).write_text(str(os.getpid())))
+    assert not forked._children and not list(tmp_path.iterdir())  # nothing forked nor written yet
+    assert forked.start_pending()
+    assert forked.wait(None)
+    pids = {(tmp_path / n).read_text() for n in ("first", "second")}
+    assert len(pids) == 1 and pids != {str(parent)}  # one child wrote both, in order
+    assert forked.start_pending()  # (nothing left)
+    monkeypatch.setattr(forked.threading, "active_count", lambda: 2)  # another thread: no fork
+    assert forked.spawn(lambda: (tmp_path / "third").write_text(str(os.getpid())))
+    assert forked.start_pending() and (tmp_path / "third").read_text() == str(parent)
 
 
 def test_a_busy_machine_forks_nothing(monkeypatch):
@@ -294,6 +401,10 @@ def _cold_builds(monkeypatch, project: str, env: Environment, paths: list[str], 
             m.setattr(forked, "ENABLED", allow)
             m.setattr(forked, "available", (lambda: True) if allow else (lambda: False))
             m.setattr(forked, "MIN_ITEMS", 1)
+            m.setattr(forked, "CHUNK", 1)
+            marks = os.path.join(cache_root, f"marks-{label}")
+            os.makedirs(marks)
+            m.setattr(zuno_build, "_keyed_read", _both_take_part(pathlib.Path(marks), zuno_build._keyed_read))
             adopted: list[bool] = []
             m.setattr(parsecache.ParseCache, "adopt", counting(parsecache.ParseCache.adopt, adopted))
             spawned: list[bool] = []
@@ -301,8 +412,9 @@ def _cold_builds(monkeypatch, project: str, env: Environment, paths: list[str], 
             cache_dir = os.path.join(cache_root, label)
             cat = Catalog.open(project, env=env, paths=paths, pull_remote=False, cache_dir=cache_dir)
             assert finish_saves(None)
-            # the children did it: the reads, the parse cache once read, the whole-build state at the end
-            assert (adopted, spawned) == (([True], [True, True]) if allow else ([], []))
+            # the children did it: part of the reads (each chunk's cache entries adopted), the parse
+            # cache once read, the whole-build state at the end
+            assert (bool(adopted) and all(adopted), spawned) == ((True, [True, True]) if allow else (False, []))
             files = {}
             parse_dir = os.path.join(cache_dir, "parse")
             for name in sorted(os.listdir(parse_dir)):

@@ -40,7 +40,13 @@ from skillshelf.core import forked
 from skillshelf.core.agents import AgentSetup, agent_view
 from skillshelf.core.budget import index_budget_chars, selected_budget_bytes
 from skillshelf.core.config import Config, RuleEntry
-from skillshelf.core.digest import DigestCache, PackedDigests, cached_digest, is_host_warning
+from skillshelf.core.digest import (
+    DigestCache,
+    PackedDigests,
+    cached_digest,
+    is_host_warning,
+    source_digest_bytes,
+)
 from skillshelf.core.discovery import Match, discover
 from skillshelf.core.hosts.base import (
     BuildProgress,
@@ -620,7 +626,8 @@ class ZunoSession:
             matches, scan_warnings = found.matches, list(found.warnings)
         hints = workspace_hints(ctx.cwd, ctx.env, roots, worktree)
         keys: dict[str, _DirKeys] | None = None
-        pre: dict[str, _Parsed] | None = None
+        made: tuple[dict[str, _Output], dict[str, _Parsed]] | None = None  # (a cold first build's)
+        made_digests: dict[int, tuple[Source, bytes]] = {}  # (and the digest bytes of its sources)
         if previous is None and self._cache.enabled and self._cache.file:
             now = time.time_ns()  # before anything is read (a file changed while read is read again next time)
             if kept is not None and proven:
@@ -633,8 +640,10 @@ class ZunoSession:
                     keys = {m.location: _dir_keys(m, now, old_keys.get(m.location) if id(m.root) in proven else False)
                             for m in matches}
             elif kept is None and progress_sink() is None:  # a cold first build: each read right after its keys
-                keys, pre = _read_many(matches, self._cache, now)
-                self._cache.save_forked()  # every entry is made: written while the entries are assembled
+                keys, made_outputs, made_parsed = _read_assembled(matches, config, config.rules, self._cache, now,
+                                                                  digests=made_digests)
+                made = (made_outputs, made_parsed)
+                self._cache.save_forked()  # every entry is made: planned now (written when the command ends)
             else:
                 keys = {m.location: _dir_keys(m, now) for m in matches}
 
@@ -644,8 +653,10 @@ class ZunoSession:
             outputs, parsed = _assemble_kept(matches, config, rules, kept, keys, self._cache, shown)
         elif edited is not None and snap is not None and snap.rules == rules:
             outputs, parsed = _assemble_edited(edited, config, rules, snap, self._cache)
+        elif made is not None:
+            outputs, parsed = made
         else:
-            outputs, parsed = _assemble(matches, config, rules, previous, snap, touched, self._cache, pre)
+            outputs, parsed = _assemble(matches, config, rules, previous, snap, touched, self._cache)
         sources: list[Source] = []
         rejected: list[Rejected] = []
         file_warnings: list[CatalogWarning] = []
@@ -676,7 +687,8 @@ class ZunoSession:
         digest = packed.digest_of(all_sources, host_warnings) if packed is not None else None
         digest_cache: DigestCache | None = None  # (None: the kept list's sources, their bytes as kept)
         if digest is None:
-            digest, digest_cache = cached_digest(all_sources, host_warnings, packed.cache() if packed is not None else {})
+            digest, digest_cache = cached_digest(all_sources, host_warnings,
+                                                 packed.cache() if packed is not None else made_digests)
         number = 1 if previous is None else previous.number + 1
         gen = Generation(
             number=number,
@@ -806,12 +818,18 @@ def _keyed_read(m: Match, cache: ParseCache, now_ns: int) -> tuple[_DirKeys, _Pa
     return keys, _read(m, cache, st, agents)
 
 
-def _read_many(matches: Sequence[Match], cache: ParseCache,
-               now_ns: int | None = None) -> tuple[dict[str, _DirKeys], dict[str, _Parsed]]:
-    """:func:`_read` of every match (locator → result) and, when ``now_ns`` is given, its
-    :func:`_dir_keys` taken just before (locator → keys; else ``{}``); part of the matches in a
-    forked child when :mod:`skillshelf.core.forked` allows it (same results: each read depends
-    on its files only; the child's cache entries are adopted here)."""
+def _read_assembled(matches: Sequence[Match], config: Config, rules: tuple[RuleEntry, ...], cache: ParseCache,
+                    now_ns: int | None = None, previous: Generation | None = None,
+                    digests: dict[int, tuple[Source, bytes]] | None = None,
+                    ) -> tuple[dict[str, _DirKeys], dict[str, _Output], dict[str, _Parsed]]:
+    """:func:`_read` of every match and its entry (:func:`_assemble_one`; keep-last-valid from
+    ``previous``), locator → result in match order, and, when ``now_ns`` is given, its
+    :func:`_dir_keys` taken just before the read (else ``{}``). Reads are shared with a forked
+    child when :mod:`skillshelf.core.forked` allows it, each entry made here as its read comes
+    in (same results: each read depends on its files only; the child's cache entries are
+    adopted here). ``digests``: filled with each enabled source's digest bytes (a
+    :data:`~skillshelf.core.digest.DigestCache`), made with its :attr:`~Source.entry` while the
+    child still reads."""
     from skillshelf.core import forked
 
     if matches:  # the YAML reader (:func:`_read_skill`), imported once before a fork, not in both processes
@@ -820,18 +838,51 @@ def _read_many(matches: Sequence[Match], cache: ParseCache,
         read: Callable[[Match], tuple[_DirKeys, _Parsed]] = lambda m: (None, _read(m, cache))  # noqa: E731
     else:
         read = partial(_keyed_read, cache=cache, now_ns=now_ns)
+    prev_by_loc: dict[str, Source] = {}
+    if previous is not None:
+        prev_by_loc = {s.location: s for s in previous.sources if s.provenance is not Provenance.BUILTIN}
+    n = len(matches)
+    made: list[tuple[_DirKeys, _Parsed, _Output] | None] = [None] * n
+
+    def each(i: int, result: tuple[_DirKeys, _Parsed]) -> None:
+        m = matches[i]
+        out = _assemble_one(m, result[1], config, rules, prev_by_loc.get(m.location))
+        made[i] = (result[0], result[1], out)
+        source = out.entry
+        if digests is not None and isinstance(source, Source) and source.enabled:
+            source.entry  # noqa: B018  (made now: every view and the index render use it)
+            digests[id(source)] = (source, source_digest_bytes(source))
+
     if not forked.available() or cache.produces:
-        results = [read(m) for m in matches]
+        for i, m in enumerate(matches):
+            each(i, read(m))
     else:
-        mark = cache.mark()
-        results = forked.split_map(read, matches, extra=lambda: cache.changes_since(mark), adopt=cache.adopt)
+        forked.chunk_map(read, matches, each, extra=_CacheChanges(cache), adopt=cache.adopt)
     keys: dict[str, _DirKeys] = {}
+    outputs: dict[str, _Output] = {}
     parsed: dict[str, _Parsed] = {}
-    for m, (k, p) in zip(matches, results, strict=True):
+    for m, row in zip(matches, made, strict=True):
+        assert row is not None
+        loc = m.location
         if now_ns is not None:
-            keys[m.location] = k
-        parsed[m.location] = p
-    return keys, parsed
+            keys[loc] = row[0]
+        parsed[loc] = row[1]
+        outputs[loc] = row[2]
+    return keys, outputs, parsed
+
+
+class _CacheChanges:
+    """In a forked reader: the parse-cache entries kept since the last call (the first call:
+    since this was made), for :meth:`ParseCache.adopt` in the parent."""
+
+    def __init__(self, cache: ParseCache) -> None:
+        self._cache = cache
+        self._mark = cache.mark()
+
+    def __call__(self) -> object:
+        changes = self._cache.changes_since(self._mark)
+        self._mark = self._cache.mark()
+        return changes
 
 
 def _assemble(
@@ -842,14 +893,15 @@ def _assemble(
     snap: _Snapshot | None,
     touched: Callable[[str], bool] | None,
     cache: ParseCache,
-    pre: Mapping[str, _Parsed] | None = None,
 ) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
     """Turn every match into its entry (H3 keep-last-valid included). ``touched`` None → read
     every skill directory; else only those it names, reusing ``snap``'s parses and, when the
-    match and the rules are unchanged too, its finished entries. ``pre``: the reads of every
-    match, already made (:func:`_read_many`). Reports the entries made so far to a
-    :func:`~skillshelf.core.hosts.base.progress_sink` now and then."""
+    match and the rules are unchanged too, its finished entries. Reports the entries made so
+    far to a :func:`~skillshelf.core.hosts.base.progress_sink` now and then (else every match is
+    read and made at once: :func:`_read_assembled`)."""
     sink = progress_sink()
+    if touched is None and sink is None:
+        return _read_assembled(matches, config, rules, cache, None, previous)[1:]
     throttle = Throttle() if sink is not None else None
     old_out = snap.outputs if snap is not None else {}
     old_parsed = snap.parsed if snap is not None else {}
@@ -857,12 +909,9 @@ def _assemble(
     prev_by_loc: dict[str, Source] | None = None
     outputs: dict[str, _Output] = {}
     parsed: dict[str, _Parsed] = {}
-    read_all: Mapping[str, _Parsed] = pre if pre is not None else {}
-    if touched is None and sink is None and pre is None:
-        read_all = _read_many(matches, cache)[1]
     for m in matches:
         loc = m.location
-        p: _Parsed | None = read_all.get(loc)
+        p: _Parsed | None = None
         if touched is not None and not touched(loc):
             o = old_out.get(loc)
             if o is not None and same_rules and (o.match is m or o.match == m):
