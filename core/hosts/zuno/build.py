@@ -626,7 +626,7 @@ class ZunoSession:
             matches, scan_warnings = found.matches, list(found.warnings)
         hints = workspace_hints(ctx.cwd, ctx.env, roots, worktree)
         keys: dict[str, _DirKeys] | None = None
-        made: tuple[dict[str, _Output], dict[str, _Parsed]] | None = None  # (a cold first build's)
+        cold: tuple[dict[str, _Output], dict[str, _Parsed]] | None = None  # (a cold first build's)
         made_digests: dict[int, tuple[Source, bytes]] = {}  # (and the digest bytes of its sources)
         if previous is None and self._cache.enabled and self._cache.file:
             now = time.time_ns()  # before anything is read (a file changed while read is read again next time)
@@ -642,7 +642,7 @@ class ZunoSession:
             elif kept is None and progress_sink() is None:  # a cold first build: each read right after its keys
                 keys, made_outputs, made_parsed = _read_assembled(matches, config, config.rules, self._cache, now,
                                                                   digests=made_digests)
-                made = (made_outputs, made_parsed)
+                cold = (made_outputs, made_parsed)
                 self._cache.save_forked()  # every entry is made: planned now (written when the command ends)
             else:
                 keys = {m.location: _dir_keys(m, now) for m in matches}
@@ -653,8 +653,8 @@ class ZunoSession:
             outputs, parsed = _assemble_kept(matches, config, rules, kept, keys, self._cache, shown)
         elif edited is not None and snap is not None and snap.rules == rules:
             outputs, parsed = _assemble_edited(edited, config, rules, snap, self._cache)
-        elif made is not None:
-            outputs, parsed = made
+        elif cold is not None:
+            outputs, parsed = cold
         else:
             outputs, parsed = _assemble(matches, config, rules, previous, snap, touched, self._cache)
         sources: list[Source] = []
