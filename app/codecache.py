@@ -1,0 +1,125 @@
+"""The compiled methods of dataclasses, kept between runs (start-up time; SPEC-neutral).
+
+Python compiles each method ``@dataclass`` generates (``__init__``, ``__repr__``, ``__eq__``,
+``__hash__``, a frozen class's ``__setattr__`` …) from source text when the class is made: ~350
+of them for ``skillshelf index``, ~30 ms of its ~90 ms of imports, and more in the TUI, whose
+Textual makes its own. :func:`install` has :mod:`dataclasses` compile each text once per machine
+and Python: the text is looked up in a file of code objects (:mod:`marshal`) in skillshelf's cache
+directory, and compiled on a miss. The text is the key, so a class whose methods differ in any
+way gets its own code; the code run is what ``exec`` compiles from that text (file name
+``<string>``, no ``__future__`` flags — those of :mod:`dataclasses`, which has none). Texts
+compiled by this process are added to the file when it ends (written whole, then renamed over the
+old one; a private folder). A file that cannot be read, or holds anything but code by text, is
+ignored and replaced. ``--no-cache`` reads and writes no file, as for the parse cache.
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import contextlib
+import dataclasses
+import marshal
+import os
+import sys
+import threading
+import types
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["MAX_CODES", "code_file", "install"]
+
+#: The most code objects the file keeps; past that, a process writes only the ones it used.
+MAX_CODES = 5_000
+
+_lock = threading.Lock()
+
+
+def code_file(environ: Mapping[str, str]) -> str | None:
+    """The file of this Python's dataclass code in skillshelf's cache directory (the parse
+    cache's: ``$XDG_CACHE_HOME/skillshelf``, else ``~/.cache/skillshelf``); ``None`` off Linux
+    and other XDG systems (their cache folder needs a library to find)."""
+    if sys.platform in ("darwin", "win32"):
+        return None
+    home = environ.get("HOME") or os.path.expanduser("~")
+    cache = environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+    tag = f"{sys.implementation.cache_tag}-{sys.hexversion:x}"
+    return os.path.join(cache, "skillshelf", "code", f"dataclasses-{tag}.marshal")
+
+
+class _Codes:
+    """The code objects by text, those of the file and those compiled here."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.codes: dict[str, types.CodeType] | None = None  # (read at the first class made)
+        self.used: set[str] = set()
+        self.new = False
+
+    def _load(self) -> dict[str, types.CodeType]:
+        try:
+            with open(self.file, "rb") as fh:
+                loaded = marshal.load(fh)
+        except Exception:  # (missing, unreadable, cut short, another format: made again)
+            loaded = None
+        codes: dict[str, types.CodeType] = {}
+        if isinstance(loaded, dict):
+            codes = {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, types.CodeType)}
+        with _lock:
+            if self.codes is None:
+                self.codes = codes
+            return self.codes
+
+    def exec(self, source: Any, globals: dict[str, Any] | None = None,
+             locals: Mapping[str, object] | None = None) -> None:
+        """``exec`` as :mod:`dataclasses` calls it, a text's code compiled once."""
+        if not isinstance(source, str):
+            return builtins.exec(source, globals, locals)
+        codes = self.codes if self.codes is not None else self._load()
+        code = codes.get(source)
+        if code is None:
+            code = compile(source, "<string>", "exec", dont_inherit=True)
+            with _lock:
+                codes[source] = code
+                self.new = True
+        self.used.add(source)
+        return builtins.exec(code, globals, locals)
+
+    def save(self) -> None:
+        """Write the file when this process compiled a text (never raises)."""
+        with _lock:
+            if not self.new or self.codes is None:
+                return
+            codes = self.codes
+            if len(codes) > MAX_CODES:
+                codes = {k: v for k, v in codes.items() if k in self.used}
+            self.new = False
+        tmp = f"{self.file}.{os.getpid()}.tmp"
+        try:
+            from skillshelf.core.paths import private_dirs
+
+            private_dirs(os.path.dirname(self.file))
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                marshal.dump(codes, fh)
+            os.replace(tmp, self.file)
+        except Exception:  # (a read-only or full disk: the next run compiles again)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def install(environ: Mapping[str, str], argv: Sequence[str]) -> bool:
+    """Have :mod:`dataclasses` take its methods' code from the file (:func:`code_file` of
+    ``environ``) from now on, and add what this process compiles at its exit; False (nothing
+    done) with ``--no-cache`` in ``argv`` (the command line without the program), where there is
+    no such file, or when :mod:`dataclasses` has its own ``exec``. Call it before the modules
+    whose classes should benefit are imported."""
+    if any(a.startswith("--no-c") for a in argv):
+        return False
+    file = code_file(environ)
+    if file is None or "exec" in vars(dataclasses):
+        return False
+    codes = _Codes(file)
+    setattr(dataclasses, "exec", codes.exec)  # noqa: B010  (a module global: found before the builtin)
+    atexit.register(codes.save)
+    return True
