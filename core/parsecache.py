@@ -94,8 +94,9 @@ T = TypeVar("T")
 _Write = tuple[str, str, object]
 #: ident → ``(StatKey, value)``, or that pair pickled in a product cache (:meth:`ParseCache._entry`).
 _Entries = dict[tuple[str, str, str], object]
-#: :meth:`ParseCache.mark`: the entries used, hits, misses, whether products are made.
-_Mark = tuple[_Entries, int, int, bool]
+#: :meth:`ParseCache.mark`: the journal of entries set and its length then, hits, misses, whether
+#: products are made.
+_Mark = tuple[list[tuple[str, str, str]], int, int, int, bool]
 #: :meth:`ParseCache.changes_since`: the entries kept since, hits, misses.
 _Changes = tuple[_Entries, int, int]
 
@@ -169,6 +170,8 @@ class ParseCache:
         #: ident → ``(StatKey, value)``, or that pair pickled in a product cache (:meth:`_entry`)
         self._stored: dict[tuple[str, str, str], object] | None = None
         self._used: dict[tuple[str, str, str], object] = {}
+        #: the idents set in ``_used`` since the first :meth:`mark`, in order (``None``: none yet)
+        self._journal: list[tuple[str, str, str]] | None = None
         self._saved = 0  # entries in the file as last read or written
         self._new = False  # an entry was computed since the last save
         self._full = False  # a full build started since the last save
@@ -245,7 +248,7 @@ class ParseCache:
                 raw = self._load().get(ident)
                 hit = self._entry(raw)
             if hit is not None and hit[0] == key:
-                self._used[ident] = raw
+                self._set(ident, raw)
                 self.hits += 1
                 return hit[1], st  # type: ignore[return-value]
             self.misses += 1
@@ -267,7 +270,7 @@ class ParseCache:
             packed = self._pack(key, value)
             if packed is not None:
                 with self._lock:
-                    self._used[ident] = packed
+                    self._set(ident, packed)
                     self._new = True
             for other, product_value in made:
                 self._aux_for(other[0]).keep(other, key, product_value)
@@ -280,19 +283,28 @@ class ParseCache:
             return bool(self._products)
 
     def mark(self) -> _Mark:
-        """What :meth:`changes_since` compares with: the entries used so far and the counters."""
+        """What :meth:`changes_since` starts from: where the journal of entries set is now (it is
+        kept from the first mark on) and the counters."""
         with self._lock:
-            return dict(self._used), self.hits, self.misses, bool(self._products)
+            if self._journal is None:
+                self._journal = []
+            return self._journal, len(self._journal), self.hits, self.misses, bool(self._products)
 
     def changes_since(self, mark: _Mark) -> _Changes | None:
         """The entries kept since :meth:`mark` gave ``mark``, with the hit and miss counts, for
         :meth:`adopt` in another process (a forked reader's); ``None`` when they cannot be
-        handed over (products are made from the reads: their caches are not carried)."""
-        used, hits, misses, products = mark
+        handed over (products are made from the reads: their caches are not carried). Costs what
+        was kept since, not what was kept before: a forked reader hands its entries over in many
+        parts."""
+        journal, at, hits, misses, products = mark
         with self._lock:
             if products or self._products:
                 return None
-            new = {ident: v for ident, v in self._used.items() if used.get(ident) is not v}
+            used = self._used
+            if journal is self._journal:
+                new = {ident: used[ident] for ident in journal[at:] if ident in used}
+            else:  # (the entries were started afresh since, by a full build: all of them)
+                new = dict(used)
             return new, self.hits - hits, self.misses - misses
 
     def adopt(self, changes: _Changes | None) -> bool:
@@ -302,6 +314,8 @@ class ParseCache:
             return False
         new, hits, misses = changes
         with self._lock:
+            if self._journal is not None:
+                self._journal.extend(new)
             self._used.update(new)
             self._new = self._new or bool(new)
             self.hits += hits
@@ -328,8 +342,14 @@ class ParseCache:
         if packed is None:
             return
         with self._lock:
-            self._used[ident] = packed
+            self._set(ident, packed)
             self._new = True
+
+    def _set(self, ident: tuple[str, str, str], raw: object) -> None:
+        """``_used[ident] = raw``, journaled once :meth:`mark` was called (the lock held)."""
+        if self._journal is not None and self._used.get(ident) is not raw:
+            self._journal.append(ident)
+        self._used[ident] = raw
 
     def produce(self, kind: str, product: Product) -> None:
         """From now on, every file a :meth:`lookup` reads also gives ``product(path, bytes)``,
@@ -356,7 +376,7 @@ class ParseCache:
             raw = self._used.get(ident) or self._load().get(ident)
             hit = self._entry(raw)
             if hit is not None and hit[0] == key:
-                self._used[ident] = raw
+                self._set(ident, raw)
                 return hit[1]
         return None
 
@@ -367,6 +387,8 @@ class ParseCache:
             # what earlier builds used stays readable until this one reuses it
             self._load().update(self._used)
             self._used = {}
+            if self._journal is not None:
+                self._journal = []
             self._full = True
             self._live = None
 

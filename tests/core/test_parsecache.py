@@ -474,3 +474,42 @@ def test_a_write_still_running_at_exit_neither_delays_it_nor_breaks_the_cache(tm
     assert any(name.endswith(".tmp") for name in os.listdir(os.path.join(cache_dir, "parse")))
     cat = compare(tree, cache_dir)  # the old files are whole, and checked against the files
     assert cat.current.by_location(f"{tree.agents}/one/SKILL.md").description == "Second, longer"
+
+
+def test_changes_since_a_mark_are_the_entries_kept_since_it(tmp_path):
+    files = []
+    for i in range(6):
+        f = tmp_path / f"f{i}"
+        f.write_text(str(i))
+        files.append(str(f))
+    settle_clock()
+    cache = ParseCache(str(tmp_path / "c.pickle"), "ns")
+    read = [0]
+
+    def look(path: str) -> object:
+        def compute() -> str:
+            read[0] += 1
+            return Path(path).read_text()
+        return cache.lookup("k", path, compute)[0]
+
+    look(files[0])
+    first = cache.mark()
+    assert [look(p) for p in files[:3]] == ["0", "1", "2"]  # (files[0]: a hit of an entry kept before)
+    second = cache.mark()
+    look(files[3])
+    look(files[1])  # (a hit: nothing new kept)
+    new, hits, misses = cache.changes_since(second)
+    assert (sorted(i[1] for i in new), hits, misses) == ([files[3]], 1, 1)
+    new, hits, misses = cache.changes_since(first)
+    assert (sorted(i[1] for i in new), hits, misses) == (files[1:4], 2, 3)
+    assert all(v == (stat_key(os.stat(i[1])), Path(i[1]).read_text()) for i, v in new.items())
+    cache.begin_full_build()  # the entries are started afresh: every one is "since"
+    look(files[4])
+    new, _, _ = cache.changes_since(second)
+    assert sorted(i[1] for i in new) == [files[4]]
+    third = cache.mark()
+    other = ParseCache(None, "ns")
+    assert other.adopt(cache.changes_since(first))
+    assert other.lookup("k", files[4], lambda: "read again")[0] == "4"
+    assert cache.changes_since(third) == ({}, 0, 0)
+    assert read[0] == 5
