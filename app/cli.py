@@ -205,6 +205,8 @@ def main(argv: Sequence[str] | None = None, *, ending: bool = False) -> int:
     try:
         with keeper if keeper is not None else contextlib.nullcontext():
             code = _run_json(ns) if getattr(ns, "json", False) else int(ns.run(ns) or 0)
+        if keeper is not None:
+            keeper.keep(code)  # (written with the cache, after the output: it never delays it)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -221,8 +223,6 @@ def main(argv: Sequence[str] | None = None, *, ending: bool = False) -> int:
             cachelock = sys.modules.get("skillshelf.core.cachelock")
             if cachelock is not None and not ending:
                 cachelock.release()
-    if keeper is not None:
-        keeper.keep(code)  # after the output: keeping it never delays what was asked for
     if ending and one_shot:
         _end(code)
     finish_cache_writes(getattr(ns, "save_wait", None))  # (a write in the background meanwhile)

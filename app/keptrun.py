@@ -154,17 +154,23 @@ class Keeper:
             self._saved = None
 
     def keep(self, code: int) -> bool:
-        """Keep the recorded output with exit ``code``; True when kept. Never raises."""
+        """Keep the recorded output with exit ``code``: written by the cache's writers when the
+        command ends (:func:`skillshelf.core.forked.spawn`), else now; True when it is kept or
+        handed to them (the host's proof, when it is made only then, may still refuse). Never
+        raises."""
         if self._ident is None or len(self.contexts) != 1 or self.unprovable:
             return False
         store = self.contexts[0].cache
         if store is None:
             return False
+        from skillshelf.core import forked
         from skillshelf.core.hosts import get_host
+        from skillshelf.core.parsecache import made
 
         host = get_host(self.host)
         proof = store.for_host(host.name, host.version).output_proof
         file = _file(self.argv)
+        ident = self._ident
         if proof is None or file is None:
             return False
         merged: list[tuple[int, list[str]]] = []
@@ -174,4 +180,11 @@ class Keeper:
             else:
                 merged.append((fd, [text]))
         writes = [(fd, "".join(parts)) for fd, parts in merged]
-        return keptoutput.keep(file, self._ident, keptoutput.KeptOutput(writes, code, host.name, proof, self.probes))
+        probes = self.probes
+
+        def write() -> bool:
+            value = made(proof)
+            return value is not None and keptoutput.keep(file, ident, keptoutput.KeptOutput(writes, code, host.name,
+                                                                                           value, probes))
+
+        return forked.spawn(write) or write()

@@ -55,11 +55,13 @@ __all__ = [
     "FREEZE_LOADED",
     "NO_CACHE",
     "RACY_NS",
+    "Later",
     "ParseCache",
     "ParseCacheStore",
     "StatKey",
     "code_fingerprint",
     "default_cache_dir",
+    "made",
     "stat_key",
     "workspace_key",
     "workspace_parts",
@@ -185,8 +187,9 @@ class ParseCache:
         #: whole-build states handed back by :meth:`load_state`
         self.state_hits = 0
         #: What the host's latest first build depended on, when all of it can be proved again
-        #: later (host-defined, marshal-able; ``None``: nothing to prove): set by the host, read
-        #: by whoever keeps the command's output (:mod:`skillshelf.core.keptoutput`).
+        #: later (host-defined, marshal-able, or a :class:`Later` making it or ``None``; ``None``:
+        #: nothing to prove): set by the host, read by whoever keeps the command's output
+        #: (:mod:`skillshelf.core.keptoutput`).
         self.output_proof: object | None = None
 
     # ---- entries (packed in a product cache: class docstring)
@@ -423,8 +426,8 @@ class ParseCache:
         return value
 
     def keep_state(self, kind: str, value: object) -> None:
-        """Write ``value`` (picklable, never changed afterwards) as the ``kind`` state at the
-        next :meth:`save`; a later call before that replaces it."""
+        """Write ``value`` (picklable, never changed afterwards; or a :class:`Later` making it) as
+        the ``kind`` state at the next :meth:`save`; a later call before that replaces it."""
         if self._state_file(kind) is None:
             return
         with self._lock:
@@ -672,16 +675,35 @@ def spawn_writes(writes: Sequence[_Write], write: Callable[[Sequence[_Write]], o
     return forked.spawn(partial(write, writes))
 
 
+class Later:
+    """A whole-build state (:meth:`ParseCache.keep_state`), or what else a build keeps for the
+    next run, made only when it is written: ``make()`` then runs in the writer (a forked child
+    after the command's output, or a thread) instead of in the build. ``make`` must read only
+    values nobody changes afterwards."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], object]) -> None:
+        self.make = make
+
+
+def made(value: object) -> object:
+    """``value``, or what it makes when it is a :class:`Later`."""
+    return value.make() if isinstance(value, Later) else value
+
+
 def _write_planned(writes: Sequence[_Write]) -> int:
-    """Write each planned file (:func:`_write_file`); the number written. Never raises: a
-    failure is logged and the others are still written."""
+    """Write each planned file (:func:`_write_file`; a :class:`Later` value made first); the
+    number written. Never raises: a failure is logged and the others are still written."""
     written = 0
     for file, namespace, value in writes:
         try:
-            _write_file(file, namespace, value)
+            _write_file(file, namespace, made(value))
             written += 1
         except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
             log.warning("could not write the parse cache %s: %s", file, exc)
+        except Exception:  # (a Later that failed: a bug, never the command's failure)
+            log.exception("could not make what the parse cache %s keeps", file)
     return written
 
 

@@ -27,6 +27,7 @@ are in place).
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -34,7 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skillshelf.core import forked
 from skillshelf.core.agents import AgentSetup, agent_view
@@ -95,7 +96,7 @@ from skillshelf.core.model import (
     Status,
     fast_init,
 )
-from skillshelf.core.parsecache import NO_CACHE, ParseCache
+from skillshelf.core.parsecache import NO_CACHE, Later, ParseCache
 from skillshelf.core.paths import canonical
 from skillshelf.core.scan import ScanResult, ScanSeen, scan
 from skillshelf.core.scanproof import ScanProof, prove
@@ -713,32 +714,26 @@ class ZunoSession:
             basis=previous,
         )
         if keys is not None:
+            # what only the next run needs is made by the cache's writer, not here (Later)
             if (kept is None or matches is not kept.matches or kept.rules != rules or keys != kept.keys
                     or tuple(proofs) != kept.proofs or kept.builtins != tuple(builtins)):
-                if digest_cache is not None:
-                    packed = PackedDigests.of(digest_cache.values())
-                assert packed is not None
-                made = _Kept(tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
-                             packed, tuple(proofs), os.urandom(16), tuple(builtins))
-                self._cache.keep_state(_KEPT, made)
-                self._cache.keep_state(_KEPT_CHECK, _CheckState.of(made))
-                self._kept_token = made.token
+                token = os.urandom(16)
+                made = functools.cache(partial(
+                    _made_kept, digest_cache, packed, tuple(roots), root_scans, tuple(matches), outputs, rules, keys,
+                    tuple(proofs), token, tuple(builtins)))
+                self._cache.keep_state(_KEPT, Later(made))
+                self._cache.keep_state(_KEPT_CHECK, Later(lambda: _CheckState.of(made())))
+                self._kept_token = token
             self._cache.output_proof = None
             texts_identity = self._texts_identity
             if (texts_identity is not None and models_identity is not None and not ctx.defer_pull
                     and not (config.urls and ctx.pull_remote)):
                 inputs = (ctx.cwd, tuple(ctx.paths), tuple(ctx.config_files), ctx.context_window, ctx.pull_remote,
                           texts_identity, models_identity)
-                self._cache.output_proof = record(
-                    context=inputs,
-                    inputs=inputs_text(worktree=worktree, config=config, roots=roots, root_warnings=root_warnings,
-                                         hints=hints, context=inputs),
-                    proofs=proofs,
-                    locations=[m.location for m in matches],
-                    canonicals=[m.canonical for m in matches],
-                    sidecars=[sidecar_paths(m.location.rsplit("/", 1)[0] or "/")
-                              if (k := keys[m.location]) is not None and len(k) > 1 else ("", "") for m in matches],
-                    keys=[keys[m.location] for m in matches])
+                self._cache.output_proof = Later(partial(
+                    _output_proof, inputs, inputs_text(worktree=worktree, config=config, roots=roots,
+                                                       root_warnings=root_warnings, hints=hints, context=inputs),
+                    tuple(proofs), tuple(matches), keys))
         if previous is not None and changed is None:
             self._adopted = None  # (this full rescan looked at everything again)
         return gen
@@ -780,6 +775,32 @@ class ZunoSession:
             sidecars=SIDECAR_NAMES,
             start_only=(shared,),
         )
+
+
+def _made_kept(digest_cache: DigestCache | None, packed: PackedDigests | None, roots: tuple[Root, ...],
+               scans: tuple[ScanResult, ...], matches: tuple[Match, ...], outputs: dict[str, _Output],
+               rules: tuple[RuleEntry, ...], keys: dict[str, _DirKeys], proofs: tuple[ScanProof | None, ...],
+               token: bytes, builtins: tuple[Source, ...]) -> _Kept:
+    """The kept first build (:class:`_Kept`); its digest bytes packed from ``digest_cache``, or
+    ``packed`` (the kept list's, when the build took its digest from them)."""
+    if digest_cache is not None:
+        packed = PackedDigests.of(digest_cache.values())
+    assert packed is not None
+    return _Kept(roots, scans, matches, outputs, rules, keys, packed, proofs, token, builtins)
+
+
+def _output_proof(context: tuple[Any, ...], inputs: str, proofs: tuple[ScanProof | None, ...],
+                  matches: tuple[Match, ...], keys: dict[str, _DirKeys]) -> tuple[Any, ...] | None:
+    """:func:`~.proof.record` of a first build that read ``matches`` with ``keys``."""
+    return record(
+        context=context,
+        inputs=inputs,
+        proofs=proofs,
+        locations=[m.location for m in matches],
+        canonicals=[m.canonical for m in matches],
+        sidecars=[sidecar_paths(m.location.rsplit("/", 1)[0] or "/")
+                  if (k := keys[m.location]) is not None and len(k) > 1 else ("", "") for m in matches],
+        keys=[keys[m.location] for m in matches])
 
 
 def _walk(root: Root, since: int | None) -> tuple[ScanResult, ScanProof | None]:
