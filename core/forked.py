@@ -316,28 +316,37 @@ class _Frames:
         return self._complete(chunks, size, n, made)
 
 
-def claim_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+def claim_map(fn: Callable[[T], R], items: Sequence[T], *, meanwhile: Callable[[], object] | None = None) -> list[R]:
     """``[fn(x) for x in items]`` with this process and a forked child taking the items one at
     a time, each the next one not yet taken (a shared pipe of item numbers), so items of very
     different sizes — the roots of a walk — still share the work evenly; when
     :func:`available` and there are 2 to 255 items. ``fn`` must be a pure function of its item
     and the files it reads (results are pickled back). What a child that failed did not answer
     is computed here; a child still at work is waited for as long as it lives (one item may be
-    most of the work: a root of 100,000 skills)."""
+    most of the work: a root of 100,000 skills). ``meanwhile()`` runs in this process before it
+    takes items — once the child is at work when there is one (it then takes more of them) —
+    and before ``fn`` when there is none."""
     n = len(items)
     if not 2 <= n <= 255 or not available():
+        if meanwhile is not None:
+            meanwhile()
         return [fn(x) for x in items]
+    def alone() -> list[R]:
+        if meanwhile is not None:
+            meanwhile()
+        return [fn(x) for x in items]
+
     try:
         claims_r, claims_w = os.pipe()
     except OSError:
-        return [fn(x) for x in items]
+        return alone()
     try:
         os.write(claims_w, bytes(range(n)))  # (n < 256 bytes: within the pipe's buffer)
         os.close(claims_w)
         r, w = os.pipe()
     except OSError:
         os.close(claims_r)
-        return [fn(x) for x in items]
+        return alone()
 
     def take() -> dict[int, R]:
         done: dict[int, R] = {}
@@ -351,12 +360,14 @@ def claim_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
         os.close(claims_r)
         os.close(r)
         os.close(w)
-        return [fn(x) for x in items]
+        return alone()
     if pid == 0:  # the child: take items until none is left, send them, end
         _answer(r, w, take)
     os.close(w)
     done = False
     try:
+        if meanwhile is not None:
+            meanwhile()
         mine = take()
         try:
             answer = _read_all(r, None)

@@ -200,6 +200,30 @@ def test_claim_map_equals_map_each_item_once_and_a_long_item_leaves_the_rest_to_
     assert forked.claim_map(fn, [7]) == [(21, False)]  # (one item: no fork)
 
 
+def test_claim_map_runs_meanwhile_here_once_before_taking_items(forking, tmp_path):
+    parent = os.getpid()
+    log: list[tuple[str, int]] = []
+
+    def meanwhile() -> None:
+        log.append(("meanwhile", os.getpid()))
+        deadline = time.monotonic() + 30  # (the child is at work meanwhile: it takes the first item)
+        while not list(tmp_path.glob("took-*")) and time.monotonic() < deadline:
+            time.sleep(0.002)
+
+    def fn(x: int) -> tuple[int, bool]:
+        (tmp_path / f"took-{x}").touch()
+        if os.getpid() == parent:
+            log.append(("item", x))
+        return x * 2, os.getpid() != parent
+
+    out = forked.claim_map(fn, list(range(12)), meanwhile=meanwhile)
+    assert [v for v, _ in out] == [x * 2 for x in range(12)] and any(child for _, child in out)
+    assert log[0] == ("meanwhile", parent) and [e for e in log if e[0] == "meanwhile"] == [log[0]]
+    log.clear()
+    assert forked.claim_map(fn, [5], meanwhile=meanwhile) == [(10, False)]  # (no fork: still run, first)
+    assert log == [("meanwhile", parent), ("item", 5)]
+
+
 def test_claim_map_a_failing_or_dying_child_changes_nothing(forking):
     parent = os.getpid()
 

@@ -598,8 +598,9 @@ class ZunoSession:
             if kept is not None and sum(len(kept.scans[i].matches) if i < len(kept.scans) else forked.MIN_ITEMS
                                         for i in walks) < forked.MIN_ITEMS:
                 walked = [walk(roots[i]) for i in walks]  # (small walks last time: a fork costs more)
-            else:
-                walked = forked.claim_map(walk, [roots[i] for i in walks])
+            else:  # (the YAML reader imported while the child walks, when files will be read)
+                walked = forked.claim_map(walk, [roots[i] for i in walks],
+                                          meanwhile=_import_reader if kept is None else None)
             for i, (result, proof) in zip(walks, walked, strict=True):
                 scans_now[i] = result
                 proofs[i] = proof
@@ -811,6 +812,12 @@ def _walk(root: Root, since: int | None) -> tuple[ScanResult, ScanProof | None]:
     return result, prove(root.scan_dir, seen, since) if seen is not None and since is not None else None
 
 
+def _import_reader() -> None:
+    """Import the YAML reader (:func:`_read_skill`'s; a warm start over an unchanged tree reads
+    no file and never imports it)."""
+    import skillshelf.core.frontmatter  # noqa: F401
+
+
 def _read_skill(location: str) -> SkillParse:
     # the YAML reader is imported when a file is read: a warm start over an unchanged tree reads none
     from skillshelf.core.frontmatter import parse_skill_file
@@ -853,8 +860,8 @@ def _read_assembled(matches: Sequence[Match], config: Config, rules: tuple[RuleE
     child still reads."""
     from skillshelf.core import forked
 
-    if matches:  # the YAML reader (:func:`_read_skill`), imported once before a fork, not in both processes
-        import skillshelf.core.frontmatter  # noqa: F401
+    if matches:  # the YAML reader, imported once before a fork, not in both processes
+        _import_reader()
     if now_ns is None:
         read: Callable[[Match], tuple[_DirKeys, _Parsed]] = lambda m: (None, _read(m, cache))  # noqa: E731
     else:
