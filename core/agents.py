@@ -114,7 +114,10 @@ def visible_to(source: Source, agent: AgentSetup | None) -> bool:
 
 def agent_view(sources: Iterable[_S], agent: AgentSetup | None) -> tuple[_S, ...]:
     """The sources ``agent`` can see, in the given (catalog) order."""
-    return tuple(s for s in sources if visible_to(s, agent))
+    if agent is None:
+        return tuple(sources)
+    # (visible_to, with its first test spelled out: 10,000 file-backed sources, no call each)
+    return tuple(s for s in sources if not s.location.startswith(BUILTIN_SCHEME) or visible_to(s, agent))
 
 
 # --------------------------------------------------------------------------- requiredSkills

@@ -223,7 +223,9 @@ def _candidates(entries: Sequence[SkillEntry], form: Form) -> list[SkillEntry]:
 
 
 def _search_only(entries: Sequence[SkillEntry]) -> int:
-    return sum(1 for e in entries if e.exposure is Exposure.SEARCH and e.described)
+    search = Exposure.SEARCH  # (SkillEntry.described spelled out, as in _candidates)
+    return sum(1 for e in entries if e.exposure is search and (e.short_description is not None
+                                                              or e.description is not None))
 
 
 # Characters that make a description need normalising or escaping (besides double, leading
