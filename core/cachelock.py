@@ -1,7 +1,8 @@
 """The writer lock of skillshelf's cache directory (SPEC-neutral; POSIX ``flock``).
 
-A one-shot command writes its parse cache in forked children (:func:`skillshelf.core.forked.spawn`),
-and the ``skillshelf`` console script ends without waiting for them
+A one-shot command writes its parse cache in a child it forks once its output is made
+(:func:`skillshelf.core.forked.spawn`), and the ``skillshelf`` console script ends without
+waiting for it
 (:func:`skillshelf.app.cli.console`). A run started meanwhile waits for those writers before
 it reads its first cache file (:func:`await_writers`, :data:`WAIT_S` at most, once per cache
 directory), so a command typed right after another still finds the cache the other was
@@ -9,9 +10,9 @@ writing. (A script that deletes the cache directory right after a command may ra
 writers, which can make the directory again: it is a cache, read only when its stamps match.)
 
 The lock is ``flock(2)`` on ``<cache directory>/.writing``. A command takes it exclusively
-(:func:`hold`) before it forks its first writer and lets go of its own descriptor when it ends
-(:func:`release`). The lock belongs to the open file, which every writer forked meanwhile
-shares, so it lasts until the last of them has exited. Readers take it shared for an instant.
+(:func:`hold`) when it plans its first write and lets go of its own descriptor when it ends
+(:func:`release`; the console script just ends). The lock belongs to the open file, which the
+writer forked meanwhile shares, so it lasts until the writer has exited. Readers take it shared for an instant.
 Where ``flock`` is missing (not POSIX) or fails, or a writer outlasts :data:`WAIT_S`, nothing
 waits: every cache write is an atomic rename, so a reader sees the old file or the new one,
 never part of one — at worst the next run reads the skill files again.

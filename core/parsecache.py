@@ -665,9 +665,10 @@ def _cache_root(file: str) -> str:
 
 
 def spawn_writes(writes: Sequence[_Write], write: Callable[[Sequence[_Write]], object]) -> bool:
-    """``write(writes)`` in a forked child (:func:`skillshelf.core.forked.spawn`) that holds the
-    cache directory's writer lock (:mod:`skillshelf.core.cachelock`: a run started before it
-    ends waits for it); False when no child was started (nothing was written)."""
+    """``write(writes)`` in a forked child (:func:`skillshelf.core.forked.spawn`: forked once the
+    command's output is made) that holds the cache directory's writer lock
+    (:mod:`skillshelf.core.cachelock`: a run started before it ends waits for it); False when no
+    child will run it (nothing was written)."""
     from skillshelf.core import forked
 
     if writes and forked.available():
