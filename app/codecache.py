@@ -5,8 +5,9 @@ Python compiles each method ``@dataclass`` generates (``__init__``, ``__repr__``
 of them for ``skillshelf index``, ~30 ms of its ~90 ms of imports, and more in the TUI, whose
 Textual makes its own. :func:`install` has :mod:`dataclasses` compile each text once per machine
 and Python: the text is looked up in a file of code objects (:mod:`marshal`) in skillshelf's cache
-directory, and compiled on a miss. The text is the key, so a class whose methods differ in any
-way gets its own code; the code run is what ``exec`` compiles from that text (file name
+directory (each entry unmarshalled when a class needs it: the file holds what every kind of run
+made), and compiled on a miss. The text is the key, so a class whose methods differ in any way
+gets its own code; the code run is what ``exec`` compiles from that text (file name
 ``<string>``, no ``__future__`` flags — those of :mod:`dataclasses`, which has none). Texts
 compiled by this process are added to the file when it ends (written whole, then renamed over the
 old one; a private folder). A file that cannot be read, or holds anything but code by text, is
@@ -32,7 +33,7 @@ __all__ = ["MAX_CODES", "code_file", "install"]
 #: The most code objects the file keeps; past that, a process writes only the ones it used.
 MAX_CODES = 5_000
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # (exec holds it while _load takes it too)
 
 
 def code_file(environ: Mapping[str, str]) -> str | None:
@@ -48,52 +49,67 @@ def code_file(environ: Mapping[str, str]) -> str | None:
 
 
 class _Codes:
-    """The code objects by text, those of the file and those compiled here."""
+    """The code objects by text: those of the file (each kept marshalled until a class needs it:
+    the file holds what every kind of run made, a run unmarshals only what it uses) and those
+    compiled here."""
 
     def __init__(self, file: str) -> None:
         self.file = file
-        self.codes: dict[str, types.CodeType] | None = None  # (read at the first class made)
-        self.used: set[str] = set()
+        self.stored: dict[str, bytes] | None = None  # (read at the first class made)
+        self.codes: dict[str, types.CodeType] = {}
         self.new = False
 
-    def _load(self) -> dict[str, types.CodeType]:
+    def _load(self) -> dict[str, bytes]:
         try:
             with open(self.file, "rb") as fh:
                 loaded = marshal.load(fh)
         except Exception:  # (missing, unreadable, cut short, another format: made again)
             loaded = None
-        codes: dict[str, types.CodeType] = {}
+        stored: dict[str, bytes] = {}
         if isinstance(loaded, dict):
-            codes = {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, types.CodeType)}
+            stored = {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, bytes)}
         with _lock:
-            if self.codes is None:
-                self.codes = codes
-            return self.codes
+            if self.stored is None:
+                self.stored = stored
+            return self.stored
+
+    def _code(self, source: str) -> types.CodeType:
+        code = self.codes.get(source)
+        if code is not None:
+            return code
+        stored = self.stored if self.stored is not None else self._load()
+        data = stored.get(source)
+        if data is not None:
+            try:
+                code = marshal.loads(data)
+            except Exception:  # (a damaged entry: compiled again)
+                code = None
+        if not isinstance(code, types.CodeType):
+            code = compile(source, "<string>", "exec", dont_inherit=True)
+            self.new = True
+        self.codes[source] = code
+        return code
 
     def exec(self, source: Any, globals: dict[str, Any] | None = None,
              locals: Mapping[str, object] | None = None) -> None:
         """``exec`` as :mod:`dataclasses` calls it, a text's code compiled once."""
         if not isinstance(source, str):
             return builtins.exec(source, globals, locals)
-        codes = self.codes if self.codes is not None else self._load()
-        code = codes.get(source)
-        if code is None:
-            code = compile(source, "<string>", "exec", dont_inherit=True)
-            with _lock:
-                codes[source] = code
-                self.new = True
-        self.used.add(source)
+        with _lock:
+            code = self._code(source)
         return builtins.exec(code, globals, locals)
 
     def save(self) -> None:
-        """Write the file when this process compiled a text (never raises)."""
+        """Write the file when this process compiled a text (never raises): what it held, and
+        what this process used, unless that makes more than :data:`MAX_CODES` (then only the
+        latter)."""
         with _lock:
-            if not self.new or self.codes is None:
+            if not self.new:
                 return
-            codes = self.codes
-            if len(codes) > MAX_CODES:
-                codes = {k: v for k, v in codes.items() if k in self.used}
             self.new = False
+            used = {k: marshal.dumps(v) for k, v in self.codes.items()}
+            stored = self.stored or {}
+            entries = {**stored, **used} if len(stored) + len(used) <= MAX_CODES else used
         tmp = f"{self.file}.{os.getpid()}.tmp"
         try:
             from skillshelf.core.paths import private_dirs
@@ -101,7 +117,7 @@ class _Codes:
             private_dirs(os.path.dirname(self.file))
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "wb") as fh:
-                marshal.dump(codes, fh)
+                marshal.dump(entries, fh)
             os.replace(tmp, self.file)
         except Exception:  # (a read-only or full disk: the next run compiles again)
             with contextlib.suppress(OSError):

@@ -75,11 +75,11 @@ def test_classes_made_with_kept_code_are_the_classes_made_without(tmp_path):
     assert os.path.exists(file)
     second = codecache._Codes(file)  # another run: every text found, nothing compiled
     assert _behaviour(_make(second.exec)) == plain
-    assert not second.new and second.codes is not None and set(second.codes) == set(first.codes)
-    assert second.used == set(first.codes)
+    assert not second.new and set(second.codes) == set(first.codes) == set(second.stored or {})
     second.save()  # (nothing new: the file is not written again)
-    assert set(marshal.loads((tmp_path / "cache" / "skillshelf" / "code" / "dataclasses.marshal").read_bytes())) \
-        == set(first.codes)
+    kept = marshal.loads((tmp_path / "cache" / "skillshelf" / "code" / "dataclasses.marshal").read_bytes())
+    assert set(kept) == set(first.codes)
+    assert all(marshal.loads(kept[k]).co_code == first.codes[k].co_code for k in kept)
 
 
 def test_the_file_is_private_whole_and_a_damaged_one_is_replaced(tmp_path):
@@ -95,27 +95,35 @@ def test_the_file_is_private_whole_and_a_damaged_one_is_replaced(tmp_path):
     for folder in (file.parent, file.parent.parent):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert [p.name for p in file.parent.iterdir()] == [file.name]  # (no temporary file left)
-    for damage in (b"", b"\x00garbage", marshal.dumps(["a list"]), marshal.dumps({"text": "not code", 1: 2})):
+    good = marshal.loads(file.read_bytes())
+    for damage in (b"", b"\x00garbage", marshal.dumps(["a list"]), marshal.dumps({"text": "not code", 1: 2}),
+                   marshal.dumps(dict.fromkeys(good, b"\x00not marshal")),
+                   marshal.dumps({k: marshal.dumps("a string") for k in good})):
         file.write_bytes(damage)
         codes = codecache._Codes(str(file))
         assert _behaviour(_make(codes.exec)) == _behaviour(_make())
         assert codes.new
         codes.save()
         kept = marshal.loads(file.read_bytes())
-        assert isinstance(kept, dict) and kept and all(isinstance(v, type(compile("", "", "exec")))
-                                                       for v in kept.values())
+        assert isinstance(kept, dict) and kept.keys() >= good.keys()
+        assert all(isinstance(marshal.loads(kept[k]), type(compile("", "", "exec"))) for k in good)
 
 
 def test_past_the_limit_only_the_codes_used_are_written(tmp_path, monkeypatch):
     file = tmp_path / "code.marshal"
-    file.write_bytes(marshal.dumps({f"# unused {i}\n": compile(f"# unused {i}\n", "<string>", "exec")
-                                    for i in range(10)}))
+    unused = {f"# unused {i}\n": marshal.dumps(compile(f"# unused {i}\n", "<string>", "exec")) for i in range(10)}
+    file.write_bytes(marshal.dumps(unused))
+    codes = codecache._Codes(str(file))
+    _make(codes.exec)
+    codes.save()
+    assert marshal.loads(file.read_bytes()).keys() == unused.keys() | codes.codes.keys()  # (within the limit)
     monkeypatch.setattr(codecache, "MAX_CODES", 5)
+    file.write_bytes(marshal.dumps(unused))
     codes = codecache._Codes(str(file))
     _make(codes.exec)
     codes.save()
     kept = marshal.loads(file.read_bytes())
-    assert kept.keys() == codes.used and not any(k.startswith("# unused") for k in kept)
+    assert kept.keys() == codes.codes.keys() and not any(k.startswith("# unused") for k in kept)
 
 
 def _run(args: list[str], env: dict[str, str], cwd: str) -> subprocess.CompletedProcess:
