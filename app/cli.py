@@ -202,15 +202,19 @@ def main(argv: Sequence[str] | None = None, *, ending: bool = False) -> int:
         from skillshelf.app.keptrun import Keeper, keepable
 
         keeper = Keeper(typed, ns) if keepable(ns) else None
+    waited = True  # (the cache writes are waited for, unless the command was cut short)
     try:
         with keeper if keeper is not None else contextlib.nullcontext():
             code = _run_json(ns) if getattr(ns, "json", False) else int(ns.run(ns) or 0)
         if keeper is not None:
             keeper.keep(code)  # (written with the cache, after the output: it never delays it)
     except KeyboardInterrupt:
-        return 130
+        code, waited = 130, False
     except BrokenPipeError:
-        return 0
+        code, waited = 0, False
+    except BaseException:
+        _start_writes()
+        raise
     finally:
         if one_shot:  # (a caller running main() in its own long process gets its collector back)
             parsecache.FREEZE_LOADED = False
@@ -218,15 +222,26 @@ def main(argv: Sequence[str] | None = None, *, ending: bool = False) -> int:
             gc.unfreeze()
             if collecting and not ending:  # (a process that ends with the command never collects again)
                 gc.enable()
-            # however the command ended, no process keeps the writer lock (one that ends with its
-            # command hands it to the writers it forks last: _end)
-            cachelock = sys.modules.get("skillshelf.core.cachelock")
-            if cachelock is not None and not ending:
-                cachelock.release()
     if ending and one_shot:
         _end(code)
-    finish_cache_writes(getattr(ns, "save_wait", None))  # (a write in the background meanwhile)
+    if waited:
+        finish_cache_writes(getattr(ns, "save_wait", None))  # (a write in the background meanwhile)
+    else:
+        _start_writes()
     return code
+
+
+def _start_writes() -> None:
+    """Start the command's cache writes in a forked child without waiting for them (Ctrl-C, a
+    reader that has gone, an error: what was read is still worth keeping), then let go of the
+    cache's writer lock, which the child holds until it is done."""
+    forked = sys.modules.get("skillshelf.core.forked")
+    if forked is not None:
+        with contextlib.suppress(KeyboardInterrupt):
+            forked.start_pending()
+    cachelock = sys.modules.get("skillshelf.core.cachelock")
+    if cachelock is not None:
+        cachelock.release()
 
 
 def _end(code: int) -> NoReturn:

@@ -5,7 +5,9 @@ their cache."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -13,7 +15,7 @@ import time
 
 import pytest
 
-from skillshelf.core import cachelock
+from skillshelf.core import cachelock, parsecache
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="flock and fork on Linux")
 
@@ -155,6 +157,28 @@ def test_the_console_script_ends_before_its_writers_and_the_next_run_still_finds
     assert "parsed 0" in err  # every parse came from the cache the first command's writer wrote
 
 
+@pytest.mark.parametrize("command", [["debug", "skill"], ["index"]])
+def test_a_command_whose_reader_has_gone_still_writes_its_cache(tmp_path, command):
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    for i in range(40):
+        d = proj / ".agents" / "skills" / f"s{i}"
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: s{i}\ndescription: skill {i}\n---\n" + "body\n" * 50)
+    (proj / ".git").mkdir()
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"),
+           "XDG_CONFIG_HOME": str(home / ".config")}
+    cache = str(home / ".cache" / "skillshelf")
+    # `skillshelf … | true`: the reader is gone before the output is written
+    gone = subprocess.Popen([sys.executable, "-m", "skillshelf.app.entry", *command], cwd=proj, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert gone.stdout is not None
+    gone.stdout.close()
+    assert gone.wait(timeout=60) == 0
+    assert cachelock.await_writers(cache, timeout=30, again=True)
+    parse = os.path.join(cache, "parse")
+    assert any("-state-" in f for f in os.listdir(parse))  # the writer ran: the kept build is there
+
+
 def test_the_console_script_ends_with_the_commands_code_and_says_when_its_output_could_not_be_written(tmp_path):
     home, proj = tmp_path / "home", tmp_path / "proj"
     d = proj / ".agents" / "skills" / "bad"
@@ -199,15 +223,45 @@ def test_a_command_run_in_process_lets_go_of_the_lock_however_it_ends(tmp_path, 
         def isatty(self) -> bool:
             return False
 
+    cache = str(home / ".cache" / "skillshelf")
+    probes = tmp_path / "probes"
+    real_write = parsecache._write_file
+
+    def probing_write(file: str, namespace: str, entries: object) -> None:
+        # (in the writer: is the lock held, as another process's reader would see it?)
+        fd = os.open(os.path.join(cache, cachelock.LOCK_NAME), os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            held = "free"
+        except BlockingIOError:
+            held = "held"
+        finally:
+            os.close(fd)
+        with open(probes, "a") as fh:
+            fh.write(f"{os.path.basename(file)} {held}\n")
+        real_write(file, namespace, entries)
+
+    monkeypatch.setattr(parsecache, "_write_file", probing_write)
+    real_stdout = sys.stdout
     monkeypatch.setattr(sys, "stdout", GoneReader())
     assert main(["index", "--cwd", str(proj)]) == 0
+    assert not forked._pending  # the writes were started, not dropped
     assert forked.wait(30)
-    cache = str(home / ".cache" / "skillshelf")
+    written = probes.read_text().splitlines()
+    assert len(written) >= 2 and all(line.endswith(" held") for line in written)  # (the kept build, its check)
     assert os.path.exists(os.path.join(cache, cachelock.LOCK_NAME))  # (the lock was taken)
     other = subprocess.run([sys.executable, "-c", "import sys; from skillshelf.core import cachelock; "
                             "print(cachelock.await_writers(sys.argv[1], timeout=0.05))", cache],
                            capture_output=True, text=True, check=True)
     assert other.stdout.strip() == "True"
+    # a command that ends normally: written when main() returns, by a writer holding the lock too
+    monkeypatch.setattr(sys, "stdout", real_stdout)
+    shutil.rmtree(cache)
+    probes.unlink()
+    assert main(["index", "--cwd", str(proj)]) == 0
+    assert not forked._pending and not forked._children
+    written = probes.read_text().splitlines()
+    assert len(written) >= 2 and all(line.endswith(" held") for line in written)
 
 
 def test_every_cache_folder_a_writer_makes_is_private_and_so_is_the_tui_page(tmp_path):
