@@ -130,6 +130,22 @@ def _reap(pid: int) -> int | None:
         return status
 
 
+def _reap_within(pid: int, seconds: float) -> bool:
+    """Wait for child ``pid`` to exit, ``seconds`` at most; True when it was reaped (else it is
+    still there: a stopped child)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return True
+        if done:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.001)
+
+
 def _kill(pid: int) -> None:
     with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)
@@ -149,7 +165,8 @@ def chunk_map(fn: Callable[[T], R], items: Sequence[T], each: Callable[[int, R],
     chunks (state ``fn`` kept since the last call, picklable) and its value is given to
     ``adopt`` here before that chunk's results. What a child that failed did not send is made
     here; a child that sends nothing for :data:`PATIENCE_S` seconds (or four times this
-    process's slowest chunk, if longer) once this process has made its own chunks is killed.
+    process's slowest chunk, if longer) once this process has made its own chunks, or sends a
+    frame that does not unpickle, is killed.
     An exception from ``fn`` or ``each`` here propagates (the child is killed)."""
     n = len(items)
     if n < MIN_ITEMS or not available():
@@ -237,9 +254,8 @@ def chunk_map(fn: Callable[[T], R], items: Sequence[T], each: Callable[[int, R],
                 break
             for frame in got:
                 take(*frame)
-        if frames.ended:
-            _reap(pid)
-            reaped = True
+        if frames.ended and not frames.refused:  # (the child's end: it has exited, or is about to)
+            reaped = _reap_within(pid, patience)
         for c in range(chunks):
             if c not in made:
                 for i, value in enumerate(part(c), c * size):
@@ -253,13 +269,15 @@ def chunk_map(fn: Callable[[T], R], items: Sequence[T], each: Callable[[int, R],
 
 class _Frames:
     """The frames a :func:`chunk_map` child writes (8 bytes of length, then ``(chunk, results,
-    state)`` pickled), read as they come; one that is cut short or does not unpickle ends them
-    (its chunk and the later ones are made by the reader)."""
+    state)`` pickled), read as they come. A frame that is cut short, does not unpickle or is not
+    one the reader expects, or a failed read, ends them (:attr:`refused`: the child is then
+    stopped, and its chunks not taken are made by the reader)."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
         self._buf = bytearray()
         self.ended = False
+        self.refused = False
 
     def _read(self, timeout: float) -> bool:
         """Read what the pipe holds, after waiting ``timeout`` seconds at most for it; False when
@@ -270,6 +288,7 @@ class _Frames:
             data = os.read(self._fd, 1 << 20)
         except OSError:
             data = b""
+            self.refused = True
         if not data:
             self.ended = True
         self._buf += data
@@ -291,7 +310,7 @@ class _Frames:
             except Exception:  # (anything the child sent that does not unpickle here)
                 ok = False
             if not ok:
-                self.ended = True
+                self.ended = self.refused = True
                 buf.clear()
                 break
             out.append((c, results, state))

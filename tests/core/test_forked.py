@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import pathlib
 import signal
+import subprocess
 import sys
+import textwrap
 import time
 
 import pytest
@@ -114,6 +116,47 @@ def test_chunk_map_a_child_killed_part_way_keeps_what_it_sent(forking, monkeypat
                      adopt=adopted.append)
     assert got == {x: -x for x in range(40)}
     assert adopted == ["s", "s"]  # the child's two whole chunks before it died (its fifth item) are not made again
+
+
+_REFUSED_FRAME = textwrap.dedent("""
+    import os, sys, time
+    from skillshelf.core import forked
+    forked.ENABLED = True
+    forked.may_fork = lambda: True
+    forked.MIN_ITEMS, forked.CHUNK = 10, 10
+    PARENT = os.getpid()
+
+    def boom():
+        raise ValueError("does not unpickle here")
+
+    class Odd:  # pickles in the child, fails to unpickle in the parent
+        def __reduce__(self):
+            return (boom, ())
+
+    seen = [0]
+
+    def fn(x):
+        if os.getpid() != PARENT:
+            seen[0] += 1
+            if seen[0] == 1:
+                return Odd()
+            if sys.argv[1] == "stop" and seen[0] == 30:
+                os.kill(os.getpid(), 19)  # (SIGSTOP: a child stopped after the refused frame)
+            return "y" * 200_000  # (more than the pipe holds: the child blocks writing)
+        time.sleep(0.002)  # (the child takes chunks meanwhile)
+        return x
+
+    got = {}
+    forked.chunk_map(fn, list(range(400)), got.__setitem__)
+    assert sorted(got) == list(range(400)) and all(v == i or v == "y" * 200_000 for i, v in got.items())
+    print("done")
+""")
+
+
+@pytest.mark.parametrize("how", ["full-pipe", "stop"])
+def test_chunk_map_a_refused_frame_stops_the_child_and_the_rest_is_made_here(how):
+    out = subprocess.run([sys.executable, "-c", _REFUSED_FRAME, how], capture_output=True, text=True, timeout=60)
+    assert (out.returncode, out.stdout) == (0, "done\n"), out.stderr
 
 
 def test_chunk_map_a_stuck_child_is_not_waited_for(forking, monkeypatch):
