@@ -9,9 +9,12 @@ directory (each entry unmarshalled when a class needs it: the file holds what ev
 made), and compiled on a miss. The text is the key, so a class whose methods differ in any way
 gets its own code; the code run is what ``exec`` compiles from that text (file name
 ``<string>``, no ``__future__`` flags — those of :mod:`dataclasses`, which has none). Texts
-compiled by this process are added to the file when it ends (written whole, then renamed over the
-old one; a private folder). A file that cannot be read, or holds anything but code by text, is
-ignored and replaced. ``--no-cache`` reads and writes no file, as for the parse cache.
+compiled by this process are added to the file when it ends (written whole to a new temporary
+file, then renamed over the old one; a private folder). The file starts with a mark and the
+CRC-32 of the rest, so a damaged one (a flipped bit would run as a class's method) is ignored and
+replaced, as is one that cannot be read or holds anything but code by text; only a regular file
+is read (a FIFO there never blocks a run). ``--no-cache`` reads and writes no file, as for the
+parse cache.
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ import contextlib
 import dataclasses
 import marshal
 import os
+import stat
 import sys
 import threading
 import types
+import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,16 +39,22 @@ __all__ = ["MAX_CODES", "code_file", "install"]
 MAX_CODES = 5_000
 
 _lock = threading.RLock()  # (exec holds it while _load takes it too)
+#: The first bytes of the file (then the CRC-32 of the rest, 4 bytes little-endian).
+_MAGIC = b"skillshelf dataclass code 1\n"
 
 
 def code_file(environ: Mapping[str, str]) -> str | None:
-    """The file of this Python's dataclass code in skillshelf's cache directory (the parse
-    cache's: ``$XDG_CACHE_HOME/skillshelf``, else ``~/.cache/skillshelf``); ``None`` off Linux
-    and other XDG systems (their cache folder needs a library to find)."""
+    """The file of this Python's dataclass code in skillshelf's cache directory
+    (``$XDG_CACHE_HOME/skillshelf``, else ``$HOME/.cache/skillshelf``, as the parse cache's);
+    ``None`` when that is not an absolute path (no home directory to be found: nothing is
+    written in the working directory) and off Linux and other XDG systems (their cache folder
+    needs a library to find)."""
     if sys.platform in ("darwin", "win32"):
         return None
     home = environ.get("HOME") or os.path.expanduser("~")
     cache = environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+    if not os.path.isabs(cache):
+        return None
     tag = f"{sys.implementation.cache_tag}-{sys.hexversion:x}"
     return os.path.join(cache, "skillshelf", "code", f"dataclasses-{tag}.marshal")
 
@@ -60,11 +71,21 @@ class _Codes:
         self.new = False
 
     def _load(self) -> dict[str, bytes]:
+        loaded = None
         try:
-            with open(self.file, "rb") as fh:
-                loaded = marshal.load(fh)
-        except Exception:  # (missing, unreadable, cut short, another format: made again)
-            loaded = None
+            fd = os.open(self.file, os.O_RDONLY | os.O_NONBLOCK)
+        except OSError:  # (missing, unreadable: made again)
+            fd = -1
+        if fd >= 0:
+            try:
+                with os.fdopen(fd, "rb") as fh:
+                    data = fh.read() if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else b""
+                head = len(_MAGIC) + 4
+                body = memoryview(data)[head:]
+                if data[:len(_MAGIC)] == _MAGIC and zlib.crc32(body) == int.from_bytes(data[len(_MAGIC):head], "little"):
+                    loaded = marshal.loads(body)
+            except Exception:  # (cut short, damaged, another format: made again)
+                loaded = None
         stored: dict[str, bytes] = {}
         if isinstance(loaded, dict):
             stored = {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, bytes)}
@@ -110,18 +131,24 @@ class _Codes:
             used = {k: marshal.dumps(v) for k, v in self.codes.items()}
             stored = self.stored or {}
             entries = {**stored, **used} if len(stored) + len(used) <= MAX_CODES else used
-        tmp = f"{self.file}.{os.getpid()}.tmp"
+        tmp = None
         try:
+            import tempfile
+
             from skillshelf.core.paths import private_dirs
 
-            private_dirs(os.path.dirname(self.file))
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            directory = os.path.dirname(self.file)
+            private_dirs(directory)
+            payload = marshal.dumps(entries)
+            fd, tmp = tempfile.mkstemp(prefix=".code-", suffix=".tmp", dir=directory)  # (0600, a new file)
             with os.fdopen(fd, "wb") as fh:
-                marshal.dump(entries, fh)
+                fh.write(_MAGIC + zlib.crc32(payload).to_bytes(4, "little"))
+                fh.write(payload)
             os.replace(tmp, self.file)
         except Exception:  # (a read-only or full disk: the next run compiles again)
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
 
 def install(environ: Mapping[str, str], argv: Sequence[str]) -> bool:

@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import zlib
 
 import pytest
 
@@ -31,6 +32,18 @@ _CLASSES = textwrap.dedent('''
     class Bag:
         items: list[int] = dataclasses.field(default_factory=list)
 ''')
+
+
+def _file_bytes(entries: object) -> bytes:
+    """A code file as :meth:`codecache._Codes.save` writes it (mark, CRC-32, marshalled entries)."""
+    payload = marshal.dumps(entries)
+    return codecache._MAGIC + zlib.crc32(payload).to_bytes(4, "little") + payload
+
+
+def _entries(path) -> dict:
+    data = path.read_bytes()
+    assert data.startswith(codecache._MAGIC)
+    return marshal.loads(data[len(codecache._MAGIC) + 4:])
 
 
 def _make(exec_fn=None) -> dict:
@@ -77,7 +90,7 @@ def test_classes_made_with_kept_code_are_the_classes_made_without(tmp_path):
     assert _behaviour(_make(second.exec)) == plain
     assert not second.new and set(second.codes) == set(first.codes) == set(second.stored or {})
     second.save()  # (nothing new: the file is not written again)
-    kept = marshal.loads((tmp_path / "cache" / "skillshelf" / "code" / "dataclasses.marshal").read_bytes())
+    kept = _entries(tmp_path / "cache" / "skillshelf" / "code" / "dataclasses.marshal")
     assert set(kept) == set(first.codes)
     assert all(marshal.loads(kept[k]).co_code == first.codes[k].co_code for k in kept)
 
@@ -95,34 +108,51 @@ def test_the_file_is_private_whole_and_a_damaged_one_is_replaced(tmp_path):
     for folder in (file.parent, file.parent.parent):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert [p.name for p in file.parent.iterdir()] == [file.name]  # (no temporary file left)
-    good = marshal.loads(file.read_bytes())
-    for damage in (b"", b"\x00garbage", marshal.dumps(["a list"]), marshal.dumps({"text": "not code", 1: 2}),
-                   marshal.dumps(dict.fromkeys(good, b"\x00not marshal")),
-                   marshal.dumps({k: marshal.dumps("a string") for k in good})):
+    whole = file.read_bytes()
+    good = _entries(file)
+    flipped = bytearray(whole)
+    flipped[len(whole) // 2] ^= 0x10  # (one bit: the code of some method, its CRC no longer right)
+    for damage in (b"", b"\x00garbage", whole[:-7], bytes(flipped), marshal.dumps(good), _file_bytes(["a list"]),
+                   _file_bytes({"text": "not code", 1: 2}), _file_bytes(dict.fromkeys(good, b"\x00not marshal")),
+                   _file_bytes({k: marshal.dumps("a string") for k in good})):
         file.write_bytes(damage)
         codes = codecache._Codes(str(file))
         assert _behaviour(_make(codes.exec)) == _behaviour(_make())
-        assert codes.new
+        assert codes.new  # (every text compiled again: nothing of a damaged file is run)
         codes.save()
-        kept = marshal.loads(file.read_bytes())
+        kept = _entries(file)
         assert isinstance(kept, dict) and kept.keys() >= good.keys()
         assert all(isinstance(marshal.loads(kept[k]), type(compile("", "", "exec"))) for k in good)
+    file.unlink()
+    os.mkfifo(file)  # a FIFO in its place: never read (the run does not block), replaced
+    codes = codecache._Codes(str(file))
+    assert _behaviour(_make(codes.exec)) == _behaviour(_make()) and codes.new
+    codes.save()
+    assert _entries(file).keys() >= good.keys()
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    for pid in range(os.getpid() - 2, os.getpid() + 3):  # (a link planted where a guessable name would be)
+        os.symlink(victim, f"{file}.{pid}.tmp")
+    codes = codecache._Codes(str(file))
+    codes.codes, codes.new = {"# one\n": compile("# one\n", "<string>", "exec")}, True
+    codes.save()
+    assert victim.read_text() == "precious" and not file.is_symlink()
 
 
 def test_past_the_limit_only_the_codes_used_are_written(tmp_path, monkeypatch):
     file = tmp_path / "code.marshal"
     unused = {f"# unused {i}\n": marshal.dumps(compile(f"# unused {i}\n", "<string>", "exec")) for i in range(10)}
-    file.write_bytes(marshal.dumps(unused))
+    file.write_bytes(_file_bytes(unused))
     codes = codecache._Codes(str(file))
     _make(codes.exec)
     codes.save()
-    assert marshal.loads(file.read_bytes()).keys() == unused.keys() | codes.codes.keys()  # (within the limit)
+    assert _entries(file).keys() == unused.keys() | codes.codes.keys()  # (within the limit)
     monkeypatch.setattr(codecache, "MAX_CODES", 5)
-    file.write_bytes(marshal.dumps(unused))
+    file.write_bytes(_file_bytes(unused))
     codes = codecache._Codes(str(file))
     _make(codes.exec)
     codes.save()
-    kept = marshal.loads(file.read_bytes())
+    kept = _entries(file)
     assert kept.keys() == codes.codes.keys() and not any(k.startswith("# unused") for k in kept)
 
 
@@ -164,3 +194,6 @@ def test_the_file_follows_xdg_and_home():
     assert codecache.code_file({"HOME": "/h", "XDG_CACHE_HOME": ""}) == \
         f"/h/.cache/skillshelf/code/dataclasses-{tag}.marshal"
     assert not codecache.install({"HOME": "/h"}, ["index", "--no-c"])
+    # no home directory to be found (HOME unset, no passwd entry): never the working directory
+    assert codecache.code_file({"HOME": "~"}) is None
+    assert codecache.code_file({"HOME": "/h", "XDG_CACHE_HOME": "relative/cache"}) is None
