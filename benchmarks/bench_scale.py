@@ -11,11 +11,12 @@ fresh process (interpreter start-up and imports included), the median of ``--run
   *walk + stat* (one ``stat`` per ``SKILL.md``) and *walk + read* (every ``SKILL.md`` read);
   and for the TUI a Textual *hello-world* (one ``Static``, headless 120×36) from start to its
   first frame;
-- ``skillshelf index``: *cold* (skillshelf's parse cache deleted first: every file is read and
-  parsed; the cache is written by forked writers that finish after the command has ended, as
-  the ``skillshelf`` console script does: :func:`skillshelf.app.cli.console`) and *warm* (the
-  cache from the run before, the tree unchanged); each process starts once the writers of the
-  one before have finished, as they have by the time a person types the next command;
+- ``skillshelf index``: *cold* (what skillshelf's cache keeps of the skill files deleted first,
+  :func:`forget_skills`: every file is read and parsed; the cache is written by a writer forked
+  as the command ends and finishing after it, as the ``skillshelf`` console script does:
+  :func:`skillshelf.app.entry.console`) and *warm* (the cache from the run before, the tree
+  unchanged); each process starts once the writer of the one before has finished, as it has by
+  the time a person types the next command;
 - ``skillshelf debug skill --json`` (warm, with its lint of every file: one unmeasured run first
   keeps the lint in the cache) against warm ``index``;
 - ``skillshelf compare --json`` (every host, warm: one unmeasured run first);

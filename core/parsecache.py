@@ -623,8 +623,11 @@ def _read_file(file: str, namespace: str, *, kind: type = dict) -> Any:
     (``kind`` object: the value kept in it, else ``None``)."""
     empty: dict[tuple[str, str, str], tuple[StatKey, object]] | None = {} if kind is dict else None
     cachelock.await_writers(_cache_root(file))  # (a command that just ended may still be writing it)
-    try:
-        with open(file, "rb") as fh:
+    try:  # (a regular file only: a FIFO in its place never blocks the run)
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat_mod.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return empty
             data = fh.read()
     except OSError:
         return empty
@@ -699,13 +702,27 @@ def _write_planned(writes: Sequence[_Write]) -> int:
     written = 0
     for file, namespace, value in writes:
         try:
-            _write_file(file, namespace, made(value))
+            value = made(value)
+            try:
+                _write_file(file, namespace, value)
+            except RecursionError:  # (one entry nested too deep to pickle: the others are still kept)
+                if not isinstance(value, dict):
+                    raise
+                _write_file(file, namespace, {k: v for k, v in value.items() if _picklable(v)})
             written += 1
         except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
             log.warning("could not write the parse cache %s: %s", file, exc)
         except Exception:  # (a Later that failed: a bug, never the command's failure)
             log.exception("could not make what the parse cache %s keeps", file)
     return written
+
+
+def _picklable(value: object) -> bool:
+    try:
+        pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except RecursionError:
+        return False
+    return True
 
 
 def _write_file(file: str, namespace: str, entries: object) -> None:

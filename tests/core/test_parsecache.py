@@ -513,3 +513,22 @@ def test_changes_since_a_mark_are_the_entries_kept_since_it(tmp_path):
     assert other.lookup("k", files[4], lambda: "read again")[0] == "4"
     assert cache.changes_since(third) == ({}, 0, 0)
     assert read[0] == 5
+
+
+def test_one_entry_too_deep_to_pickle_leaves_the_others_kept_and_a_fifo_never_blocks(tmp_path):
+    tree = Tree(tmp_path)
+    write(f"{tree.agents}/plain/SKILL.md", skill("plain"))
+    deep = "[" * 600 + "]" * 600  # (parsed: lists nested deeper than pickle goes)
+    write(f"{tree.agents}/deep/SKILL.md", f"---\nname: deep\ndescription: nested\nmetadata: {deep}\n---\nbody\n")
+    cache_dir = str(tmp_path / "cache")
+    settle_clock()
+    cat = compare(tree, cache_dir)
+    [file] = _cache_files(cache_dir)
+    kept = parsecache._read_file(file, session_cache(cat).namespace)
+    assert f"{tree.agents}/plain/SKILL.md" in {key[1] for key in kept}  # kept, though its neighbour is not
+    again = opened(tree, cache_dir)
+    same(again.current, cat.current)
+    os.remove(file)
+    os.mkfifo(file)  # a FIFO where the cache file was: read as no cache (a blocking open would hang)
+    assert parsecache._read_file(file, session_cache(cat).namespace) == {}
+    same(opened(tree, cache_dir).current, cat.current)
