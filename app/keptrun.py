@@ -163,7 +163,7 @@ class Keeper:
         store = self.contexts[0].cache
         if store is None:
             return False
-        from skillshelf.core import forked
+        from skillshelf.core import cachelock, forked
         from skillshelf.core.hosts import get_host
         from skillshelf.core.parsecache import made
 
@@ -187,4 +187,6 @@ class Keeper:
             return value is not None and keptoutput.keep(file, ident, keptoutput.KeptOutput(writes, code, host.name,
                                                                                            value, probes))
 
+        if forked.available():  # (a run started before it is written waits for it: it holds the lock)
+            cachelock.hold(os.path.dirname(os.path.dirname(file)))
         return forked.spawn(write) or write()

@@ -292,3 +292,33 @@ def test_every_cache_folder_a_writer_makes_is_private_and_so_is_the_tui_page(tmp
         assert mode(existing) == 0o755 and mode(existing / "skillshelf") == 0o700  # (what exists is left as it is)
     finally:
         os.umask(old)
+
+
+def test_an_output_kept_with_nothing_else_to_write_is_written_holding_the_lock(tmp_path, monkeypatch):
+    from skillshelf.app.cli import main
+    from skillshelf.core import forked
+
+    monkeypatch.setattr(parsecache, "RACY_NS", 10_000_000)
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    d = proj / ".agents" / "skills" / "one"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_text("---\nname: one\ndescription: a skill\n---\nbody\n")
+    (proj / ".git").mkdir()
+    for key, value in (("HOME", home), ("XDG_CACHE_HOME", home / ".cache"), ("XDG_CONFIG_HOME", home / ".config")):
+        monkeypatch.setenv(key, str(value))
+    monkeypatch.setattr(forked, "may_fork", lambda: True)
+    time.sleep(0.05)
+    assert main(["index", "--cwd", str(proj)]) == 0  # (the kept build, the parse cache, its output)
+    seen: list[tuple[int, set[str]]] = []
+    real = forked.start_pending
+
+    def recording() -> bool:
+        seen.append((len(forked._pending), set(cachelock._held)))
+        return real()
+
+    monkeypatch.setattr(forked, "start_pending", recording)
+    # another command line over the unchanged tree: the kept build serves, only its output is new
+    assert main(["index", "--cwd", str(proj), "--budget", "5000"]) == 0
+    cache = str(home / ".cache" / "skillshelf")
+    assert seen[0] == (1, {cache})  # the writer of that output alone still holds the lock
+    assert len(os.listdir(os.path.join(cache, "output"))) == 2
