@@ -106,7 +106,8 @@ def common_parser(*, under_command: bool = False) -> argparse.ArgumentParser:
                    dest="command_config" if under_command else "config",
                    help="extra configuration layer (highest precedence)")
     g.add_argument("--no-cache", action="store_true", default=default(False),
-                   help="read and parse every skill file (skip skillshelf's parse cache)")
+                   help="read and parse every skill file (skip skillshelf's caches: parse cache, kept "
+                        "outputs, compiled dataclass code)")
     return p
 
 
