@@ -411,7 +411,13 @@ def claim_map(fn: Callable[[T], R], items: Sequence[T], *, meanwhile: Callable[[
 
 
 def _detach_streams() -> None:
-    """In a :func:`spawn` child: standard input, output and a piped standard error → the null device."""
+    """In a :func:`spawn` child: a session of its own (Ctrl-C in the terminal, or the terminal
+    closing, signals the command's process group, which it leaves: it outlives the command), its
+    standard input, output and a piped standard error → the null device, and every other pipe
+    or socket it inherited closed (a caller reading one to its end never waits for it; the
+    cache's lock, a regular file, stays open)."""
+    with contextlib.suppress(OSError):
+        os.setsid()
     with contextlib.suppress(OSError):
         null = os.open(os.devnull, os.O_RDWR)
         os.dup2(null, 0)
@@ -420,6 +426,15 @@ def _detach_streams() -> None:
             if stat.S_ISFIFO(mode := os.fstat(2).st_mode) or stat.S_ISSOCK(mode):
                 os.dup2(null, 2)
         os.close(null)
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except (OSError, ValueError):
+        fds = []
+    for fd in fds:
+        if fd > 2:
+            with contextlib.suppress(OSError):
+                if stat.S_ISFIFO(mode := os.fstat(fd).st_mode) or stat.S_ISSOCK(mode):
+                    os.close(fd)
 
 
 def spawn(work: Callable[[], object]) -> bool:

@@ -311,6 +311,37 @@ def test_spawn_forks_when_the_command_is_done_in_one_child_and_runs_here_beside_
     assert forked.start_pending() and (tmp_path / "third").read_text() == str(parent)
 
 
+def test_the_writer_leaves_the_command_s_session_and_holds_no_pipe_it_inherited(forking, tmp_path):
+    go, seen = tmp_path / "go", tmp_path / "seen"
+    r, w = os.pipe()  # (a pipe the caller of the command reads to its end, as fd 3 of a harness)
+
+    def work() -> None:
+        seen.write_text(f"{os.getpid()} {os.getsid(0)} {os.getpgrp()}")
+        deadline = time.monotonic() + 30
+        while not go.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    try:
+        assert forked.spawn(work) and forked.start_pending()
+        os.close(w)
+        w = -1
+        t0 = time.monotonic()
+        assert os.read(r, 1) == b""  # the end of the pipe at once: the writer, still waiting, closed its copy
+        assert time.monotonic() - t0 < 10
+        deadline = time.monotonic() + 30
+        while not seen.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        pid, sid, pgrp = map(int, seen.read_text().split())
+        # a session of its own: Ctrl-C in the command's terminal (its process group) never reaches it
+        assert sid == pid == pgrp and sid != os.getsid(0)
+    finally:
+        go.touch()
+        os.close(r)
+        if w >= 0:
+            os.close(w)
+    assert forked.wait(30)
+
+
 def test_a_busy_machine_forks_nothing(monkeypatch):
     monkeypatch.setattr(forked, "ENABLED", True)
     monkeypatch.setattr(forked.threading, "active_count", lambda: 1)
