@@ -10,6 +10,7 @@ except :func:`canonical`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ __all__ = [
     "private_dirs",
     "project_walk",
     "working_directory",
+    "write_private",
 ]
 
 
@@ -242,3 +244,21 @@ def private_dirs(directory: str) -> None:
             if not os.path.isdir(d):
                 raise
 
+
+def write_private(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` as a private file (0600) in private folders
+    (:func:`private_dirs`): a new temporary file beside it (never a name another process could
+    plant a link at), renamed over ``path``. Raises ``OSError``; no temporary file is left."""
+    import tempfile
+
+    directory = os.path.dirname(path) or "."
+    private_dirs(directory)
+    fd, tmp = tempfile.mkstemp(prefix=".skillshelf-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

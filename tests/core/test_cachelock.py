@@ -290,6 +290,22 @@ def test_every_cache_folder_a_writer_makes_is_private_and_so_is_the_tui_page(tmp
         existing.mkdir(mode=0o755)
         parsecache._write_file(str(existing / "skillshelf" / "parse" / "x.pickle"), "ns", {})
         assert mode(existing) == 0o755 and mode(existing / "skillshelf") == 0o700  # (what exists is left as it is)
+        # the clients' small caches (what an installed Claude Code or Codex binary holds): private too
+        from skillshelf.core.hosts.claude import installed
+        from skillshelf.core.hosts.codex import prose
+        from skillshelf.core.paths import write_private
+
+        installed._save_cache(str(tmp_path / "f" / "skillshelf" / "claude-builtins.json"), {"k": 1})
+        assert (mode(tmp_path / "f"), mode(tmp_path / "f" / "skillshelf" / "claude-builtins.json")) == (0o700, 0o600)
+        assert prose.write_private is write_private
+        victim = tmp_path / "victim"
+        victim.write_text("precious")
+        target = tmp_path / "g" / "x.json"
+        target.parent.mkdir()
+        for pid in range(os.getpid() - 2, os.getpid() + 3):  # (links where a guessable name would be)
+            os.symlink(victim, f"{target}.{pid}.tmp")
+        write_private(str(target), b"{}")
+        assert (target.read_bytes(), mode(target), victim.read_text()) == (b"{}", 0o600, "precious")
     finally:
         os.umask(old)
 

@@ -18,6 +18,7 @@ first lookup in a binary reads about 20 MB of it (~0.5 s), later ones a few kilo
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import hashlib
 import json
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 
 from skillshelf.core.fileread import mapped, read_regular
 from skillshelf.core.hosts.claude.builtins import BUILTIN_SKILLS, BuiltinSkill
-from skillshelf.core.paths import Environment, private_dirs
+from skillshelf.core.paths import Environment, write_private
 
 __all__ = ["BuiltinTexts", "builtin_texts", "candidates", "read_texts"]
 
@@ -180,14 +181,8 @@ def _load_cache(path: str) -> dict[str, object]:
 
 
 def _save_cache(path: str, doc: Mapping[str, object]) -> None:
-    try:
-        private_dirs(os.path.dirname(path))
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh)
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):
+        write_private(path, json.dumps(doc).encode("utf-8"))
 
 
 def builtin_texts(env: Environment) -> BuiltinTexts:

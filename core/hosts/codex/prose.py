@@ -12,6 +12,7 @@ the cache folder, so later runs read four small slices. When no matching binary 
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import hashlib
 import json
@@ -21,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from skillshelf.core.fileread import mapped, read_regular
-from skillshelf.core.paths import Environment, private_dirs
+from skillshelf.core.paths import Environment, write_private
 
 __all__ = ["PROSE", "Texts", "find_binary", "find_texts", "marker"]
 
@@ -153,14 +154,8 @@ def _from_binary(path: str, cache_file: str | None) -> dict[str, str] | None:
                 texts = _check(data, offsets)
                 if texts is not None and cache_file:
                     cache[ident] = offsets
-                    try:
-                        private_dirs(os.path.dirname(cache_file))
-                        tmp = cache_file + f".{os.getpid()}.tmp"
-                        with open(tmp, "w", encoding="utf-8") as out:
-                            json.dump(cache, out)
-                        os.replace(tmp, cache_file)
-                    except OSError:
-                        pass
+                    with contextlib.suppress(OSError):
+                        write_private(cache_file, json.dumps(cache).encode("utf-8"))
     except (OSError, ValueError):
         texts = None
     _MEMO[key] = texts
