@@ -200,8 +200,9 @@ def test_the_console_script_ends_with_the_commands_code_and_says_when_its_output
 
 
 
-def test_a_command_run_in_process_lets_go_of_the_lock_however_it_ends(tmp_path, monkeypatch):
-    from skillshelf.app.cli import main
+def _one_skill_project(tmp_path, monkeypatch):
+    """A worktree ``proj`` with one skill, HOME and XDG folders under ``home`` (set in the
+    environment), forking allowed whatever the test process looks like; ``(home, proj)``."""
     from skillshelf.core import forked
 
     home, proj = tmp_path / "home", tmp_path / "proj"
@@ -211,7 +212,15 @@ def test_a_command_run_in_process_lets_go_of_the_lock_however_it_ends(tmp_path, 
     (proj / ".git").mkdir()
     for key, value in (("HOME", home), ("XDG_CACHE_HOME", home / ".cache"), ("XDG_CONFIG_HOME", home / ".config")):
         monkeypatch.setenv(key, str(value))
-    monkeypatch.setattr(forked, "may_fork", lambda: True)  # (its cache writer is forked: the lock is taken)
+    monkeypatch.setattr(forked, "may_fork", lambda: True)
+    return home, proj
+
+
+def test_a_command_run_in_process_lets_go_of_the_lock_however_it_ends(tmp_path, monkeypatch):
+    from skillshelf.app.cli import main
+    from skillshelf.core import forked
+
+    home, proj = _one_skill_project(tmp_path, monkeypatch)  # (its cache writer is forked: the lock is taken)
 
     class GoneReader:  # a reader that has gone (`| head`): the command returns 0 early
         def write(self, text: str) -> int:
@@ -315,14 +324,7 @@ def test_an_output_kept_with_nothing_else_to_write_is_written_holding_the_lock(t
     from skillshelf.core import forked
 
     monkeypatch.setattr(parsecache, "RACY_NS", 10_000_000)
-    home, proj = tmp_path / "home", tmp_path / "proj"
-    d = proj / ".agents" / "skills" / "one"
-    d.mkdir(parents=True)
-    (d / "SKILL.md").write_text("---\nname: one\ndescription: a skill\n---\nbody\n")
-    (proj / ".git").mkdir()
-    for key, value in (("HOME", home), ("XDG_CACHE_HOME", home / ".cache"), ("XDG_CONFIG_HOME", home / ".config")):
-        monkeypatch.setenv(key, str(value))
-    monkeypatch.setattr(forked, "may_fork", lambda: True)
+    home, proj = _one_skill_project(tmp_path, monkeypatch)
     time.sleep(0.05)
     assert main(["index", "--cwd", str(proj)]) == 0  # (the kept build, the parse cache, its output)
     seen: list[tuple[int, set[str]]] = []
