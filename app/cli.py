@@ -107,7 +107,7 @@ def common_parser(*, under_command: bool = False) -> argparse.ArgumentParser:
                    help="extra configuration layer (highest precedence)")
     g.add_argument("--no-cache", action="store_true", default=default(False),
                    help="read and parse every skill file (skip skillshelf's caches: parse cache, kept "
-                        "outputs, compiled dataclass code)")
+                        "outputs and pages, compiled dataclass code; not the texts found in a client's binary)")
     return p
 
 

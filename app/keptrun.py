@@ -11,6 +11,7 @@ keeps and replays nothing.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from argparse import Namespace
@@ -21,6 +22,8 @@ from skillshelf.core import keptoutput
 
 if TYPE_CHECKING:
     from skillshelf.core.hosts.base import HostContext
+
+log = logging.getLogger(__name__)
 
 __all__ = ["KEPT_COMMANDS", "Keeper", "depends_on", "keepable", "replay", "watch_context"]
 
@@ -183,7 +186,11 @@ class Keeper:
         probes = self.probes
 
         def write() -> bool:
-            value = made(proof)
+            try:
+                value = made(proof)
+            except Exception:  # (a proof that could not be made: a bug, never the command's failure)
+                log.exception("could not make the proof of the output kept in %s", file)
+                return False
             return value is not None and keptoutput.keep(file, ident, keptoutput.KeptOutput(writes, code, host.name,
                                                                                            value, probes))
 

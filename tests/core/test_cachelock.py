@@ -340,3 +340,19 @@ def test_an_output_kept_with_nothing_else_to_write_is_written_holding_the_lock(t
     cache = str(home / ".cache" / "skillshelf")
     assert seen[0] == (1, {cache})  # the writer of that output alone still holds the lock
     assert len(os.listdir(os.path.join(cache, "output"))) == 2
+
+
+def test_a_proof_that_cannot_be_made_keeps_no_output_and_fails_no_command(tmp_path, monkeypatch):
+    from skillshelf.app.cli import main
+    from skillshelf.core import forked
+    from skillshelf.core.hosts.zuno import build
+
+    home, proj = _one_skill_project(tmp_path, monkeypatch)
+    monkeypatch.setattr(forked, "may_fork", lambda: False)  # (the output kept here, in this process)
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("a bug in the proof")
+
+    monkeypatch.setattr(build, "_output_proof", broken)
+    assert main(["index", "--cwd", str(proj)]) == 0
+    assert not (home / ".cache" / "skillshelf" / "output").exists()
