@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import atexit
 import builtins
-import contextlib
 import dataclasses
 import marshal
 import os
@@ -131,24 +130,13 @@ class _Codes:
             used = {k: marshal.dumps(v) for k, v in self.codes.items()}
             stored = self.stored or {}
             entries = {**stored, **used} if len(stored) + len(used) <= MAX_CODES else used
-        tmp = None
         try:
-            import tempfile
+            from skillshelf.core.paths import write_private
 
-            from skillshelf.core.paths import private_dirs
-
-            directory = os.path.dirname(self.file)
-            private_dirs(directory)
             payload = marshal.dumps(entries)
-            fd, tmp = tempfile.mkstemp(prefix=".code-", suffix=".tmp", dir=directory)  # (0600, a new file)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(_MAGIC + zlib.crc32(payload).to_bytes(4, "little"))
-                fh.write(payload)
-            os.replace(tmp, self.file)
+            write_private(self.file, _MAGIC + zlib.crc32(payload).to_bytes(4, "little") + payload)
         except Exception:  # (a read-only or full disk: the next run compiles again)
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+            pass
 
 
 def install(environ: Mapping[str, str], argv: Sequence[str]) -> bool:
