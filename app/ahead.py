@@ -1,5 +1,5 @@
-"""The first catalog's check of the last run's kept build, made on a second core while the TUI
-starts (:func:`start`, :func:`take`).
+"""The first catalog's check of the last run's kept build, or with none its reads, made on a
+second core while the TUI starts (:func:`start`, :func:`take`).
 
 A warm start of the TUI loads the build the last run kept and checks it against the files (the
 scan proofs, then one ``stat`` per skill file: ~0.2 s at 10,000 skills) before the list is
@@ -8,6 +8,14 @@ TUI imports Textual (no thread runs yet: :func:`skillshelf.core.forked.ahead`) m
 this process imports and draws the interface; the first build adopts it when it is about the
 very state the build loads itself (:meth:`~skillshelf.core.hosts.base.HostSession.check_ahead`),
 and checks by itself otherwise (no fork on this system, no kept build, a late child).
+
+With nothing kept (the first start in a workspace, or the first after an upgrade) the child
+reads ahead instead: it walks the roots and reads, parses and lints every file the first build
+reads, with a forked child of its own (it runs no thread), and sends what it keeps every 200
+files (:meth:`~skillshelf.core.hosts.base.HostSession.read_ahead`). The first build, in this
+process's worker thread beside the interface, takes each file's entry from what came
+(:meth:`~skillshelf.core.parsecache.ParseCache.feed`) and reads a file itself only when it
+changed since, or never came; the lint of every row is then already made, from the same read.
 
 What the build keeps on the child's word is looked at again by the watcher once its watches are
 in place (:meth:`~skillshelf.core.catalog.Catalog.changed_since_ahead`), so a file changed while
@@ -51,11 +59,15 @@ def start(ns: Namespace) -> None:
     except (OSError, ValueError):  # (a working directory gone: the TUI says so itself)
         return
     paths, config_files = tuple(ns.path or ()), tuple(ns.config or ())
+    lint_target = get_host(host).lint_target
 
     def work() -> object | None:
         from skillshelf.core.catalog import check_ahead  # (in the child: never imported here for this)
 
-        return check_ahead(cwd, env=env, host=host, paths=paths, config_files=config_files, cache_dir=cache_dir)
+        # the child ends with its work and runs no thread: it may fork a reader of its own
+        forked.ENABLED = True
+        return check_ahead(cwd, env=env, host=host, paths=paths, config_files=config_files, cache_dir=cache_dir,
+                           read_ahead=True, lint_target=lint_target)
 
     pending = forked.ahead(work)
     if pending is not None:

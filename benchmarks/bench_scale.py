@@ -30,6 +30,10 @@ fresh process (interpreter start-up and imports included), the median of ``--run
   unmeasured run first); the marks are taken by a 5 ms timer of the app while the driver
   sleeps (no ``pilot.pause``, which forces a screen update each time); peak RSS, read once the
   background work (the view, the lint of every file, the filter index) has finished;
+- the TUI *cold* (what the cache keeps of the skill files deleted first, as for a cold
+  ``index``: the first start, or the first after an upgrade): start until the full list, and
+  until every file is linted (the background work has finished);
+- ``skillshelf debug skill --json`` cold (every file read, parsed and linted);
 - *filter keystroke*: in the TUI process above, typing one more character of a query until the
   new list is shown (median over a few queries, in milliseconds), typed as soon as the full list
   is on screen (while the TUI still lints and builds the filter index in the background) and,
@@ -202,6 +206,7 @@ async def run():
         # the peak once the background work (view, lint, filter index) has finished, too
         while any(w.group != "watcher" and not w.is_finished for w in app.workers) and time.time() < deadline:
             await pilot.pause(0.02)
+        mark("settled")
     marks["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 asyncio.run(run())
@@ -366,6 +371,19 @@ def bench(n: int, runs: int, base: str) -> dict:
     idle = [_tui(info, _paths(info), info["cwd"], ["deploy", "pdf-sql", "zzzz"], settle=True) for _ in range(runs)]
     for key in ("filter_ms", "filter_max_ms"):
         r[f"tui_idle_{key}"] = _median([t[key] for t in idle if t.get(key) is not None] or [float("nan")])
+    colds = []
+    for _ in range(runs):  # the TUI with nothing kept (the first start, or after an upgrade)
+        _settled(info)
+        forget_skills(cache)
+        colds.append(_tui(info, _paths(info), info["cwd"], []))
+    r["tui_cold_full_list"] = _median([t["full_list"] for t in colds])
+    r["tui_cold_settled"] = _median([t["settled"] for t in colds])
+    cold_debug = []
+    for _ in range(runs):
+        _settled(info)
+        forget_skills(cache)
+        cold_debug.append(_cli(["debug", "skill", "--json", *common], info)[0])
+    r["cold_debug"] = _median(cold_debug)
     return r
 
 
@@ -409,6 +427,8 @@ def table(rows: list[dict]) -> str:
          "≤ 2.5× walk + read at 10k")
     line("`debug skill --json`, warm", lambda r: f"{_s(r['debug'])} ({r['debug'] / r['warm_index']:.2f}× index)",
          "≤ 1.3× index")
+    line("`debug skill --json`, cold", lambda r: f"{_s(r['cold_debug'])} ({r['cold_debug'] / r['cold_index']:.1f}× cold index)",
+         "—")
     line("`compare --json` (6 hosts), warm", lambda r: _s(r["compare"]), "—")
     line("floor: Textual hello-world, first frame", lambda r: _s(r["hello"]), "—")
     line("TUI empty project: first frame", lambda r: f"{_s(r['tui_empty'])} ({r['tui_empty'] / r['hello']:.1f}× hello-world)",
@@ -418,6 +438,8 @@ def table(rows: list[dict]) -> str:
          "≤ 0.5 s at 10k")
     line("TUI list has rows (the last run's list, checked meanwhile)", lambda r: _s(r["tui_list_rows"]), "—")
     line("TUI full list, warm", lambda r: _s(r["tui_full_list"]), "≤ 1.0 s at 10k")
+    line("TUI cold (nothing kept): full list / every file linted", lambda r: f"{_s(r['tui_cold_full_list'])} / "
+         f"{_s(r['tui_cold_settled'])}", "—")
     line("filter keystroke → new list (median / max)",
          lambda r: f"{r['tui_filter_ms']:.0f} / {r['tui_filter_max_ms']:.0f} ms", "≤ 30 ms at 10k, ≤ 150 ms at 100k")
     line("filter keystroke, TUI idle (median / max)",
@@ -427,8 +449,8 @@ def table(rows: list[dict]) -> str:
     by_n = {r["n"]: r for r in rows}
     if 10_000 in by_n and 100_000 in by_n:
         a, b = by_n[10_000], by_n[100_000]
-        keys = ("walk_stat", "walk_read", "warm_index", "cold_index", "debug", "compare", "tui_first_rows",
-                "tui_full_list", "tui_filter_ms", "tui_rss")
+        keys = ("walk_stat", "walk_read", "warm_index", "cold_index", "debug", "cold_debug", "compare",
+                "tui_first_rows", "tui_full_list", "tui_cold_full_list", "tui_filter_ms", "tui_rss")
         ratios = ", ".join(f"{k} {b[k] / a[k]:.1f}×" for k in keys if a.get(k))
         out.append("")
         out.append(f"100k / 10k (target: every figure ≤ 12×): {ratios}")

@@ -90,18 +90,29 @@ def workspace_cache(cache_dir: str, cwd: str, env: Environment, paths: Sequence[
 
 
 def check_ahead(cwd: str, *, env: Environment, host: Host | str, paths: Sequence[str] = (),
-                config_files: Sequence[str] = (), cache_dir: str | None = None) -> object | None:
+                config_files: Sequence[str] = (), cache_dir: str | None = None, read_ahead: bool = False,
+                lint_target: str | None = None) -> object | None:
     """What the first build of :meth:`Catalog.open` with the same arguments checks against the
     files (:meth:`~skillshelf.core.hosts.base.HostSession.check_ahead`), computed here without
     building anything: for a forked child to compute while the opening process starts (pass
-    its :class:`~skillshelf.core.forked.Ahead` as ``ahead``). ``None`` without a cache."""
+    its :class:`~skillshelf.core.forked.Ahead` as ``ahead``). ``None`` without a cache.
+    ``read_ahead``: when there is nothing to check, the files that build reads are read here
+    instead, and sent as they are read (:meth:`~skillshelf.core.hosts.base.HostSession.read_ahead`;
+    linted for ``lint_target`` from the same read, as :meth:`Catalog.open` does)."""
     if cache_dir is None:
         return None
     cwd = os.path.abspath(cwd)
     context = HostContext(cwd=cwd, env=env, paths=tuple(paths), config_files=tuple(config_files),
-                          cache=workspace_cache(cache_dir, cwd, env, paths, config_files))
+                          cache=workspace_cache(cache_dir, cwd, env, paths, config_files), pull_remote=False,
+                          defer_pull=True)
     resolved = get_host(host) if isinstance(host, str) else host
-    return resolved.open(context).check_ahead()
+    session = resolved.open(context)
+    check = session.check_ahead()
+    if check is None and read_ahead:
+        if context.cache is not None and lint_target is not None:
+            context.cache.produce(f"lint:{lint_target}", _lazy_lint_product(lint_target))
+        session.read_ahead()
+    return check
 
 
 def _lazy_lint_product(target: str) -> Product:

@@ -6,8 +6,9 @@ core a forked child can: :func:`chunk_map` and :func:`claim_map` share a list's 
 child, and :func:`spawn` has a write made in a child forked once the command has made its
 output (:func:`start_pending`; the parent waits for it, :func:`wait`, unless it ends as the
 console script does: :func:`skillshelf.app.cli.console`). :func:`ahead` computes a value in a
-child for the parent to take later (the TUI's first build checks its kept build that way while
-the TUI imports Textual: :mod:`skillshelf.app.ahead`).
+child for the parent to take later, with parts sent before it (:func:`ahead_part`): the TUI's
+first build checks its kept build that way while the TUI imports Textual, or with none kept
+takes the files the child reads (:mod:`skillshelf.app.ahead`).
 
 Forking is only safe where nothing else runs: :data:`ENABLED` is set by the one-shot CLI (a
 process that ends with its command, like ``parsecache.FREEZE_LOADED``; :func:`ahead` is for a
@@ -34,7 +35,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeVar
 
-__all__ = ["ENABLED", "MIN_ITEMS", "Ahead", "ahead", "available", "chunk_map", "claim_map", "may_fork", "spawn",
+__all__ = ["ENABLED", "MIN_ITEMS", "Ahead", "ahead", "ahead_part", "available", "chunk_map", "claim_map", "may_fork", "spawn",
            "start_pending", "wait"]
 
 T = TypeVar("T")
@@ -98,7 +99,7 @@ def _read_all(fd: int, deadline: float | None) -> bytes | None:
         parts.append(chunk)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes | bytearray) -> None:
     view = memoryview(data)
     while view:
         n = os.write(fd, view)
@@ -522,53 +523,140 @@ def wait(timeout: float | None = None) -> bool:
 
 
 class Ahead:
-    """A value a forked child computes while this process goes on (:func:`ahead`)."""
+    """A value a forked child computes while this process goes on (:func:`ahead`), and the parts
+    it sends before it (:func:`ahead_part`, taken with :meth:`part`)."""
 
     def __init__(self, pid: int, fd: int) -> None:
         self._pid: int | None = pid
         self._fd: int | None = fd
         self._lock = threading.Lock()
+        self._buf = bytearray()
+        self._answer: tuple[object] | None = None  # (the child's value, once its last frame came)
+
+    def _frame(self, deadline: float) -> tuple[bool, object] | None:
+        """The next frame, ``(last, value)``, waiting until ``deadline`` (monotonic) at most;
+        ``None`` when none came in time, or the child ended or sent something that is not one
+        (the lock held)."""
+        fd = self._fd
+        assert fd is not None
+        buf = self._buf
+        while len(buf) < 8 or len(buf) < 8 + int.from_bytes(buf[:8], "little"):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            try:
+                data = os.read(fd, 1 << 20)
+            except OSError:
+                data = b""
+            if not data:
+                return None
+            buf += data
+        length = int.from_bytes(buf[:8], "little")
+        data = bytes(buf[8:8 + length])
+        del buf[:8 + length]
+        try:
+            last, value = pickle.loads(data)
+        except Exception:  # (anything the child sent that does not unpickle here)
+            return None
+        return (last, value) if isinstance(last, bool) else None
+
+    def _stop(self, *, answered: bool) -> None:
+        """Close the pipe and reap the child: waited for when it has sent its last frame (its
+        value is dropped unless it exited 0), else killed (the lock held)."""
+        pid, fd = self._pid, self._fd
+        self._pid = self._fd = None
+        if fd is not None:
+            os.close(fd)
+        if pid is None:
+            return
+        if not answered:
+            _kill(pid)
+            return
+        status = _reap(pid)
+        if status is None or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+            self._answer = None
+
+    def part(self, timeout: float) -> tuple[bool, object]:
+        """``(True, value)`` for the next part the child sent (:func:`ahead_part`), waiting
+        ``timeout`` seconds at most; ``(False, None)`` when no more will come — the child has
+        answered (its value is kept for :meth:`take`), failed, or sent nothing in time (it is
+        then killed)."""
+        with self._lock:
+            if self._fd is None:
+                return False, None
+            frame = self._frame(time.monotonic() + max(timeout, 0.0))
+            if frame is None:
+                self._stop(answered=False)
+                return False, None
+            last, value = frame
+            if not last:
+                return True, value
+            self._answer = (value,)
+            self._stop(answered=True)
+            return False, None
 
     def take(self, timeout: float) -> object | None:
-        """The child's value, waiting ``timeout`` seconds at most; ``None`` when the child
-        failed, sent something that does not unpickle, or has not answered by then (it is then
-        killed). Once only: every later call returns ``None`` (a value is of its moment)."""
+        """The child's value, waiting ``timeout`` seconds at most (parts not taken yet are
+        dropped); ``None`` when the child failed, sent something that does not unpickle, or has
+        not answered by then (it is then killed). Once only: every later call returns ``None``
+        (a value is of its moment)."""
+        deadline = time.monotonic() + max(timeout, 0.0)
         with self._lock:
-            pid, fd = self._pid, self._fd
-            self._pid = self._fd = None
-        if pid is None or fd is None:
-            return None
-        done = False
-        try:
-            try:
-                answer = _read_all(fd, time.monotonic() + max(timeout, 0.0))
-            except OSError:
-                answer = None
-            if not answer:
-                return None
-            status = _reap(pid)
-            done = True
-            if status is None or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-                return None
-            try:
-                value: object = pickle.loads(answer)
-            except Exception:  # (anything the child sent that does not unpickle here)
-                return None
-            return value
-        finally:
-            os.close(fd)
-            if not done:
-                _kill(pid)
+            while self._fd is not None:
+                frame = self._frame(deadline)
+                if frame is None:
+                    self._stop(answered=False)
+                elif frame[0]:
+                    self._answer = (frame[1],)
+                    self._stop(answered=True)
+            answer, self._answer = self._answer, None
+        return answer[0] if answer is not None else None
 
     def cancel(self) -> None:
         """Stop the child (if still running) and forget its value."""
         with self._lock:
-            pid, fd = self._pid, self._fd
-            self._pid = self._fd = None
-        if fd is not None:
-            os.close(fd)
-        if pid is not None:
-            _kill(pid)
+            self._stop(answered=False)
+            self._answer = None
+
+
+class _Sender:
+    """In a child of :func:`ahead`: its frames to the parent (8 bytes of length, then ``(last,
+    value)`` pickled). Parts never wait for the parent to read: what the pipe cannot take now
+    is held and sent with the next frame (the parent may still be starting)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._held = bytearray()
+        os.set_blocking(fd, False)
+
+    def send(self, value: object, *, last: bool = False) -> None:
+        data = pickle.dumps((last, value), protocol=pickle.HIGHEST_PROTOCOL)
+        self._held += len(data).to_bytes(8, "little")
+        self._held += data
+        if last:
+            os.set_blocking(self._fd, True)
+            _write_all(self._fd, self._held)
+            self._held.clear()
+            return
+        while self._held:
+            try:
+                n = os.write(self._fd, self._held)
+            except BlockingIOError:
+                return
+            del self._held[:n]
+
+
+_sender: _Sender | None = None  # (in a child of ahead(): where its parts go)
+
+
+def ahead_part(value: object) -> bool:
+    """In a child of :func:`ahead`: send ``value`` (picklable) to the parent now, before the
+    child's own value (the parent takes it with :meth:`Ahead.part`); False anywhere else
+    (nothing sent). Never waits for the parent."""
+    if _sender is None:
+        return False
+    _sender.send(value)
+    return True
 
 
 def ahead(work: Callable[[], object]) -> Ahead | None:
@@ -584,6 +672,10 @@ def ahead(work: Callable[[], object]) -> Ahead | None:
         r, w = os.pipe()
     except OSError:
         return None
+    with contextlib.suppress(OSError, AttributeError):  # (room for the parts sent before the parent reads)
+        import fcntl
+
+        fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
     # Ctrl-C before the TUI takes the terminal reaches both processes: the child dies of it
     # silently (no handler of this process's runs there); held back over the fork so that it
     # never finds the child still running this process's code
@@ -605,8 +697,9 @@ def ahead(work: Callable[[], object]) -> Ahead | None:
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
             sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115  (whatever they were bound to; never closed)
-            data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
-            _write_all(w, data)
+            global _sender
+            _sender = _Sender(w)
+            _sender.send(work(), last=True)
             os.close(w)
             code = 0
         finally:

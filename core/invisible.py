@@ -92,6 +92,8 @@ def find_invisible(text: str, *, skip_leading_bom: bool = False) -> list[Invisib
     """Every invisible character or tag run in ``text`` that is not part of an emoji sequence,
     in text order. ``skip_leading_bom``: a U+FEFF at offset 0 is not a finding (a file's BOM)."""
     out: list[Invisible] = []
+    if text.isascii():  # (every candidate is outside ASCII: most text is done here at once)
+        return out
     for m in CANDIDATES.finditer(text):
         start, end = m.span()
         if start == 0 and skip_leading_bom and text[0] == "\ufeff":

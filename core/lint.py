@@ -321,9 +321,10 @@ def _quoted_line(key: str, value: str) -> str:
     return f"{key}: {json.dumps(value, ensure_ascii=False)}"
 
 
-def _key_positions(split: Split, parse: SkillParse) -> tuple[dict[str, _KeyPos], list[tuple[str, int, int]], Any]:
-    """Top-level key positions, duplicate keys ``(key, line, col)`` and the root node kind
-    (``"mapping"``, ``"sequence"``, ``"scalar"``, ``None``)."""
+def _key_positions(split: Split, parse: SkillParse) -> tuple[dict[str, _KeyPos], list[tuple[str, int, int]], Any, Any]:
+    """Top-level key positions, duplicate keys ``(key, line, col)``, the root node kind
+    (``"mapping"``, ``"sequence"``, ``"scalar"``, ``None``) and, for a YAML mapping, its composed
+    node tree (else ``None``)."""
     pos: dict[str, _KeyPos] = {}
     dups: list[tuple[str, int, int]] = []
     first = split.raw_first_line
@@ -341,7 +342,7 @@ def _key_positions(split: Split, parse: SkillParse) -> tuple[dict[str, _KeyPos],
                 if key not in pos:
                     pos[key] = _KeyPos(n, m.start() + 1, n, m.end() + 1)
             n += 1
-        return pos, dups, kind
+        return pos, dups, kind, None
     if not parse.sanitized:
         try:
             root = yamlload.compose(split.raw)
@@ -361,8 +362,8 @@ def _key_positions(split: Split, parse: SkillParse) -> tuple[dict[str, _KeyPos],
                     else:
                         seen.add(key)
                     pos[key] = pos.get(key, kp)
-                return pos, dups, "mapping"
-            return pos, dups, "sequence" if isinstance(root, yaml.SequenceNode) else "scalar"
+                return pos, dups, "mapping", root
+            return pos, dups, "sequence" if isinstance(root, yaml.SequenceNode) else "scalar", None
     # line-scan fallback (sanitized or unparsable blocks): top-level `key:` lines
     n = first
     for line in split.raw.split("\n"):
@@ -374,7 +375,7 @@ def _key_positions(split: Split, parse: SkillParse) -> tuple[dict[str, _KeyPos],
                 vcol = hit.end() + 1 + (len(rest) - len(rest.lstrip()))
                 pos[key] = _KeyPos(n, 1, n, vcol)
         n += 1
-    return pos, dups, "mapping" if pos else None
+    return pos, dups, "mapping" if pos else None, None
 
 
 def _is_blank_block(raw: str) -> bool:
@@ -923,7 +924,7 @@ def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | Non
                 line=1, column=4)
     pos: dict[str, _KeyPos] = {}
     if usable:
-        pos, dups, kind = _key_positions(split, parse)
+        pos, dups, kind, root = _key_positions(split, parse)
         blank = _is_blank_block(split.raw)
         for key, line, col in dups:
             if target is Target.ZUNO:
@@ -936,7 +937,8 @@ def _lint_parsed(parse: SkillParse, out: _Out, folder_name: str, text: str | Non
         else:
             _check_fields(_lint_mapping(parse, split), pos, folder_name, target, out, has_block_line=1)
         if split.engine != JSON_ENGINE and not parse.sanitized and kind == "mapping":
-            comment_cut_checks(split.raw, split.raw_first_line, out.add)
+            # (the tree the key positions were read from; composed again when it was a line scan)
+            comment_cut_checks(split.raw, split.raw_first_line, out.add, root)
     if not split.unclosed:
         _body_checks(split.body, split.body_line, skill_dir, out)
     invisible_checks(split.text, out.add, key_at=_key_owner(split, pos))

@@ -96,11 +96,12 @@ T = TypeVar("T")
 _Write = tuple[str, str, object]
 #: ident → ``(StatKey, value)``, or that pair pickled in a product cache (:meth:`ParseCache._entry`).
 _Entries = dict[tuple[str, str, str], object]
-#: :meth:`ParseCache.mark`: the journal of entries set and its length then, hits, misses, whether
-#: products are made.
-_Mark = tuple[list[tuple[str, str, str]], int, int, int, bool]
-#: :meth:`ParseCache.changes_since`: the entries kept since, hits, misses.
-_Changes = tuple[_Entries, int, int]
+#: :meth:`ParseCache.mark`: the journal of entries set and its length then, hits, misses, and the
+#: same journal marks of each product cache (``kind`` → ``(journal, length)``).
+_Mark = tuple[list[tuple[str, str, str]], int, int, int, dict[str, tuple[list[tuple[str, str, str]], int]]]
+#: :meth:`ParseCache.changes_since`: the entries kept since (``None`` for an ident looked up but
+#: not kept: :meth:`ParseCache.lookup`), hits, misses, and the entries of each product cache.
+_Changes = tuple[_Entries, int, int, dict[str, _Entries]]
 
 #: Something else made from the bytes a host reads: ``(path read, bytes)`` → ``(label, value)``
 #: kept beside the host's own value (the lint of the file, for example), or ``None``.
@@ -148,6 +149,18 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
+class _Feed:
+    """What another process reads for a cache (:meth:`ParseCache.feed`): the idents whose lookup
+    came (``came``), those of entries not looked up here yet (``fresh``), and whether more may come."""
+
+    def __init__(self, pull: Callable[[], object]) -> None:
+        self.pull = pull
+        self.lock = threading.Lock()
+        self.came: set[tuple[str, str, str]] = set()
+        self.fresh: set[tuple[str, str, str]] = set()
+        self.ended = False
+
+
 class ParseCache:
     """One host's entries for one workspace: ``(kind, canonical path)`` → ``(StatKey, value)``.
 
@@ -182,6 +195,7 @@ class ParseCache:
         self._is_aux = False
         self._live: set[str] | None = None  # files a build that reused a kept state still reaches
         self._states: dict[str, object] = {}  # whole-build states to write at the next save
+        self._feed: _Feed | None = None  # what another process reads for this cache (feed())
         self.hits = 0
         self.misses = 0
         #: whole-build states handed back by :meth:`load_state`
@@ -235,15 +249,17 @@ class ParseCache:
         """
         if ":" in kind and self.enabled and not self._is_aux:
             return self._aux_for(kind).lookup(kind, path, compute, label=label, st=st, derive=derive)
+        ident = (kind, path, label)
         if st is None:
             try:
                 st = os.stat(path)
             except (OSError, ValueError):
+                self._passed(ident)
                 return compute(), None
         if not self.enabled or not stat_mod.S_ISREG(st.st_mode):
+            self._passed(ident)
             return compute(), st
         key = stat_key(st)
-        ident = (kind, path, label)
         with self._lock:
             raw = self._used.get(ident)
             hit = self._entry(raw)
@@ -252,8 +268,17 @@ class ParseCache:
                 hit = self._entry(raw)
             if hit is not None and hit[0] == key:
                 self._set(ident, raw)
-                self.hits += 1
+                self._counted(ident)
                 return hit[1], st  # type: ignore[return-value]
+            feed = self._feed
+        if feed is not None and self._await(feed, ident):
+            with self._lock:
+                raw = self._used.get(ident)
+                hit = self._entry(raw)
+                if hit is not None and hit[0] == key:
+                    self._counted(ident)
+                    return hit[1], st  # type: ignore[return-value]
+        with self._lock:
             self.misses += 1
         products = self._products if derive else None
         if not products:
@@ -269,15 +294,66 @@ class ParseCache:
                     result = product(*read[0])
                     if result is not None:
                         made.append(((product_kind, path, result[0]), result[1]))
+        packed = None
         if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= RACY_NS:
             packed = self._pack(key, value)
+            for other, product_value in made:
+                self._aux_for(other[0]).keep(other, key, product_value)
             if packed is not None:
                 with self._lock:
                     self._set(ident, packed)
                     self._new = True
-            for other, product_value in made:
-                self._aux_for(other[0]).keep(other, key, product_value)
+        if packed is None:
+            self._passed(ident)
         return value, st
+
+    def _counted(self, ident: tuple[str, str, str]) -> None:
+        """Count a lookup answered from an entry (the lock held): a hit, or a miss for an entry
+        another process made in this run (:meth:`feed`)."""
+        feed = self._feed
+        if feed is not None and ident in feed.fresh:
+            feed.fresh.discard(ident)
+            self.misses += 1
+        else:
+            self.hits += 1
+
+    def feed(self, pull: Callable[[], object]) -> None:
+        """Until :meth:`end_feed`, a lookup that finds no entry for its file first waits for
+        another process reading the same files into a cache of its own (a first build's files
+        read ahead: :meth:`~skillshelf.core.hosts.zuno.build.ZunoSession.read_ahead`):
+        ``pull()`` gives the next value of that cache's :meth:`changes_since` (adopted here),
+        or anything else once no more will come. A file whose entry came is read here only when
+        its key differs (changed since); it counts as a miss (it was read in this run)."""
+        with self._lock:
+            self._feed = _Feed(pull)
+
+    def end_feed(self) -> None:
+        """Stop waiting for what :meth:`feed` gave (entries that came stay)."""
+        with self._lock:
+            self._feed = None
+
+    def _await(self, feed: _Feed, ident: tuple[str, str, str]) -> bool:
+        """Take what ``feed`` gives until ``ident``'s lookup has come (True) or nothing more
+        will (False)."""
+        with feed.lock:
+            while ident not in feed.came and not feed.ended:
+                changes: Any = feed.pull()
+                try:
+                    new: _Entries = changes[0]
+                    self.adopt((new, 0, 0, changes[3]))
+                    feed.came.update(new)
+                    feed.fresh.update(i for i, raw in new.items() if raw is not None)
+                except Exception:  # (None: nothing more; anything else is not a part either)
+                    feed.ended = True
+            return ident in feed.came
+
+    def _passed(self, ident: tuple[str, str, str]) -> None:
+        """Journal ``ident`` as looked up but not kept (once :meth:`mark` was called): a process
+        fed these changes (:meth:`feed`) then stops waiting for it."""
+        if self._journal is not None:
+            with self._lock:
+                if self._journal is not None:
+                    self._journal.append(ident)
 
     @property
     def produces(self) -> bool:
@@ -287,42 +363,60 @@ class ParseCache:
 
     def mark(self) -> _Mark:
         """What :meth:`changes_since` starts from: where the journal of entries set is now (it is
-        kept from the first mark on) and the counters."""
+        kept from the first mark on, in the product caches too) and the counters."""
         with self._lock:
             if self._journal is None:
                 self._journal = []
-            return self._journal, len(self._journal), self.hits, self.misses, bool(self._products)
+            aux = list(self._aux.items())
+            here = self._journal, len(self._journal), self.hits, self.misses
+        marks = {}
+        for kind, cache in aux:
+            with cache._lock:
+                if cache._journal is None:
+                    cache._journal = []
+                marks[kind] = (cache._journal, len(cache._journal))
+        return (*here, marks)
 
-    def changes_since(self, mark: _Mark) -> _Changes | None:
-        """The entries kept since :meth:`mark` gave ``mark``, with the hit and miss counts, for
-        :meth:`adopt` in another process (a forked reader's); ``None`` when they cannot be
-        handed over (products are made from the reads: their caches are not carried). Costs what
-        was kept since, not what was kept before: a forked reader hands its entries over in many
-        parts."""
-        journal, at, hits, misses, products = mark
+    def changes_since(self, mark: _Mark) -> _Changes:
+        """The entries kept since :meth:`mark` gave ``mark`` (the idents looked up but not kept
+        as ``None``), with the hit and miss counts and the product caches' entries kept since,
+        for :meth:`adopt` in another process (a forked reader's). Costs what was kept since,
+        not what was kept before: a forked reader hands its entries over in many parts."""
+        journal, at, hits, misses, marks = mark
         with self._lock:
-            if products or self._products:
-                return None
-            used = self._used
-            if journal is self._journal:
-                new = {ident: used[ident] for ident in journal[at:] if ident in used}
-            else:  # (the entries were started afresh since, by a full build: all of them)
-                new = dict(used)
-            return new, self.hits - hits, self.misses - misses
+            new = _since(self._used, self._journal, journal, at)
+            counts = self.hits - hits, self.misses - misses
+            aux = list(self._aux.items())
+        products: dict[str, _Entries] = {}
+        for kind, cache in aux:
+            marked, since = marks.get(kind, (None, 0))
+            with cache._lock:
+                made = _since(cache._used, cache._journal, marked, since)
+            if made:
+                products[kind] = made
+        return new, *counts, products
 
     def adopt(self, changes: _Changes | None) -> bool:
         """Take the entries and counts :meth:`changes_since` gave in a forked process, as if its
         lookups had run here; False (nothing taken) for ``None``."""
         if changes is None:
             return False
-        new, hits, misses = changes
+        new, hits, misses, products = changes
+        kept = {ident: raw for ident, raw in new.items() if raw is not None}
         with self._lock:
             if self._journal is not None:
                 self._journal.extend(new)
-            self._used.update(new)
-            self._new = self._new or bool(new)
+            self._used.update(kept)
+            self._new = self._new or bool(kept)
             self.hits += hits
             self.misses += misses
+        for kind, made in products.items():
+            cache = self._aux_for(kind)
+            with cache._lock:
+                if cache._journal is not None:
+                    cache._journal.extend(made)
+                cache._used.update(made)
+                cache._new = cache._new or bool(made)
         return True
 
     def _aux_for(self, kind: str) -> ParseCache:
@@ -337,6 +431,8 @@ class ParseCache:
                     file = self.file.removesuffix(".pickle") + f"-{safe}.pickle"
                 aux = self._aux[kind] = ParseCache(file, f"{self.namespace}|{kind}", enabled=self.enabled)
                 aux._is_aux = True
+                if self._journal is not None:  # (its entries are journaled from the start: mark())
+                    aux._journal = []
             return aux
 
     def keep(self, ident: tuple[str, str, str], key: StatKey, value: object) -> None:
@@ -616,6 +712,15 @@ class ParseCacheStore:
 # --------------------------------------------------------------------------------------------
 # file format
 # --------------------------------------------------------------------------------------------
+
+
+def _since(used: _Entries, journal: list[tuple[str, str, str]] | None, marked: list[tuple[str, str, str]] | None,
+           at: int) -> _Entries:
+    """The entries of ``used`` journaled since position ``at`` of the journal ``marked`` (all of
+    them when the journal was started afresh since, by a full build, or after the mark)."""
+    if marked is not None and marked is journal:
+        return {ident: used.get(ident) for ident in journal[at:]}
+    return dict(used)
 
 
 def _read_file(file: str, namespace: str, *, kind: type = dict) -> Any:

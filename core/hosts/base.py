@@ -552,6 +552,15 @@ class HostSession(Protocol):
         picklable and the build adopts it only when it is about what the build itself found."""
         ...
 
+    def read_ahead(self) -> None:
+        """When :meth:`check_ahead` finds nothing to check (a first build will read every file):
+        read what that build reads into the parse cache now, in a process of its own, sending
+        what is kept as it is made (:func:`~skillshelf.core.forked.ahead_part`: values of
+        :meth:`~skillshelf.core.parsecache.ParseCache.changes_since`) for the first build to be
+        fed (:meth:`~skillshelf.core.parsecache.ParseCache.feed`). No-op for a host that does
+        not build that way."""
+        ...
+
     def changed_since_ahead(self) -> frozenset[str] | None:
         """What changed, since the check the first build adopted (:meth:`check_ahead`) was
         made, of what the build took from it, found now (once; a watcher asks when its watches

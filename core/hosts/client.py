@@ -340,6 +340,9 @@ class ClientSession:
         """Client hosts keep no first build: nothing to check ahead."""
         return None
 
+    def read_ahead(self) -> None:
+        """Client hosts' first builds are not fed from another process."""
+
     def changed_since_ahead(self) -> frozenset[str]:
         """Nothing was checked ahead."""
         return frozenset()

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 
 import pytest
 from test_catalog import SHARED, same, skill, write
@@ -435,6 +436,49 @@ def test_ahead_cancel_stops_the_child(fork_now):
     assert pending is not None
     pending.cancel()
     assert pending.take(1) is None
+
+
+def _parts_then(parts: list[object], value: object) -> Callable[[], object]:
+    def work() -> object:
+        for part in parts:
+            assert forked.ahead_part(part)
+        return value
+
+    return work
+
+
+def test_ahead_parts_come_in_order_before_the_value(fork_now):
+    big = "x" * (3 * forked.PIPE_BYTES)  # (more than the pipe holds: the child never waits for it)
+    pending = forked.ahead(_parts_then([1, big, {"three": 3}], "the value"))
+    assert pending is not None
+    assert [pending.part(30) for _ in range(4)] == [(True, 1), (True, big), (True, {"three": 3}), (False, None)]
+    assert pending.part(30) == (False, None)
+    assert pending.take(30) == "the value"
+    dropped = forked.ahead(_parts_then([1, 2], "only the value"))
+    assert dropped is not None and dropped.take(30) == "only the value"  # (parts not taken are dropped)
+    assert not forked.ahead_part("nowhere")  # (not in a child of ahead(): nothing is sent)
+
+
+def test_ahead_a_child_that_stops_sending_parts_is_killed(fork_now, tmp_path):
+    def one_then_sleeps() -> int:
+        forked.ahead_part("first")
+        (tmp_path / "pid").write_text(str(os.getpid()))
+        time.sleep(60)
+        return 1
+
+    pending = forked.ahead(one_then_sleeps)
+    assert pending is not None
+    assert pending.part(30) == (True, "first")
+    t0 = time.monotonic()
+    assert pending.part(0.2) == (False, None)
+    assert time.monotonic() - t0 < 10
+    with pytest.raises(ProcessLookupError):
+        os.kill(int((tmp_path / "pid").read_text()), 0)  # killed and reaped
+    assert pending.take(1) is None
+    failing = forked.ahead(lambda: forked.ahead_part("part") and 1 / 0)
+    assert failing is not None
+    assert [failing.part(30), failing.part(30)] == [(True, "part"), (False, None)]
+    assert failing.take(1) is None  # (the child failed: no value)
 
 
 def test_ahead_forks_nothing_where_it_may_not(monkeypatch):

@@ -20,10 +20,16 @@ from skillshelf.core.scanproof import ScanProof
 class Handed:
     """An :class:`~skillshelf.core.forked.Ahead` whose value was made in this process."""
 
-    def __init__(self, value: object) -> None:
+    def __init__(self, value: object, parts: tuple[object, ...] = ()) -> None:
         self.value = value
+        self.parts = list(parts)
         self.waits: list[float] = []
+        self.pulled = 0
         self.cancelled = False
+
+    def part(self, timeout: float) -> tuple[bool, object]:
+        self.pulled += 1
+        return (True, self.parts.pop(0)) if self.parts else (False, None)
 
     def take(self, timeout: float) -> object:
         self.waits.append(timeout)
@@ -153,8 +159,56 @@ def test_without_a_kept_build_there_is_nothing_to_check_and_the_child_is_stopped
     assert check_ahead(tree.project, env=tree.env, host="zuno", cache_dir=None) is None
     handed = Handed("never used")
     cat = _open(tree, cache_dir, handed)
-    assert handed.cancelled and handed.waits == []
+    # (what the child read ahead is asked for, at the first file: it sent nothing; stopped after)
+    assert handed.cancelled and handed.waits == [] and handed.pulled == 1
     same(cat.current, opened(tree, None).current)
+
+
+def test_without_a_kept_build_the_first_build_takes_the_files_the_child_read_ahead(tmp_path, monkeypatch):
+    from skillshelf.core import forked
+    from skillshelf.core.hostlint import cached_lint
+    from skillshelf.core.lint import Target, lint_file
+
+    tree = Tree(tmp_path)
+    for i in range(12):
+        write(f"{tree.agents}/s{i:02}/SKILL.md", skill(f"s{i:02}", f"Skill {i}"))
+    write(f"{tree.zuno}/side/SKILL.md", skill("side", "Has a sidecar"))
+    write(f"{tree.zuno}/side/agents/zuno.yaml", "policy:\n  exposure: search\n")
+    write(f"{tree.agents}/broken/SKILL.md", "---\nname: [unclosed\n---\nbody\n")
+    write(f"{tree.agents}/Bad_Name/SKILL.md", skill("Bad_Name", "Lint finds its name"))
+    settle_clock()
+    cache_dir = str(tmp_path / "cache")
+    read_here: list[str] = []
+    real = build._read_skill
+
+    def counted(location: str) -> object:
+        read_here.append(location)  # (the child's appends are its own)
+        return real(location)
+
+    monkeypatch.setattr(build, "_read_skill", counted)
+    monkeypatch.setattr(forked, "may_fork", lambda: True)
+    monkeypatch.setattr(forked, "CHUNK", 4)  # (parts of four files)
+
+    def work() -> object:
+        forked.ENABLED = True
+        return check_ahead(tree.project, env=tree.env, host="zuno", cache_dir=cache_dir, read_ahead=True,
+                           lint_target="spec")
+
+    pending = forked.ahead(work)
+    assert pending is not None
+    cat = Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir, lint_target="spec",
+                       ahead=pending)
+    assert read_here == []  # every file came from the child, the sidecar too
+    same(cat.current, opened(tree, None).current)
+    cache = session_cache(cat)
+    assert (cache.hits, cache.misses) == (0, 16)  # (15 files and the sidecar, each read once: by the child)
+    linted = [*cat.current.sources[len(cat.session.builtins.sources):], *cat.current.rejected]
+    assert len(linted) == 15
+    for item in linted:  # each linted from the child's read, as the lint of the file says
+        folder = os.path.basename(os.path.dirname(item.location))
+        assert cache.peek("lint:spec", item.canonical, label=folder) is not None, item.location
+        assert cached_lint(item.location, item.canonical, "spec", cache) == lint_file(item.location,
+                                                                                       target=Target.SPEC)
 
 
 @pytest.mark.parametrize("host", ["claude", "codex", "opencode", "gemini", "zhin"])

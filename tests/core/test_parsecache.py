@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from test_catalog import SHARED, Tree, _soak, same, skill, write
 
 from skillshelf.core import parsecache
 from skillshelf.core.catalog import Catalog
+from skillshelf.core.fileread import read_regular
 from skillshelf.core.hosts import HOSTS
 from skillshelf.core.parsecache import ParseCache, ParseCacheStore, stat_key
 from skillshelf.core.paths import Environment
@@ -498,21 +500,61 @@ def test_changes_since_a_mark_are_the_entries_kept_since_it(tmp_path):
     second = cache.mark()
     look(files[3])
     look(files[1])  # (a hit: nothing new kept)
-    new, hits, misses = cache.changes_since(second)
-    assert (sorted(i[1] for i in new), hits, misses) == ([files[3]], 1, 1)
-    new, hits, misses = cache.changes_since(first)
+    new, hits, misses, products = cache.changes_since(second)
+    assert (sorted(i[1] for i in new), hits, misses, products) == ([files[3]], 1, 1, {})
+    new, hits, misses, _ = cache.changes_since(first)
     assert (sorted(i[1] for i in new), hits, misses) == (files[1:4], 2, 3)
     assert all(v == (stat_key(os.stat(i[1])), Path(i[1]).read_text()) for i, v in new.items())
     cache.begin_full_build()  # the entries are started afresh: every one is "since"
     look(files[4])
-    new, _, _ = cache.changes_since(second)
+    new, _, _, _ = cache.changes_since(second)
     assert sorted(i[1] for i in new) == [files[4]]
     third = cache.mark()
     other = ParseCache(None, "ns")
     assert other.adopt(cache.changes_since(first))
     assert other.lookup("k", files[4], lambda: "read again")[0] == "4"
-    assert cache.changes_since(third) == ({}, 0, 0)
+    assert cache.changes_since(third) == ({}, 0, 0, {})
     assert read[0] == 5
+
+
+def read_tapped(path: str) -> bytes | None:
+    """A file's bytes read as hosts read them (products are made from them), ``None`` when it
+    cannot be read."""
+    try:
+        return read_regular(path)
+    except OSError:
+        return None
+
+
+def test_changes_carry_the_products_made_and_the_lookups_not_kept(tmp_path):
+    files = []
+    for i in range(3):
+        f = tmp_path / f"f{i}"
+        f.write_text(str(i))
+        files.append(str(f))
+    settle_clock()
+    folder = str(tmp_path / "a-folder")  # (not a regular file: looked up, never kept)
+    os.mkdir(folder)
+    cache = ParseCache(str(tmp_path / "c.pickle"), "ns")
+    cache.produce("p:twice", lambda path, data: ("", data * 2))
+
+    def look(path: str) -> object:
+        return cache.lookup("k", path, partial(read_tapped, path))[0]
+
+    look(files[0])
+    mark = cache.mark()
+    assert [look(files[1]), look(folder), look(files[2])] == [b"1", None, b"2"]
+    new, hits, misses, products = cache.changes_since(mark)
+    assert new == {("k", files[1], ""): (stat_key(os.stat(files[1])), b"1"), ("k", folder, ""): None,
+                   ("k", files[2], ""): (stat_key(os.stat(files[2])), b"2")}
+    assert (hits, misses, list(products)) == (0, 2, ["p:twice"])
+    assert sorted(i[1] for i in products["p:twice"]) == files[1:]
+    other = ParseCache(None, "ns")
+    assert other.adopt((new, hits, misses, products))
+    assert [other.lookup("k", p, lambda: "read again")[0] for p in files[1:]] == [b"1", b"2"]
+    assert other.peek("p:twice", files[2]) == b"22"
+    assert other.peek("p:twice", files[0]) is None  # (made before the mark)
+    assert other.lookup("k", folder, lambda: "read again")[0] == "read again"
 
 
 def test_one_entry_too_deep_to_pickle_leaves_the_others_kept_and_a_fifo_never_blocks(tmp_path):
@@ -532,3 +574,52 @@ def test_one_entry_too_deep_to_pickle_leaves_the_others_kept_and_a_fifo_never_bl
     os.mkfifo(file)  # a FIFO where the cache file was: read as no cache (a blocking open would hang)
     assert parsecache._read_file(file, session_cache(cat).namespace) == {}
     same(opened(tree, cache_dir).current, cat.current)
+
+
+def test_a_fed_lookup_takes_what_another_process_read_and_reads_only_what_changed_or_never_came(tmp_path):
+    files = []
+    for i in range(4):
+        f = tmp_path / f"f{i}"
+        f.write_text(str(i))
+        files.append(str(f))
+    folder = str(tmp_path / "a-folder")
+    os.mkdir(folder)
+    settle_clock()
+    reader = ParseCache(None, "ns")  # (the other process's cache)
+    reader.produce("p:twice", lambda path, data: ("", data * 2))
+    mark = reader.mark()
+    for path in (files[0], folder):
+        reader.lookup("k", path, partial(read_tapped, path))
+    first = reader.changes_since(mark)
+    mark = reader.mark()
+    for path in files[1:3]:
+        reader.lookup("k", path, partial(read_tapped, path))
+    parts = [first, reader.changes_since(mark)]  # (files[3] never comes)
+    pulled: list[int] = []
+
+    def pull() -> object | None:
+        pulled.append(len(parts))
+        return parts.pop(0) if parts else None
+
+    cache = ParseCache(None, "ns")
+    cache.feed(pull)
+    computed: list[str] = []
+
+    def look(path: str) -> object:
+        def compute() -> object:
+            computed.append(os.path.basename(path))
+            return read_tapped(path)
+        return cache.lookup("k", path, compute)[0]
+
+    assert look(files[0]) == b"0" and pulled == [2]  # (one part was enough)
+    assert look(folder) is None and pulled == [2]  # (it came, as not kept: read here, not waited for)
+    Path(files[1]).write_text("one, edited")
+    settle_clock()
+    assert look(files[1]) == b"one, edited"  # (its key differs from what came: read again here)
+    assert look(files[2]) == b"2" and pulled == [2, 1]
+    assert look(files[3]) == b"3" and pulled == [2, 1, 0]  # (nothing more came: read here)
+    assert computed == ["a-folder", "f1", "f3"]
+    assert (cache.hits, cache.misses) == (0, 4)  # (what came was read in this run: misses; the folder is no file)
+    assert cache.peek("p:twice", files[2]) == b"22"
+    cache.end_feed()
+    assert look(files[0]) == b"0" and (cache.hits, cache.misses) == (1, 4)

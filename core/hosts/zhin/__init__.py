@@ -74,6 +74,9 @@ class ZhinSession:
         """Zhin keeps no first build: nothing to check ahead."""
         return None
 
+    def read_ahead(self) -> None:
+        """Zhin's first build is not fed from another process."""
+
     def changed_since_ahead(self) -> frozenset[str]:
         """Nothing was checked ahead."""
         return frozenset()

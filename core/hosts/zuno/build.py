@@ -22,7 +22,10 @@ file, and the result is exactly a fresh build's. The proofs and keys of that che
 by another process (:meth:`ZunoSession.check_ahead`, :class:`KeptCheck`) a little earlier: the
 first build adopts them for the very kept build it loaded, and what it kept on their word is
 looked at again when asked (:meth:`ZunoSession.changed_since_ahead`: a watcher, once its watches
-are in place).
+are in place). With no kept build, that process reads ahead what the first build reads
+(:meth:`ZunoSession.read_ahead`) and the build takes each entry from it
+(:meth:`~skillshelf.core.parsecache.ParseCache.feed`): the same entries, keyed by the same
+identity, read once.
 """
 
 from __future__ import annotations
@@ -103,6 +106,7 @@ from skillshelf.core.scanproof import ScanProof, prove
 from skillshelf.core.sidecar import NO_SIDECAR, Sidecar, read_sidecars, sidecar_paths
 
 if TYPE_CHECKING:
+    from skillshelf.core.forked import Ahead
     from skillshelf.core.frontmatter import SkillParse
 
 __all__ = ["KEEP_LAST_VALID_KINDS", "RELEVANT_COMPONENTS", "RELEVANT_NAMES", "SIDECAR_NAMES", "ZunoSession"]
@@ -441,6 +445,31 @@ class ZunoSession:
             return None
         return _check_kept(state)
 
+    def read_ahead(self) -> None:
+        """Read what a first build with nothing kept reads (the files of this workspace's matches
+        and their sidecars, linted when the cache makes products) into the parse cache, sending
+        what is kept every :data:`~skillshelf.core.forked.CHUNK` files
+        (:meth:`~skillshelf.core.hosts.base.HostSession.read_ahead`). The workspace, roots and
+        matches are the first build's (no remote pull: a first build that may pull defers it);
+        the reads are shared with a forked child of this process where one may fork."""
+        ctx = self._context
+        cache = self._cache
+        worktree = self.worktree()
+        config = workspace_config(ctx.cwd, ctx.env, ctx.config_files, worktree)
+        roots, _ = workspace_roots(ctx.cwd, ctx.env, ctx.paths, config, (), worktree)
+        walked = forked.claim_map(partial(_walk, since=None), roots, meanwhile=_import_reader)
+        matches = discover(roots, scans=tuple(result for result, _ in walked)).matches
+        marks = [cache.mark()]
+
+        def each(i: int, _: None) -> None:
+            if (i + 1) % forked.CHUNK == 0:  # (once per chunk, this process's or the child's)
+                forked.ahead_part(cache.changes_since(marks[0]))
+                marks[0] = cache.mark()
+
+        forked.chunk_map(partial(_read_only, cache=cache), matches, each, extra=_CacheChanges(cache),
+                         adopt=cache.adopt)
+        forked.ahead_part(cache.changes_since(marks[0]))
+
     def changed_since_ahead(self) -> frozenset[str] | None:
         """What changed since the check the first build adopted, of what the build took on its
         word (:meth:`~skillshelf.core.hosts.base.HostSession.changed_since_ahead`), looked at
@@ -483,8 +512,8 @@ class ZunoSession:
         ahead = self._context.ahead
         if ahead is None:
             return None
-        if kept is None:
-            ahead.cancel()
+        if kept is None:  # (nothing to check: the child reads ahead what this build reads)
+            self._cache.feed(partial(_next_part, ahead))
             return None
         check = ahead.take(waited_s + AHEAD_SLACK_S)
         if (isinstance(check, KeptCheck) and kept.token and check.token == kept.token
@@ -737,6 +766,10 @@ class ZunoSession:
                     tuple(proofs), tuple(matches), keys))
         if previous is not None and changed is None:
             self._adopted = None  # (this full rescan looked at everything again)
+        if previous is None:
+            self._cache.end_feed()
+            if ctx.ahead is not None:
+                ctx.ahead.cancel()
         return gen
 
     def _kept(self, roots: tuple[Root, ...]) -> _Kept | None:
@@ -839,6 +872,18 @@ def _read(m: Match, cache: ParseCache, st: os.stat_result | None = None, agents:
     return _Parsed(sidecar, parse, st.st_mtime if st is not None else 0.0)
 
 
+def _next_part(ahead: Ahead) -> object | None:
+    """The next part a child reading ahead sent (:meth:`ZunoSession.read_ahead`), ``None`` when
+    no more will come (it sent nothing for :data:`~skillshelf.core.forked.PATIENCE_S`: stopped)."""
+    got, part = ahead.part(forked.PATIENCE_S)
+    return part if got else None
+
+
+def _read_only(m: Match, cache: ParseCache) -> None:
+    """:func:`_read` for what it keeps in ``cache`` alone."""
+    _read(m, cache)
+
+
 def _keyed_read(m: Match, cache: ParseCache, now_ns: int) -> tuple[_DirKeys, _Parsed]:
     """:func:`_dir_keys` of ``m`` then :func:`_read` of it, sharing the ``stat`` of its
     ``SKILL.md`` and the look for ``agents/`` (the keys are still taken before the read)."""
@@ -881,7 +926,7 @@ def _read_assembled(matches: Sequence[Match], config: Config, rules: tuple[RuleE
             source.entry  # noqa: B018  (made now: every view and the index render use it)
             digests[id(source)] = (source, source_digest_bytes(source))
 
-    if not forked.available() or cache.produces:
+    if not forked.available():
         for i, m in enumerate(matches):
             each(i, read(m))
     else:
