@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeVar
 
-__all__ = ["ENABLED", "MIN_ITEMS", "Ahead", "ahead", "ahead_part", "available", "chunk_map", "claim_map", "may_fork", "spawn",
+__all__ = ["ENABLED", "MIN_ITEMS", "Ahead", "ahead", "ahead_flush", "ahead_part", "available", "chunk_map", "claim_map", "may_fork", "spawn",
            "start_pending", "wait"]
 
 T = TypeVar("T")
@@ -569,7 +569,9 @@ class Ahead:
             os.close(fd)
         if pid is None:
             return
-        if not answered:
+        if not answered:  # (the child and what it forked: its process group)
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
             _kill(pid)
             return
         status = _reap(pid)
@@ -638,6 +640,10 @@ class _Sender:
             _write_all(self._fd, self._held)
             self._held.clear()
             return
+        self.flush()
+
+    def flush(self) -> None:
+        """Write what is held, as much as the pipe takes now."""
         while self._held:
             try:
                 n = os.write(self._fd, self._held)
@@ -647,6 +653,13 @@ class _Sender:
 
 
 _sender: _Sender | None = None  # (in a child of ahead(): where its parts go)
+
+
+def ahead_flush() -> None:
+    """In a child of :func:`ahead`: send what the pipe could not take of the parts so far, as
+    much as it takes now (never waits). Nothing anywhere else."""
+    if _sender is not None:
+        _sender.flush()
 
 
 def ahead_part(value: object) -> bool:
@@ -676,9 +689,10 @@ def ahead(work: Callable[[], object]) -> Ahead | None:
         import fcntl
 
         fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-    # Ctrl-C before the TUI takes the terminal reaches both processes: the child dies of it
-    # silently (no handler of this process's runs there); held back over the fork so that it
-    # never finds the child still running this process's code
+    # the child leads a process group of its own (with the readers it forks: stopped together,
+    # Ahead.cancel), so a Ctrl-C in the terminal reaches this process alone, whose exit stops
+    # it; SIGINT is held back over the fork so that a child signalled at once never runs this
+    # process's handler, and dies of it silently
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         pid = os.fork()
@@ -690,6 +704,8 @@ def ahead(work: Callable[[], object]) -> Ahead | None:
     if pid == 0:
         code = 1
         try:
+            with contextlib.suppress(OSError):
+                os.setpgid(0, 0)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
             os.close(r)
@@ -704,6 +720,8 @@ def ahead(work: Callable[[], object]) -> Ahead | None:
             code = 0
         finally:
             _child_exit(code)
+    with contextlib.suppress(OSError):  # (the child's own call may come later: whichever is first)
+        os.setpgid(pid, pid)
     signal.pthread_sigmask(signal.SIG_SETMASK, held)
     os.close(w)
     pending = Ahead(pid, r)

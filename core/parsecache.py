@@ -158,6 +158,7 @@ class _Feed:
         self.lock = threading.Lock()
         self.came: set[tuple[str, str, str]] = set()
         self.fresh: set[tuple[str, str, str]] = set()
+        self.scope: frozenset[str] | None = None  # (every path the other process looks up, once known)
         self.ended = False
 
 
@@ -321,9 +322,11 @@ class ParseCache:
         """Until :meth:`end_feed`, a lookup that finds no entry for its file first waits for
         another process reading the same files into a cache of its own (a first build's files
         read ahead: :meth:`~skillshelf.core.hosts.zuno.build.ZunoSession.read_ahead`):
-        ``pull()`` gives the next value of that cache's :meth:`changes_since` (adopted here),
-        or anything else once no more will come. A file whose entry came is read here only when
-        its key differs (changed since); it counts as a miss (it was read in this run)."""
+        ``pull()`` gives the next value of that cache's :meth:`changes_since` (adopted here), or
+        first a ``frozenset`` of every path that process looks up (a lookup of any other path
+        never waits), or anything else once no more will come. A file whose entry came is read
+        here only when its key differs (changed since); it counts as a miss (it was read in
+        this run)."""
         with self._lock:
             self._feed = _Feed(pull)
 
@@ -337,7 +340,12 @@ class ParseCache:
         will (False)."""
         with feed.lock:
             while ident not in feed.came and not feed.ended:
+                if feed.scope is not None and ident[1] not in feed.scope:
+                    return False
                 changes: Any = feed.pull()
+                if isinstance(changes, frozenset):
+                    feed.scope = changes
+                    continue
                 try:
                     new: _Entries = changes[0]
                     self.adopt((new, 0, 0, changes[3]))
@@ -350,7 +358,7 @@ class ParseCache:
     def _passed(self, ident: tuple[str, str, str]) -> None:
         """Journal ``ident`` as looked up but not kept (once :meth:`mark` was called): a process
         fed these changes (:meth:`feed`) then stops waiting for it."""
-        if self._journal is not None:
+        if self._journal is not None and self.enabled:
             with self._lock:
                 if self._journal is not None:
                     self._journal.append(ident)
@@ -410,7 +418,8 @@ class ParseCache:
             self._new = self._new or bool(kept)
             self.hits += hits
             self.misses += misses
-        for kind, made in products.items():
+        for kind, entries in products.items():
+            made = {ident: raw for ident, raw in entries.items() if raw is not None}
             cache = self._aux_for(kind)
             with cache._lock:
                 if cache._journal is not None:
@@ -506,6 +515,11 @@ class ParseCache:
             return None
         safe = "".join(c if c.isalnum() else "_" for c in kind)
         return self.file.removesuffix(".pickle") + f"-state-{safe}.pickle"
+
+    def has_state(self, kind: str) -> bool:
+        """Whether a whole-build state is kept under ``kind`` (its file exists; not read)."""
+        file = self._state_file(kind)
+        return file is not None and os.path.exists(file)
 
     def load_state(self, kind: str, cls: type[T]) -> T | None:
         """The whole-build state last kept under ``kind`` with :meth:`keep_state` (in this

@@ -481,6 +481,39 @@ def test_ahead_a_child_that_stops_sending_parts_is_killed(fork_now, tmp_path):
     assert failing.take(1) is None  # (the child failed: no value)
 
 
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (gone, or a zombie left for init to reap)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_ahead_cancel_stops_what_the_child_forked_too(fork_now, tmp_path):
+    def forks_a_reader() -> int:
+        pid = os.fork()
+        if pid == 0:  # (a reader of the child's: chunk_map's, claim_map's)
+            time.sleep(60)
+            os._exit(0)
+        (tmp_path / "pid").write_text(str(pid))
+        time.sleep(60)
+        return 1
+
+    pending = forked.ahead(forks_a_reader)
+    assert pending is not None
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    reader = int((tmp_path / "pid").read_text())
+    assert not _gone(reader)
+    pending.cancel()
+    deadline = time.monotonic() + 10
+    while not _gone(reader) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _gone(reader)
+
+
 def test_ahead_forks_nothing_where_it_may_not(monkeypatch):
     monkeypatch.setattr(forked.threading, "active_count", lambda: 2)  # another thread runs
     ran: list[int] = []

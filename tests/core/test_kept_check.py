@@ -200,6 +200,7 @@ def test_without_a_kept_build_the_first_build_takes_the_files_the_child_read_ahe
                        ahead=pending)
     assert read_here == []  # every file came from the child, the sidecar too
     same(cat.current, opened(tree, None).current)
+    assert pending.take(1) is None  # (stopped once the build had what it needed)
     cache = session_cache(cat)
     assert (cache.hits, cache.misses) == (0, 16)  # (15 files and the sidecar, each read once: by the child)
     linted = [*cat.current.sources[len(cat.session.builtins.sources):], *cat.current.rejected]
@@ -425,3 +426,50 @@ def test_a_full_rescan_that_fails_leaves_what_is_to_be_looked_at_again(tmp_path,
         with pytest.raises(OSError):
             cat.refresh()
     assert cat.changed_since_ahead() == frozenset({os.path.dirname(files["keep"])})
+
+
+def _parts_of_read_ahead(tree: Tree, cache_dir: str, monkeypatch) -> list[object]:
+    """What the child reading ahead sends (:meth:`build.ZunoSession.read_ahead`), made here."""
+    from skillshelf.core import forked
+
+    parts: list[object] = []
+    monkeypatch.setattr(forked, "ahead_part", lambda value: parts.append(value) or True)
+    check = check_ahead(tree.project, env=tree.env, host="zuno", cache_dir=cache_dir, read_ahead=True)
+    assert check is None or isinstance(check, build.KeptCheck)
+    return parts
+
+
+def test_the_child_reads_ahead_only_with_no_first_build_kept(tmp_path, monkeypatch):
+    tree, cache_dir, files = _tree(tmp_path)  # (a first build kept)
+    for name in os.listdir(os.path.join(cache_dir, "parse")):
+        if "state-zuno_first_build_check" in name:  # (its check state gone: nothing to check)
+            os.remove(os.path.join(cache_dir, "parse", name))
+    assert _parts_of_read_ahead(tree, cache_dir, monkeypatch) == []  # (the first build checks the kept one itself)
+    scope, *changes = _parts_of_read_ahead(tree, str(tmp_path / "empty-cache"), monkeypatch)
+    locations = [files["edit"], files["keep"], files["side"], files["home"]]
+    assert files["sidecar"] in build.sidecar_paths(os.path.join(tree.zuno, "side"))
+    assert scope == frozenset([*(os.path.realpath(p) for p in locations), *build.sidecar_paths(
+        os.path.join(tree.zuno, "side"))])
+    came = {ident[1] for part in changes for ident in part[0]}  # type: ignore[index]
+    assert came == scope
+
+
+def test_a_skill_or_sidecar_the_child_never_saw_is_read_by_the_build_itself(tmp_path, monkeypatch):
+    tree = Tree(tmp_path)
+    for i in range(6):
+        write(f"{tree.agents}/s{i}/SKILL.md", skill(f"s{i}", f"Skill {i}"))
+    settle_clock()
+    cache_dir = str(tmp_path / "cache")
+    parts = _parts_of_read_ahead(tree, cache_dir, monkeypatch)
+    added = write(f"{tree.agents}/a-new/SKILL.md", skill("a-new", "Made after the child walked"))
+    write(f"{tree.agents}/s0/agents/zuno.yaml", "policy:\n  exposure: search\n")
+    settle_clock()
+    read_here: list[str] = []
+    real = build._read_skill
+    monkeypatch.setattr(build, "_read_skill", lambda location: read_here.append(location) or real(location))
+    handed = Handed(None, tuple(parts))
+    cat = _open(tree, cache_dir, handed)
+    assert read_here == [added]
+    # (never waited for: what came was taken when the first file looked up needed it, no more)
+    assert handed.pulled == len(parts) and not handed.parts
+    same(cat.current, opened(tree, None).current)

@@ -578,7 +578,7 @@ def test_one_entry_too_deep_to_pickle_leaves_the_others_kept_and_a_fifo_never_bl
 
 def test_a_fed_lookup_takes_what_another_process_read_and_reads_only_what_changed_or_never_came(tmp_path):
     files = []
-    for i in range(4):
+    for i in range(5):
         f = tmp_path / f"f{i}"
         f.write_text(str(i))
         files.append(str(f))
@@ -594,7 +594,8 @@ def test_a_fed_lookup_takes_what_another_process_read_and_reads_only_what_change
     mark = reader.mark()
     for path in files[1:3]:
         reader.lookup("k", path, partial(read_tapped, path))
-    parts = [first, reader.changes_since(mark)]  # (files[3] never comes)
+    # (what it looks up: files[3] too, which never comes; files[4] is not in it)
+    parts: list[object] = [frozenset([*files[:4], folder]), first, reader.changes_since(mark)]
     pulled: list[int] = []
 
     def pull() -> object | None:
@@ -611,15 +612,31 @@ def test_a_fed_lookup_takes_what_another_process_read_and_reads_only_what_change
             return read_tapped(path)
         return cache.lookup("k", path, compute)[0]
 
-    assert look(files[0]) == b"0" and pulled == [2]  # (one part was enough)
-    assert look(folder) is None and pulled == [2]  # (it came, as not kept: read here, not waited for)
+    assert look(files[0]) == b"0" and pulled == [3, 2]  # (the scope, then one part was enough)
+    assert look(folder) is None and pulled == [3, 2]  # (it came, as not kept: read here, not waited for)
+    assert look(files[4]) == b"4" and pulled == [3, 2]  # (not looked up there: never waited for)
     Path(files[1]).write_text("one, edited")
     settle_clock()
     assert look(files[1]) == b"one, edited"  # (its key differs from what came: read again here)
-    assert look(files[2]) == b"2" and pulled == [2, 1]
-    assert look(files[3]) == b"3" and pulled == [2, 1, 0]  # (nothing more came: read here)
-    assert computed == ["a-folder", "f1", "f3"]
-    assert (cache.hits, cache.misses) == (0, 4)  # (what came was read in this run: misses; the folder is no file)
+    assert look(files[2]) == b"2" and pulled == [3, 2, 1]
+    assert look(files[3]) == b"3" and pulled == [3, 2, 1, 0]  # (nothing more came: read here)
+    assert computed == ["a-folder", "f4", "f1", "f3"]
+    assert (cache.hits, cache.misses) == (0, 5)  # (what came was read in this run: misses; the folder is no file)
     assert cache.peek("p:twice", files[2]) == b"22"
     cache.end_feed()
-    assert look(files[0]) == b"0" and (cache.hits, cache.misses) == (1, 4)
+    assert look(files[0]) == b"0" and (cache.hits, cache.misses) == (1, 5)
+
+
+def test_a_cache_that_keeps_nothing_journals_nothing_and_what_was_not_kept_is_never_adopted(tmp_path):
+    f = tmp_path / "f"
+    f.write_text("text")
+    settle_clock()
+    off = ParseCache(None, "ns", enabled=False)  # (--no-cache: its lookups are never handed over)
+    mark = off.mark()
+    assert off.lookup("k", str(f), lambda: "read")[0] == "read"
+    assert off.changes_since(mark) == ({}, 0, 0, {})
+    cache = ParseCache(None, "ns")
+    cache.produce("p:lint", lambda path, data: ("", "kept"))
+    cache.lookup("k", str(f), partial(read_tapped, str(f)))
+    assert cache.adopt(({}, 0, 0, {"p:lint": {("p:lint", str(f), ""): None}}))
+    assert cache.peek("p:lint", str(f)) == "kept"

@@ -103,7 +103,7 @@ from skillshelf.core.parsecache import NO_CACHE, Later, ParseCache
 from skillshelf.core.paths import canonical
 from skillshelf.core.scan import ScanResult, ScanSeen, scan
 from skillshelf.core.scanproof import ScanProof, prove
-from skillshelf.core.sidecar import NO_SIDECAR, Sidecar, read_sidecars, sidecar_paths
+from skillshelf.core.sidecar import NO_SIDECAR, SIDECAR_DIR, Sidecar, read_sidecars, sidecar_paths
 
 if TYPE_CHECKING:
     from skillshelf.core.forked import Ahead
@@ -451,23 +451,36 @@ class ZunoSession:
         what is kept every :data:`~skillshelf.core.forked.CHUNK` files
         (:meth:`~skillshelf.core.hosts.base.HostSession.read_ahead`). The workspace, roots and
         matches are the first build's (no remote pull: a first build that may pull defers it);
-        the reads are shared with a forked child of this process where one may fork."""
+        the reads are shared with a forked child of this process where one may fork. The first
+        part is the set of paths it looks up (each match's ``SKILL.md``, and both sidecars of
+        each that has ``agents/``: a lookup of another path is never waited for). Nothing is read
+        when a first build is kept (the first build checks it: :meth:`check_ahead`)."""
         ctx = self._context
         cache = self._cache
+        if cache.has_state(_KEPT):
+            return
         worktree = self.worktree()
         config = workspace_config(ctx.cwd, ctx.env, ctx.config_files, worktree)
         roots, _ = workspace_roots(ctx.cwd, ctx.env, ctx.paths, config, (), worktree)
         walked = forked.claim_map(partial(_walk, since=None), roots, meanwhile=_import_reader)
         matches = discover(roots, scans=tuple(result for result, _ in walked)).matches
+        agents = [os.path.lexists(os.path.join(os.path.dirname(m.location), SIDECAR_DIR)) for m in matches]
+        scope = {m.canonical for m in matches}
+        for m, has in zip(matches, agents, strict=True):
+            if has:
+                scope.update(sidecar_paths(os.path.dirname(m.location)))
+        forked.ahead_part(frozenset(scope))
         marks = [cache.mark()]
 
         def each(i: int, _: None) -> None:
             if (i + 1) % forked.CHUNK == 0:  # (once per chunk, this process's or the child's)
                 forked.ahead_part(cache.changes_since(marks[0]))
                 marks[0] = cache.mark()
+            else:  # (what the pipe could not take: sent as soon as the other process reads)
+                forked.ahead_flush()
 
-        forked.chunk_map(partial(_read_only, cache=cache), matches, each, extra=_CacheChanges(cache),
-                         adopt=cache.adopt)
+        forked.chunk_map(partial(_read_only, matches, agents, cache), range(len(matches)), each,
+                         extra=_CacheChanges(cache), adopt=cache.adopt)
         forked.ahead_part(cache.changes_since(marks[0]))
 
     def changed_since_ahead(self) -> frozenset[str] | None:
@@ -879,9 +892,10 @@ def _next_part(ahead: Ahead) -> object | None:
     return part if got else None
 
 
-def _read_only(m: Match, cache: ParseCache) -> None:
-    """:func:`_read` for what it keeps in ``cache`` alone."""
-    _read(m, cache)
+def _read_only(matches: Sequence[Match], agents: Sequence[bool], cache: ParseCache, i: int) -> None:
+    """:func:`_read` of ``matches[i]`` (``agents[i]``: whether its ``agents/`` exists) for what it
+    keeps in ``cache`` alone."""
+    _read(matches[i], cache, agents=agents[i])
 
 
 def _keyed_read(m: Match, cache: ParseCache, now_ns: int) -> tuple[_DirKeys, _Parsed]:
