@@ -23,6 +23,7 @@ that part itself, so the results are the same whichever way they were made.
 from __future__ import annotations
 
 import atexit
+import collections
 import contextlib
 import os
 import pickle
@@ -99,7 +100,7 @@ def _read_all(fd: int, deadline: float | None) -> bytes | None:
         parts.append(chunk)
 
 
-def _write_all(fd: int, data: bytes | bytearray) -> None:
+def _write_all(fd: int, data: bytes | bytearray | memoryview) -> None:
     view = memoryview(data)
     while view:
         n = os.write(fd, view)
@@ -624,32 +625,36 @@ class Ahead:
 class _Sender:
     """In a child of :func:`ahead`: its frames to the parent (8 bytes of length, then ``(last,
     value)`` pickled). Parts never wait for the parent to read: what the pipe cannot take now
-    is held and sent with the next frame (the parent may still be starting)."""
+    is held (each frame whole, written from where the pipe stopped taking it) and sent as soon
+    as it takes more (:meth:`flush`); the last frame waits for all of it."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
-        self._held = bytearray()
+        self._held: collections.deque[memoryview] = collections.deque()
         os.set_blocking(fd, False)
 
     def send(self, value: object, *, last: bool = False) -> None:
         data = pickle.dumps((last, value), protocol=pickle.HIGHEST_PROTOCOL)
-        self._held += len(data).to_bytes(8, "little")
-        self._held += data
+        self._held.append(memoryview(len(data).to_bytes(8, "little") + data))
         if last:
             os.set_blocking(self._fd, True)
-            _write_all(self._fd, self._held)
-            self._held.clear()
+            while self._held:
+                _write_all(self._fd, self._held.popleft())
             return
         self.flush()
 
     def flush(self) -> None:
-        """Write what is held, as much as the pipe takes now."""
-        while self._held:
+        """Write what is held, as much as the pipe takes now (each byte written once)."""
+        held = self._held
+        while held:
             try:
-                n = os.write(self._fd, self._held)
+                n = os.write(self._fd, held[0])
             except BlockingIOError:
                 return
-            del self._held[:n]
+            if n < len(held[0]):
+                held[0] = held[0][n:]
+            else:
+                held.popleft()
 
 
 _sender: _Sender | None = None  # (in a child of ahead(): where its parts go)
