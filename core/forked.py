@@ -36,8 +36,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TypeVar
 
-__all__ = ["ENABLED", "MIN_ITEMS", "Ahead", "ahead", "ahead_flush", "ahead_part", "available", "chunk_map", "claim_map", "may_fork", "spawn",
-           "start_pending", "wait"]
+__all__ = ["ENABLED", "MIN_ITEMS", "Ahead", "ahead", "ahead_flush", "ahead_part", "available", "chunk_map",
+           "claim_map", "may_fork", "spawn", "start_pending", "wait"]
 
 T = TypeVar("T")
 R = TypeVar("R")
