@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from skillshelf.core.config import Config
@@ -97,8 +98,9 @@ def check_ahead(cwd: str, *, env: Environment, host: Host | str, paths: Sequence
     building anything: for a forked child to compute while the opening process starts (pass
     its :class:`~skillshelf.core.forked.Ahead` as ``ahead``). ``None`` without a cache.
     ``read_ahead``: when there is nothing to check, the files that build reads are read here
-    instead, and sent as they are read (:meth:`~skillshelf.core.hosts.base.HostSession.read_ahead`;
-    linted for ``lint_target`` from the same read, as :meth:`Catalog.open` does)."""
+    instead, and sent as they are read (:meth:`~skillshelf.core.hosts.base.HostSession.read_ahead`),
+    then linted for ``lint_target`` (what :func:`~skillshelf.core.hostlint.cached_lint` keeps,
+    sent the same way: the list comes first, then the lint of each row)."""
     if cache_dir is None:
         return None
     cwd = os.path.abspath(cwd)
@@ -109,9 +111,12 @@ def check_ahead(cwd: str, *, env: Environment, host: Host | str, paths: Sequence
     session = resolved.open(context)
     check = session.check_ahead()
     if check is None and read_ahead:
-        if context.cache is not None and lint_target is not None:
-            context.cache.produce(f"lint:{lint_target}", _lazy_lint_product(lint_target))
-        session.read_ahead()
+        lint = None
+        if lint_target is not None:
+            from skillshelf.core.hostlint import keep_lint
+
+            lint = partial(keep_lint, lint_target)
+        session.read_ahead(lint)
     return check
 
 

@@ -615,6 +615,19 @@ class Ahead:
             answer, self._answer = self._answer, None
         return answer[0] if answer is not None else None
 
+    def handed(self) -> Ahead:
+        """The same child, taken over by a new :class:`Ahead` (its parts read so far included):
+        this one no longer stops it (:meth:`cancel` is then a no-op), the new one does, at the
+        latest at this process's normal exit."""
+        with self._lock:
+            other = Ahead(self._pid, self._fd)  # type: ignore[arg-type]
+            other._buf, other._answer = self._buf, self._answer
+            self._pid = self._fd = None
+            self._buf, self._answer = bytearray(), None
+        if other._fd is not None:
+            atexit.register(other.cancel)
+        return other
+
     def cancel(self) -> None:
         """Stop the child (if still running) and forget its value."""
         with self._lock:

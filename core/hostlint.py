@@ -34,7 +34,7 @@ from skillshelf.core.model import Diagnostic, Severity
 from skillshelf.core.parsecache import ParseCache, Product
 
 __all__ = ["cached_lint", "finish_host_lint", "host_lint_bytes", "host_lint_file", "host_lint_paths", "host_target",
-           "host_targets", "lint_product"]
+           "host_targets", "keep_lint", "lint_product"]
 
 #: Largest file read (bytes), as the client hosts read them.
 _MAX_BYTES = 4 * 1024 * 1024
@@ -151,26 +151,43 @@ def cached_lint(location: str, canonical: str, target: str, cache: ParseCache | 
     ``memo``: shared by the files of one report (:func:`~skillshelf.core.lint.finish_lint`).
     Equal to :func:`~skillshelf.core.lint.lint_file` / :func:`host_lint_file`. Never raises."""
     host = host_target(target)
-    if cache is None or not cache.enabled:
+    entry = _lint_entry(target, location, canonical, cache) if cache is not None and cache.enabled else None
+    if entry is None:
         return host_lint_file(host, location) if host is not None else lint_file(location, target=Target(target),
                                                                                  memo=memo)
+    if isinstance(entry, LintReport):
+        return finish_host_lint(entry)
+    assert isinstance(entry, LintDraft)
+    return finish_lint(location, entry, memo)
+
+
+def keep_lint(target: str, location: str, canonical: str, cache: ParseCache) -> None:
+    """What :func:`cached_lint` keeps in ``cache`` for the file, made now when it is not kept
+    (its checks of other files are left to :func:`cached_lint`): for a process reading ahead
+    (:meth:`~skillshelf.core.hosts.base.HostSession.read_ahead`). Never raises."""
+    _lint_entry(target, location, canonical, cache)
+
+
+def _lint_entry(target: str, location: str, canonical: str, cache: ParseCache) -> LintReport | LintDraft | None:
+    """The lint kept in ``cache`` for the file (made and kept now when it is not): a host
+    target's report before its references are checked, a rule set's draft; ``None`` for a
+    file that is not regular or cannot be stat-ed (never kept)."""
     try:
         st = os.stat(canonical)
     except (OSError, ValueError):
-        st = None
-    if st is None or not stat.S_ISREG(st.st_mode):
-        return host_lint_file(host, location) if host is not None else lint_file(location, target=Target(target),
-                                                                                 memo=memo)
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
     kind = f"lint:{target}"
+    host = host_target(target)
     if host is not None:
         report, _ = cache.lookup(kind, canonical, partial(_host_draft, host, location), label=location, st=st,
                                  derive=False)
-        return finish_host_lint(report)
-    rule = Target(target)
+        return report
     folder = os.path.basename(os.path.dirname(os.path.abspath(location)))
-    draft, _ = cache.lookup(kind, canonical, partial(_file_draft, location, folder, rule), label=folder, st=st,
-                            derive=False)
-    return finish_lint(location, draft, memo)
+    draft, _ = cache.lookup(kind, canonical, partial(_file_draft, location, folder, Target(target)), label=folder,
+                            st=st, derive=False)
+    return draft
 
 
 def _file_draft(path: str, folder: str, target: Target) -> LintDraft:

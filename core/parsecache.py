@@ -194,6 +194,7 @@ class ParseCache:
         self._products: dict[str, Product] = {}
         self._aux: dict[str, ParseCache] = {}
         self._is_aux = False
+        self._owner: ParseCache | None = None  # (of a product cache: the host's, whose feed it waits for)
         self._live: set[str] | None = None  # files a build that reused a kept state still reaches
         self._states: dict[str, object] = {}  # whole-build states to write at the next save
         self._feed: _Feed | None = None  # what another process reads for this cache (feed())
@@ -271,8 +272,8 @@ class ParseCache:
                 self._set(ident, raw)
                 self._counted(ident)
                 return hit[1], st  # type: ignore[return-value]
-            feed = self._feed
-        if feed is not None and self._await(feed, ident):
+            feed = self._feed if self._owner is None else self._owner._feed
+        if feed is not None and (self._owner or self)._await(feed, ident):
             with self._lock:
                 raw = self._used.get(ident)
                 hit = self._entry(raw)
@@ -348,8 +349,11 @@ class ParseCache:
                     continue
                 try:
                     new: _Entries = changes[0]
-                    self.adopt((new, 0, 0, changes[3]))
+                    products: dict[str, _Entries] = changes[3]
+                    self.adopt((new, 0, 0, products))
                     feed.came.update(new)
+                    for made in products.values():
+                        feed.came.update(made)
                     feed.fresh.update(i for i, raw in new.items() if raw is not None)
                 except Exception:  # (None: nothing more; anything else is not a part either)
                     feed.ended = True
@@ -440,6 +444,7 @@ class ParseCache:
                     file = self.file.removesuffix(".pickle") + f"-{safe}.pickle"
                 aux = self._aux[kind] = ParseCache(file, f"{self.namespace}|{kind}", enabled=self.enabled)
                 aux._is_aux = True
+                aux._owner = self
                 if self._journal is not None:  # (its entries are journaled from the start: mark())
                     aux._journal = []
             return aux

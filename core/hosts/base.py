@@ -552,13 +552,14 @@ class HostSession(Protocol):
         picklable and the build adopts it only when it is about what the build itself found."""
         ...
 
-    def read_ahead(self) -> None:
+    def read_ahead(self, lint: Callable[[str, str, ParseCache], object] | None = None) -> None:
         """When :meth:`check_ahead` finds nothing to check (a first build will read every file):
         read what that build reads into the parse cache now, in a process of its own, sending
         what is kept as it is made (:func:`~skillshelf.core.forked.ahead_part`: values of
         :meth:`~skillshelf.core.parsecache.ParseCache.changes_since`) for the first build to be
-        fed (:meth:`~skillshelf.core.parsecache.ParseCache.feed`). No-op for a host that does
-        not build that way."""
+        fed (:meth:`~skillshelf.core.parsecache.ParseCache.feed`); then, with ``lint``, call
+        ``lint(location, canonical, cache)`` for every file read (what it keeps is sent the same
+        way, for the views' lint). No-op for a host that does not build that way."""
         ...
 
     def changed_since_ahead(self) -> frozenset[str] | None:

@@ -59,6 +59,7 @@ from skillshelf.core.model import (
     Source,
     Status,
 )
+from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.paths import canonical as real_path
 from skillshelf.core.scan import SKILL_FILENAME
 from skillshelf.core.unseen import NOT_COUNTED, count_skill_files, dot_folder_warning, is_near_miss, near_miss_warning
@@ -340,7 +341,7 @@ class ClientSession:
         """Client hosts keep no first build: nothing to check ahead."""
         return None
 
-    def read_ahead(self) -> None:
+    def read_ahead(self, lint: Callable[[str, str, ParseCache], object] | None = None) -> None:
         """Client hosts' first builds are not fed from another process."""
 
     def changed_since_ahead(self) -> frozenset[str]:

@@ -27,6 +27,9 @@ class Handed:
         self.pulled = 0
         self.cancelled = False
 
+    def handed(self) -> Handed:
+        return self
+
     def part(self, timeout: float) -> tuple[bool, object]:
         self.pulled += 1
         return (True, self.parts.pop(0)) if self.parts else (False, None)
@@ -159,14 +162,14 @@ def test_without_a_kept_build_there_is_nothing_to_check_and_the_child_is_stopped
     assert check_ahead(tree.project, env=tree.env, host="zuno", cache_dir=None) is None
     handed = Handed("never used")
     cat = _open(tree, cache_dir, handed)
-    # (what the child read ahead is asked for, at the first file: it sent nothing; stopped after)
-    assert handed.cancelled and handed.waits == [] and handed.pulled == 1
+    # (what the child read ahead is asked for, at the first file: it sent nothing)
+    assert handed.waits == [] and handed.pulled == 1
     same(cat.current, opened(tree, None).current)
 
 
-def test_without_a_kept_build_the_first_build_takes_the_files_the_child_read_ahead(tmp_path, monkeypatch):
-    from skillshelf.core import forked
-    from skillshelf.core.hostlint import cached_lint
+def test_without_a_kept_build_the_first_build_takes_the_files_the_child_read_ahead_then_their_lint(
+        tmp_path, monkeypatch):
+    from skillshelf.core import forked, hostlint
     from skillshelf.core.lint import Target, lint_file
 
     tree = Tree(tmp_path)
@@ -178,14 +181,10 @@ def test_without_a_kept_build_the_first_build_takes_the_files_the_child_read_ahe
     write(f"{tree.agents}/Bad_Name/SKILL.md", skill("Bad_Name", "Lint finds its name"))
     settle_clock()
     cache_dir = str(tmp_path / "cache")
-    read_here: list[str] = []
-    real = build._read_skill
-
-    def counted(location: str) -> object:
-        read_here.append(location)  # (the child's appends are its own)
-        return real(location)
-
-    monkeypatch.setattr(build, "_read_skill", counted)
+    made_here: list[str] = []  # (what the child makes is appended to its own copy)
+    real_read, real_draft = build._read_skill, hostlint._file_draft
+    monkeypatch.setattr(build, "_read_skill", lambda location: made_here.append(location) or real_read(location))
+    monkeypatch.setattr(hostlint, "_file_draft", lambda path, *a: made_here.append(path) or real_draft(path, *a))
     monkeypatch.setattr(forked, "may_fork", lambda: True)
     monkeypatch.setattr(forked, "CHUNK", 4)  # (parts of four files)
 
@@ -198,18 +197,18 @@ def test_without_a_kept_build_the_first_build_takes_the_files_the_child_read_ahe
     assert pending is not None
     cat = Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=cache_dir, lint_target="spec",
                        ahead=pending)
-    assert read_here == []  # every file came from the child, the sidecar too
+    assert made_here == []  # every file came from the child, the sidecar too
     same(cat.current, opened(tree, None).current)
-    assert pending.take(1) is None  # (stopped once the build had what it needed)
+    made_here.clear()  # (the build without a cache it was compared with read every file)
     cache = session_cache(cat)
     assert (cache.hits, cache.misses) == (0, 16)  # (15 files and the sidecar, each read once: by the child)
     linted = [*cat.current.sources[len(cat.session.builtins.sources):], *cat.current.rejected]
     assert len(linted) == 15
-    for item in linted:  # each linted from the child's read, as the lint of the file says
-        folder = os.path.basename(os.path.dirname(item.location))
-        assert cache.peek("lint:spec", item.canonical, label=folder) is not None, item.location
-        assert cached_lint(item.location, item.canonical, "spec", cache) == lint_file(item.location,
-                                                                                       target=Target.SPEC)
+    for item in linted:  # the lint the child went on to make comes when a view asks for it
+        assert hostlint.cached_lint(item.location, item.canonical, "spec", cache) == lint_file(
+            item.location, target=Target.SPEC)
+    assert made_here == []
+    assert pending.take(1) is None  # (taken over by the build: the child answered the one that took it)
 
 
 @pytest.mark.parametrize("host", ["claude", "codex", "opencode", "gemini", "zhin"])

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from skillshelf import __version__
 from skillshelf.core.agents import AgentSetup
@@ -49,6 +50,9 @@ from skillshelf.core.hosts.zhin.skills import (
 from skillshelf.core.model import CatalogWarning, Diagnostic, Generation, Provenance, Severity, Source
 from skillshelf.core.paths import find_worktree
 
+if TYPE_CHECKING:
+    from skillshelf.core.parsecache import ParseCache
+
 __all__ = ["ZHIN", "ZhinHost", "ZhinSession"]
 
 #: Path components and file names whose change can alter a Zhin catalog (SPEC Z1, Z5).
@@ -74,7 +78,7 @@ class ZhinSession:
         """Zhin keeps no first build: nothing to check ahead."""
         return None
 
-    def read_ahead(self) -> None:
+    def read_ahead(self, lint: Callable[[str, str, ParseCache], object] | None = None) -> None:
         """Zhin's first build is not fed from another process."""
 
     def changed_since_ahead(self) -> frozenset[str]:

@@ -445,11 +445,12 @@ class ZunoSession:
             return None
         return _check_kept(state)
 
-    def read_ahead(self) -> None:
+    def read_ahead(self, lint: Callable[[str, str, ParseCache], object] | None = None) -> None:
         """Read what a first build with nothing kept reads (the files of this workspace's matches
-        and their sidecars, linted when the cache makes products) into the parse cache, sending
-        what is kept every :data:`~skillshelf.core.forked.CHUNK` files
-        (:meth:`~skillshelf.core.hosts.base.HostSession.read_ahead`). The workspace, roots and
+        and their sidecars) into the parse cache, sending what is kept every
+        :data:`~skillshelf.core.forked.CHUNK` files, then ``lint(location, canonical, cache)``
+        every match the same way (:meth:`~skillshelf.core.hosts.base.HostSession.read_ahead`:
+        the list is never held back by the lint). The workspace, roots and
         matches are the first build's (no remote pull: a first build that may pull defers it);
         the reads are shared with a forked child of this process where one may fork. The first
         part is the set of paths it looks up (each match's ``SKILL.md``, and both sidecars of
@@ -482,6 +483,11 @@ class ZunoSession:
         forked.chunk_map(partial(_read_only, matches, agents, cache), range(len(matches)), each,
                          extra=_CacheChanges(cache), adopt=cache.adopt)
         forked.ahead_part(cache.changes_since(marks[0]))
+        if lint is not None:
+            marks[0] = cache.mark()
+            forked.chunk_map(partial(_lint_only, lint, cache), matches, each, extra=_CacheChanges(cache),
+                             adopt=cache.adopt)
+            forked.ahead_part(cache.changes_since(marks[0]))
 
     def changed_since_ahead(self) -> frozenset[str] | None:
         """What changed since the check the first build adopted, of what the build took on its
@@ -525,8 +531,8 @@ class ZunoSession:
         ahead = self._context.ahead
         if ahead is None:
             return None
-        if kept is None:  # (nothing to check: the child reads ahead what this build reads)
-            self._cache.feed(partial(_next_part, ahead))
+        if kept is None:  # (nothing to check: the child reads ahead what this build reads, then lints)
+            self._cache.feed(partial(_next_part, ahead.handed()))
             return None
         check = ahead.take(waited_s + AHEAD_SLACK_S)
         if (isinstance(check, KeptCheck) and kept.token and check.token == kept.token
@@ -779,10 +785,6 @@ class ZunoSession:
                     tuple(proofs), tuple(matches), keys))
         if previous is not None and changed is None:
             self._adopted = None  # (this full rescan looked at everything again)
-        if previous is None:
-            self._cache.end_feed()
-            if ctx.ahead is not None:
-                ctx.ahead.cancel()
         return gen
 
     def _kept(self, roots: tuple[Root, ...]) -> _Kept | None:
@@ -890,6 +892,11 @@ def _next_part(ahead: Ahead) -> object | None:
     no more will come (it sent nothing for :data:`~skillshelf.core.forked.PATIENCE_S`: stopped)."""
     got, part = ahead.part(forked.PATIENCE_S)
     return part if got else None
+
+
+def _lint_only(lint: Callable[[str, str, ParseCache], object], cache: ParseCache, m: Match) -> None:
+    """``lint`` of ``m`` for what it keeps in ``cache`` alone (:meth:`ZunoSession.read_ahead`)."""
+    lint(m.location, m.canonical, cache)
 
 
 def _read_only(matches: Sequence[Match], agents: Sequence[bool], cache: ParseCache, i: int) -> None:
