@@ -472,3 +472,23 @@ def test_a_skill_or_sidecar_the_child_never_saw_is_read_by_the_build_itself(tmp_
     # (never waited for: what came was taken when the first file looked up needed it, no more)
     assert handed.pulled == len(parts) and not handed.parts
     same(cat.current, opened(tree, None).current)
+
+
+def test_a_first_build_with_no_check_is_looked_at_again_against_its_own_walks_and_keys(tmp_path):
+    tree = Tree(tmp_path)
+    files = {name: write(f"{tree.agents}/{name}/SKILL.md", skill(name, f"The {name} skill"))
+             for name in ("one", "two", "three")}
+    settle_clock()
+    cache_dir = str(tmp_path / "cache")
+    cat = opened(tree, cache_dir)  # (nothing kept: it reads every file itself)
+    assert cat.changed_since_ahead() == frozenset()  # (nothing changed since)
+    assert cat.changed_since_ahead() == frozenset()  # (once)
+    cat = Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=str(tmp_path / "other-cache"))
+    write(files["two"], skill("two", "Edited while the TUI started, before its watches"))
+    settle_clock()
+    assert cat.changed_since_ahead() == frozenset([os.path.dirname(files["two"])])
+    cat = Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=str(tmp_path / "third-cache"))
+    write(f"{tree.agents}/four/SKILL.md", skill("four", "Made while the TUI started"))
+    settle_clock()
+    assert cat.changed_since_ahead() is None  # (a walk's proof no longer holds: everything again)
+    assert opened(tree, None).changed_since_ahead() is None  # (no cache: no keys taken, everything again)

@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from skillshelf.core import forked
 from skillshelf.core.agents import AgentSetup, agent_view
@@ -261,6 +261,17 @@ class KeptCheck:
     changed: dict[str, _DirKeys] | None
 
 
+def _changed_since(state: _CheckState) -> frozenset[str] | None:
+    """The skill directories whose keys differ now from ``state``'s, when the proof of every
+    root's walk still holds; ``None`` (walk again) when one does not, or was never made."""
+    if not all(p is not None and p.holds() for p in state.proofs):
+        return None
+    now = time.time_ns()
+    return frozenset(os.path.dirname(location)
+                     for (location, canon, proved), was in zip(state.rows, state.keys, strict=True)
+                     if dir_keys(location, canon, sidecar_paths, now, was if proved else False) != was)
+
+
 def _check_kept(state: _CheckState) -> KeptCheck:
     """What :meth:`ZunoSession.build` checks of a kept build before it uses it, done now from its
     :class:`_CheckState` (one proof per root): the proofs, then (when every root's held) every
@@ -298,6 +309,9 @@ class ZunoSession:
         self._deferred = False
         self._snap: _Snapshot | None = None
         self._adopted: KeptCheck | None = None  # the check made ahead the first build adopted
+        #: a first build that adopted no check: its own walks' proofs and keys (``None``: none
+        #: taken, without a cache), for :meth:`changed_since_ahead`; ``False``: nothing to look at
+        self._first: _CheckState | Literal[False] | None = False
         self._kept_token = b""  # of the kept build the first build wrote (if it wrote one)
         self._texts: ZunoTexts | None = None
         self._texts_identity: tuple[object, ...] | None = None
@@ -498,10 +512,18 @@ class ZunoSession:
         root: the build took the keys from it) every skill directory's keys, against those the
         build recorded. ``None`` — rescan everything — when such a walk no longer holds, or no
         such state is on disk (another run's, damaged, gone); else the directories of the
-        skills whose keys differ now. Once: the next call answers ``frozenset()``."""
+        skills whose keys differ now. A first build that adopted no check (it read the files
+        itself, or was fed them: nothing kept) is looked at the same way against its own walks'
+        proofs and keys, and rescans everything when it took none (no cache). Once: the next
+        call answers ``frozenset()``."""
         check, self._adopted = self._adopted, None
+        first, self._first = self._first, False
         if check is None:
-            return frozenset()
+            if first is False:
+                return frozenset()
+            # the first build took no check from another process: what changed since its own walks
+            # and keys (every file read while the TUI started), everything without them (no cache)
+            return None if first is None else _changed_since(first)
         state = self._cache.load_state(_KEPT_CHECK, _CheckState)
         if (state is None or not state.token or state.token not in (check.token, self._kept_token)
                 or len(state.proofs) != len(check.holds)):
@@ -783,8 +805,13 @@ class ZunoSession:
                     _output_proof, inputs, inputs_text(worktree=worktree, config=config, roots=roots,
                                                        root_warnings=root_warnings, hints=hints, context=inputs),
                     tuple(proofs), tuple(matches), keys))
+        if previous is None and check is None:  # (what the watcher, once in place, looks at again)
+            self._first = None if keys is None else _CheckState(
+                b"", tuple(proofs), tuple((m.location, m.canonical, id(m.root) in proven) for m in matches),
+                tuple(keys.get(m.location) for m in matches))
         if previous is not None and changed is None:
             self._adopted = None  # (this full rescan looked at everything again)
+            self._first = False
         return gen
 
     def _kept(self, roots: tuple[Root, ...]) -> _Kept | None:
