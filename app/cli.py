@@ -152,7 +152,7 @@ def main(argv: Sequence[str] | None = None, *, ending: bool = False) -> int:
     without waiting for its forked cache writers (:func:`_end`)."""
     safe_output()  # no skill text can make a write fail or emit invalid UTF-8 (SPEC C2)
     typed = list(sys.argv[1:] if argv is None else argv)
-    if typed and typed[0] in KEPT_COMMANDS:
+    if not KEPT_COMMANDS.isdisjoint(typed):  # (common options may come before the command)
         from skillshelf.app.keptrun import replay
 
         try:

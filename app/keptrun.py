@@ -58,7 +58,9 @@ def replay(argv: Sequence[str]) -> int | None:
     and return its exit code, when one is kept for exactly this command line, working
     directory, environment, terminals and code and its host's proof holds; else ``None`` (the
     command then runs normally). Never raises for a bad or missing kept output."""
-    if not argv or argv[0] not in KEPT_COMMANDS or any(a.startswith("--no-c") for a in argv):
+    # (common options may come first: a command line names one of these commands somewhere, and
+    # only a command line that was kept has a kept output, whatever it names)
+    if KEPT_COMMANDS.isdisjoint(argv) or any(a.startswith("--no-c") for a in argv):
         return None
     file = _file(argv)
     ident = _identity(argv)

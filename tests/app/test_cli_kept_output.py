@@ -144,6 +144,10 @@ def test_a_second_run_prints_the_kept_output_and_equals_no_cache(ws, runs):
     second = runs.check(*args, kept=True)
     assert second == first
     assert len(glob.glob(os.path.join(ws.home, ".cache", "skillshelf", "output", "*.kept"))) == 1
+    options_first = ("--path", ws.shared, "index")  # (the common options before the command)
+    assert runs.check(*options_first, kept=False) == first
+    assert runs.check(*options_first, kept=True) == first
+    assert len(glob.glob(os.path.join(ws.home, ".cache", "skillshelf", "output", "*.kept"))) == 2
 
 
 def _zuno_script(path: str, status: int) -> None:
