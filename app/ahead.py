@@ -10,12 +10,12 @@ very state the build loads itself (:meth:`~skillshelf.core.hosts.base.HostSessio
 and checks by itself otherwise (no fork on this system, no kept build, a late child).
 
 With nothing kept (the first start in a workspace, or the first after an upgrade) the child
-reads ahead instead: it walks the roots and reads, parses and lints every file the first build
-reads, with a forked child of its own (it runs no thread), and sends what it keeps every 200
-files (:meth:`~skillshelf.core.hosts.base.HostSession.read_ahead`). The first build, in this
-process's worker thread beside the interface, takes each file's entry from what came
-(:meth:`~skillshelf.core.parsecache.ParseCache.feed`) and reads a file itself only when it
-changed since, or never came; the lint of every row is then already made, from the same read.
+reads ahead instead: it walks the roots and reads and parses every file the first build reads,
+with a forked child of its own (it runs no thread), sending what it keeps every 200 files, then
+lints each file the same way (:meth:`~skillshelf.core.hosts.base.HostSession.read_ahead`). The
+first build, in this process's worker thread beside the interface, takes each file's entry from
+what came (:meth:`~skillshelf.core.parsecache.ParseCache.feed`) and reads a file itself only
+when it changed since, or never came; the views' lint of each row takes the child's too.
 
 What the build keeps on the child's word is looked at again by the watcher once its watches are
 in place (:meth:`~skillshelf.core.catalog.Catalog.changed_since_ahead`), so a file changed while
