@@ -193,6 +193,9 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         #: the lint flags they were made with (the real generation reuses them when its entries
         #: are the very same: :meth:`show_generation`)
         self._provisional: tuple[Generation, list[CatalogRow], str | None, set[str]] | None = None
+        #: the row a provisional list put the cursor on by itself (its first): not kept when the
+        #: list changes unless the cursor was moved since (a warm start's first row is the list's)
+        self._auto_key: RowKey | None = None
         self._timer: Timer | None = None
         self._lint_progress = ""
         #: Each change of the filter text touches it: the background work (the lint of every file,
@@ -259,6 +262,9 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         the filter index and lint every listed file (``lint`` False: the screen starts
         :meth:`lint_all` itself, later)."""
         keep = self.selected_key()
+        if keep is not None and keep == self._auto_key:
+            keep = None  # (the first row of a list still being read: the generation's first instead)
+        self._auto_key = None
         self._generation = generation
         provisional, self._provisional = self._provisional, None
         basis, self._basis = self._basis, None
@@ -286,6 +292,8 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
         a whole list (the last run's, while the files are checked): their filter index is built
         in the background and the real generation's reuses it."""
         keep = self.selected_key()
+        if keep is not None and keep == self._auto_key:
+            keep = None
         self._generation = None
         self.rows = build_rows(generation, self._lint_bad, self.home)
         self._index = None
@@ -295,6 +303,7 @@ class CatalogPane(ReportsWorkerErrors, Vertical):
             self._basis = _IndexBuild(generation, [r.item for r in self.rows])
             self._provisional = (generation, self.rows, self.home, self._lint_bad)
         self.apply_filter(keep_key=keep)
+        self._auto_key = self.selected_key() if keep is None else None
         if self._basis is not None:
             self.prepare_basis(self._basis)
 

@@ -355,3 +355,46 @@ async def test_the_row_under_the_cursor_while_the_build_runs_gets_its_details_on
         await _until(pilot, lambda: details.row is not None and details.row.name == "alpha"
                      and details.extras.lint is not None, "the lint of the row under the cursor")
         assert "computing…" not in details.details_text
+
+
+async def _first_list_then_generation(tmp_path, move: bool) -> tuple[list[str], str]:
+    """The rows of a list still being read (two of three skills, at their real locators), then the
+    generation; ``move``: the cursor is moved down one row meanwhile. Returns the generation's
+    rows in order and the name of the row under the cursor."""
+    project = _project(tmp_path, "alpha", "beta", "gamma")
+    release = threading.Event()
+    loc = {n: str(project / ".agents" / "skills" / n / "SKILL.md") for n in ("alpha", "beta")}
+
+    def open_catalog() -> Catalog:
+        sink = progress_sink()
+        assert sink is not None
+        sink(BuildProgress(2, 3, tuple(_source(n, loc[n]) for n in ("alpha", "beta"))))
+        release.wait(60)
+        return Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
+                            pull_remote=False)
+
+    app = tui_app(open_catalog, host="zuno", cwd_display="~/proj")
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        lst = main.query_one(CatalogList)
+        await _until(pilot, lambda: len(lst.order) == 2, "the provisional rows")
+        pane = main.catalog_pane
+        assert pane.selected_row() is not None and pane.selected_row().name == "alpha"
+        if move:
+            lst.focus()
+            await pilot.press("down")
+            await _until(pilot, lambda: pane.selected_row().name == "beta", "the moved cursor")
+        release.set()
+        await _until(pilot, lambda: main.generation is not None and len(lst.order) > 3, "the full list")
+        await pilot.pause()
+        return [main.rows[i].name for i in lst.order], pane.selected_row().name
+
+
+async def test_a_list_still_being_read_leaves_the_cursor_on_the_generations_first_row(tmp_path):
+    names, selected = await _first_list_then_generation(tmp_path, move=False)
+    assert names[0] != "alpha" and selected == names[0]  # (as a warm start: the list's first row, a built-in)
+
+
+async def test_a_row_chosen_while_the_list_is_read_keeps_the_cursor(tmp_path):
+    names, selected = await _first_list_then_generation(tmp_path, move=True)
+    assert selected == "beta" and names[0] != "beta"
