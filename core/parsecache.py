@@ -339,25 +339,45 @@ class ParseCache:
     def _await(self, feed: _Feed, ident: tuple[str, str, str]) -> bool:
         """Take what ``feed`` gives until ``ident``'s lookup has come (True) or nothing more
         will (False)."""
+        if ident in feed.came:  # (came already: no wait behind whoever is taking the next part)
+            return True
         with feed.lock:
             while ident not in feed.came and not feed.ended:
                 if feed.scope is not None and ident[1] not in feed.scope:
                     return False
-                changes: Any = feed.pull()
-                if isinstance(changes, frozenset):
-                    feed.scope = changes
-                    continue
-                try:
-                    new: _Entries = changes[0]
-                    products: dict[str, _Entries] = changes[3]
-                    self.adopt((new, 0, 0, products))
-                    feed.came.update(new)
-                    for made in products.values():
-                        feed.came.update(made)
-                    feed.fresh.update(i for i, raw in new.items() if raw is not None)
-                except Exception:  # (None: nothing more; anything else is not a part either)
-                    feed.ended = True
+                self._take_part(feed)
             return ident in feed.came
+
+    def _take_part(self, feed: _Feed) -> None:
+        """Take the next part ``feed`` gives (its lock held): adopted, or its scope."""
+        changes: Any = feed.pull()
+        if isinstance(changes, frozenset):
+            feed.scope = changes
+            return
+        try:
+            new: _Entries = changes[0]
+            products: dict[str, _Entries] = changes[3]
+            self.adopt((new, 0, 0, products))
+            feed.fresh.update(i for i, raw in new.items() if raw is not None)
+            for made in products.values():
+                feed.came.update(made)
+            feed.came.update(new)  # (last: an ident that came has its entry in place)
+        except Exception:  # (None: nothing more; anything else is not a part either)
+            feed.ended = True
+
+    def drain_feed(self, stop: threading.Event) -> None:
+        """Take what :meth:`feed` still gives until no more will come, or ``stop`` is set, then
+        end the feed: for a thread of its own once the build that needed the feed is done, so
+        the other process never waits on its pipe and what it sent is here when asked."""
+        feed = self._feed
+        if feed is None:
+            return
+        with feed.lock:
+            while not feed.ended and not stop.is_set():
+                self._take_part(feed)
+        with self._lock:
+            if self._feed is feed:
+                self._feed = None
 
     def _passed(self, ident: tuple[str, str, str]) -> None:
         """Journal ``ident`` as looked up but not kept (once :meth:`mark` was called): a process

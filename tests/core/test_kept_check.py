@@ -20,9 +20,10 @@ from skillshelf.core.scanproof import ScanProof
 class Handed:
     """An :class:`~skillshelf.core.forked.Ahead` whose value was made in this process."""
 
-    def __init__(self, value: object, parts: tuple[object, ...] = ()) -> None:
+    def __init__(self, value: object, parts: tuple[object, ...] = (), end_after: float = 0.0) -> None:
         self.value = value
         self.parts = list(parts)
+        self.end_after = end_after  # (seconds before it says no more parts will come)
         self.waits: list[float] = []
         self.pulled = 0
         self.cancelled = False
@@ -32,7 +33,10 @@ class Handed:
 
     def part(self, timeout: float) -> tuple[bool, object]:
         self.pulled += 1
-        return (True, self.parts.pop(0)) if self.parts else (False, None)
+        if self.parts:
+            return True, self.parts.pop(0)
+        time.sleep(self.end_after)
+        return False, None
 
     def take(self, timeout: float) -> object:
         self.waits.append(timeout)
@@ -204,7 +208,11 @@ def test_without_a_kept_build_the_first_build_takes_the_files_the_child_read_ahe
     assert (cache.hits, cache.misses) == (0, 16)  # (15 files and the sidecar, each read once: by the child)
     linted = [*cat.current.sources[len(cat.session.builtins.sources):], *cat.current.rejected]
     assert len(linted) == 15
-    for item in linted:  # the lint the child went on to make comes when a view asks for it
+    deadline = time.monotonic() + 30
+    while cache._feed is not None and time.monotonic() < deadline:  # (taken in the background to its end)
+        time.sleep(0.01)
+    assert cache._feed is None
+    for item in linted:  # the lint the child went on to make, taken meanwhile
         assert hostlint.cached_lint(item.location, item.canonical, "spec", cache) == lint_file(
             item.location, target=Target.SPEC)
     assert made_here == []
@@ -466,11 +474,12 @@ def test_a_skill_or_sidecar_the_child_never_saw_is_read_by_the_build_itself(tmp_
     read_here: list[str] = []
     real = build._read_skill
     monkeypatch.setattr(build, "_read_skill", lambda location: read_here.append(location) or real(location))
-    handed = Handed(None, tuple(parts))
+    handed = Handed(None, tuple(parts), end_after=5.0)  # (a child still at work: its last part is late)
+    started = time.monotonic()
     cat = _open(tree, cache_dir, handed)
+    assert time.monotonic() - started < 4.0  # (the build never waited for what the child never looks up)
     assert read_here == [added]
-    # (never waited for: what came was taken when the first file looked up needed it, no more)
-    assert handed.pulled == len(parts) and not handed.parts
+    assert not handed.parts
     same(cat.current, opened(tree, None).current)
 
 
@@ -490,5 +499,16 @@ def test_a_first_build_with_no_check_is_looked_at_again_against_its_own_walks_an
     cat = Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=str(tmp_path / "third-cache"))
     write(f"{tree.agents}/four/SKILL.md", skill("four", "Made while the TUI started"))
     settle_clock()
-    assert cat.changed_since_ahead() is None  # (a walk's proof no longer holds: everything again)
+    assert cat.changed_since_ahead() == frozenset([tree.agents])  # (its walk's proof no longer holds: walked again)
     assert opened(tree, None).changed_since_ahead() is None  # (no cache: no keys taken, everything again)
+
+
+def test_keys_a_first_build_could_not_take_are_never_taken_as_unchanged(tmp_path, monkeypatch):
+    from skillshelf.core import parsecache
+
+    tree = Tree(tmp_path)
+    one = write(f"{tree.agents}/one/SKILL.md", skill("one", "Saved just before the start"))
+    monkeypatch.setattr(parsecache, "RACY_NS", int(60e9))  # (every file and folder still within the racy window)
+    cat = Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=str(tmp_path / "cache"))
+    since = cat.changed_since_ahead()
+    assert since is not None and os.path.dirname(one) in since and tree.agents in since

@@ -30,6 +30,7 @@ identity, read once.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import threading
@@ -261,15 +262,17 @@ class KeptCheck:
     changed: dict[str, _DirKeys] | None
 
 
-def _changed_since(state: _CheckState) -> frozenset[str] | None:
-    """The skill directories whose keys differ now from ``state``'s, when the proof of every
-    root's walk still holds; ``None`` (walk again) when one does not, or was never made."""
-    if not all(p is not None and p.holds() for p in state.proofs):
-        return None
+def _changed_since(state: _CheckState, scan_dirs: tuple[str, ...]) -> frozenset[str]:
+    """What to rescan since ``state`` (a first build's own walks and keys; ``scan_dirs``: each
+    root's folder): the folder of each root whose walk's proof does not hold now, or was never
+    made (walked again), and each skill directory whose keys differ now, or could not be taken
+    then (a file changed within the racy window is never taken as unchanged)."""
+    stale = {scan_dirs[i] for i, p in enumerate(state.proofs) if p is None or not p.holds()}
     now = time.time_ns()
-    return frozenset(os.path.dirname(location)
-                     for (location, canon, proved), was in zip(state.rows, state.keys, strict=True)
-                     if dir_keys(location, canon, sidecar_paths, now, was if proved else False) != was)
+    stale.update(os.path.dirname(location)
+                 for (location, canon, proved), was in zip(state.rows, state.keys, strict=True)
+                 if was is None or dir_keys(location, canon, sidecar_paths, now, was if proved else False) != was)
+    return frozenset(stale)
 
 
 def _check_kept(state: _CheckState) -> KeptCheck:
@@ -309,9 +312,10 @@ class ZunoSession:
         self._deferred = False
         self._snap: _Snapshot | None = None
         self._adopted: KeptCheck | None = None  # the check made ahead the first build adopted
-        #: a first build that adopted no check: its own walks' proofs and keys (``None``: none
-        #: taken, without a cache), for :meth:`changed_since_ahead`; ``False``: nothing to look at
-        self._first: _CheckState | Literal[False] | None = False
+        #: a first build that adopted no check: its own walks' proofs and keys, with each root's
+        #: folder (``None``: none taken, without a cache), for :meth:`changed_since_ahead`;
+        #: ``False``: nothing to look at
+        self._first: tuple[_CheckState, tuple[str, ...]] | Literal[False] | None = False
         self._kept_token = b""  # of the kept build the first build wrote (if it wrote one)
         self._texts: ZunoTexts | None = None
         self._texts_identity: tuple[object, ...] | None = None
@@ -512,10 +516,11 @@ class ZunoSession:
         root: the build took the keys from it) every skill directory's keys, against those the
         build recorded. ``None`` — rescan everything — when such a walk no longer holds, or no
         such state is on disk (another run's, damaged, gone); else the directories of the
-        skills whose keys differ now. A first build that adopted no check (it read the files
-        itself, or was fed them: nothing kept) is looked at the same way against its own walks'
-        proofs and keys, and rescans everything when it took none (no cache). Once: the next
-        call answers ``frozenset()``."""
+        skills whose keys differ now (or could not be taken). A first build that adopted no
+        check (it read the files itself, or was fed them: nothing kept) is looked at against its
+        own walks and keys: the folder of each root whose walk is not proved unchanged, and the
+        skill directories whose keys differ (:func:`_changed_since`); everything when it took
+        none (no cache). Once: the next call answers ``frozenset()``."""
         check, self._adopted = self._adopted, None
         first, self._first = self._first, False
         if check is None:
@@ -523,7 +528,7 @@ class ZunoSession:
                 return frozenset()
             # the first build took no check from another process: what changed since its own walks
             # and keys (every file read while the TUI started), everything without them (no cache)
-            return None if first is None else _changed_since(first)
+            return None if first is None else _changed_since(*first)
         state = self._cache.load_state(_KEPT_CHECK, _CheckState)
         if (state is None or not state.token or state.token not in (check.token, self._kept_token)
                 or len(state.proofs) != len(check.holds)):
@@ -541,8 +546,8 @@ class ZunoSession:
         for (location, canon, proved), was in zip(state.rows, state.keys, strict=True):
             if checked and location in recorded:
                 was = recorded[location]
-            if dir_keys(location, canon, sidecar_paths, now, was if proved else False) != was:
-                stale.add(os.path.dirname(location))
+            if was is None or dir_keys(location, canon, sidecar_paths, now, was if proved else False) != was:
+                stale.add(os.path.dirname(location))  # (keys that could not be taken: never unchanged)
         return frozenset(stale)
 
     def _take_check(self, kept: _Kept | None, waited_s: float) -> KeptCheck | None:
@@ -805,10 +810,12 @@ class ZunoSession:
                     _output_proof, inputs, inputs_text(worktree=worktree, config=config, roots=roots,
                                                        root_warnings=root_warnings, hints=hints, context=inputs),
                     tuple(proofs), tuple(matches), keys))
+        if previous is None and kept is None and ctx.ahead is not None:
+            _drain(self._cache)  # (the rest the child reads ahead — its lint — taken as it comes)
         if previous is None and check is None:  # (what the watcher, once in place, looks at again)
-            self._first = None if keys is None else _CheckState(
+            self._first = None if keys is None else (_CheckState(
                 b"", tuple(proofs), tuple((m.location, m.canonical, id(m.root) in proven) for m in matches),
-                tuple(keys.get(m.location) for m in matches))
+                tuple(keys.get(m.location) for m in matches)), tuple(r.scan_dir for r in roots))
         if previous is not None and changed is None:
             self._adopted = None  # (this full rescan looked at everything again)
             self._first = False
@@ -912,6 +919,20 @@ def _read(m: Match, cache: ParseCache, st: os.stat_result | None = None, agents:
                              partial(_read_skill, location), label=location, st=st)
     sidecar = NO_SIDECAR if agents is False else read_sidecars(os.path.dirname(location), cache=cache, agents=agents)
     return _Parsed(sidecar, parse, st.st_mtime if st is not None else 0.0)
+
+
+def _drain(cache: ParseCache) -> None:
+    """:meth:`ParseCache.drain_feed` in a thread of its own, stopped at this process's exit
+    (before the child it reads from is: exit handlers run last registered first)."""
+    stop = threading.Event()
+    thread = threading.Thread(target=cache.drain_feed, args=(stop,), name="skillshelf-read-ahead", daemon=True)
+    thread.start()
+
+    def stopped() -> None:
+        stop.set()
+        thread.join(forked.PATIENCE_S)
+
+    atexit.register(stopped)
 
 
 def _next_part(ahead: Ahead) -> object | None:
