@@ -500,7 +500,7 @@ def test_a_first_build_with_no_check_is_looked_at_again_against_its_own_walks_an
     write(f"{tree.agents}/four/SKILL.md", skill("four", "Made while the TUI started"))
     settle_clock()
     assert cat.changed_since_ahead() == frozenset([tree.agents])  # (its walk's proof no longer holds: walked again)
-    assert opened(tree, None).changed_since_ahead() is None  # (no cache: no keys taken, everything again)
+    assert opened(tree, None).changed_since_ahead() == frozenset()  # (no cache: no keys taken, nothing looked at)
 
 
 def test_keys_a_first_build_could_not_take_are_never_taken_as_unchanged(tmp_path, monkeypatch):

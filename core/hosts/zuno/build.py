@@ -313,9 +313,9 @@ class ZunoSession:
         self._snap: _Snapshot | None = None
         self._adopted: KeptCheck | None = None  # the check made ahead the first build adopted
         #: a first build that adopted no check: its own walks' proofs and keys, with each root's
-        #: folder (``None``: none taken, without a cache), for :meth:`changed_since_ahead`;
-        #: ``False``: nothing to look at
-        self._first: tuple[_CheckState, tuple[str, ...]] | Literal[False] | None = False
+        #: folder, for :meth:`changed_since_ahead`; ``False``: nothing to look at (none taken:
+        #: no cache)
+        self._first: tuple[_CheckState, tuple[str, ...]] | Literal[False] = False
         self._kept_token = b""  # of the kept build the first build wrote (if it wrote one)
         self._texts: ZunoTexts | None = None
         self._texts_identity: tuple[object, ...] | None = None
@@ -519,8 +519,8 @@ class ZunoSession:
         skills whose keys differ now (or could not be taken). A first build that adopted no
         check (it read the files itself, or was fed them: nothing kept) is looked at against its
         own walks and keys: the folder of each root whose walk is not proved unchanged, and the
-        skill directories whose keys differ (:func:`_changed_since`); everything when it took
-        none (no cache). Once: the next call answers ``frozenset()``."""
+        skill directories whose keys differ (:func:`_changed_since`); nothing when it took none
+        (no cache). Once: the next call answers ``frozenset()``."""
         check, self._adopted = self._adopted, None
         first, self._first = self._first, False
         if check is None:
@@ -528,7 +528,7 @@ class ZunoSession:
                 return frozenset()
             # the first build took no check from another process: what changed since its own walks
             # and keys (every file read while the TUI started), everything without them (no cache)
-            return None if first is None else _changed_since(*first)
+            return _changed_since(*first)
         state = self._cache.load_state(_KEPT_CHECK, _CheckState)
         if (state is None or not state.token or state.token not in (check.token, self._kept_token)
                 or len(state.proofs) != len(check.holds)):
@@ -813,7 +813,8 @@ class ZunoSession:
         if previous is None and kept is None and ctx.ahead is not None:
             _drain(self._cache)  # (the rest the child reads ahead — its lint — taken as it comes)
         if previous is None and check is None:  # (what the watcher, once in place, looks at again)
-            self._first = None if keys is None else (_CheckState(
+            # (without a cache no keys are taken: nothing is looked at again, `r` rescans)
+            self._first = False if keys is None else (_CheckState(
                 b"", tuple(proofs), tuple((m.location, m.canonical, id(m.root) in proven) for m in matches),
                 tuple(keys.get(m.location) for m in matches)), tuple(r.scan_dir for r in roots))
         if previous is not None and changed is None:
