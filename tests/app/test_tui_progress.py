@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 from conftest import tui_app
 
@@ -35,6 +36,22 @@ def _project(tmp_path, *names: str):
     return project
 
 
+def _reading(project, tmp_path, first: tuple[Source, ...]) -> tuple[Callable[[], Catalog], threading.Event]:
+    """An opener reporting ``first`` as the rows of a build still under way (of three files),
+    then opening ``project``'s catalog once the event returned with it is set."""
+    release = threading.Event()
+
+    def open_catalog() -> Catalog:
+        sink = progress_sink()  # what the screen's worker set: a build would report here
+        assert sink is not None
+        sink(BuildProgress(len(first), 3, first))
+        release.wait(60)
+        return Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
+                            pull_remote=False)
+
+    return open_catalog, release
+
+
 async def _until(pilot, condition, what: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -44,16 +61,8 @@ async def _until(pilot, condition, what: str, timeout: float = 60.0) -> None:
 
 async def test_first_rows_are_shown_while_the_build_runs_then_the_generation(tmp_path):
     project = _project(tmp_path, "alpha", "beta", "gamma")
-    release = threading.Event()
-
-    def open_catalog() -> Catalog:
-        sink = progress_sink()  # what the screen's worker set: a build would report here
-        assert sink is not None
-        sink(BuildProgress(2, 3, (_source("alpha", "/r/alpha/SKILL.md"), _source("beta", "/r/beta/SKILL.md"))))
-        release.wait(60)
-        return Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
-                            pull_remote=False)
-
+    open_catalog, release = _reading(project, tmp_path, (_source("alpha", "/r/alpha/SKILL.md"),
+                                                         _source("beta", "/r/beta/SKILL.md")))
     app = tui_app(open_catalog, host="zuno", cwd_display="~/proj")
     async with app.run_test(size=SIZE) as pilot:
         main = app.main_screen
@@ -362,17 +371,8 @@ async def _first_list_then_generation(tmp_path, move: bool) -> tuple[list[str], 
     generation; ``move``: the cursor is moved down one row meanwhile. Returns the generation's
     rows in order and the name of the row under the cursor."""
     project = _project(tmp_path, "alpha", "beta", "gamma")
-    release = threading.Event()
-    loc = {n: str(project / ".agents" / "skills" / n / "SKILL.md") for n in ("alpha", "beta")}
-
-    def open_catalog() -> Catalog:
-        sink = progress_sink()
-        assert sink is not None
-        sink(BuildProgress(2, 3, tuple(_source(n, loc[n]) for n in ("alpha", "beta"))))
-        release.wait(60)
-        return Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
-                            pull_remote=False)
-
+    open_catalog, release = _reading(project, tmp_path, tuple(
+        _source(n, str(project / ".agents" / "skills" / n / "SKILL.md")) for n in ("alpha", "beta")))
     app = tui_app(open_catalog, host="zuno", cwd_display="~/proj")
     async with app.run_test(size=SIZE) as pilot:
         main = app.main_screen

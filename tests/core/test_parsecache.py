@@ -478,12 +478,15 @@ def test_a_write_still_running_at_exit_neither_delays_it_nor_breaks_the_cache(tm
     assert cat.current.by_location(f"{tree.agents}/one/SKILL.md").description == "Second, longer"
 
 
+def numbered_files(folder: Path, n: int) -> list[str]:
+    """Files ``f0`` … ``f{n-1}`` in ``folder``, each holding its number."""
+    for i in range(n):
+        (folder / f"f{i}").write_text(str(i))
+    return [str(folder / f"f{i}") for i in range(n)]
+
+
 def test_changes_since_a_mark_are_the_entries_kept_since_it(tmp_path):
-    files = []
-    for i in range(6):
-        f = tmp_path / f"f{i}"
-        f.write_text(str(i))
-        files.append(str(f))
+    files = numbered_files(tmp_path, 6)
     settle_clock()
     cache = ParseCache(str(tmp_path / "c.pickle"), "ns")
     read = [0]
@@ -527,11 +530,7 @@ def read_tapped(path: str) -> bytes | None:
 
 
 def test_changes_carry_the_products_made_and_the_lookups_not_kept(tmp_path):
-    files = []
-    for i in range(3):
-        f = tmp_path / f"f{i}"
-        f.write_text(str(i))
-        files.append(str(f))
+    files = numbered_files(tmp_path, 3)
     settle_clock()
     folder = str(tmp_path / "a-folder")  # (not a regular file: looked up, never kept)
     os.mkdir(folder)
@@ -577,11 +576,7 @@ def test_one_entry_too_deep_to_pickle_leaves_the_others_kept_and_a_fifo_never_bl
 
 
 def test_a_fed_lookup_takes_what_another_process_read_and_reads_only_what_changed_or_never_came(tmp_path):
-    files = []
-    for i in range(5):
-        f = tmp_path / f"f{i}"
-        f.write_text(str(i))
-        files.append(str(f))
+    files = numbered_files(tmp_path, 5)
     folder = str(tmp_path / "a-folder")
     os.mkdir(folder)
     settle_clock()
