@@ -9,12 +9,13 @@ directory, ``loading…``), one line saying the rest is coming and, when the las
 the first page of its list (:mod:`skillshelf.app.keptpage`), in the main screen's place.
 The app replaces it with the main screen once it has been drawn
 (:meth:`~skillshelf.app.tui.SkillshelfApp.on_ready`); keys pressed meanwhile other than the
-app's ``q`` and ``ctrl+c`` are dropped (there is nothing on screen for them to act on yet).
+app's ``q`` and ``ctrl+c`` (both quit) are dropped (there is nothing on screen for them to act on yet).
 """
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
@@ -32,7 +33,10 @@ LOADING = "opening skillshelf…"
 
 class StartScreen(Screen[None]):
     """The header (``host`` and ``cwd_display`` as the main screen shows them, status
-    ``loading…``) over a :data:`LOADING` line."""
+    ``loading…``) over a :data:`LOADING` line. ``ctrl+c`` quits, as ``q`` does (the app's hint
+    to press ``ctrl+q`` has nowhere to show yet)."""
+
+    BINDINGS = [Binding("ctrl+c", "app.quit", show=False, priority=True)]
 
     DEFAULT_CSS = """
     StartScreen > #start-loading { margin: 1 2; color: $foreground-muted; }

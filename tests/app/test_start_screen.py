@@ -92,3 +92,21 @@ async def test_an_app_built_without_the_start_screen_shows_the_main_screen_first
         await settle(app, pilot)
         assert [type(s) for s in app.screen_stack] == [MainScreen]
     assert _Recording.first["screen"] == "MainScreen"
+
+
+async def test_ctrl_c_on_the_start_screen_quits():
+    from textual.app import App
+
+    from skillshelf.core.hosts import get_host
+
+    class Starting(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(StartScreen(get_host("zuno"), "~/proj"))
+
+    app = Starting()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert not app.is_running
