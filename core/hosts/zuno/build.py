@@ -262,16 +262,26 @@ class KeptCheck:
     changed: dict[str, _DirKeys] | None
 
 
-def _changed_since(state: _CheckState, scan_dirs: tuple[str, ...]) -> frozenset[str]:
-    """What to rescan since ``state`` (a first build's own walks and keys; ``scan_dirs``: each
-    root's folder): the folder of each root whose walk's proof does not hold now, or was never
+#: What a first build that adopted no check looked at (:meth:`ZunoSession.changed_since_ahead`):
+#: each root's walk proof and folder, the matches, their keys and the ids of the roots whose kept
+#: walk was reused (their keys were taken with the kept ones as listed).
+_FirstLook = tuple[tuple[ScanProof | None, ...], tuple[str, ...], Sequence[Match], Mapping[str, _DirKeys],
+                   frozenset[int]]
+
+
+def _changed_since(proofs: tuple[ScanProof | None, ...], scan_dirs: tuple[str, ...], matches: Sequence[Match],
+                   keys: Mapping[str, _DirKeys], proven: frozenset[int]) -> frozenset[str]:
+    """What to rescan since a first build's own walks (``proofs``, ``scan_dirs``: each root's
+    folder) and keys: the folder of each root whose walk's proof does not hold now, or was never
     made (walked again), and each skill directory whose keys differ now, or could not be taken
     then (a file changed within the racy window is never taken as unchanged)."""
-    stale = {scan_dirs[i] for i, p in enumerate(state.proofs) if p is None or not p.holds()}
+    stale = {scan_dirs[i] for i, p in enumerate(proofs) if p is None or not p.holds()}
     now = time.time_ns()
-    stale.update(os.path.dirname(location)
-                 for (location, canon, proved), was in zip(state.rows, state.keys, strict=True)
-                 if was is None or dir_keys(location, canon, sidecar_paths, now, was if proved else False) != was)
+    for m in matches:
+        was = keys.get(m.location)
+        if was is None or dir_keys(m.location, m.canonical, sidecar_paths, now,
+                                   was if id(m.root) in proven else False) != was:
+            stale.add(os.path.dirname(m.location))
     return frozenset(stale)
 
 
@@ -315,7 +325,7 @@ class ZunoSession:
         #: a first build that adopted no check: its own walks' proofs and keys, with each root's
         #: folder, for :meth:`changed_since_ahead`; ``False``: nothing to look at (none taken:
         #: no cache)
-        self._first: tuple[_CheckState, tuple[str, ...]] | Literal[False] = False
+        self._first: _FirstLook | Literal[False] = False
         self._kept_token = b""  # of the kept build the first build wrote (if it wrote one)
         self._texts: ZunoTexts | None = None
         self._texts_identity: tuple[object, ...] | None = None
@@ -527,7 +537,7 @@ class ZunoSession:
             if first is False:
                 return frozenset()
             # the first build took no check from another process: what changed since its own walks
-            # and keys (every file read while the TUI started), everything without them (no cache)
+            # and keys (every file read while the TUI started)
             return _changed_since(*first)
         state = self._cache.load_state(_KEPT_CHECK, _CheckState)
         if (state is None or not state.token or state.token not in (check.token, self._kept_token)
@@ -813,10 +823,10 @@ class ZunoSession:
         if previous is None and kept is None and ctx.ahead is not None:
             _drain(self._cache)  # (the rest the child reads ahead — its lint — taken as it comes)
         if previous is None and check is None:  # (what the watcher, once in place, looks at again)
-            # (without a cache no keys are taken: nothing is looked at again, `r` rescans)
-            self._first = False if keys is None else (_CheckState(
-                b"", tuple(proofs), tuple((m.location, m.canonical, id(m.root) in proven) for m in matches),
-                tuple(keys.get(m.location) for m in matches)), tuple(r.scan_dir for r in roots))
+            # (without a cache no keys are taken: nothing is looked at again, `r` rescans; what is
+            # held is what the build holds anyway: a one-shot command never asks)
+            self._first = False if keys is None else (tuple(proofs), tuple(r.scan_dir for r in roots), matches,
+                                                       keys, frozenset(proven))
         if previous is not None and changed is None:
             self._adopted = None  # (this full rescan looked at everything again)
             self._first = False
