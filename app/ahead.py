@@ -55,7 +55,7 @@ def start(ns: Namespace) -> None:
     try:
         cwd = working_directory(ns.cwd)  # (as app_for takes it)
         env = Environment.from_mapping(None)
-        cache_dir = default_cache_dir(env.xdg_cache_home)
+        cache_dir = default_cache_dir(env.xdg_cache_home, env.home)
     except (OSError, ValueError):  # (a working directory gone: the TUI says so itself)
         return
     paths, config_files = tuple(ns.path or ()), tuple(ns.config or ())

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO
 
 from skillshelf.app.keptrun import KEPT_COMMANDS
-from skillshelf.app.output import print_json, safe_output
+from skillshelf.app.output import Guarded, OutputFailed, print_json, safe_output, standard_streams
 from skillshelf.core.hosts import DEFAULT_HOST_NAME, host_names
 from skillshelf.core.paths import working_directory
 
@@ -149,8 +149,31 @@ def console() -> NoReturn:
 def main(argv: Sequence[str] | None = None, *, ending: bool = False) -> int:
     """Run the command line ``argv`` (``None``: this process's); returns the exit code.
     ``ending``: this process ends with the command — a one-shot command then ends it itself,
-    without waiting for its forked cache writers (:func:`_end`)."""
+    without waiting for its forked cache writers (:func:`_end`). Output that cannot be written
+    (a full disk, a closed stdout) ends the command with 120 and
+    ``skillshelf: writing the output failed: …`` on stderr; a diagnostic that cannot be written
+    is dropped (it has nowhere else to go)."""
+    standard_streams()
     safe_output()  # no skill text can make a write fail or emit invalid UTF-8 (SPEC C2)
+    saved = sys.stdout, sys.stderr
+    sys.stdout = Guarded(saved[0])
+    sys.stderr = Guarded(saved[1], quiet=True)
+    try:
+        return _main(argv, ending=ending, plain=saved)
+    except OutputFailed as exc:
+        with contextlib.suppress(OSError, ValueError):
+            saved[1].write(f"skillshelf: writing the output failed: {exc.error}\n")
+            saved[1].flush()
+        if ending:
+            sys.stdout = sys.stderr  # (what was not written is lost: nothing is left to flush)
+            _end(120)
+        return 120
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _main(argv: Sequence[str] | None, *, ending: bool, plain: tuple[TextIO, TextIO]) -> int:
+    """:func:`main` with its streams guarded; ``plain``: the streams unguarded (the TUI's)."""
     typed = list(sys.argv[1:] if argv is None else argv)
     if not KEPT_COMMANDS.isdisjoint(typed):  # (common options may come before the command)
         from skillshelf.app.keptrun import replay
@@ -180,6 +203,7 @@ def main(argv: Sequence[str] | None = None, *, ending: bool = False) -> int:
         try:
             from skillshelf.app import ahead
 
+            sys.stdout, sys.stderr = plain  # (the terminal's: Textual's own)
             ahead.start(ns)  # on a second core, before Textual is imported (app/ahead.py)
             from skillshelf.app.tui import run_tui
 
@@ -264,10 +288,10 @@ def _end(code: int) -> NoReturn:
             stream.flush()
         except BrokenPipeError:
             pass
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, OutputFailed) as exc:
             if stream is sys.stdout:
                 with contextlib.suppress(OSError, ValueError):
-                    sys.stderr.write(f"skillshelf: writing the output failed: {exc}\n")
+                    sys.stderr.write(f"skillshelf: writing the output failed: {getattr(exc, 'error', exc)}\n")
                     sys.stderr.flush()
             code = 120
     forked = sys.modules.get("skillshelf.core.forked")

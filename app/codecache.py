@@ -44,14 +44,17 @@ _MAGIC = b"skillshelf dataclass code 1\n"
 
 def code_file(environ: Mapping[str, str]) -> str | None:
     """The file of this Python's dataclass code in skillshelf's cache directory
-    (``$XDG_CACHE_HOME/skillshelf``, else ``$HOME/.cache/skillshelf``, as the parse cache's);
+    (``$XDG_CACHE_HOME/skillshelf``, else — unset or relative — ``$HOME/.cache/skillshelf``, as
+    the parse cache's);
     ``None`` when that is not an absolute path (no home directory to be found: nothing is
     written in the working directory) and off Linux and other XDG systems (their cache folder
     needs a library to find)."""
     if sys.platform in ("darwin", "win32"):
         return None
     home = environ.get("HOME") or os.path.expanduser("~")
-    cache = environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
+    cache = environ.get("XDG_CACHE_HOME") or ""
+    if not os.path.isabs(cache):  # (unset, empty or relative: the XDG specification ignores it)
+        cache = os.path.join(home, ".cache")
     if not os.path.isabs(cache):
         return None
     tag = f"{sys.implementation.cache_tag}-{sys.hexversion:x}"

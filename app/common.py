@@ -82,7 +82,7 @@ def context_from(ns: Namespace, *, env: Mapping[str, str] | None = None, pull_re
     config_files = tuple(os.path.abspath(f) for f in (ns.config or ()))
     cache = None
     if not ns.no_cache:
-        cache = workspace_cache(default_cache_dir(environ.xdg_cache_home), cwd, environ, paths, config_files)
+        cache = workspace_cache(default_cache_dir(environ.xdg_cache_home, environ.home), cwd, environ, paths, config_files)
     context = HostContext(cwd=cwd, env=environ, paths=paths, config_files=config_files,
                           context_window=ns.context_window, pull_remote=pull_remote, cache=cache)
     from skillshelf.app.keptrun import watch_context

@@ -16,6 +16,9 @@ __all__ = ["console"]
 
 def console() -> NoReturn:
     """Run the command line of this process as the ``skillshelf`` command."""
+    from skillshelf.app.output import standard_streams
+
+    standard_streams()  # (first: no file opened from here on takes a closed standard descriptor)
     from skillshelf.app import codecache
 
     codecache.install(os.environ, sys.argv[1:])

@@ -50,7 +50,7 @@ def _file(argv: Sequence[str]) -> str | None:
     except OSError:
         return None
     env = Environment.from_mapping(dict(os.environ))
-    return keptoutput.kept_file(default_cache_dir(env.xdg_cache_home), argv, cwd)
+    return keptoutput.kept_file(default_cache_dir(env.xdg_cache_home, env.home), argv, cwd)
 
 
 def replay(argv: Sequence[str]) -> int | None:

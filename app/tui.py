@@ -677,7 +677,7 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
         from skillshelf.core.catalog import Catalog
         from skillshelf.core.parsecache import default_cache_dir
 
-        cache_dir = None if no_cache else default_cache_dir(env.xdg_cache_home)
+        cache_dir = None if no_cache else default_cache_dir(env.xdg_cache_home, env.home)
         check = checks.pop() if checks else None
         if check is not None and other is not host:
             check.cancel()
@@ -687,7 +687,7 @@ def app_for(ns: Namespace, *, app_class: type[SkillshelfApp] = SkillshelfApp) ->
                             cancel=quitting, defer_pull=True, ahead=check)
 
     page = None if no_cache else page_file(
-        default_cache_dir(env.xdg_cache_home),
+        default_cache_dir(env.xdg_cache_home, env.home),
         workspace_parts(cwd, env.home, env.xdg_config_home, env.xdg_cache_home, tuple(ns.path or ()),
                         tuple(ns.config or ())), host.name)
     app = app_class(lambda: open_host(host), host=host, cwd_display=display_path(cwd, env.home or str(Path.home())),

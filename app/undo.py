@@ -37,15 +37,18 @@ KEEP = 200
 
 def state_dir(env: Environment) -> str:
     """skillshelf's state folder for ``env``: ``$SKILLSHELF_STATE_DIR`` when set; on Linux and
-    other XDG systems ``$XDG_STATE_HOME/skillshelf`` or ``<home>/.local/state/skillshelf`` (what
-    platformdirs gives, computed from ``env`` rather than the process); elsewhere platformdirs'
-    own ``user_state_dir``."""
+    other XDG systems ``$XDG_STATE_HOME/skillshelf`` or, when that is unset or relative (the XDG
+    specification ignores a relative one), ``<home>/.local/state/skillshelf`` (what platformdirs
+    gives, computed from ``env`` rather than the process); elsewhere platformdirs' own
+    ``user_state_dir``."""
     override = env.get("SKILLSHELF_STATE_DIR")
     if override:
         return override
     if sys.platform in ("darwin", "win32"):  # pragma: no cover - not this machine's kind
         return platformdirs.user_state_dir("skillshelf")
-    base = env.get("XDG_STATE_HOME") or os.path.join(env.home, ".local", "state")
+    base = env.get("XDG_STATE_HOME") or ""
+    if not os.path.isabs(base):  # (unset, empty or relative: the XDG specification ignores it)
+        base = os.path.join(env.home, ".local", "state")
     return os.path.join(base, "skillshelf")
 
 

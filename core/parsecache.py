@@ -113,14 +113,18 @@ def stat_key(st: os.stat_result) -> StatKey:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
 
 
-def default_cache_dir(xdg_cache_home: str) -> str:
+def default_cache_dir(xdg_cache_home: str, home: str | None = None) -> str:
     """skillshelf's user cache directory: ``$XDG_CACHE_HOME/skillshelf`` on Linux and other
     XDG systems (``xdg_cache_home`` is the environment's value, core never reads the process
-    environment), ``platformdirs.user_cache_dir("skillshelf")`` on macOS and Windows."""
+    environment), ``platformdirs.user_cache_dir("skillshelf")`` on macOS and Windows. A relative
+    ``xdg_cache_home`` is invalid (the XDG Base Directory specification: ignored), so
+    ``<home>/.cache/skillshelf`` then, never a folder in the working directory."""
     if sys.platform in ("darwin", "win32"):
         import platformdirs
 
         return platformdirs.user_cache_dir("skillshelf", appauthor=False)
+    if not os.path.isabs(xdg_cache_home) and home:
+        xdg_cache_home = os.path.join(home, ".cache")
     return os.path.join(os.path.abspath(xdg_cache_home), "skillshelf")
 
 

@@ -188,7 +188,7 @@ def test_no_file_where_the_cache_folder_needs_a_library(monkeypatch, platform):
     assert not codecache.install({"HOME": "/h"}, ["index"])
 
 
-def test_the_file_follows_xdg_and_home():
+def test_the_file_follows_xdg_and_home_and_ignores_a_relative_xdg_value():
     tag = f"{sys.implementation.cache_tag}-{sys.hexversion:x}"
     assert codecache.code_file({"HOME": "/h", "XDG_CACHE_HOME": "/x"}) == f"/x/skillshelf/code/dataclasses-{tag}.marshal"
     assert codecache.code_file({"HOME": "/h", "XDG_CACHE_HOME": ""}) == \
@@ -196,4 +196,7 @@ def test_the_file_follows_xdg_and_home():
     assert not codecache.install({"HOME": "/h"}, ["index", "--no-c"])
     # no home directory to be found (HOME unset, no passwd entry): never the working directory
     assert codecache.code_file({"HOME": "~"}) is None
-    assert codecache.code_file({"HOME": "/h", "XDG_CACHE_HOME": "relative/cache"}) is None
+    # a relative XDG_CACHE_HOME is ignored (the XDG specification), as for the parse cache
+    assert codecache.code_file({"HOME": "/h", "XDG_CACHE_HOME": "relative/cache"}) == \
+        f"/h/.cache/skillshelf/code/dataclasses-{tag}.marshal"
+    assert codecache.code_file({"HOME": "~", "XDG_CACHE_HOME": "relative/cache"}) is None
