@@ -49,6 +49,8 @@ MIN_ITEMS = 1500
 #: Least time (seconds) :func:`chunk_map` waits for its child's next chunk once its own are
 #: made (else four times its slowest chunk) before making the rest itself.
 PATIENCE_S = 5.0
+#: How often a wait for a child reading ahead looks whether it was cancelled (seconds).
+CANCEL_POLL_S = 0.05
 #: Fewest items in a chunk of :func:`chunk_map` (each costs a claim, a pickle and a frame).
 CHUNK = 200
 #: The pipe buffer (bytes) asked for the frames of :func:`chunk_map`: room for a few chunks
@@ -534,17 +536,20 @@ class Ahead:
         self._buf = bytearray()
         self._answer: tuple[object] | None = None  # (the child's value, once its last frame came)
 
-    def _frame(self, deadline: float) -> tuple[bool, object] | None:
+    def _frame(self, deadline: float, cancel: threading.Event | None = None) -> tuple[bool, object] | None:
         """The next frame, ``(last, value)``, waiting until ``deadline`` (monotonic) at most;
-        ``None`` when none came in time, or the child ended or sent something that is not one
-        (the lock held)."""
+        ``None`` when none came in time, ``cancel`` was set (looked at every
+        :data:`CANCEL_POLL_S`), or the child ended or sent something that is not one (the lock
+        held)."""
         fd = self._fd
         assert fd is not None
         buf = self._buf
         while len(buf) < 8 or len(buf) < 8 + int.from_bytes(buf[:8], "little"):
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+            if left <= 0 or (cancel is not None and cancel.is_set()):
                 return None
+            if not select.select([fd], [], [], left if cancel is None else min(left, CANCEL_POLL_S))[0]:
+                continue
             try:
                 data = os.read(fd, 1 << 20)
             except OSError:
@@ -579,15 +584,15 @@ class Ahead:
         if status is None or not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
             self._answer = None
 
-    def part(self, timeout: float) -> tuple[bool, object]:
+    def part(self, timeout: float, cancel: threading.Event | None = None) -> tuple[bool, object]:
         """``(True, value)`` for the next part the child sent (:func:`ahead_part`), waiting
         ``timeout`` seconds at most; ``(False, None)`` when no more will come — the child has
-        answered (its value is kept for :meth:`take`), failed, or sent nothing in time (it is
-        then killed)."""
+        answered (its value is kept for :meth:`take`), failed, sent nothing in time, or
+        ``cancel`` was set meanwhile (the child is then killed)."""
         with self._lock:
             if self._fd is None:
                 return False, None
-            frame = self._frame(time.monotonic() + max(timeout, 0.0))
+            frame = self._frame(time.monotonic() + max(timeout, 0.0), cancel)
             if frame is None:
                 self._stop(answered=False)
                 return False, None

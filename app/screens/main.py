@@ -59,7 +59,7 @@ from skillshelf.app.timings import DEFAULT_TIMINGS, Timings
 from skillshelf.app.worker_errors import error_detail, report_failure
 from skillshelf.core.foreground import Foreground
 from skillshelf.core.hosts import DEFAULT_HOST
-from skillshelf.core.hosts.base import BuildProgress, Feature, Host, reporting_progress
+from skillshelf.core.hosts.base import BuildCancelled, BuildProgress, Feature, Host, reporting_progress
 from skillshelf.core.model import Generation, Source
 from skillshelf.core.parsecache import ParseCache
 from skillshelf.core.textsafe import encodable, visible
@@ -430,8 +430,11 @@ class MainScreen(Screen[None]):
             def building(progress: BuildProgress) -> None:
                 self.post_message(_Building(progress, epoch))
 
-            with reporting_progress(building), collector_paused():
-                catalog = self._open_catalog()
+            try:
+                with reporting_progress(building), collector_paused():
+                    catalog = self._open_catalog()
+            except BuildCancelled:  # (the app is quitting: its first build stopped between files)
+                return
             if epoch != self._epoch:
                 return
             self.lint_cache.parse_cache = catalog_parse_cache(catalog)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BUILT_IN_BODY",
     "UNKNOWN_WINDOW",
+    "BuildCancelled",
     "BuildProgress",
     "CatalogEntry",
     "ContextWindow",
@@ -60,6 +61,7 @@ __all__ = [
     "flag_window",
     "progress_sink",
     "reporting_progress",
+    "stop_if_cancelled",
 ]
 
 
@@ -309,6 +311,17 @@ class reporting_progress:
 def progress_sink() -> ProgressSink | None:
     """The :class:`reporting_progress` sink of this thread, or ``None``."""
     return getattr(_progress, "sink", None)
+
+
+class BuildCancelled(Exception):
+    """A first build stopped part-way because its context's ``cancel`` was set (the TUI
+    quitting while it still reads): no generation is made."""
+
+
+def stop_if_cancelled(cancel: threading.Event | None) -> None:
+    """Raise :class:`BuildCancelled` when ``cancel`` is set (a first build asks between files)."""
+    if cancel is not None and cancel.is_set():
+        raise BuildCancelled
 
 
 class Throttle:

@@ -20,6 +20,7 @@ import errno
 import hashlib
 import os
 import stat as stat_mod
+import threading
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -48,6 +49,7 @@ from skillshelf.core.hosts.base import (
     WatchTargets,
     flag_window,
     progress_sink,
+    stop_if_cancelled,
 )
 from skillshelf.core.model import (
     CatalogWarning,
@@ -444,10 +446,10 @@ class ClientSession:
         """The roots of this build (the host's :meth:`ClientHost.roots` by default)."""
         return self._host.roots(self._context)
 
-    def _read(self, found: Sequence[Found], aliases: Mapping[str, Sequence[str]]
-              ) -> tuple[list[Source], list[Rejected], list[CatalogWarning]]:
+    def _read(self, found: Sequence[Found], aliases: Mapping[str, Sequence[str]],
+              cancel: threading.Event | None = None) -> tuple[list[Source], list[Rejected], list[CatalogWarning]]:
         """Read every found file and ask the host's parser: accepted sources, rejected files and
-        one warning per rejection."""
+        one warning per rejection. Raises :class:`BuildCancelled` once ``cancel`` is set."""
         host = self._host
         sources: list[Source] = []
         rejected: list[Rejected] = []
@@ -456,6 +458,7 @@ class ClientSession:
         sink = progress_sink()
         throttle = Throttle() if sink is not None else None
         for n, f in enumerate(found, 1):
+            stop_if_cancelled(cancel)
             if throttle is not None and sink is not None and throttle.due():
                 sink(BuildProgress(n - 1, len(found), tuple(sources), tuple(rejected)))
             location, canonical = f.location, f.canonical
@@ -498,7 +501,7 @@ class ClientSession:
         plan = self._plan_roots()
         self._plan = plan
         found, scan_warnings, aliases = self._found(plan)
-        sources, rejected, file_warnings = self._read(found, aliases)
+        sources, rejected, file_warnings = self._read(found, aliases, ctx.cancel if previous is None else None)
         ordered = self._settle(sources, rejected)
         warnings = list(plan.warnings) + scan_warnings + file_warnings + list(watch_warnings)
         number = 1 if previous is None else previous.number + 1

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
 
@@ -479,6 +480,26 @@ def test_ahead_a_child_that_stops_sending_parts_is_killed(fork_now, tmp_path):
     assert failing is not None
     assert [failing.part(30), failing.part(30)] == [(True, "part"), (False, None)]
     assert failing.take(1) is None  # (the child failed: no value)
+
+
+def test_ahead_a_part_waited_for_ends_when_its_cancel_is_set(fork_now, tmp_path):
+    def one_then_sleeps() -> int:
+        forked.ahead_part("first")
+        (tmp_path / "pid").write_text(str(os.getpid()))
+        time.sleep(60)
+        return 1
+
+    pending = forked.ahead(one_then_sleeps)
+    assert pending is not None
+    cancel = threading.Event()
+    assert pending.part(30, cancel) == (True, "first")
+    threading.Timer(0.3, cancel.set).start()  # (the TUI quitting while a row waits on the child)
+    t0 = time.monotonic()
+    assert pending.part(30, cancel) == (False, None)
+    assert 0.25 <= time.monotonic() - t0 < 3  # (not the 30 s it would wait otherwise)
+    with pytest.raises(ProcessLookupError):
+        os.kill(int((tmp_path / "pid").read_text()), 0)  # killed and reaped
+    assert pending.part(30, cancel) == (False, None)
 
 
 def _gone(pid: int) -> bool:

@@ -5,6 +5,7 @@ build without a cache; a check of another state, or none, changes nothing."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -27,12 +28,14 @@ class Handed:
         self.waits: list[float] = []
         self.pulled = 0
         self.cancelled = False
+        self.cancels: list[object] = []  # (the event each wait for a part was given)
 
     def handed(self) -> Handed:
         return self
 
-    def part(self, timeout: float) -> tuple[bool, object]:
+    def part(self, timeout: float, cancel: object = None) -> tuple[bool, object]:
         self.pulled += 1
+        self.cancels.append(cancel)
         if self.parts:
             return True, self.parts.pop(0)
         time.sleep(self.end_after)
@@ -168,6 +171,17 @@ def test_without_a_kept_build_there_is_nothing_to_check_and_the_child_is_stopped
     cat = _open(tree, cache_dir, handed)
     # (what the child read ahead is asked for, at the first file: it sent nothing)
     assert handed.waits == [] and handed.pulled == 1
+    same(cat.current, opened(tree, None).current)
+
+
+def test_the_wait_for_what_the_child_reads_ahead_ends_when_the_catalog_is_cancelled(tmp_path):
+    tree = Tree(tmp_path)
+    write(f"{tree.agents}/one/SKILL.md", skill("one", "One"))
+    quitting = threading.Event()  # (the TUI's, set on quit: a row waiting on the child stops waiting)
+    handed = Handed("never used")
+    cat = Catalog.open(tree.project, env=tree.env, pull_remote=False, cache_dir=str(tmp_path / "cache"),
+                       ahead=handed, cancel=quitting)  # type: ignore[arg-type]
+    assert handed.pulled == 1 and handed.cancels == [quitting]
     same(cat.current, opened(tree, None).current)
 
 

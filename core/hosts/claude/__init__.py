@@ -44,6 +44,7 @@ from skillshelf.core.hosts.base import (
     ToolCatalog,
     Verdict,
     WatchTargets,
+    stop_if_cancelled,
 )
 from skillshelf.core.hosts.claude.builtins import (
     BUILTIN_COMMANDS,
@@ -342,6 +343,7 @@ class ClaudeSession(ClientSession):
               watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
         """Rescan every root (``changed`` is not used) and build the next generation."""
         ctx = self._context
+        cancel = ctx.cancel if previous is None else None  # (a first build stops on quit)
         self.parse_cache.begin_full_build()
         cwd = _real(ctx.cwd)
         self._settings = settings = read_settings(cwd, ctx.env)
@@ -359,6 +361,7 @@ class ClaudeSession(ClientSession):
             scan_warnings.extend(notes)
             accepted: list[Source] = []
             for location, canonical, key in files:
+                stop_if_cancelled(cancel)
                 if croot.commands:
                     ino = _inode(canonical)
                     if ino is not None and ino in seen_inodes:

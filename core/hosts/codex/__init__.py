@@ -36,6 +36,7 @@ from skillshelf.core.hosts.base import (
     ToolCatalog,
     Verdict,
     WatchTargets,
+    stop_if_cancelled,
 )
 from skillshelf.core.hosts.client import ClientHost, ClientSession
 from skillshelf.core.hosts.codex.catalog import (
@@ -292,6 +293,7 @@ class CodexSession(ClientSession):
               watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
         """Rescan every root (``changed`` is not used) and build the next generation."""
         setup = self._codex.setup(self._context)
+        cancel = self._context.cancel if previous is None else None  # (a first build stops on quit)
         self._setup = setup
         plan = RootPlan(setup.roots, setup.warnings, setup.hints)
         self._plan = plan
@@ -320,6 +322,7 @@ class CodexSession(ClientSession):
                         "codex-plugin-manifest", manifest,
                         f"{manifest}: {why}; Codex gives the skills below it no plugin namespace from it"))
             for spelled, canon in walked.files:
+                stop_if_cancelled(cancel)
                 if canon not in parsed_cache:
                     (got, sha, size), st = cache.lookup("verdict", canon, partial(_parse_file, canon))
                     parsed_cache[canon] = (got, sha, size, st.st_mtime if st is not None else 0.0)

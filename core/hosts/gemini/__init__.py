@@ -34,6 +34,7 @@ from skillshelf.core.hosts.base import (
     ToolCatalog,
     Verdict,
     WatchTargets,
+    stop_if_cancelled,
 )
 from skillshelf.core.hosts.client import MAX_SKILL_BYTES, ClientHost, ClientSession
 from skillshelf.core.hosts.gemini.builtin import BUILTINS, find_bundle, marker_sources
@@ -181,6 +182,7 @@ class GeminiSession(ClientSession):
               watch_warnings: Sequence[CatalogWarning] = ()) -> Generation:
         """Read the setup, scan the roots in order, settle copies (``changed`` is not used)."""
         host, ctx = self._gemini, self._context
+        cancel = ctx.cancel if previous is None else None  # (a first build stops on quit)
         cache = self.parse_cache
         cache.begin_full_build()
         roots, warnings = self.load()
@@ -199,6 +201,7 @@ class GeminiSession(ClientSession):
             warnings.extend(notes)
             ext = self._hydration.get(root.path)
             for location, _levels in matches:
+                stop_if_cancelled(cancel)
                 if location in seen:
                     continue  # the same location replaces itself silently
                 seen.add(location)

@@ -22,6 +22,7 @@ opencode's listing order (array-index names, the built-in's slot, then the rest)
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -404,9 +405,9 @@ class OpencodeSession(ClientSession):
             warnings.append(CatalogWarning("opencode-walk-limit", self._budget.exhausted, message))
         return found, warnings, aliases
 
-    def _read(self, found: Sequence[Found], aliases: Mapping[str, Sequence[str]]
-              ) -> tuple[list[Source], list[Rejected], list[CatalogWarning]]:
-        sources, rejected, warnings = super()._read(found, aliases)
+    def _read(self, found: Sequence[Found], aliases: Mapping[str, Sequence[str]],
+              cancel: threading.Event | None = None) -> tuple[list[Source], list[Rejected], list[CatalogWarning]]:
+        sources, rejected, warnings = super()._read(found, aliases, cancel)
         _failed_twins(rejected)
         return sources, rejected, warnings
 

@@ -65,6 +65,7 @@ from skillshelf.core.hosts.base import (
     WatchTargets,
     flag_window,
     progress_sink,
+    stop_if_cancelled,
 )
 from skillshelf.core.hosts.zuno.builtins import BuiltinPack, builtin_pack
 from skillshelf.core.hosts.zuno.installed import POLICY_TOKENS, ZunoTexts, policy_marker, zuno_texts
@@ -569,7 +570,7 @@ class ZunoSession:
         if ahead is None:
             return None
         if kept is None:  # (nothing to check: the child reads ahead what this build reads, then lints)
-            self._cache.feed(partial(_next_part, ahead.handed()))
+            self._cache.feed(partial(_next_part, ahead.handed(), self._context.cancel))
             return None
         check = ahead.take(waited_s + AHEAD_SLACK_S)
         if (isinstance(check, KeptCheck) and kept.token and check.token == kept.token
@@ -737,13 +738,15 @@ class ZunoSession:
         rules = config.rules
         if kept is not None:
             assert keys is not None
-            outputs, parsed = _assemble_kept(matches, config, rules, kept, keys, self._cache, shown)
+            outputs, parsed = _assemble_kept(matches, config, rules, kept, keys, self._cache, shown,
+                                             self._context.cancel)
         elif edited is not None and snap is not None and snap.rules == rules:
             outputs, parsed = _assemble_edited(edited, config, rules, snap, self._cache)
         elif cold is not None:
             outputs, parsed = cold
         else:
-            outputs, parsed = _assemble(matches, config, rules, previous, snap, touched, self._cache)
+            outputs, parsed = _assemble(matches, config, rules, previous, snap, touched, self._cache,
+                                        self._context.cancel if previous is None else None)
         sources: list[Source] = []
         rejected: list[Rejected] = []
         file_warnings: list[CatalogWarning] = []
@@ -946,10 +949,11 @@ def _drain(cache: ParseCache) -> None:
     atexit.register(stopped)
 
 
-def _next_part(ahead: Ahead) -> object | None:
+def _next_part(ahead: Ahead, cancel: threading.Event | None = None) -> object | None:
     """The next part a child reading ahead sent (:meth:`ZunoSession.read_ahead`), ``None`` when
-    no more will come (it sent nothing for :data:`~skillshelf.core.forked.PATIENCE_S`: stopped)."""
-    got, part = ahead.part(forked.PATIENCE_S)
+    no more will come (it sent nothing for :data:`~skillshelf.core.forked.PATIENCE_S`, or
+    ``cancel`` was set — the TUI quitting: stopped)."""
+    got, part = ahead.part(forked.PATIENCE_S, cancel)
     return part if got else None
 
 
@@ -1046,12 +1050,14 @@ def _assemble(
     snap: _Snapshot | None,
     touched: Callable[[str], bool] | None,
     cache: ParseCache,
+    cancel: threading.Event | None = None,
 ) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
     """Turn every match into its entry (H3 keep-last-valid included). ``touched`` None → read
     every skill directory; else only those it names, reusing ``snap``'s parses and, when the
     match and the rules are unchanged too, its finished entries. Reports the entries made so
     far to a :func:`~skillshelf.core.hosts.base.progress_sink` now and then (else every match is
-    read and made at once: :func:`_read_assembled`)."""
+    read and made at once: :func:`_read_assembled`). Raises
+    :class:`~skillshelf.core.hosts.base.BuildCancelled` once ``cancel`` is set."""
     sink = progress_sink()
     if touched is None and sink is None:
         return _read_assembled(matches, config, rules, cache, None, previous)[1:]
@@ -1063,6 +1069,7 @@ def _assemble(
     outputs: dict[str, _Output] = {}
     parsed: dict[str, _Parsed] = {}
     for m in matches:
+        stop_if_cancelled(cancel)
         loc = m.location
         p: _Parsed | None = None
         if touched is not None and not touched(loc):
@@ -1095,6 +1102,7 @@ def _assemble_kept(
     keys: Mapping[str, _DirKeys],
     cache: ParseCache,
     shown: BuildProgress | None = None,
+    cancel: threading.Event | None = None,
 ) -> tuple[dict[str, _Output], dict[str, _Parsed]]:
     """:func:`_assemble` for a first build over a kept one: a match whose directory's files have
     the keys they had (``keys`` now, taken before any read) keeps its kept entry when the match
@@ -1102,7 +1110,8 @@ def _assemble_kept(
     as a first build does (no previous entry: keep-last-valid never applies, so a kept
     ``kept-last-valid`` entry is made again). The parse cache then keeps only entries of files
     these matches reach (:meth:`~skillshelf.core.parsecache.ParseCache.retain`). ``shown``: the
-    kept list already reported (then reports only move its count on)."""
+    kept list already reported (then reports only move its count on). Raises
+    :class:`~skillshelf.core.hosts.base.BuildCancelled` once ``cancel`` is set."""
     sink = progress_sink()
     throttle = Throttle() if sink is not None else None
     old_keys = kept.keys
@@ -1112,6 +1121,7 @@ def _assemble_kept(
     outputs: dict[str, _Output] = {}
     parsed: dict[str, _Parsed] = {}
     for m in matches:
+        stop_if_cancelled(cancel)
         loc = m.location
         k = keys.get(loc)
         live.add(m.canonical)
