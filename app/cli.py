@@ -168,8 +168,28 @@ def main(argv: Sequence[str] | None = None, *, ending: bool = False) -> int:
             sys.stdout = sys.stderr  # (what was not written is lost: nothing is left to flush)
             _end(120)
         return 120
+    except SystemExit as exc:  # (argparse: a usage error, --help)
+        if not ending:
+            raise
+        code = _exit_code(exc)
+    except BrokenPipeError:  # (a reader that has gone before the command ran: --version | true)
+        if not ending:
+            raise
+        code = 0
     finally:
         sys.stdout, sys.stderr = saved
+    _end(code)  # (its streams flushed as every command's are: a stdout that fails says so, 120)
+
+
+def _exit_code(exc: SystemExit) -> int:
+    """The exit code the interpreter gives ``exc`` (a message is written to stderr: 1)."""
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    with contextlib.suppress(OSError, ValueError):
+        print(exc.code, file=sys.stderr)
+    return 1
 
 
 def _main(argv: Sequence[str] | None, *, ending: bool, plain: tuple[TextIO, TextIO]) -> int:
@@ -185,6 +205,8 @@ def _main(argv: Sequence[str] | None, *, ending: bool, plain: tuple[TextIO, Text
         except BrokenPipeError:  # (`skillshelf debug skill --json | head`)
             return 0
         if kept is not None:
+            if ending:
+                _end(kept)
             return kept
     parser = build_parser()
     ns = merged_options(parser.parse_args(typed))
@@ -192,6 +214,8 @@ def _main(argv: Sequence[str] | None, *, ending: bool, plain: tuple[TextIO, Text
         from skillshelf import __version__
 
         print(__version__)
+        if ending:
+            _end(0)
         return 0
     if ns.command is None:
         if not ns.demo:  # (the demo makes its own workspace)
@@ -231,6 +255,8 @@ def _main(argv: Sequence[str] | None, *, ending: bool, plain: tuple[TextIO, Text
     try:
         with keeper if keeper is not None else contextlib.nullcontext():
             code = _run_json(ns) if getattr(ns, "json", False) else int(ns.run(ns) or 0)
+            if keeper is not None:
+                sys.stdout.flush()  # (a write that fails fails now: what was not written is never kept)
         if keeper is not None:
             keeper.keep(code)  # (written with the cache, after the output: it never delays it)
     except KeyboardInterrupt:
@@ -253,6 +279,8 @@ def _main(argv: Sequence[str] | None, *, ending: bool, plain: tuple[TextIO, Text
         finish_cache_writes(getattr(ns, "save_wait", None))  # (a write in the background meanwhile)
     else:
         _start_writes()
+    if ending:  # (`watch`: its streams flushed as a one-shot command's are, its saves waited for above)
+        _end(code, saves=False)
     return code
 
 
@@ -269,7 +297,7 @@ def _start_writes() -> None:
         cachelock.release()
 
 
-def _end(code: int) -> NoReturn:
+def _end(code: int, *, saves: bool = True) -> NoReturn:
     """End a one-shot command's process with ``code``: the cache writes in threads finished,
     exit handlers run and the standard streams flushed, then the cache writers forked
     (:func:`skillshelf.core.forked.start_pending`) and left to finish on their own — they hold
@@ -277,9 +305,10 @@ def _end(code: int) -> NoReturn:
     (:mod:`skillshelf.core.cachelock`) — but not the interpreter's teardown, which frees the
     command's objects one by one (tens of milliseconds at 10,000 skills). Output that cannot be
     written ends it with 120 and a message, as the interpreter's own exit would (a reader that
-    has gone, ``| head``, is not an error)."""
+    has gone, ``| head``, is not an error); stderr that cannot be written changes nothing.
+    ``saves`` False: the writes in threads were waited for as long as the command wants."""
     catalog = sys.modules.get("skillshelf.core.catalog")
-    if catalog is not None:
+    if catalog is not None and saves:
         with contextlib.suppress(KeyboardInterrupt):
             catalog.finish_saves(None, forked_writers=False)
     atexit._run_exitfuncs()
@@ -289,11 +318,11 @@ def _end(code: int) -> NoReturn:
         except BrokenPipeError:
             pass
         except (OSError, ValueError, OutputFailed) as exc:
-            if stream is sys.stdout:
+            if stream is sys.stdout:  # (stderr that cannot be written: its notes are lost, the code stays)
                 with contextlib.suppress(OSError, ValueError):
                     sys.stderr.write(f"skillshelf: writing the output failed: {getattr(exc, 'error', exc)}\n")
                     sys.stderr.flush()
-            code = 120
+                code = 120
     forked = sys.modules.get("skillshelf.core.forked")
     if forked is not None:
         with contextlib.suppress(KeyboardInterrupt):

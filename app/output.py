@@ -116,6 +116,7 @@ def standard_streams() -> None:
                 if null != fd:
                     os.dup2(null, fd)
                     os.close(null)
+                os.set_inheritable(fd, True)  # (a program run from here gets it too: git, zuno)
     with contextlib.suppress(OSError):
         if sys.stdin is None:
             sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115  (for the process's life)

@@ -27,7 +27,7 @@ import platformdirs
 
 from skillshelf.core.configwrite import ConfigWriteError, WriteResult, config_lock, undo, write_atomically
 from skillshelf.core.fileread import read_regular
-from skillshelf.core.paths import Environment
+from skillshelf.core.paths import Environment, own_home
 
 __all__ = ["KEEP", "Journal", "JournalEntry", "state_dir", "undo_words"]
 
@@ -48,7 +48,7 @@ def state_dir(env: Environment) -> str:
         return platformdirs.user_state_dir("skillshelf")
     base = env.get("XDG_STATE_HOME") or ""
     if not os.path.isabs(base):  # (unset, empty or relative: the XDG specification ignores it)
-        base = os.path.join(env.home, ".local", "state")
+        base = os.path.join(own_home(env.home), ".local", "state")
     return os.path.join(base, "skillshelf")
 
 

@@ -118,13 +118,16 @@ def default_cache_dir(xdg_cache_home: str, home: str | None = None) -> str:
     XDG systems (``xdg_cache_home`` is the environment's value, core never reads the process
     environment), ``platformdirs.user_cache_dir("skillshelf")`` on macOS and Windows. A relative
     ``xdg_cache_home`` is invalid (the XDG Base Directory specification: ignored), so
-    ``<home>/.cache/skillshelf`` then, never a folder in the working directory."""
+    ``<home>/.cache/skillshelf`` then (a relative ``home``: the account's home directory), never
+    a folder in the working directory."""
     if sys.platform in ("darwin", "win32"):
         import platformdirs
 
         return platformdirs.user_cache_dir("skillshelf", appauthor=False)
     if not os.path.isabs(xdg_cache_home) and home:
-        xdg_cache_home = os.path.join(home, ".cache")
+        from skillshelf.core.paths import own_home
+
+        xdg_cache_home = os.path.join(own_home(home), ".cache")
     return os.path.join(os.path.abspath(xdg_cache_home), "skillshelf")
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "expand_path",
     "find_worktree",
     "is_within",
+    "own_home",
     "private_dirs",
     "project_walk",
     "working_directory",
@@ -105,6 +106,20 @@ AUTO_WORKTREE = AutoWorktree()
 
 #: A ``worktree=`` argument: a directory, ``None`` (no worktree) or :data:`AUTO_WORKTREE`.
 WorktreeArg = str | AutoWorktree | None
+
+
+def own_home(home: str) -> str:
+    """The home directory skillshelf keeps its own folders under: ``home`` when absolute, else
+    (a relative ``$HOME``) the account's home directory from the password database, so they are
+    never made in the working directory; ``home`` when there is none."""
+    if os.path.isabs(home):
+        return home
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir or home
+    except (KeyError, OSError):
+        return home
 
 
 def working_directory(cwd: str | None) -> str:

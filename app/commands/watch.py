@@ -109,8 +109,11 @@ def format_line(old: Generation | None, new: Generation, *, as_json: bool) -> st
 
 def run(ns: Any) -> int:
     """Open the catalog, print the initial generation, then one line per publish until Ctrl-C
-    (exit 0) or ``--exit-after`` lines (exit 0). Exit 2 for an unusable ``--cwd``/``--exit-after``."""
+    (exit 0) or ``--exit-after`` lines (exit 0). Exit 2 for an unusable ``--cwd``/``--exit-after``.
+    A line that cannot be written ends it: ``BrokenPipeError`` (a reader that has gone) or
+    :class:`~skillshelf.app.output.OutputFailed` is raised here, whichever thread wrote it."""
     from skillshelf.app.common import open_catalog, terminal_text
+    from skillshelf.app.output import OutputFailed
     from skillshelf.core.watch import CatalogWatcher
 
     if ns.exit_after is not None and ns.exit_after < 1:
@@ -119,7 +122,7 @@ def run(ns: Any) -> int:
     catalog = open_catalog(ns, announce=True)
     done = threading.Event()
     lock = threading.Lock()
-    state: dict[str, Any] = {"last": None, "printed": 0}
+    state: dict[str, Any] = {"last": None, "printed": 0, "failed": None}
 
     def emit(gen: Generation) -> None:
         with lock:
@@ -127,8 +130,13 @@ def run(ns: Any) -> int:
             if done.is_set() or (last is not None and gen.number <= last.number):
                 return
             line = format_line(last, gen, as_json=ns.json)
-            sys.stdout.write((line if ns.json else terminal_text(line)) + "\n")  # SPEC X1
-            sys.stdout.flush()
+            try:
+                sys.stdout.write((line if ns.json else terminal_text(line)) + "\n")  # SPEC X1
+                sys.stdout.flush()
+            except (BrokenPipeError, OutputFailed) as exc:  # (raised here for the publishing thread's
+                state["failed"] = exc  # lines too: the main loop ends the command with it)
+                done.set()
+                return
             state["last"] = gen
             state["printed"] += 1
             if ns.exit_after is not None and state["printed"] >= ns.exit_after:
@@ -146,4 +154,6 @@ def run(ns: Any) -> int:
         pass
     finally:
         watcher.stop()
+    if state["failed"] is not None:  # (a reader that has gone ends it with 0, a failed write with 120)
+        raise state["failed"]
     return 0

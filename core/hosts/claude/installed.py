@@ -169,7 +169,9 @@ def read_texts(binary: str, offsets: Mapping[str, Sequence[int | None]] | None =
 
 
 def _cache_path(env: Environment) -> str:
-    return os.path.join(env.xdg_cache_home, "skillshelf", _CACHE_NAME)
+    from skillshelf.core.parsecache import default_cache_dir  # (skillshelf's own cache folder)
+
+    return os.path.join(default_cache_dir(env.xdg_cache_home, env.home), _CACHE_NAME)
 
 
 def _load_cache(path: str) -> dict[str, object]:

@@ -166,7 +166,9 @@ def find_texts(env: Environment) -> Texts:
     """Codex 0.171.0's catalog texts from the first installed binary that holds all four
     (digests checked), else same-length markers with a note saying why."""
     candidates = find_binary(env)
-    cache_file = os.path.join(env.xdg_cache_home, "skillshelf", _CACHE_NAME) if env.xdg_cache_home else None
+    from skillshelf.core.parsecache import default_cache_dir  # (skillshelf's own cache folder)
+
+    cache_file = os.path.join(default_cache_dir(env.xdg_cache_home, env.home), _CACHE_NAME) if env.xdg_cache_home else None
     for path in candidates:
         texts = _from_binary(path, cache_file)
         if texts is not None:
