@@ -88,17 +88,19 @@ def demo_source() -> Traversable:
 
 def demo_env(root: str, base: dict[str, str] | None = None) -> dict[str, str]:
     """The environment for a demo at ``root``: ``base`` (default ``os.environ``) with ``HOME``,
-    ``XDG_CONFIG_HOME``, ``XDG_CACHE_HOME`` inside ``root/home``, all ``ZUNO_*`` and the clients'
-    own overrides (``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``, ``GEMINI_CLI_HOME``, ``OPENCODE_*``)
-    unset, and the project trusted for Gemini CLI (``GEMINI_CLI_TRUST_WORKSPACE=true``, as after
+    ``XDG_CONFIG_HOME``, ``XDG_CACHE_HOME``, ``XDG_STATE_HOME`` inside ``root/home`` (so the demo's
+    writes go to a journal of its own, deleted with it), all ``ZUNO_*``, ``SKILLSHELF_STATE_DIR``
+    and the clients' own overrides (``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``, ``GEMINI_CLI_HOME``,
+    ``OPENCODE_*``) unset, and the project trusted for Gemini CLI (``GEMINI_CLI_TRUST_WORKSPACE=true``, as after
     answering its trust prompt), so every host shows the demo's skills."""
-    drop = ("ZUNO_", "OPENCODE_", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME")
+    drop = ("ZUNO_", "OPENCODE_", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "SKILLSHELF_STATE_DIR")
     env = {k: v for k, v in (os.environ if base is None else base).items() if not k.startswith(drop)}
     env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
     home = os.path.join(root, "home")
     env["HOME"] = home
     env["XDG_CONFIG_HOME"] = os.path.join(home, ".config")
     env["XDG_CACHE_HOME"] = os.path.join(home, ".cache")
+    env["XDG_STATE_HOME"] = os.path.join(home, ".local", "state")
     return env
 
 

@@ -99,7 +99,7 @@ class BodyPager(ReportsWorkerErrors, BodyView):
         """Show the first page of ``row``'s body (``None``: nothing). The same file in a new
         generation keeps showing the body or file it showed (from its first page: old cursors
         would be stale, the bytes changed); the same entry shown again changes nothing."""
-        old = self._row
+        old = self._row if self._catalog is not None else None  # (shown with no catalog: nothing was read)
         self._row, self._catalog = row, catalog
         if row is None or catalog is None:
             self._page = None

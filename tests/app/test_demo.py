@@ -93,14 +93,20 @@ def test_c3_paths_and_env_point_inside_the_copy(demo, tmp_path):
 def test_c3_env_drops_zuno_and_client_vars_and_keeps_the_rest():
     env = demo_env("/w", {"ZUNO_CONFIG": "/x.json", "ZUNO_DISABLE_EXTERNAL_SKILLS": "1", "CODEX_HOME": "/c",
                           "CLAUDE_CONFIG_DIR": "/cl", "GEMINI_CLI_HOME": "/g", "OPENCODE_CONFIG_DIR": "/o",
-                          "PATH": "/bin", "HOME": "/real", "XDG_CONFIG_HOME": "/real/.cfg"})
+                          "PATH": "/bin", "HOME": "/real", "XDG_CONFIG_HOME": "/real/.cfg",
+                          "XDG_STATE_HOME": "/real/.state", "SKILLSHELF_STATE_DIR": "/real/journal"})
     assert env == {
         "PATH": "/bin",
         "HOME": "/w/home",
         "XDG_CONFIG_HOME": "/w/home/.config",
         "XDG_CACHE_HOME": "/w/home/.cache",
+        "XDG_STATE_HOME": "/w/home/.local/state",  # (the demo's writes: a journal deleted with it)
         "GEMINI_CLI_TRUST_WORKSPACE": "true",
     }
+    from skillshelf.app.undo import state_dir
+    from skillshelf.core.paths import Environment
+
+    assert state_dir(Environment.from_mapping(env)) == "/w/home/.local/state/skillshelf"
 
 
 def test_c3_default_target_is_a_fresh_temp_dir():

@@ -212,6 +212,39 @@ async def test_the_last_runs_list_found_unchanged_keeps_its_rows_and_filter_inde
     assert await shown(changed, home) == (False, False)
 
 
+async def test_the_body_of_the_row_under_the_cursor_is_read_once_the_last_runs_list_is_found_unchanged(tmp_path):
+    """The last run's list shown while the files are checked has no catalog to read a body
+    from; found unchanged, the cursor stays on its row (no new highlight) and its body is read
+    then, not left empty with "nothing selected"."""
+    from skillshelf.app.components.body_pager import BodyPager
+
+    project = _project(tmp_path, "alpha", "beta")
+    catalog = Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
+                           pull_remote=False)
+    gen = catalog.current
+    release = threading.Event()
+
+    def open_catalog() -> Catalog:
+        sink = progress_sink()
+        assert sink is not None
+        sink(BuildProgress(0, len(gen.sources), gen.sources, gen.rejected, checking=True))
+        release.wait(60)
+        return catalog
+
+    app = tui_app(open_catalog, host="zuno", cwd_display="~/proj")
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        pager = main.query_one(BodyPager)
+        await _until(pilot, lambda: main.catalog_pane.selected_row() is not None, "the last run's list")
+        first = main.catalog_pane.selected_row()
+        assert first is not None and main.generation is None and pager.page is None
+        release.set()
+        await _until(pilot, lambda: main.generation is not None, "the generation")
+        await _until(pilot, lambda: pager.page is not None, "the body of the row under the cursor")
+        selected = main.catalog_pane.selected_row()
+        assert selected is not None and selected.location == first.location
+
+
 async def test_the_filter_index_is_built_before_the_first_keystroke(tmp_path):
     """Once a generation is shown, its filter index is built in the background (the first
     keystroke at 10,000 rows would otherwise wait a few hundred milliseconds for it); a lint
