@@ -160,6 +160,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
         self.closing = False
         #: Set when the app exits, for the threads it started (a remote pull stops on it).
         self.quitting = quitting if quitting is not None else threading.Event()
+        self._switched = False  # (a host switch was asked for: the catalog opening is another host's)
         #: The collector was paused for the first frame (:func:`app_for`); resumed once the main
         #: screen is up.
         self.paused_until_ready = False
@@ -435,8 +436,10 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
             self.push_screen(HelpScreen(self.host))
 
     def action_switch_host(self) -> None:
-        """``h``: re-open the catalog under the next registered host, same inputs, in a worker."""
-        main = self._loaded_main()
+        """``h``: re-open the catalog under the next registered host, same inputs, in a worker.
+        Pressed again while a host is still opening, it goes on to the next one (``h h`` moves two
+        hosts on); while the first catalog loads, it says so."""
+        main = self.main_screen if self._switched and self.main_screen.catalog is None else self._loaded_main()
         if main is None:
             return
         from skillshelf.core.catalog import Catalog
@@ -456,6 +459,7 @@ class SkillshelfApp(ReportsWorkerErrors, App[int]):
 
         self.stop_watching()
         self.host = host
+        self._switched = True
         main.switch_host(host, open_catalog)
         self.refresh_bindings()
 

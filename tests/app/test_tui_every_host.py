@@ -6,6 +6,7 @@ every registered host in registry order."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -239,6 +240,29 @@ async def test_h_cycles_every_registered_host_and_back(workspace) -> None:
             seen.append(main.generation.host)
             assert f"skillshelf ─ {main.host.describe()} ─ " in main.query_one(CatalogHeader).plain
         assert seen == [*host_names(), host_names()[0]]
+
+
+async def test_h_pressed_again_while_a_host_opens_goes_on_to_the_next_one(workspace) -> None:
+    """``h h`` in one burst: the second press comes while the first host still opens; it goes on
+    to the host after it (not dropped as "still loading")."""
+    ws, env, _files = workspace
+    gate = threading.Event()  # (the first host opens only once both presses were handled)
+
+    def open_host(host):
+        gate.wait(30)
+        return Catalog.open(str(ws), env=env, host=host.name, pull_remote=False)
+
+    app = tui_app(lambda: Catalog.open(str(ws), env=env, pull_remote=False), cwd_display="~/ws",
+                  open_host=open_host)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        hosts = host_names()
+        await pilot.press("h", "h")
+        await pilot.pause()
+        gate.set()
+        await settle(app, pilot)
+        main = app.main_screen
+        assert (app.host.name, main.host.name, main.generation.host) == (hosts[2], hosts[2], hosts[2])
 
 
 async def test_claude_catalog_meter_counts_columns_as_its_rule_does(workspace):
