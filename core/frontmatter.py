@@ -244,6 +244,15 @@ def sanitize_block(raw: str) -> str:
     return "\n".join(out) if changed else raw
 
 
+def sanitized_rows(raw: str) -> list[int]:
+    """For each line of :func:`sanitize_block` of ``raw``, the 0-based line of ``raw`` it comes
+    from (a quoted value becomes two lines, both from its own)."""
+    rows: list[int] = []
+    for i, line in enumerate(raw.split("\n")):
+        rows.extend((i, i) if sanitize_line(line) is not None else (i,))
+    return rows
+
+
 def sanitize(source: str) -> str:
     """Zuno's whole-file sanitize (Z054): rewrite the first plain ``---`` block, keep the rest.
 
@@ -661,14 +670,16 @@ def _parse_bytes(data: bytes, location: str, *, line_split: bool, slim: bool = F
                 if isinstance(first, YamlDuplicateKey):
                     problem = "duplicated key in mapping"  # yaml-rust2's words
                 retry_ok = False
+                second: YamlError | None = None
                 if host.opening in ("---", "---\r") and not isinstance(first, YamlDuplicateKey):
                     fixed = sanitize_block(raw)
                     if fixed != raw:
                         try:
                             fm = yamlload.load(fixed, duplicates=Duplicates.REJECT)
                             retry_ok = True
-                        except YamlError:  # the retry failed too: the first error stands
+                        except YamlError as exc:  # the retry failed too: the first error stands (Zuno's)
                             retry_ok = False
+                            second = exc
                 if retry_ok:
                     sanitized = True
                     diags.append(_info(
@@ -681,8 +692,22 @@ def _parse_bytes(data: bytes, location: str, *, line_split: bool, slim: bool = F
                     detail = f"invalid YAML frontmatter: {problem}{where}"
                     code = "duplicate-key" if isinstance(first, YamlDuplicateKey) else "yaml-error"
                     fix = quote_hint(host, line) if code == "yaml-error" else None
-                    diags.append(_err(code, detail + (f"; {fix[1]}: quote the value" if fix else ""),
-                                      line=line, column=col, hint=fix[2] if fix else None,
+                    message = detail + (f"; {fix[1]}: quote the value" if fix else "")
+                    at, column, hint = line, col, fix[2] if fix else None
+                    if second is not None and fix is not None and second.line is not None:
+                        # (the retry's line in the block as written: each quoted value took two lines)
+                        rows = sanitized_rows(raw)
+                        line2: int | None = host.raw_first_line + rows[min(second.line, len(rows)) - 1]
+                        col2, problem2 = second.column, second.problem
+                        if line2 != line:
+                            # Zuno quotes that value itself and parses again: what stops the file
+                            # then is another line, which is the one to fix
+                            fix2 = quote_hint(host, line2)
+                            message = (f"{detail}; Zuno quotes that value itself and parses again, which fails "
+                                       f"at line {line2} column {col2}: {problem2}"
+                                       + (f"; {fix2[1]}: quote the value" if fix2 else ""))
+                            at, column, hint = line2, col2, fix2[2] if fix2 else None
+                    diags.append(_err(code, message, line=at, column=column, hint=hint,
                                       field_=first.key if isinstance(first, YamlDuplicateKey) else None))
                     return _reject(location, frontmatter_warning(location, detail), diags, _EMPTY, body, sha, size,
                                    split, host_split=host)

@@ -12,6 +12,7 @@ from skillshelf.core.frontmatter import (
     parse_skill_bytes,
     parse_skill_file,
     sanitize,
+    sanitized_rows,
     split_document,
 )
 from skillshelf.core.model import Severity
@@ -145,6 +146,25 @@ def test_z055_sanitize_retry_rewrites_unquoted_colon_values():
     assert (r.name, r.description, r.sanitized) == ("s", "Use when: you need it", True)
     d = r.diagnostics[-1]
     assert (d.code, d.severity, d.line) == ("sanitized-retry", Severity.INFO, 3)
+
+
+def test_a_failed_retry_points_at_the_line_that_still_fails_after_zunos_own_quoting():
+    # Zuno quotes line 3 itself and parses again; line 5 (a hyphenated key the retry leaves
+    # alone) is what stops the file. The warning stays Zuno's (the first error), the
+    # diagnostic names the line to fix and how.
+    text = ("---\nname: s\ndescription: Lint shell scripts: run it.\nversion: \"1\"\n"
+            "allowed-tools: Bash(shellcheck: *)\n---\nB\n")
+    r = p(text)
+    assert r.warning is not None and r.warning.message == (
+        f"failed to load skill {LOC}: invalid YAML frontmatter: mapping values are not allowed in this context "
+        "at line 3 column 32")
+    d = r.diagnostics[-1]
+    assert (d.code, d.line, d.column, d.hint) == ("yaml-error", 5, 31, 'allowed-tools: "Bash(shellcheck: *)"')
+    assert d.message == (
+        "invalid YAML frontmatter: mapping values are not allowed in this context at line 3 column 32; Zuno "
+        "quotes that value itself and parses again, which fails at line 5 column 31: mapping values are not "
+        "allowed in this context; unquoted `: ` inside the value of `allowed-tools`: quote the value")
+    assert sanitized_rows("a: b: c\nx: 1\nc: d: e") == [0, 0, 1, 2, 2]
 
 
 def test_z055_sanitize_retry_runs_only_after_a_failure():
