@@ -29,7 +29,8 @@ NO_AGENT = "\0no-agent"
 
 
 class ChoiceScreen(ModalScreen[str | None]):
-    """Modal list of options; ``enter`` dismisses with the option id, ``esc`` / ``q`` with ``None``.
+    """Modal list of options; ``j`` / ``k`` or the arrows move, ``enter`` dismisses with the
+    option id, ``esc`` / ``q`` with ``None``.
 
     ``options``: ``(id, label)`` pairs; ``current`` is highlighted first when present.
     """
@@ -47,6 +48,8 @@ class ChoiceScreen(ModalScreen[str | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="choice.cancel"),
         Binding("q", "cancel", "Cancel", show=False, id="choice.cancel-q"),
+        Binding("j", "move(1)", "Down", show=False, id="choice.down"),
+        Binding("k", "move(-1)", "Up", show=False, id="choice.up"),
     ]
 
     def __init__(self, title: str, options: Sequence[tuple[str, Content | str]], current: str | None = None,
@@ -77,6 +80,14 @@ class ChoiceScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    def action_move(self, step: int) -> None:
+        """``j`` / ``k``: the next / previous option, as the arrows (and the other lists' j/k) do."""
+        lst = self.query_one(OptionList)
+        if step > 0:
+            lst.action_cursor_down()
+        else:
+            lst.action_cursor_up()
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ HELP_ROWS: tuple[tuple[str, str, str], ...] = (
     ("main.refresh", "r", "rescan now (new generation; the catalog is also watched live)"),
     ("app.switch-host", "h", "switch host: " + " → ".join(host_names()) + " (same folder, paths and config)"),
     ("main.sort", "s", "cycle sort: catalog, name, provenance, size, tokens (description chars/4, or file size/4)"),
-    ("main.agent", "g", "agent view: (no agent) or an agents.<name> entry; ✓/✗ = would start"),
+    ("main.agent", "g", "agent view: (no agent), a native agent (orchestrator, review …) or an agents.<name> entry; ✓/✗ = would start"),
     ("main.next-page", "]", "next body / resource page (skill tool load / read_resource)"),
     ("main.prev-page", "[", "previous body / resource page"),
     ("main.raw", "v", "raw tool output (wrapper lines included) / body only"),

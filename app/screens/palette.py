@@ -56,7 +56,7 @@ PALETTE_ACTIONS: tuple[PaletteAction, ...] = (
                   feature=Feature.CONFIG),
     PaletteAction("Index preview", "i", "the exact prompt index for this host and budget", "app", "index_preview"),
     PaletteAction("What-if: context window", "w", "budgets under another window / maxContextTokens", "app", "whatif"),
-    PaletteAction("Agent view", "g", "show the catalog as an agents.<name> entry sees it", "main", "pick_agent",
+    PaletteAction("Agent view", "g", "show the catalog as an agent (native or agents.<name>) sees it", "main", "pick_agent",
                   feature=Feature.AGENTS),
     PaletteAction("Switch host (" + " → ".join(host_names()) + ")", "h",
                   "same folder, paths and config under the next host", "app", "switch_host"),

@@ -183,7 +183,7 @@ async def test_every_screen_under_the_host(workspace, name: str) -> None:
         await pilot.press("R")
         await settle(app, pilot)
         assert isinstance(app.screen, ChoiceScreen)
-        await pilot.press("down", "enter")  # references/guide.md
+        await pilot.press("j", "k", "j", "enter")  # references/guide.md (j and k move as the arrows do)
         await settle(app, pilot)
         page = pager.page
         assert page is not None
