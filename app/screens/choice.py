@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from skillshelf.app.screens.moves import step_cursor
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.notice_line import NoticeLine
 
@@ -83,11 +84,7 @@ class ChoiceScreen(ModalScreen[str | None]):
 
     def action_move(self, step: int) -> None:
         """``j`` / ``k``: the next / previous option, as the arrows (and the other lists' j/k) do."""
-        lst = self.query_one(OptionList)
-        if step > 0:
-            lst.action_cursor_down()
-        else:
-            lst.action_cursor_up()
+        step_cursor(self.query_one(OptionList), step)
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ from textual.widgets import DataTable, Footer, Static
 from skillshelf.app.catalog_protocol import AppCatalog
 from skillshelf.app.common import home_short
 from skillshelf.app.lint_cache import LintCache
+from skillshelf.app.screens.moves import step_cursor
 from skillshelf.app.undo import Journal, undo_words
 from skillshelf.app.worker_errors import ReportsWorkerErrors
 from skillshelf.core.config import RuleEntry
@@ -699,11 +700,7 @@ class AmbiguityPicker(ReportsWorkerErrors, ModalScreen[None]):
     # ------------------------------------------------------------------ actions
     def action_move(self, step: int) -> None:
         """``j`` / ``k``: move the cursor down / up a source (as on the main screen)."""
-        table = self.query_one(DataTable)
-        if step > 0:
-            table.action_cursor_down()
-        else:
-            table.action_cursor_up()
+        step_cursor(self.query_one(DataTable), step)
 
     def _ambiguous_left(self) -> dict[str, int]:
         """Names that would stay ambiguous under the current choices, with how many sources stay

@@ -25,6 +25,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from skillshelf.app.problems import REJECTED_KIND, Problem, problems_summary
+from skillshelf.app.screens.moves import step_cursor
 from skillshelf.core.model import Severity
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.notice_line import NoticeLine
@@ -152,11 +153,7 @@ class ProblemsScreen(ModalScreen[str | None]):
 
     def action_move(self, step: int) -> None:
         """``j`` / ``k``: the next / previous entry (group titles are skipped, as with the arrows)."""
-        lst = self.query_one(OptionList)
-        if step > 0:
-            lst.action_cursor_down()
-        else:
-            lst.action_cursor_up()
+        step_cursor(self.query_one(OptionList), step)
 
     def action_close(self) -> None:
         self.dismiss(None)

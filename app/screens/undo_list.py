@@ -22,6 +22,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from skillshelf.app.common import home_short
+from skillshelf.app.screens.moves import step_cursor
 from skillshelf.app.undo import JournalEntry
 from skillshelf.core.textsafe import visible
 from skillshelf.widgets.notice_line import NoticeLine
@@ -84,11 +85,7 @@ class UndoListScreen(ModalScreen[int | None]):
 
     def action_move(self, step: int) -> None:
         """``j`` / ``k``: next / previous write."""
-        listing = self.query_one(OptionList)
-        if step > 0:
-            listing.action_cursor_down()
-        else:
-            listing.action_cursor_up()
+        step_cursor(self.query_one(OptionList), step)
 
     @on(OptionList.OptionSelected, "#undo-list")
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -52,6 +52,21 @@ def _reading(project, tmp_path, first: tuple[Source, ...]) -> tuple[Callable[[],
     return open_catalog, release
 
 
+def _reporting(progress: BuildProgress, catalog: Catalog) -> tuple[Callable[[], Catalog], threading.Event]:
+    """An opener reporting ``progress`` (a build still under way, or the last run's list while
+    checked), then returning ``catalog`` once the event returned with it is set."""
+    release = threading.Event()
+
+    def open_catalog() -> Catalog:
+        sink = progress_sink()  # what the screen's worker set: a build would report here
+        assert sink is not None
+        sink(progress)
+        release.wait(60)
+        return catalog
+
+    return open_catalog, release
+
+
 async def _until(pilot, condition, what: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -222,15 +237,8 @@ async def test_the_body_of_the_row_under_the_cursor_is_read_once_the_last_runs_l
     catalog = Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
                            pull_remote=False)
     gen = catalog.current
-    release = threading.Event()
-
-    def open_catalog() -> Catalog:
-        sink = progress_sink()
-        assert sink is not None
-        sink(BuildProgress(0, len(gen.sources), gen.sources, gen.rejected, checking=True))
-        release.wait(60)
-        return catalog
-
+    open_catalog, release = _reporting(
+        BuildProgress(0, len(gen.sources), gen.sources, gen.rejected, checking=True), catalog)
     app = tui_app(open_catalog, host="zuno", cwd_display="~/proj")
     async with app.run_test(size=SIZE) as pilot:
         main = app.main_screen
@@ -375,15 +383,8 @@ async def test_the_row_under_the_cursor_while_the_build_runs_gets_its_details_on
     catalog = Catalog.open(str(project), env=Environment.from_mapping({"HOME": str(tmp_path / "home")}),
                            pull_remote=False)
     read = tuple(s for s in catalog.current.sources if s.location.startswith(str(project)))
-    release = threading.Event()
-
-    def open_catalog() -> Catalog:
-        sink = progress_sink()
-        assert sink is not None
-        sink(BuildProgress(2, 2, read))  # the entries read so far: the very objects the generation holds
-        release.wait(60)
-        return catalog
-
+    # (the entries read so far: the very objects the generation holds)
+    open_catalog, release = _reporting(BuildProgress(2, 2, read), catalog)
     app = tui_app(open_catalog, host="zuno", cwd_display="~/proj")
     async with app.run_test(size=SIZE) as pilot:
         main = app.main_screen

@@ -460,14 +460,19 @@ def test_ahead_parts_come_in_order_before_the_value(fork_now):
     assert not forked.ahead_part("nowhere")  # (not in a child of ahead(): nothing is sent)
 
 
-def test_ahead_a_child_that_stops_sending_parts_is_killed(fork_now, tmp_path):
-    def one_then_sleeps() -> int:
+def _one_part_then_sleeps(pid_file) -> Callable[[], int]:
+    """A child's work: one part ("first"), its pid written to ``pid_file``, then a minute asleep."""
+    def work() -> int:
         forked.ahead_part("first")
-        (tmp_path / "pid").write_text(str(os.getpid()))
+        pid_file.write_text(str(os.getpid()))
         time.sleep(60)
         return 1
 
-    pending = forked.ahead(one_then_sleeps)
+    return work
+
+
+def test_ahead_a_child_that_stops_sending_parts_is_killed(fork_now, tmp_path):
+    pending = forked.ahead(_one_part_then_sleeps(tmp_path / "pid"))
     assert pending is not None
     assert pending.part(30) == (True, "first")
     t0 = time.monotonic()
@@ -483,13 +488,7 @@ def test_ahead_a_child_that_stops_sending_parts_is_killed(fork_now, tmp_path):
 
 
 def test_ahead_a_part_waited_for_ends_when_its_cancel_is_set(fork_now, tmp_path):
-    def one_then_sleeps() -> int:
-        forked.ahead_part("first")
-        (tmp_path / "pid").write_text(str(os.getpid()))
-        time.sleep(60)
-        return 1
-
-    pending = forked.ahead(one_then_sleeps)
+    pending = forked.ahead(_one_part_then_sleeps(tmp_path / "pid"))
     assert pending is not None
     cancel = threading.Event()
     assert pending.part(30, cancel) == (True, "first")
