@@ -281,13 +281,16 @@ def debug_skill_text(doc: dict[str, Any]) -> str:
             out.append(f"      alias {_one(a)}")
         if src.get("slashNote"):
             out.append(f"      note: {_one(src['slashNote'])}")
+        shown = set()
         for d in src["diagnostics"]:
             if d["severity"] != "info":
+                shown.add(_diag_line(d))
                 out.append(f"      {_diag_line(d)}")
         lint = src.get("lint")
         if lint:
             for d in lint["diagnostics"]:
-                if d["severity"] != "info":
+                # (a host's own finding, which its lint repeats, is shown once: above)
+                if d["severity"] != "info" and _diag_line(d) not in shown:
                     out.append(f"      lint/{lint['target']} {_diag_line(d)}")
     if doc["rejected"]:
         out.append("")

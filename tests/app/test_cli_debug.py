@@ -321,3 +321,17 @@ def test_a_folder_named_with_line_breaks_cannot_forge_report_lines(home, capsys)
                                 "match its folder `x\\n  pdf  index  global-agents\\r` (compared after NFKC)")
     _, doc = run_json(capsys, "debug", "skill", "--json", "--cwd", str(proj))
     assert str(f) in [s["location"] for s in doc["sources"]]
+
+
+def test_a_host_finding_its_lint_repeats_is_shown_once(tmp_path, monkeypatch, capsys):
+    proj, home = tmp_path / "p", tmp_path / "h"
+    (proj / ".git").mkdir(parents=True)
+    skill = proj / ".agents" / "skills" / "broken" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: broken\ndescription: foo: bar\n---\nbody\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    assert main(["debug", "skill", "--host", "codex", "--cwd", str(proj), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    repaired = [line.strip() for line in out.splitlines() if "warning[codex-repaired]" in line]
+    assert len(repaired) == 1 and repaired[0].startswith("line 3 col 17: warning[codex-repaired] ")

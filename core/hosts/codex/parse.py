@@ -208,8 +208,9 @@ def parse_skill(data: bytes, directory: str) -> Parsed:
             return _reject("invalid YAML: " + orig.message, line, column, "yaml")
         notes.append(Diagnostic(
             Severity.WARNING, "codex-repaired",
-            f"the frontmatter is not valid YAML ({orig.message}); Codex quotes values that hold "
-            "': ' or start like a flow value and reads it again", line=line, column=column))
+            f"the frontmatter is not valid YAML ({orig.message}, Codex's parser counting lines from the one "
+            "after the opening ---); Codex quotes values that hold ': ' or start like a flow value and reads it "
+            "again", line=line, column=column))
     raw_name = fields.get("name")
     raw_desc = fields.get("description")
     meta = fields.get("metadata")

@@ -678,6 +678,10 @@ def test_parse_positions_and_fallback_diagnostics() -> None:
     assert [(d.code, d.field, d.line) for d in got.diagnostics] == [("codex-collapsed", "description", 3)]
     got = parse_skill(b"---\nname: f\ndescription: Use when: x\n---\n", "/s/f")
     assert [(d.code, d.line, d.column) for d in got.diagnostics] == [("codex-repaired", 3, 22)]
+    assert got.diagnostics[0].message == (  # (the parser's own position is the block's: said so)
+        "the frontmatter is not valid YAML (mapping values are not allowed in this context at line 2 column 22, "
+        "Codex's parser counting lines from the one after the opening ---); Codex quotes values that hold ': ' "
+        "or start like a flow value and reads it again")
 
 
 def test_short_description_and_description_lengths() -> None:
