@@ -60,7 +60,29 @@ class LazyChoices(Sequence[str]):
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with SPEC C2's exit code 2 for usage errors (argparse's default already is 2)."""
+    """argparse with SPEC C2's exit code 2 for usage errors (argparse's default already is 2);
+    the ``SystemExit`` of a usage error carries its message (``usage_message``), so a ``--json``
+    command line gets its error document too (:func:`_parsed`)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        exc = SystemExit(2)
+        exc.usage_message = message  # type: ignore[attr-defined]
+        raise exc
+
+
+def _parsed(parser: argparse.ArgumentParser, typed: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(typed)``; a usage error under ``--json`` also prints
+    ``{"error": {"code": "usage", "message": …, "exit": 2}}`` on stdout, as every other failure
+    of a ``--json`` command does. Raises ``SystemExit`` as argparse does."""
+    try:
+        return parser.parse_args(typed)
+    except SystemExit as exc:
+        message = getattr(exc, "usage_message", None)
+        if message is not None and "--json" in typed:
+            print_json({"error": {"code": "usage", "message": message, "exit": 2}})
+        raise
 
 
 def _tokens(value: str) -> int:
@@ -209,7 +231,7 @@ def _main(argv: Sequence[str] | None, *, ending: bool, plain: tuple[TextIO, Text
                 _end(kept)
             return kept
     parser = build_parser()
-    ns = merged_options(parser.parse_args(typed))
+    ns = merged_options(_parsed(parser, typed))
     if ns.version:
         from skillshelf import __version__
 

@@ -27,7 +27,7 @@ import platformdirs
 
 from skillshelf.core.configwrite import ConfigWriteError, WriteResult, config_lock, undo, write_atomically
 from skillshelf.core.fileread import read_regular
-from skillshelf.core.paths import Environment, own_home
+from skillshelf.core.paths import Environment, own_home, private_dirs
 
 __all__ = ["KEEP", "Journal", "JournalEntry", "state_dir", "undo_words"]
 
@@ -98,7 +98,7 @@ class Journal:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         try:
-            os.makedirs(self.blobs, exist_ok=True)
+            private_dirs(self.blobs)  # (copies of the user's config files: theirs alone, as the caches are)
         except OSError as exc:
             raise ConfigWriteError(f"cannot use the undo journal in {self.directory}: "
                                    f"{exc.strerror or exc}") from None
@@ -133,7 +133,7 @@ class Journal:
             with contextlib.suppress(OSError):
                 os.replace(self.file, self.file + ".damaged")
             self.problem = None
-        write_atomically(self.file, json.dumps(doc, indent=1).encode("utf-8"))
+        write_atomically(self.file, json.dumps(doc, indent=1).encode("utf-8"), private=True)
         used = {s for e in entries for s in (e.previous_sha, e.after_sha, e.backup_previous_sha) if s}
         with contextlib.suppress(OSError):
             for name in os.listdir(self.blobs):
@@ -146,7 +146,7 @@ class Journal:
         if data is not None and sha is not None:
             path = os.path.join(self.blobs, sha)
             if not os.path.exists(path):
-                write_atomically(path, data)
+                write_atomically(path, data, private=True)
         return sha
 
     def _get(self, sha: str | None) -> bytes | None:

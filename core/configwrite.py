@@ -964,9 +964,13 @@ def _atomic_write(path: str, data: bytes, *, mode: int | None) -> None:
     _fsync_dir(directory)
 
 
-def write_atomically(path: str, data: bytes) -> None:
+def write_atomically(path: str, data: bytes, *, private: bool = False) -> None:
     """Replace (or create) ``path`` with ``data`` atomically, as config files are written (an
-    existing file keeps its mode). Raises :class:`OSError`."""
+    existing file keeps its mode; ``private``: the file is made 0600 whatever it was, for
+    skillshelf's own records). Raises :class:`OSError`."""
+    if private:
+        _atomic_write(path, data, mode=0o600)
+        return
     try:
         mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:

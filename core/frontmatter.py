@@ -697,12 +697,18 @@ def _parse_bytes(data: bytes, location: str, *, line_split: bool, slim: bool = F
                     if second is not None and fix is not None and second.line is not None:
                         # (the retry's line in the block as written: each quoted value took two lines)
                         rows = sanitized_rows(raw)
-                        line2: int | None = host.raw_first_line + rows[min(second.line, len(rows)) - 1]
+                        row = rows[min(second.line, len(rows)) - 1]
+                        line2: int | None = host.raw_first_line + row
                         col2, problem2 = second.column, second.problem
-                        if line2 != line:
+                        duplicate = isinstance(second, YamlDuplicateKey)
+                        if duplicate:
+                            problem2 = "duplicated key in mapping"  # yaml-rust2's words
+                        if line2 != line or duplicate:
                             # Zuno quotes that value itself and parses again: what stops the file
-                            # then is another line, which is the one to fix
-                            fix2 = quote_hint(host, line2)
+                            # then is the line to fix; quoting helps only a value Zuno left as it
+                            # was, and never a repeated key
+                            rewritten = sanitize_line(raw.split("\n")[row]) is not None
+                            fix2 = None if duplicate or rewritten else quote_hint(host, line2)
                             message = (f"{detail}; Zuno quotes that value itself and parses again, which fails "
                                        f"at line {line2} column {col2}: {problem2}"
                                        + (f"; {fix2[1]}: quote the value" if fix2 else ""))

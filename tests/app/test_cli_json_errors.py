@@ -109,3 +109,20 @@ def test_ctrl_c_while_the_tui_starts_is_exit_130_without_a_traceback(workspace, 
 
     monkeypatch.setattr(ahead, "start", interrupted)
     assert run(capsys, "--cwd", str(workspace)) == (130, "", "")
+
+
+def test_a_usage_error_argparse_finds_under_json_is_a_usage_document_too(workspace, capsys):
+    for argv, message in (
+            (["index", "--budget", "abc"], "argument --budget: not a whole number of characters: 'abc'"),
+            (["debug", "skill", "--host", "nope"],
+             "argument --host: invalid choice: 'nope' (choose from 'zuno', 'zhin', 'claude', 'codex', 'opencode', "
+             "'gemini')")):
+        with pytest.raises(SystemExit) as exc:
+            main([*argv, "--json"])
+        out = capsys.readouterr()
+        assert exc.value.code == 2
+        assert json.loads(out.out) == {"error": {"code": "usage", "message": message, "exit": 2}}
+        assert out.err.endswith(f": error: {message}\n")
+        with pytest.raises(SystemExit):
+            main(argv)  # (without --json: the usage on stderr alone, as before)
+        assert capsys.readouterr().out == ""

@@ -112,6 +112,10 @@ def test_conflict_resolved_then_undone_from_the_cli_is_byte_for_byte_across_sess
     assert run(capsys, "resolve", "pdf", "--keep", ws["home_pdf"])[0] == 0
     assert run(capsys, "expose", "notes", "--exposure", "explicit")[0] == 0
     assert config.read_bytes() != before
+    journal = ws["home"] / ".local" / "state" / "skillshelf"  # (copies of config files: the user's alone)
+    kept = [journal, journal / "blobs", journal / "journal.json", *(journal / "blobs").iterdir()]
+    assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in kept if p.is_dir()} == {"0o700"}
+    assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in kept if p.is_file()} == {"0o600"}
     code, out, _ = run(capsys, "undo", "--list")
     assert code == 0
     lines = out.splitlines()

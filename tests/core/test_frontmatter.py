@@ -167,6 +167,18 @@ def test_a_failed_retry_points_at_the_line_that_still_fails_after_zunos_own_quot
     assert sanitized_rows("a: b: c\nx: 1\nc: d: e") == [0, 0, 1, 2, 2]
 
 
+@pytest.mark.parametrize("text, line", [
+    ("---\nname: x\ndescription: a: b\nfoo: c: d\nfoo: e: f\n---\nbody\n", 5),  # (another line)
+    ("---\nname: x\ndescription: first\ndescription: a: b\n---\n", 4),  # (the same line)
+])
+def test_a_retry_stopped_by_a_repeated_key_offers_no_quoting(text, line):
+    # Zuno quotes the values itself: what stops the file is the repeated key, which no quoting mends
+    d = p(text).diagnostics[-1]
+    assert (d.code, d.line, d.column, d.hint) == ("yaml-error", line, 1, None)
+    assert d.message.endswith(f"Zuno quotes that value itself and parses again, which fails at line {line} "
+                              "column 1: duplicated key in mapping")
+
+
 def test_z055_sanitize_retry_runs_only_after_a_failure():
     # valid YAML with a colon value ("http://x") is never rewritten
     r = p("---\nname: s\nhomepage: http://x\n---\nB\n")
